@@ -1,0 +1,526 @@
+//! `CompactMappings`: one section's `mappings`, kept as VLQ text, plus sparse checkpoints.
+//!
+//! A lookup binary-searches the checkpoints by generated (line, column), resumes decoding at the one at or before its
+//! target and stops at the first segment past it, so it decodes at most about [`CHECKPOINT_INTERVAL`] bytes of VLQ
+//! plus the rest of its own line's segments up to the target. Checkpoints are placed by bytes, not by lines: a
+//! one-line minified bundle gets one every ~256 bytes inside the line, and a map of many short lines gets one at a line
+//! start every ~256 bytes, so their cost is bounded by the VLQ size whatever the shape.
+//!
+//! Cost: the VLQ bytes themselves (not copied: they stay in the map's file buffer), plus 28 B per checkpoint at one
+//! checkpoint per ≥ 256 B of VLQ (≤ 0.11 B per VLQ byte, ≈ 0.8 B per segment at 7 B/segment), plus 4 B per generated
+//! line whose columns are not sorted and 8 B per range mapping (both rare). No decoded segments are retained.
+//!
+//! Invariants:
+//! - a checkpoint stands at a segment that is the first of its line, or whose column is strictly greater than the
+//!   column of the segment before it on a line that is sorted so far; so every segment tied with it at one generated
+//!   position comes after it, and a lookup never misses a tie;
+//! - lines whose columns go backwards are listed in `unsorted_lines`; they hold no mid-line checkpoint and a lookup on
+//!   them decodes the whole line.
+
+use crate::error::MappingsLocation;
+use crate::segment::{Accumulators, Limits, Segment, SegmentCursor, SegmentError, SegmentOriginal};
+use crate::vlq;
+
+/// Minimum distance in VLQ bytes between two checkpoints.
+pub const CHECKPOINT_INTERVAL: usize = 256;
+
+/// Where decoding can resume: a segment's byte offset, its generated line and absolute column, and the accumulators
+/// before it. 28 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub offset: u32,
+    pub line: u32,
+    pub column: u32,
+    pub accumulators: Accumulators,
+}
+
+impl Checkpoint {
+    fn key(&self) -> (u32, u32) {
+        (self.line, self.column)
+    }
+}
+
+/// Which way a lookup rounds when there is no segment exactly at the position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Bias {
+    /// The closest segment at or before the column, on the same line (mozilla's default).
+    #[default]
+    GreatestLowerBound,
+    /// The closest segment at or after the column, on the same line.
+    LeastUpperBound,
+}
+
+/// The result of a generated → original lookup inside one section (section-relative positions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit {
+    /// The segment found.
+    pub segment: Segment,
+    /// Its original position, adjusted when the segment is a range mapping; `None` for a 1-field segment.
+    pub original: Option<SegmentOriginal>,
+}
+
+/// See the module documentation.
+#[derive(Debug, Clone, Default)]
+pub struct CompactMappings {
+    checkpoints: Box<[Checkpoint]>,
+    unsorted_lines: Box<[u32]>,
+    /// Section-relative (line, column) of every range mapping (the `rangeMappings` proposal), sorted.
+    range_segments: Box<[(u32, u32)]>,
+    limits: Limits,
+    segments: u64,
+    lines: u32,
+    /// Generated (line, column) of the last segment, for the index-map overlap check.
+    last_position: Option<(u32, u32)>,
+}
+
+/// Parses `rangeMappings` into (line, 1-based segment index) pairs, sorted.
+fn parse_range_mappings(text: &[u8]) -> Result<Vec<(u32, u32)>, SegmentError> {
+    let mut out = Vec::new();
+    let mut line = 0u32;
+    let mut index = 0u64;
+    let mut pos = 0;
+    while pos < text.len() {
+        if text[pos] == b';' {
+            line += 1;
+            index = 0;
+            pos += 1;
+            continue;
+        }
+        let start = pos;
+        let err = |message: String| SegmentError {
+            location: MappingsLocation {
+                byte: start,
+                line,
+                segment: 0,
+            },
+            message,
+        };
+        let delta =
+            vlq::decode_unsigned(text, &mut pos).map_err(|e| err(format!("rangeMappings: {e}")))?;
+        if delta == 0 {
+            return Err(err(
+                "rangeMappings: a relative segment index of 0 is not allowed".into(),
+            ));
+        }
+        index += delta;
+        if index > u64::from(u32::MAX) {
+            return Err(err("rangeMappings: segment index out of range".into()));
+        }
+        out.push((line, index as u32));
+    }
+    Ok(out)
+}
+
+impl CompactMappings {
+    /// Validates `bytes` completely and builds the checkpoints.
+    pub fn build(
+        bytes: &[u8],
+        limits: Limits,
+        range_mappings: Option<&[u8]>,
+    ) -> Result<Self, SegmentError> {
+        if bytes.len() > u32::MAX as usize {
+            return Err(SegmentError {
+                location: MappingsLocation {
+                    byte: 0,
+                    line: 0,
+                    segment: 0,
+                },
+                message: "mappings longer than 4 GiB are not supported".into(),
+            });
+        }
+        let ranges = match range_mappings {
+            Some(text) => parse_range_mappings(text)?,
+            None => Vec::new(),
+        };
+        let mut next_range = 0usize;
+        let mut range_segments = Vec::new();
+
+        let mut checkpoints: Vec<Checkpoint> =
+            Vec::with_capacity(bytes.len() / CHECKPOINT_INTERVAL + 1);
+        let mut unsorted_lines = Vec::new();
+        let mut cursor = SegmentCursor::new(bytes, limits);
+        let mut segments = 0u64;
+        let mut last_cp_offset: Option<usize> = None;
+        let mut line = u32::MAX;
+        let mut line_first_offset = 0u32;
+        let mut line_sorted = true;
+        let mut prev_column = 0u32;
+        let mut segment_in_line = 0u32;
+        let mut last_position = None;
+        while let Some(seg) = {
+            let acc = cursor.accumulators();
+            cursor.next_segment().map(|r| r.map(|s| (s, acc)))
+        } {
+            let (seg, acc_before) = seg?;
+            segments += 1;
+            let first_in_line = seg.line != line;
+            if first_in_line {
+                line = seg.line;
+                line_first_offset = seg.offset;
+                line_sorted = true;
+                segment_in_line = 0;
+            } else if seg.column < prev_column && line_sorted {
+                line_sorted = false;
+                unsorted_lines.push(line);
+                // Mid-line checkpoints on this line could skip a smaller column that comes later: drop them.
+                while checkpoints
+                    .last()
+                    .is_some_and(|cp| cp.line == line && cp.offset > line_first_offset)
+                {
+                    checkpoints.pop();
+                }
+                last_cp_offset = checkpoints.last().map(|cp| cp.offset as usize);
+            }
+            segment_in_line += 1;
+            let eligible = first_in_line || (line_sorted && seg.column > prev_column);
+            let far_enough =
+                last_cp_offset.is_none_or(|o| seg.offset as usize - o >= CHECKPOINT_INTERVAL);
+            if eligible && far_enough {
+                checkpoints.push(Checkpoint {
+                    offset: seg.offset,
+                    line: seg.line,
+                    column: seg.column,
+                    accumulators: acc_before,
+                });
+                last_cp_offset = Some(seg.offset as usize);
+            }
+            prev_column = seg.column;
+            last_position = Some(match last_position {
+                Some((l, c)) if l == seg.line => (l, seg.column.max(c)),
+                _ => (seg.line, seg.column),
+            });
+            while let Some(&(rl, ri)) = ranges.get(next_range) {
+                if (rl, ri) < (seg.line, segment_in_line) {
+                    return Err(range_out_of_range(rl, ri));
+                }
+                if (rl, ri) == (seg.line, segment_in_line) {
+                    range_segments.push((seg.line, seg.column));
+                    next_range += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        if let Some(&(rl, ri)) = ranges.get(next_range) {
+            return Err(range_out_of_range(rl, ri));
+        }
+        let lines = if bytes.is_empty() {
+            0
+        } else {
+            memchr::memchr_iter(b';', bytes).count() as u32 + 1
+        };
+        range_segments.sort_unstable();
+        Ok(CompactMappings {
+            checkpoints: checkpoints.into_boxed_slice(),
+            unsorted_lines: unsorted_lines.into_boxed_slice(),
+            range_segments: range_segments.into_boxed_slice(),
+            limits,
+            segments,
+            lines,
+            last_position,
+        })
+    }
+
+    pub fn segment_count(&self) -> u64 {
+        self.segments
+    }
+
+    pub fn line_count(&self) -> u32 {
+        self.lines
+    }
+
+    pub fn checkpoint_count(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    /// Generated position of the last segment (section-relative), with the largest column on that line.
+    pub fn last_position(&self) -> Option<(u32, u32)> {
+        self.last_position
+    }
+
+    /// Bytes of heap this structure holds beyond the VLQ text.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.checkpoints)
+            + std::mem::size_of_val(&*self.unsorted_lines)
+            + std::mem::size_of_val(&*self.range_segments)
+    }
+
+    fn is_unsorted(&self, line: u32) -> bool {
+        self.unsorted_lines.binary_search(&line).is_ok()
+    }
+
+    fn is_range(&self, line: u32, column: u32) -> bool {
+        !self.range_segments.is_empty()
+            && self.range_segments.binary_search(&(line, column)).is_ok()
+    }
+
+    /// A cursor positioned so that every segment of `line` at or after `column` (all of the line when it is
+    /// unsorted), and every segment tied with them, is still ahead.
+    fn cursor_for<'a>(&self, bytes: &'a [u8], line: u32, column: u32) -> SegmentCursor<'a> {
+        let idx = if self.is_unsorted(line) {
+            // On an unsorted line the only checkpoint is at its first segment, whatever its column.
+            self.checkpoints.partition_point(|cp| cp.line <= line)
+        } else {
+            self.checkpoints
+                .partition_point(|cp| cp.key() <= (line, column))
+        };
+        match idx.checked_sub(1).map(|i| self.checkpoints[i]) {
+            Some(cp) => SegmentCursor::resume(
+                bytes,
+                self.limits,
+                cp.offset,
+                cp.line,
+                cp.column,
+                cp.accumulators,
+            ),
+            None => SegmentCursor::new(bytes, self.limits),
+        }
+    }
+
+    /// Calls `f` with every segment of `line`, in text order, starting near `column` on sorted lines (segments
+    /// before `column` that cannot matter may be skipped). `f` returns false to stop.
+    fn scan_line(&self, bytes: &[u8], line: u32, column: u32, mut f: impl FnMut(&Segment) -> bool) {
+        let mut cursor = self.cursor_for(bytes, line, column);
+        while let Some(Ok(seg)) = cursor.next_segment() {
+            if seg.line < line {
+                continue;
+            }
+            if seg.line > line || !f(&seg) {
+                break;
+            }
+        }
+    }
+
+    /// The segment for a generated position, with mozilla/source-map's semantics: never from another line; among
+    /// segments tied at one position (ordered by [`tie_key`]) an exact hit or a greatest-lower-bound miss takes the
+    /// last, a least-upper-bound miss the first.
+    pub fn lookup(&self, bytes: &[u8], line: u32, column: u32, bias: Bias) -> Option<Hit> {
+        let glb = self.lower_bound(bytes, line, column);
+        if let Some(seg) = glb {
+            if let Some(hit) = self.range_hit(&seg, line, column) {
+                return Some(hit);
+            }
+        } else if !self.range_segments.is_empty() {
+            if let Some(hit) = self.range_from_previous_line(bytes, line, column) {
+                return Some(hit);
+            }
+        }
+        let seg = match (bias, glb) {
+            (Bias::GreatestLowerBound, _) => glb?,
+            (Bias::LeastUpperBound, Some(exact)) if exact.column == column => exact,
+            (Bias::LeastUpperBound, _) => self.upper_bound(bytes, line, column)?,
+        };
+        Some(Hit {
+            segment: seg,
+            original: seg.original,
+        })
+    }
+
+    fn range_hit(&self, seg: &Segment, line: u32, column: u32) -> Option<Hit> {
+        if seg.line != line || !self.is_range(seg.line, seg.column) {
+            return None;
+        }
+        let mut original = seg.original?;
+        original.column += column - seg.column;
+        Some(Hit {
+            segment: *seg,
+            original: Some(original),
+        })
+    }
+
+    /// A range mapping covers the text after it up to the next segment, across line breaks: a position on a line
+    /// before that line's first segment may still be covered by a range mapping that ends an earlier line.
+    fn range_from_previous_line(&self, bytes: &[u8], line: u32, column: u32) -> Option<Hit> {
+        let idx = self.range_segments.partition_point(|&(l, _)| l < line);
+        let (rl, rc) = self.range_segments[idx.checked_sub(1)?];
+        // Find the last segment before `line` and check that it is that range mapping.
+        let mut cursor = self.cursor_for(bytes, rl, rc);
+        let mut last: Option<Segment> = None;
+        while let Some(Ok(seg)) = cursor.next_segment() {
+            if seg.line >= line {
+                break;
+            }
+            last = Some(seg);
+        }
+        let last = last?;
+        if (last.line, last.column) != (rl, rc) {
+            return None;
+        }
+        let mut original = last.original?;
+        original.line += line - last.line;
+        original.column = column;
+        Some(Hit {
+            segment: last,
+            original: Some(original),
+        })
+    }
+
+    /// The segment at the greatest column ≤ `column` on `line`; among ties, the last by [`tie_key`].
+    pub fn lower_bound(&self, bytes: &[u8], line: u32, column: u32) -> Option<Segment> {
+        let sorted = !self.is_unsorted(line);
+        let mut best: Option<Segment> = None;
+        self.scan_line(bytes, line, column, |seg| {
+            if seg.column > column {
+                return !sorted;
+            }
+            let better = match &best {
+                None => true,
+                Some(b) => (seg.column, tie_key(seg)) > (b.column, tie_key(b)),
+            };
+            if better {
+                best = Some(*seg);
+            }
+            true
+        });
+        best
+    }
+
+    /// The segment at the least column ≥ `column` on `line`; among ties, the first by [`tie_key`].
+    pub fn upper_bound(&self, bytes: &[u8], line: u32, column: u32) -> Option<Segment> {
+        let sorted = !self.is_unsorted(line);
+        let mut best: Option<Segment> = None;
+        self.scan_line(bytes, line, column, |seg| {
+            if seg.column < column {
+                return true;
+            }
+            let better = match &best {
+                None => true,
+                Some(b) if sorted && seg.column > b.column => return false,
+                Some(b) => (seg.column, tie_key(seg)) < (b.column, tie_key(b)),
+            };
+            if better {
+                best = Some(*seg);
+            }
+            true
+        });
+        best
+    }
+
+    /// Every segment at the generated position the greatest-lower-bound lookup lands on, in text order
+    /// (ECMA-426 `GetOriginalPositions`).
+    pub fn all_at(&self, bytes: &[u8], line: u32, column: u32) -> Vec<Segment> {
+        let Some(found) = self.lower_bound(bytes, line, column) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        self.scan_line(bytes, line, found.column, |seg| {
+            if seg.column == found.column {
+                out.push(*seg);
+            }
+            true
+        });
+        out
+    }
+
+    /// The generated column where the text mapped by the segment at `column` ends (exclusive): the next greater
+    /// column on the line, or `None` when the segment runs to the end of the line.
+    pub fn segment_end(&self, bytes: &[u8], line: u32, column: u32) -> Option<u32> {
+        let mut end: Option<u32> = None;
+        let sorted = !self.is_unsorted(line);
+        self.scan_line(bytes, line, column, |seg| {
+            if seg.column > column {
+                end = Some(end.map_or(seg.column, |e| e.min(seg.column)));
+                return !sorted;
+            }
+            true
+        });
+        end
+    }
+
+    /// Every segment in text order.
+    pub fn for_each(&self, bytes: &[u8], mut f: impl FnMut(&Segment)) {
+        let mut cursor = SegmentCursor::new(bytes, self.limits);
+        while let Some(Ok(seg)) = cursor.next_segment() {
+            f(&seg);
+        }
+    }
+}
+
+/// The order mozilla/source-map 0.7 sorts segments at one generated position in: source index, original line,
+/// original column, name (absent first); 1-field segments after all others. Checked against its recorded answers in
+/// `fixtures/mozilla-reference/golden.json`.
+pub fn tie_key(s: &Segment) -> (bool, u32, u32, u32, bool, u32) {
+    match s.original {
+        None => (true, 0, 0, 0, false, 0),
+        Some(o) => (
+            false,
+            o.source,
+            o.line,
+            o.column,
+            o.name.is_some(),
+            o.name.unwrap_or(0),
+        ),
+    }
+}
+
+fn range_out_of_range(line: u32, index: u32) -> SegmentError {
+    SegmentError {
+        location: MappingsLocation {
+            byte: 0,
+            line,
+            segment: index.saturating_sub(1),
+        },
+        message: format!(
+            "rangeMappings: segment {index} of generated line {} does not exist in mappings",
+            line + 1
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: Limits = Limits {
+        sources: 4,
+        names: 4,
+    };
+
+    fn build(text: &str) -> CompactMappings {
+        CompactMappings::build(text.as_bytes(), LIMITS, None).unwrap()
+    }
+
+    #[test]
+    fn glb_and_lub_stay_on_their_line() {
+        // line 0: col 2 → (0,0,0); col 6 → (0,0,4). line 1: col 3 → (0,1,0).
+        let text = "EAAA,IAAI;GACJ";
+        let m = build(text);
+        let b = text.as_bytes();
+        let col = |hit: Option<Hit>| hit.map(|h| h.segment.column);
+        assert_eq!(col(m.lookup(b, 0, 0, Bias::GreatestLowerBound)), None);
+        assert_eq!(col(m.lookup(b, 0, 0, Bias::LeastUpperBound)), Some(2));
+        assert_eq!(col(m.lookup(b, 0, 5, Bias::GreatestLowerBound)), Some(2));
+        assert_eq!(col(m.lookup(b, 0, 5, Bias::LeastUpperBound)), Some(6));
+        assert_eq!(col(m.lookup(b, 0, 99, Bias::LeastUpperBound)), None);
+        assert_eq!(col(m.lookup(b, 1, 0, Bias::GreatestLowerBound)), None);
+        assert_eq!(col(m.lookup(b, 1, 9, Bias::GreatestLowerBound)), Some(3));
+        assert_eq!(col(m.lookup(b, 2, 0, Bias::LeastUpperBound)), None);
+    }
+
+    #[test]
+    fn long_line_gets_inner_checkpoints() {
+        let mut text = Vec::new();
+        let mut prev = 0i64;
+        for i in 0..10_000i64 {
+            if i > 0 {
+                text.push(b',');
+            }
+            vlq::encode_signed(i * 3 - prev, &mut text);
+            prev = i * 3;
+            text.extend_from_slice(b"ACA");
+        }
+        let m = CompactMappings::build(&text, LIMITS, None).unwrap();
+        assert!(m.checkpoint_count() > 100, "{}", m.checkpoint_count());
+        assert!(
+            m.heap_bytes() * 4 < text.len(),
+            "checkpoints must stay small"
+        );
+        for i in [0u32, 1, 777, 5000, 9999] {
+            let hit = m
+                .lookup(&text, 0, i * 3 + 1, Bias::GreatestLowerBound)
+                .unwrap();
+            assert_eq!(hit.segment.column, i * 3);
+            assert_eq!(hit.original.unwrap().line, i + 1);
+        }
+    }
+}

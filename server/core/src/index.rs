@@ -1,0 +1,476 @@
+//! `SourceMapIndex`: a parsed source map, flat or indexed, kept as sections and never flattened.
+//!
+//! A flat map is one section at offset (0, 0). Each section keeps its `mappings` as VLQ in the file buffer and gets
+//! its [`CompactMappings`] (checkpoints) built on first touch, or eagerly when the whole map is validated. Sources are
+//! deduplicated across sections by their URL (`sourceRoot` applied) into [`SourceId`]s; names stay per section.
+//!
+//! Positions here are 0-based generated lines and 0-based UTF-16 columns, as in the format. Other conventions are
+//! converted at the edges (`position.rs` for the CLI, the LSP layer for editors).
+//!
+//! Cost: the file buffer (mappings, contents and extension fields are not copied), the checkpoints of each built
+//! section (see [`CompactMappings`]), ~64 B per section, ~40 B per source plus its URL, ~16 B per name plus its text.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use crate::compact::{Bias, CompactMappings};
+use crate::error::{ErrorLocation, MapError, MapErrors};
+use crate::parse::{parse_document, ParsedMap, TextRef};
+use crate::reverse::ReverseIndex;
+use crate::segment::{Limits, Segment, SegmentOriginal};
+
+/// A source, deduplicated across sections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourceId(pub u32);
+
+/// A generated position: 0-based line, 0-based column (UTF-16 code units).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct GeneratedPosition {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Where a generated position comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OriginalPosition<'a> {
+    pub source: SourceId,
+    /// The source's URL (`sourceRoot` applied); `None` for a `null` entry of `sources`.
+    pub source_url: Option<&'a str>,
+    /// 0-based.
+    pub line: u32,
+    /// 0-based.
+    pub column: u32,
+    pub name: Option<&'a str>,
+}
+
+/// A segment found by a lookup, in global generated coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MappingHit<'a> {
+    pub section: usize,
+    /// Generated position of the segment (not of the query).
+    pub generated: GeneratedPosition,
+    /// `None` for a 1-field segment, which maps to nothing.
+    pub original: Option<OriginalPosition<'a>>,
+}
+
+/// A source as the index knows it.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub url: Option<Box<str>>,
+    /// Raw JSON string literal of its `sourcesContent` entry (the first section that has one).
+    content: Option<Range<usize>>,
+    pub ignored: bool,
+}
+
+/// One section of the map (the whole map when it is flat).
+#[derive(Debug)]
+pub struct Section {
+    /// Generated (line, column) where the section starts.
+    pub offset: GeneratedPosition,
+    /// JSON path prefix of the section's map, for error messages.
+    pub path: String,
+    mappings: TextRef,
+    range_mappings: Option<TextRef>,
+    names: Box<[Box<str>]>,
+    /// Local source index → global source.
+    sources: Box<[SourceId]>,
+    compact: OnceLock<Result<CompactMappings, MapError>>,
+    pub x_facebook_sources: Option<Range<usize>>,
+    pub scopes: Option<Range<usize>>,
+    pub debug_id: Option<String>,
+}
+
+impl Section {
+    pub fn mappings_len(&self) -> usize {
+        self.mappings.len()
+    }
+
+    pub fn names(&self) -> &[Box<str>] {
+        &self.names
+    }
+
+    pub fn sources(&self) -> &[SourceId] {
+        &self.sources
+    }
+
+    /// Section-relative → global generated position.
+    fn to_global(&self, line: u32, column: u32) -> GeneratedPosition {
+        GeneratedPosition {
+            line: self.offset.line + line,
+            column: if line == 0 {
+                self.offset.column + column
+            } else {
+                column
+            },
+        }
+    }
+
+    /// Global → section-relative; `None` when the position is before the section.
+    fn to_local(&self, p: GeneratedPosition) -> Option<(u32, u32)> {
+        if p < self.offset {
+            return None;
+        }
+        let line = p.line - self.offset.line;
+        let column = if line == 0 {
+            p.column - self.offset.column
+        } else {
+            p.column
+        };
+        Some((line, column))
+    }
+}
+
+/// Options for building an index.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IndexOptions {
+    /// Build each section's checkpoints on first use instead of validating every `mappings` up front. An invalid
+    /// section then reports its error when a query first touches it.
+    pub lazy: bool,
+}
+
+/// See the module documentation.
+#[derive(Debug)]
+pub struct SourceMapIndex {
+    buffer: Box<[u8]>,
+    pub is_index_map: bool,
+    pub file: Option<String>,
+    pub debug_id: Option<String>,
+    sections: Box<[Section]>,
+    sources: Box<[Source]>,
+    source_by_url: HashMap<Box<str>, SourceId>,
+    reverse: Box<[OnceLock<ReverseIndex>]>,
+    pub x_hermes_function_offsets: Option<Range<usize>>,
+    pub warnings: Vec<MapError>,
+}
+
+impl SourceMapIndex {
+    /// Parses and fully validates a source map.
+    pub fn from_bytes(buffer: Vec<u8>) -> Result<Self, MapErrors> {
+        Self::from_bytes_with(buffer, IndexOptions::default())
+    }
+
+    pub fn from_bytes_with(mut buffer: Vec<u8>, options: IndexOptions) -> Result<Self, MapErrors> {
+        let doc = parse_document(&mut buffer)?;
+        let mut sources: Vec<Source> = Vec::new();
+        let mut source_by_url: HashMap<Box<str>, SourceId> = HashMap::new();
+        let mut sections = Vec::with_capacity(doc.maps.len());
+        for map in doc.maps {
+            sections.push(Self::section(map, &mut sources, &mut source_by_url));
+        }
+        let index = SourceMapIndex {
+            buffer: buffer.into_boxed_slice(),
+            is_index_map: doc.is_index_map,
+            file: doc.file,
+            debug_id: doc.debug_id,
+            reverse: (0..sources.len()).map(|_| OnceLock::new()).collect(),
+            sections: sections.into_boxed_slice(),
+            sources: sources.into_boxed_slice(),
+            source_by_url,
+            x_hermes_function_offsets: doc.x_hermes_function_offsets,
+            warnings: doc.warnings,
+        };
+        if !options.lazy {
+            let errors: Vec<MapError> = (0..index.sections.len())
+                .filter_map(|i| index.compact(i).err())
+                .collect();
+            if !errors.is_empty() {
+                return Err(MapErrors(errors));
+            }
+        }
+        Ok(index)
+    }
+
+    fn section(
+        map: ParsedMap,
+        sources: &mut Vec<Source>,
+        by_url: &mut HashMap<Box<str>, SourceId>,
+    ) -> Section {
+        let mut local = Vec::with_capacity(map.sources.len());
+        for (i, url) in map.sources.into_iter().enumerate() {
+            let content = map.contents.get(i).cloned().flatten();
+            let ignored = map.ignore_list.contains(&(i as u32));
+            let existing = url.as_ref().and_then(|u| by_url.get(u).copied());
+            let id = match existing {
+                Some(id) => {
+                    let s = &mut sources[id.0 as usize];
+                    s.ignored |= ignored;
+                    if s.content.is_none() {
+                        s.content = content;
+                    }
+                    id
+                }
+                None => {
+                    let id = SourceId(sources.len() as u32);
+                    if let Some(u) = &url {
+                        by_url.insert(u.clone(), id);
+                    }
+                    sources.push(Source {
+                        url,
+                        content,
+                        ignored,
+                    });
+                    id
+                }
+            };
+            local.push(id);
+        }
+        Section {
+            offset: GeneratedPosition {
+                line: map.offset.0,
+                column: map.offset.1,
+            },
+            path: map.path,
+            mappings: map.mappings,
+            range_mappings: map.range_mappings,
+            names: map.names.into_boxed_slice(),
+            sources: local.into_boxed_slice(),
+            compact: OnceLock::new(),
+            x_facebook_sources: map.x_facebook_sources,
+            scopes: map.scopes,
+            debug_id: map.debug_id,
+        }
+    }
+
+    /// The section's checkpoints, built (and its mappings validated) on first use.
+    pub fn compact(&self, section: usize) -> Result<&CompactMappings, MapError> {
+        let s = &self.sections[section];
+        s.compact
+            .get_or_init(|| self.build_section(section))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn build_section(&self, i: usize) -> Result<CompactMappings, MapError> {
+        let s = &self.sections[i];
+        let section_index = self.is_index_map.then_some(i);
+        let limits = Limits {
+            sources: s.sources.len() as u32,
+            names: s.names.len() as u32,
+        };
+        let range = s.range_mappings.as_ref().map(|r| r.bytes(&self.buffer));
+        let compact = CompactMappings::build(s.mappings.bytes(&self.buffer), limits, range)
+            .map_err(|e| {
+                let in_range = e.message.starts_with("rangeMappings");
+                let (field, text) = if in_range {
+                    ("rangeMappings", s.range_mappings.as_ref())
+                } else {
+                    ("mappings", Some(&s.mappings))
+                };
+                MapError {
+                    location: ErrorLocation {
+                        path: format!("{}{field}", s.path),
+                        section: section_index,
+                        mappings: Some(e.location),
+                        file_offset: text
+                            .and_then(|t| t.file_offset())
+                            .map(|o| o + e.location.byte),
+                    },
+                    message: e.message,
+                }
+            })?;
+        // Sections must not overlap: the last segment must come before the next section starts.
+        if let (Some(next), Some((line, column))) =
+            (self.sections.get(i + 1), compact.last_position())
+        {
+            let last = s.to_global(line, column);
+            if last >= next.offset {
+                return Err(MapError {
+                    location: ErrorLocation {
+                        path: format!("sections[{}].offset", i + 1),
+                        section: Some(i + 1),
+                        mappings: None,
+                        file_offset: None,
+                    },
+                    message: format!(
+                        "sections overlap: section {i} has a mapping at {}:{}, at or after where section {} starts ({}:{})",
+                        last.line,
+                        last.column,
+                        i + 1,
+                        next.offset.line,
+                        next.offset.column
+                    ),
+                });
+            }
+        }
+        Ok(compact)
+    }
+
+    /// A section's `mappings` text.
+    pub fn section_mappings(&self, section: usize) -> &[u8] {
+        self.sections[section].mappings.bytes(&self.buffer)
+    }
+
+    pub fn buffer(&self) -> &[u8] {
+        &self.buffer
+    }
+
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    pub fn source(&self, id: SourceId) -> &Source {
+        &self.sources[id.0 as usize]
+    }
+
+    /// The source with this URL (`sourceRoot` applied), if any.
+    pub fn source_id(&self, url: &str) -> Option<SourceId> {
+        self.source_by_url.get(url).copied()
+    }
+
+    /// The source's content from `sourcesContent`, unescaped now (it is kept as raw JSON until asked for).
+    pub fn source_content(&self, id: SourceId) -> Option<Cow<'_, str>> {
+        let range = self.source(id).content.clone()?;
+        let raw = std::str::from_utf8(&self.buffer[range]).ok()?;
+        // The common case, no escapes, borrows; `sourcesContent` almost always has `\n`, so usually this unescapes.
+        let inner = &raw[1..raw.len() - 1];
+        if !inner.contains('\\') {
+            return Some(Cow::Borrowed(inner));
+        }
+        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+    }
+
+    pub fn is_ignored(&self, id: SourceId) -> bool {
+        self.source(id).ignored
+    }
+
+    /// The section a generated position falls in: the last one starting at or before it.
+    pub fn section_at(&self, p: GeneratedPosition) -> Option<usize> {
+        self.sections
+            .partition_point(|s| s.offset <= p)
+            .checked_sub(1)
+    }
+
+    fn hit(
+        &self,
+        section: usize,
+        segment: &Segment,
+        original: Option<SegmentOriginal>,
+    ) -> MappingHit<'_> {
+        let s = &self.sections[section];
+        MappingHit {
+            section,
+            generated: s.to_global(segment.line, segment.column),
+            original: original.map(|o| {
+                let source = s.sources[o.source as usize];
+                OriginalPosition {
+                    source,
+                    source_url: self.source(source).url.as_deref(),
+                    line: o.line,
+                    column: o.column,
+                    name: o.name.map(|n| &*s.names[n as usize]),
+                }
+            }),
+        }
+    }
+
+    /// The segment for a generated position (mozilla/source-map's `originalPositionFor` semantics; in an index map
+    /// only the section containing the position is searched). `Ok(None)`: nothing on that line in that direction.
+    pub fn lookup(
+        &self,
+        p: GeneratedPosition,
+        bias: Bias,
+    ) -> Result<Option<MappingHit<'_>>, MapError> {
+        let Some(section) = self.section_at(p) else {
+            return Ok(None);
+        };
+        let s = &self.sections[section];
+        let (line, column) = s
+            .to_local(p)
+            .expect("section_at returns a section at or before p");
+        let compact = self.compact(section)?;
+        Ok(compact
+            .lookup(s.mappings.bytes(&self.buffer), line, column, bias)
+            .map(|hit| self.hit(section, &hit.segment, hit.original)))
+    }
+
+    /// The original position for a generated position: `None` when nothing maps there or the segment found is a
+    /// 1-field one.
+    pub fn original_position(
+        &self,
+        p: GeneratedPosition,
+        bias: Bias,
+    ) -> Result<Option<OriginalPosition<'_>>, MapError> {
+        Ok(self.lookup(p, bias)?.and_then(|h| h.original))
+    }
+
+    /// Every segment tied at the position a greatest-lower-bound lookup lands on (ECMA-426 `GetOriginalPositions`),
+    /// in text order.
+    pub fn all_at(&self, p: GeneratedPosition) -> Result<Vec<MappingHit<'_>>, MapError> {
+        let Some(section) = self.section_at(p) else {
+            return Ok(Vec::new());
+        };
+        let s = &self.sections[section];
+        let (line, column) = s
+            .to_local(p)
+            .expect("section_at returns a section at or before p");
+        let compact = self.compact(section)?;
+        Ok(compact
+            .all_at(s.mappings.bytes(&self.buffer), line, column)
+            .iter()
+            .map(|seg| self.hit(section, seg, seg.original))
+            .collect())
+    }
+
+    /// Where the text mapped by the segment at `p` ends on its line (exclusive column), `None` for end of line.
+    pub fn segment_end(&self, hit: &MappingHit<'_>) -> Result<Option<u32>, MapError> {
+        let s = &self.sections[hit.section];
+        let (line, column) = s
+            .to_local(hit.generated)
+            .expect("a hit lies in its section");
+        let compact = self.compact(hit.section)?;
+        Ok(compact
+            .segment_end(s.mappings.bytes(&self.buffer), line, column)
+            .map(|c| s.to_global(line, c).column))
+    }
+
+    /// Calls `f` with every segment of the map in generated order (section by section, text order within).
+    pub fn for_each_segment(&self, mut f: impl FnMut(&MappingHit<'_>)) -> Result<(), MapError> {
+        for i in 0..self.sections.len() {
+            let compact = self.compact(i)?;
+            let bytes = self.sections[i].mappings.bytes(&self.buffer);
+            compact.for_each(bytes, |seg| f(&self.hit(i, seg, seg.original)));
+        }
+        Ok(())
+    }
+
+    /// The reverse index of one source, built on first use.
+    pub fn reverse(&self, id: SourceId) -> Result<&ReverseIndex, MapError> {
+        if let Some(r) = self.reverse[id.0 as usize].get() {
+            return Ok(r);
+        }
+        let built = ReverseIndex::build(self, id)?;
+        Ok(self.reverse[id.0 as usize].get_or_init(|| built))
+    }
+
+    /// Total length of all `mappings` strings.
+    pub fn mappings_bytes(&self) -> usize {
+        self.sections.iter().map(|s| s.mappings.len()).sum()
+    }
+
+    /// Builds every section's checkpoints now (a no-op for an eagerly built index).
+    pub fn build_all(&self) -> Result<(), MapErrors> {
+        let errors: Vec<MapError> = (0..self.sections.len())
+            .filter_map(|i| self.compact(i).err())
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(MapErrors(errors))
+        }
+    }
+
+    /// Heap bytes held by checkpoints and line tables of built sections (the VLQ itself is in the buffer).
+    pub fn checkpoint_heap_bytes(&self) -> usize {
+        self.sections
+            .iter()
+            .filter_map(|s| s.compact.get().and_then(|c| c.as_ref().ok()))
+            .map(CompactMappings::heap_bytes)
+            .sum()
+    }
+}

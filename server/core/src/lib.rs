@@ -1,0 +1,21 @@
+//! The core of sourcemap-ls: a compact, exact source-map index and what is built on it.
+//!
+//! Architecture invariant: this crate knows nothing about LSP, JSON-RPC or editors. It speaks in 0-based generated
+//! lines and UTF-16 columns, byte offsets and plain structs; the `sourcemap-ls` crate converts at its edges.
+
+pub mod compact;
+pub mod error;
+pub mod index;
+pub mod locate;
+pub mod parse;
+pub mod reverse;
+pub mod segment;
+pub mod vlq;
+
+pub use compact::{Bias, Checkpoint, CompactMappings};
+pub use error::{ErrorLocation, MapError, MapErrors, MappingsLocation};
+pub use index::{
+    GeneratedPosition, IndexOptions, MappingHit, OriginalPosition, Section, Source, SourceId,
+    SourceMapIndex,
+};
+pub use reverse::{ReverseEntry, ReverseIndex};

@@ -1,0 +1,262 @@
+//! Finding a bundle's source map: the `sourceMappingURL` comment (a path, a `file:` URL or a `data:` URL), else the
+//! sidecar `BUNDLE.map`. Also the `debugId` comment that pairs a bundle with its map.
+//!
+//! Conventions: the comment is `//# sourceMappingURL=URL` (or the old `//@`, or CSS's `/*# … */`) on one of the last
+//! non-empty lines of the bundle; a relative URL is resolved against the bundle's directory, without its query or
+//! fragment. Remote URLs are never fetched here.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+
+/// How many trailing non-empty lines may hold the comment (a `//# debugId=` line often follows it).
+const TRAILING_LINES: usize = 5;
+
+/// Where a map came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MapOrigin {
+    /// A map file on disk.
+    File(PathBuf),
+    /// Inline in the bundle, as a `data:` URL.
+    DataUrl { bundle: PathBuf },
+}
+
+/// A map's bytes and where they came from.
+#[derive(Debug, Clone)]
+pub struct LoadedMap {
+    pub bytes: Vec<u8>,
+    pub origin: MapOrigin,
+}
+
+/// The value of the last `sourceMappingURL` comment and its byte offset in `text`.
+pub fn find_source_mapping_url(text: &[u8]) -> Option<(&str, usize)> {
+    find_trailing_comment(text, "sourceMappingURL=")
+}
+
+/// The value of a trailing `//# debugId=` comment.
+pub fn find_debug_id(text: &[u8]) -> Option<&str> {
+    find_trailing_comment(text, "debugId=").map(|(v, _)| v)
+}
+
+fn find_trailing_comment<'a>(text: &'a [u8], key: &str) -> Option<(&'a str, usize)> {
+    let mut end = text.len();
+    let mut seen = 0;
+    while seen < TRAILING_LINES && end > 0 {
+        let start = memchr::memrchr(b'\n', &text[..end]).map_or(0, |i| i + 1);
+        let line = &text[start..end];
+        end = start.saturating_sub(1);
+        let Ok(line_str) = std::str::from_utf8(line) else {
+            seen += 1;
+            continue;
+        };
+        let trimmed = line_str.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        seen += 1;
+        let body = trimmed
+            .strip_prefix("//#")
+            .or_else(|| trimmed.strip_prefix("//@"))
+            .or_else(|| {
+                trimmed
+                    .strip_prefix("/*#")
+                    .map(|b| b.trim_end_matches("*/"))
+            })
+            .or_else(|| {
+                trimmed
+                    .strip_prefix("/*@")
+                    .map(|b| b.trim_end_matches("*/"))
+            });
+        let Some(body) = body else { continue };
+        let body = body.trim_start();
+        if let Some(value) = body.strip_prefix(key) {
+            let value = value.split_whitespace().next().unwrap_or("");
+            if value.is_empty() {
+                continue;
+            }
+            let offset = start + (value.as_ptr() as usize - line_str.as_ptr() as usize);
+            return Some((value, offset));
+        }
+    }
+    None
+}
+
+/// Decodes a `data:` URL's payload (`;base64` or percent-encoded). Any media type is accepted: tools write
+/// `application/json`, `application/json;charset=utf-8`, `text/plain` and none at all.
+pub fn decode_data_url(url: &str) -> Result<Vec<u8>, String> {
+    let rest = url
+        .strip_prefix("data:")
+        .ok_or_else(|| "not a data: URL".to_string())?;
+    let (meta, data) = rest
+        .split_once(',')
+        .ok_or_else(|| "data: URL without ',' before its payload".to_string())?;
+    if meta
+        .split(';')
+        .any(|p| p.trim().eq_ignore_ascii_case("base64"))
+    {
+        let cleaned: Vec<u8> = data.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        base64::engine::general_purpose::STANDARD
+            .decode(&cleaned)
+            .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(&cleaned))
+            .map_err(|e| format!("invalid base64 in data: URL: {e}"))
+    } else {
+        Ok(percent_encoding::percent_decode_str(data).collect())
+    }
+}
+
+/// Whether `bytes` look like a source map rather than a bundle: JSON object after a BOM and `)]}'` line.
+pub fn looks_like_map(bytes: &[u8]) -> bool {
+    let start = crate::parse::document_start(bytes);
+    bytes[start..]
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{')
+}
+
+/// Resolves a `sourceMappingURL` value against the bundle's path. `Ok(None)` for URLs that are not local files.
+pub fn resolve_map_url(bundle: &Path, url: &str) -> Option<PathBuf> {
+    if url.starts_with("file:") {
+        return url::Url::parse(url).ok()?.to_file_path().ok();
+    }
+    if url.contains("://") {
+        return None;
+    }
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let path = percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .ok()?;
+    let p = Path::new(&*path);
+    Some(if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        bundle.parent().unwrap_or(Path::new("")).join(p)
+    })
+}
+
+/// Loads the map at `path`, or the map of the bundle at `path`.
+pub fn load_map(path: &Path) -> Result<LoadedMap, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if looks_like_map(&bytes) {
+        return Ok(LoadedMap {
+            bytes,
+            origin: MapOrigin::File(path.to_path_buf()),
+        });
+    }
+    load_map_for_bundle(path, &bytes)
+}
+
+/// Finds and loads the map of a bundle whose text is `bundle_text`.
+pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<LoadedMap, String> {
+    let sidecar = || {
+        let mut p = bundle.as_os_str().to_owned();
+        p.push(".map");
+        PathBuf::from(p)
+    };
+    let mut tried = Vec::new();
+    if let Some((url, _)) = find_source_mapping_url(bundle_text) {
+        if url.starts_with("data:") {
+            let bytes = decode_data_url(url)
+                .map_err(|e| format!("{}: sourceMappingURL: {e}", bundle.display()))?;
+            return Ok(LoadedMap {
+                bytes,
+                origin: MapOrigin::DataUrl {
+                    bundle: bundle.to_path_buf(),
+                },
+            });
+        }
+        match resolve_map_url(bundle, url) {
+            Some(p) => match std::fs::read(&p) {
+                Ok(bytes) => {
+                    return Ok(LoadedMap {
+                        bytes,
+                        origin: MapOrigin::File(p),
+                    })
+                }
+                Err(e) => tried.push(format!("{} ({e})", p.display())),
+            },
+            None => tried.push(format!(
+                "{url} (not a local file; remote maps are not fetched)"
+            )),
+        }
+    }
+    let side = sidecar();
+    match std::fs::read(&side) {
+        Ok(bytes) => Ok(LoadedMap {
+            bytes,
+            origin: MapOrigin::File(side),
+        }),
+        Err(e) => {
+            tried.push(format!("{} ({e})", side.display()));
+            Err(format!(
+                "no source map found for {}: tried {}",
+                bundle.display(),
+                tried.join(", ")
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_comment_in_the_last_lines() {
+        let text = b"var a=1;\n//# sourceMappingURL=app.js.map\n//# debugId=85314830-023f-4cf1-a267-535f4e37bb17\n\n";
+        assert_eq!(
+            find_source_mapping_url(text).map(|(u, _)| u),
+            Some("app.js.map")
+        );
+        assert_eq!(
+            find_debug_id(text),
+            Some("85314830-023f-4cf1-a267-535f4e37bb17")
+        );
+        let (_, at) = find_source_mapping_url(text).unwrap();
+        assert_eq!(&text[at..at + 10], b"app.js.map");
+        assert_eq!(
+            find_source_mapping_url(b"x\n//@ sourceMappingURL=old.map").map(|(u, _)| u),
+            Some("old.map")
+        );
+        assert_eq!(
+            find_source_mapping_url(b"a{}\n/*# sourceMappingURL=s.css.map */").map(|(u, _)| u),
+            Some("s.css.map")
+        );
+        assert_eq!(find_source_mapping_url(b"var sourceMappingURL=1;"), None);
+    }
+
+    #[test]
+    fn data_urls() {
+        let json = br#"{"version":3}"#;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(json);
+        for prefix in [
+            "data:application/json;base64,",
+            "data:application/json;charset=utf-8;base64,",
+            "data:application/json;charset:utf-8;base64,",
+        ] {
+            assert_eq!(decode_data_url(&format!("{prefix}{b64}")).unwrap(), json);
+        }
+        assert_eq!(
+            decode_data_url("data:application/json,%7B%7D").unwrap(),
+            b"{}"
+        );
+        assert!(decode_data_url("data:application/json;base64,!!!").is_err());
+    }
+
+    #[test]
+    fn resolves_relative_to_the_bundle() {
+        let b = Path::new("/w/dist/app.js");
+        assert_eq!(
+            resolve_map_url(b, "app.js.map?v=3"),
+            Some(PathBuf::from("/w/dist/app.js.map"))
+        );
+        assert_eq!(
+            resolve_map_url(b, "/abs/x.map"),
+            Some(PathBuf::from("/abs/x.map"))
+        );
+        assert_eq!(
+            resolve_map_url(b, "file:///abs/my%20x.map"),
+            Some(PathBuf::from("/abs/my x.map"))
+        );
+        assert_eq!(resolve_map_url(b, "https://cdn/x.map"), None);
+    }
+}

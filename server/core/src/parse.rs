@@ -1,0 +1,754 @@
+//! Reading the JSON of a source map (ECMA-426 §"Source map format") into byte ranges and small owned values.
+//!
+//! Nothing big is copied: `mappings`, `sourcesContent` entries and the extension fields stay where they are in the
+//! file buffer and are referred to by byte range; only `names` and `sources` become owned strings. Every field is
+//! validated with an error that names its JSON path.
+//!
+//! Leniencies, each deliberate: a BOM and a leading `)]}'` line are skipped (the spec asks for that); a trailing comma
+//! before `}` or `]` is accepted with a warning (the tc39 `decoding/debug-id` goldens contain them; `JSON.parse` would
+//! reject them); `null` in an optional field means absent; unknown fields are ignored.
+
+use std::ops::Range;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::error::{MapError, MapErrors};
+
+/// Text that is either a range of the file buffer (the common case) or, when the JSON string had escapes, owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextRef {
+    Buffer(Range<usize>),
+    Owned(Box<[u8]>),
+}
+
+impl TextRef {
+    pub fn bytes<'a>(&'a self, buffer: &'a [u8]) -> &'a [u8] {
+        match self {
+            TextRef::Buffer(r) => &buffer[r.clone()],
+            TextRef::Owned(b) => b,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            TextRef::Buffer(r) => r.len(),
+            TextRef::Owned(b) => b.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Offset in the file of the text's first byte, when it is in the buffer.
+    pub fn file_offset(&self) -> Option<usize> {
+        match self {
+            TextRef::Buffer(r) => Some(r.start),
+            TextRef::Owned(_) => None,
+        }
+    }
+}
+
+/// One regular (non-index) map: the whole document of a flat map, or one section's `map`.
+#[derive(Debug, Clone)]
+pub struct ParsedMap {
+    /// Generated (line, column) where this map starts: (0, 0) for a flat map.
+    pub offset: (u32, u32),
+    /// JSON path prefix of this map's fields: "" or "sections[3].map.".
+    pub path: String,
+    pub mappings: TextRef,
+    pub names: Vec<Box<str>>,
+    /// `sources` with `sourceRoot` applied; `None` for a `null` entry.
+    pub sources: Vec<Option<Box<str>>>,
+    /// Per source, the raw JSON string literal (quotes included) of its `sourcesContent` entry.
+    pub contents: Vec<Option<Range<usize>>>,
+    pub ignore_list: Vec<u32>,
+    pub range_mappings: Option<TextRef>,
+    /// Raw JSON of `x_facebook_sources`, kept for symbolication.
+    pub x_facebook_sources: Option<Range<usize>>,
+    /// Raw JSON of `scopes` (ECMA-426 proposal), kept for symbolication.
+    pub scopes: Option<Range<usize>>,
+    pub debug_id: Option<String>,
+    pub file: Option<String>,
+}
+
+/// A whole document.
+#[derive(Debug, Clone)]
+pub struct ParsedDocument {
+    pub is_index_map: bool,
+    pub file: Option<String>,
+    pub debug_id: Option<String>,
+    pub maps: Vec<ParsedMap>,
+    /// Raw JSON of `x_hermes_function_offsets` (top level), kept for symbolication.
+    pub x_hermes_function_offsets: Option<Range<usize>>,
+    pub warnings: Vec<MapError>,
+}
+
+#[derive(Deserialize)]
+struct RawMap<'a> {
+    #[serde(borrow, default)]
+    version: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    file: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "sourceRoot")]
+    source_root: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    sources: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "sourcesContent")]
+    sources_content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    names: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    mappings: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "ignoreList")]
+    ignore_list: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "x_google_ignoreList")]
+    x_google_ignore_list: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "debugId")]
+    debug_id: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "rangeMappings")]
+    range_mappings: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    sections: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    x_facebook_sources: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    x_hermes_function_offsets: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    scopes: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct RawSection<'a> {
+    #[serde(borrow, default)]
+    offset: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    map: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    url: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct RawOffset<'a> {
+    #[serde(borrow, default)]
+    line: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    column: Option<&'a RawValue>,
+}
+
+/// Where the JSON document starts after a BOM and a `)]}'` line.
+pub fn document_start(buffer: &[u8]) -> usize {
+    let mut start = 0;
+    if buffer.starts_with(b"\xEF\xBB\xBF") {
+        start = 3;
+    }
+    if buffer[start..].starts_with(b")]}") {
+        start = match memchr::memchr(b'\n', &buffer[start..]) {
+            Some(nl) => start + nl + 1,
+            None => buffer.len(),
+        };
+    }
+    start
+}
+
+/// Parses a source map held in `buffer`. Trailing commas are blanked out in place (same length, so byte offsets
+/// still point into the original file), with a warning.
+pub fn parse_document(buffer: &mut [u8]) -> Result<ParsedDocument, MapErrors> {
+    let start = document_start(buffer);
+    let mut warnings = Vec::new();
+    // A handful of trailing commas are tolerated; a file full of them is not what this leniency is for.
+    for _ in 0..64 {
+        match Parser::new(buffer, start).parse() {
+            Err(ParseFailure::TrailingComma(at)) => {
+                buffer[at] = b' ';
+                warnings.push(
+                    MapError::at("", "trailing comma (not valid JSON); accepted")
+                        .with_file_offset(Some(at)),
+                );
+            }
+            Err(ParseFailure::Errors(e)) => return Err(e),
+            Ok(mut doc) => {
+                warnings.append(&mut doc.warnings);
+                doc.warnings = warnings;
+                return Ok(doc);
+            }
+        }
+    }
+    Err(MapError::at("", "too many trailing commas").into())
+}
+
+enum ParseFailure {
+    TrailingComma(usize),
+    Errors(MapErrors),
+}
+
+struct Parser<'b> {
+    buffer: &'b [u8],
+    start: usize,
+    errors: Vec<MapError>,
+    warnings: Vec<MapError>,
+}
+
+fn json_error_offset(text: &[u8], e: &serde_json::Error) -> usize {
+    // serde_json reports 1-based line and column (in bytes).
+    let mut line = 1;
+    let mut offset = 0;
+    while line < e.line() {
+        match memchr::memchr(b'\n', &text[offset..]) {
+            Some(nl) => offset += nl + 1,
+            None => break,
+        }
+        line += 1;
+    }
+    (offset + e.column().saturating_sub(1)).min(text.len())
+}
+
+impl<'b> Parser<'b> {
+    fn new(buffer: &'b [u8], start: usize) -> Self {
+        Parser {
+            buffer,
+            start,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn offset_of(&self, raw: &RawValue) -> usize {
+        raw.get().as_ptr() as usize - self.buffer.as_ptr() as usize
+    }
+
+    fn range_of(&self, raw: &RawValue) -> Range<usize> {
+        let start = self.offset_of(raw);
+        start..start + raw.get().len()
+    }
+
+    fn error(&mut self, path: String, raw: Option<&RawValue>, message: impl Into<String>) {
+        let offset = raw.map(|r| self.offset_of(r));
+        self.errors
+            .push(MapError::at(path, message).with_file_offset(offset));
+    }
+
+    fn parse(mut self) -> Result<ParsedDocument, ParseFailure> {
+        let text = &self.buffer[self.start..];
+        if let Some(first) = text.iter().position(|b| !b.is_ascii_whitespace()) {
+            if text[first] != b'{' {
+                return Err(ParseFailure::Errors(
+                    MapError::at("", "the document must be a JSON object")
+                        .with_file_offset(Some(self.start + first))
+                        .into(),
+                ));
+            }
+        }
+        let raw: RawMap = match serde_json::from_slice(text) {
+            Ok(r) => r,
+            Err(e) => {
+                let at = self.start + json_error_offset(text, &e);
+                if let Some(comma) = trailing_comma_before(self.buffer, at) {
+                    return Err(ParseFailure::TrailingComma(comma));
+                }
+                let message = match e.classify() {
+                    serde_json::error::Category::Eof => format!("the JSON ends too early ({e})"),
+                    serde_json::error::Category::Data => {
+                        format!("the document must be a JSON object ({e})")
+                    }
+                    _ => format!("invalid JSON: {e}"),
+                };
+                return Err(ParseFailure::Errors(
+                    MapError::at("", message).with_file_offset(Some(at)).into(),
+                ));
+            }
+        };
+        let doc = self.document(&raw);
+        if self.errors.is_empty() {
+            let mut doc = doc;
+            doc.warnings = self.warnings;
+            Ok(doc)
+        } else {
+            Err(ParseFailure::Errors(MapErrors(self.errors)))
+        }
+    }
+
+    fn document(&mut self, raw: &RawMap<'b>) -> ParsedDocument {
+        let hermes = raw.x_hermes_function_offsets.map(|r| self.range_of(r));
+        let Some(sections) = raw.sections else {
+            let map = self.regular_map(raw, (0, 0), String::new());
+            return ParsedDocument {
+                is_index_map: false,
+                file: map.as_ref().and_then(|m| m.file.clone()),
+                debug_id: map.as_ref().and_then(|m| m.debug_id.clone()),
+                maps: map.into_iter().collect(),
+                x_hermes_function_offsets: hermes,
+                warnings: Vec::new(),
+            };
+        };
+        self.version(raw.version, "version");
+        let file = self.optional_string(raw.file, "file");
+        let debug_id = self.debug_id(raw.debug_id, "debugId");
+        if raw.mappings.is_some() {
+            self.error(
+                "mappings".into(),
+                raw.mappings,
+                "an index map (with `sections`) must not have `mappings`",
+            );
+        }
+        let mut maps = Vec::new();
+        match serde_json::from_str::<Vec<&RawValue>>(sections.get()) {
+            Err(_) => self.error(
+                "sections".into(),
+                Some(sections),
+                "`sections` must be an array",
+            ),
+            Ok(list) => {
+                let mut previous: Option<(u32, u32)> = None;
+                for (i, raw_section) in list.into_iter().enumerate() {
+                    let path = format!("sections[{i}]");
+                    let section = is_object(raw_section)
+                        .then(|| serde_json::from_str::<RawSection>(raw_section.get()));
+                    let Some(Ok(section)) = section else {
+                        self.error(path, Some(raw_section), "a section must be an object");
+                        continue;
+                    };
+                    let Some(offset) = self.offset(section.offset, &path, raw_section) else {
+                        continue;
+                    };
+                    if let Some(prev) = previous {
+                        if offset <= prev {
+                            self.error(
+                                format!("{path}.offset"),
+                                section.offset,
+                                format!(
+                                    "sections must be ordered and must not overlap: offset {}:{} is not after the previous section's {}:{}",
+                                    offset.0, offset.1, prev.0, prev.1
+                                ),
+                            );
+                        }
+                    }
+                    previous = Some(offset);
+                    if section.url.is_some() {
+                        self.error(
+                            format!("{path}.url"),
+                            section.url,
+                            "sections with `url` (a map loaded from elsewhere) are not supported; embed the map",
+                        );
+                        continue;
+                    }
+                    let Some(map) = section.map else {
+                        self.error(
+                            format!("{path}.map"),
+                            Some(raw_section),
+                            "a section must have a `map`",
+                        );
+                        continue;
+                    };
+                    let inner = is_object(map).then(|| serde_json::from_str::<RawMap>(map.get()));
+                    let Some(Ok(inner)) = inner else {
+                        self.error(
+                            format!("{path}.map"),
+                            Some(map),
+                            "a section's `map` must be an object",
+                        );
+                        continue;
+                    };
+                    if inner.sections.is_some() {
+                        self.error(
+                            format!("{path}.map.sections"),
+                            inner.sections,
+                            "a section's map must not itself be an index map",
+                        );
+                        continue;
+                    }
+                    if let Some(m) = self.regular_map(&inner, offset, format!("{path}.map.")) {
+                        maps.push(m);
+                    }
+                }
+            }
+        }
+        ParsedDocument {
+            is_index_map: true,
+            file,
+            debug_id,
+            maps,
+            x_hermes_function_offsets: hermes,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn offset(
+        &mut self,
+        raw: Option<&RawValue>,
+        path: &str,
+        section: &RawValue,
+    ) -> Option<(u32, u32)> {
+        let Some(raw) = raw else {
+            self.error(
+                format!("{path}.offset"),
+                Some(section),
+                "a section must have an `offset`",
+            );
+            return None;
+        };
+        let offset = is_object(raw).then(|| serde_json::from_str::<RawOffset>(raw.get()));
+        let Some(Ok(offset)) = offset else {
+            self.error(
+                format!("{path}.offset"),
+                Some(raw),
+                "`offset` must be an object {line, column}",
+            );
+            return None;
+        };
+        let line = self.integer(offset.line, &format!("{path}.offset.line"), Some(raw));
+        let column = self.integer(offset.column, &format!("{path}.offset.column"), Some(raw));
+        Some((line?, column?))
+    }
+
+    /// A required non-negative integer that fits in 31 bits.
+    fn integer(
+        &mut self,
+        raw: Option<&RawValue>,
+        path: &str,
+        parent: Option<&RawValue>,
+    ) -> Option<u32> {
+        let Some(raw) = raw else {
+            self.error(path.into(), parent, "missing");
+            return None;
+        };
+        match non_negative_integer(raw) {
+            Ok(v) => Some(v),
+            Err(why) => {
+                self.error(path.into(), Some(raw), why);
+                None
+            }
+        }
+    }
+
+    fn version(&mut self, raw: Option<&RawValue>, path: &str) {
+        match raw {
+            None => self.error(path.into(), None, "`version` is missing (must be 3)"),
+            Some(r) => match serde_json::from_str::<serde_json::Number>(r.get()) {
+                Ok(n) if n.as_f64() == Some(3.0) => {}
+                Ok(n) => self.error(
+                    path.into(),
+                    Some(r),
+                    format!("unsupported version {n} (must be 3)"),
+                ),
+                Err(_) => self.error(
+                    path.into(),
+                    Some(r),
+                    format!("`version` must be the number 3, not {}", r.get()),
+                ),
+            },
+        }
+    }
+
+    fn optional_string(&mut self, raw: Option<&RawValue>, path: &str) -> Option<String> {
+        let raw = raw?;
+        match serde_json::from_str::<String>(raw.get()) {
+            Ok(s) => Some(s),
+            Err(_) => {
+                self.error(path.into(), Some(raw), format!("`{path}` must be a string"));
+                None
+            }
+        }
+    }
+
+    fn debug_id(&mut self, raw: Option<&RawValue>, path: &str) -> Option<String> {
+        let id = self.optional_string(raw, path)?;
+        if is_uuid(&id) {
+            Some(id)
+        } else {
+            let offset = raw.map(|r| self.offset_of(r));
+            self.warnings.push(
+                MapError::at(path, format!("`debugId` {id:?} is not a UUID; ignored"))
+                    .with_file_offset(offset),
+            );
+            None
+        }
+    }
+
+    /// A JSON string as a [`TextRef`], borrowed when it has no escapes.
+    fn text(&mut self, raw: &RawValue, path: &str) -> Option<TextRef> {
+        let s = raw.get();
+        if !s.starts_with('"') {
+            self.error(path.into(), Some(raw), format!("`{path}` must be a string"));
+            return None;
+        }
+        let range = self.range_of(raw);
+        let inner = range.start + 1..range.end - 1;
+        if memchr::memchr(b'\\', &self.buffer[inner.clone()]).is_none() {
+            return Some(TextRef::Buffer(inner));
+        }
+        match serde_json::from_str::<String>(s) {
+            Ok(owned) => Some(TextRef::Owned(owned.into_bytes().into_boxed_slice())),
+            Err(e) => {
+                self.error(path.into(), Some(raw), format!("invalid string: {e}"));
+                None
+            }
+        }
+    }
+
+    fn regular_map(
+        &mut self,
+        raw: &RawMap<'b>,
+        offset: (u32, u32),
+        path: String,
+    ) -> Option<ParsedMap> {
+        let errors_before = self.errors.len();
+        let p = |field: &str| format!("{path}{field}");
+        self.version(raw.version, &p("version"));
+        let file = self.optional_string(raw.file, &p("file"));
+        let source_root = self.optional_string(raw.source_root, &p("sourceRoot"));
+        let debug_id = self.debug_id(raw.debug_id, &p("debugId"));
+
+        let mut sources = Vec::new();
+        match raw.sources {
+            None => self.error(p("sources"), None, "`sources` is missing"),
+            Some(list) => match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+                Err(_) => self.error(p("sources"), Some(list), "`sources` must be an array"),
+                Ok(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        if item.get() == "null" {
+                            sources.push(None);
+                            continue;
+                        }
+                        match serde_json::from_str::<String>(item.get()) {
+                            Ok(s) => sources
+                                .push(Some(apply_source_root(source_root.as_deref(), &s).into())),
+                            Err(_) => {
+                                self.error(
+                                    format!("{}[{i}]", p("sources")),
+                                    Some(item),
+                                    "a source must be a string or null",
+                                );
+                                sources.push(None);
+                            }
+                        }
+                    }
+                }
+            },
+        }
+
+        let mut contents = Vec::new();
+        if let Some(list) = raw.sources_content {
+            match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+                Err(_) => self.error(
+                    p("sourcesContent"),
+                    Some(list),
+                    "`sourcesContent` must be an array",
+                ),
+                Ok(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        if item.get() == "null" {
+                            contents.push(None);
+                        } else if item.get().starts_with('"') {
+                            contents.push(Some(self.range_of(item)));
+                        } else {
+                            self.error(
+                                format!("{}[{i}]", p("sourcesContent")),
+                                Some(item),
+                                "a source's content must be a string or null",
+                            );
+                            contents.push(None);
+                        }
+                    }
+                }
+            }
+        }
+        contents.resize(sources.len(), None);
+
+        let mut names = Vec::new();
+        if let Some(list) = raw.names {
+            match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+                Err(_) => self.error(p("names"), Some(list), "`names` must be an array"),
+                Ok(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        match serde_json::from_str::<String>(item.get()) {
+                            Ok(s) => names.push(s.into_boxed_str()),
+                            Err(_) => {
+                                self.error(
+                                    format!("{}[{i}]", p("names")),
+                                    Some(item),
+                                    "a name must be a string",
+                                );
+                                names.push("".into());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        let mut ignore_list = Vec::new();
+        let (ignore_field, ignore_raw) = match (raw.ignore_list, raw.x_google_ignore_list) {
+            (Some(r), _) => ("ignoreList", Some(r)),
+            (None, Some(r)) => ("x_google_ignoreList", Some(r)),
+            (None, None) => ("ignoreList", None),
+        };
+        if let Some(list) = ignore_raw {
+            match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+                Err(_) => self.error(
+                    p(ignore_field),
+                    Some(list),
+                    format!("`{ignore_field}` must be an array"),
+                ),
+                Ok(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        let item_path = format!("{}[{i}]", p(ignore_field));
+                        match non_negative_integer(item) {
+                            Ok(v) if (v as usize) < sources.len() => ignore_list.push(v),
+                            Ok(v) => self.error(
+                                item_path,
+                                Some(item),
+                                format!("index {v} is out of range ({} sources)", sources.len()),
+                            ),
+                            Err(why) => self.error(item_path, Some(item), why),
+                        }
+                    }
+                }
+            }
+        }
+
+        let mappings = match raw.mappings {
+            None => {
+                self.error(p("mappings"), None, "`mappings` is missing");
+                None
+            }
+            Some(m) => self.text(m, &p("mappings")),
+        };
+        let range_mappings = raw
+            .range_mappings
+            .and_then(|r| self.text(r, &p("rangeMappings")));
+
+        if self.errors.len() > errors_before {
+            return None;
+        }
+        Some(ParsedMap {
+            offset,
+            path,
+            mappings: mappings?,
+            names,
+            sources,
+            contents,
+            ignore_list,
+            range_mappings,
+            x_facebook_sources: raw.x_facebook_sources.map(|r| self.range_of(r)),
+            scopes: raw.scopes.map(|r| self.range_of(r)),
+            debug_id,
+            file,
+        })
+    }
+}
+
+/// serde_json reports a trailing comma as "trailing comma" or, inside a skipped value, as "expected value" at the
+/// closing bracket; either way the error sits on `}` or `]` with a `,` before it (whitespace aside).
+fn trailing_comma_before(buffer: &[u8], at: usize) -> Option<usize> {
+    let mut at = at.min(buffer.len().saturating_sub(1));
+    // serde_json's column may point at or just past the bracket.
+    while at > 0 && !matches!(buffer[at], b'}' | b']') && buffer[at].is_ascii_whitespace() {
+        at -= 1;
+    }
+    if !matches!(buffer.get(at), Some(b'}') | Some(b']')) {
+        at = at.checked_sub(1)?;
+        if !matches!(buffer[at], b'}' | b']') {
+            return None;
+        }
+    }
+    let comma = buffer[..at]
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())?;
+    (buffer[comma] == b',').then_some(comma)
+}
+
+/// serde would also read a struct from an array; the format wants objects.
+fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
+fn non_negative_integer(raw: &RawValue) -> Result<u32, String> {
+    match serde_json::from_str::<serde_json::Number>(raw.get()) {
+        Ok(n) => {
+            let v = n.as_u64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                    .map(|f| f as u64)
+            });
+            match v {
+                Some(v) if v <= i32::MAX as u64 => Ok(v as u32),
+                Some(v) => Err(format!("{v} is too large (at most 2^31 - 1)")),
+                None => Err(format!("{n} is not a non-negative integer")),
+            }
+        }
+        Err(_) => Err(format!("must be a non-negative integer, not {}", raw.get())),
+    }
+}
+
+/// ECMA-426: when `sourceRoot` is set, a source is `sourceRoot` + (`/` unless it already ends with one) + source.
+pub fn apply_source_root(root: Option<&str>, source: &str) -> String {
+    match root {
+        Some(root) if !root.is_empty() => {
+            if root.ends_with('/') {
+                format!("{root}{source}")
+            } else {
+                format!("{root}/{source}")
+            }
+        }
+        _ => source.to_string(),
+    }
+}
+
+/// The canonical 8-4-4-4-12 hexadecimal form.
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ParsedDocument, String> {
+        let mut buf = text.as_bytes().to_vec();
+        parse_document(&mut buf).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn strips_bom_and_xssi_prefix() {
+        let doc = parse("\u{feff})]}'\n{\"version\":3,\"sources\":[],\"mappings\":\"\"}").unwrap();
+        assert_eq!(doc.maps.len(), 1);
+    }
+
+    #[test]
+    fn errors_name_their_field() {
+        let err = parse(r#"{"version":3,"sources":["a",4],"mappings":""}"#).unwrap_err();
+        assert!(err.contains("sources[1]"), "{err}");
+        let err = parse(r#"{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":[],"mappings":3}}]}"#).unwrap_err();
+        assert!(err.contains("sections[0].map.mappings"), "{err}");
+        let err = parse(r#"{"version":3,"sources":[],"mappings":""#).unwrap_err();
+        assert!(err.contains("ends too early"), "{err}");
+    }
+
+    #[test]
+    fn trailing_commas_are_accepted_with_a_warning() {
+        let doc = parse(r#"{"version":3,"sources":["a",],"mappings":"",}"#).unwrap();
+        assert_eq!(doc.warnings.len(), 2);
+        assert_eq!(doc.maps[0].sources, vec![Some("a".into())]);
+    }
+
+    #[test]
+    fn mappings_are_not_copied() {
+        let doc = parse(r#"{"version":3,"sources":[],"mappings":"AAAA;AACA"}"#).unwrap();
+        assert!(matches!(doc.maps[0].mappings, TextRef::Buffer(_)));
+    }
+
+    #[test]
+    fn source_root_is_joined_with_a_slash() {
+        assert_eq!(apply_source_root(Some("theroot"), "a.js"), "theroot/a.js");
+        assert_eq!(apply_source_root(Some("theroot/"), "a.js"), "theroot/a.js");
+        assert_eq!(apply_source_root(Some(""), "a.js"), "a.js");
+        assert_eq!(apply_source_root(None, "a.js"), "a.js");
+    }
+}

@@ -1,0 +1,384 @@
+//! Decoding `mappings` one segment at a time, with every ECMA-426 validity rule checked on the way.
+//!
+//! The same cursor serves the validating build pass and the lookups that resume from a [`Checkpoint`], so there is
+//! one decoder and one set of rules. Positions here are relative to the section and 0-based, as in the format.
+//!
+//! [`Checkpoint`]: crate::compact::Checkpoint
+
+use crate::error::MappingsLocation;
+use crate::vlq::{self, VlqError};
+
+/// What a segment maps to; `None` on a [`Segment`] means a 1-field segment (maps to nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SegmentOriginal {
+    /// Index into the section's own `sources`.
+    pub source: u32,
+    pub line: u32,
+    pub column: u32,
+    /// Index into the section's own `names`.
+    pub name: Option<u32>,
+}
+
+/// One decoded segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub line: u32,
+    pub column: u32,
+    /// Byte offset of the segment's first digit in `mappings`: its identity and its order in the text.
+    pub offset: u32,
+    pub original: Option<SegmentOriginal>,
+}
+
+/// The running accumulators of the format (everything but the generated column resets nowhere).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Accumulators {
+    pub source: u32,
+    pub original_line: u32,
+    pub original_column: u32,
+    pub name: u32,
+}
+
+/// How many sources and names a section has, to range-check indices.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    pub sources: u32,
+    pub names: u32,
+}
+
+/// A decoding failure, located in the `mappings` string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentError {
+    pub location: MappingsLocation,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    LineStart,
+    AfterComma,
+    AfterSegment,
+}
+
+const MAX: i64 = i32::MAX as i64;
+
+/// A forward cursor over `mappings`.
+pub struct SegmentCursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    line: u32,
+    segment_in_line: u32,
+    column: i64,
+    acc: Accumulators,
+    /// Set when resuming at a checkpoint: the next segment's absolute column is known, its delta is skipped.
+    known_column: Option<u32>,
+    expect: Expect,
+    limits: Limits,
+}
+
+impl<'a> SegmentCursor<'a> {
+    /// A cursor at the start of `mappings`.
+    pub fn new(bytes: &'a [u8], limits: Limits) -> Self {
+        SegmentCursor {
+            bytes,
+            pos: 0,
+            line: 0,
+            segment_in_line: 0,
+            column: 0,
+            acc: Accumulators::default(),
+            known_column: None,
+            expect: Expect::LineStart,
+            limits,
+        }
+    }
+
+    /// A cursor resuming at a segment whose start offset, line, absolute column and preceding accumulators are known.
+    pub fn resume(
+        bytes: &'a [u8],
+        limits: Limits,
+        offset: u32,
+        line: u32,
+        column: u32,
+        acc: Accumulators,
+    ) -> Self {
+        SegmentCursor {
+            bytes,
+            pos: offset as usize,
+            line,
+            // Only used in error messages; a resumed cursor runs over validated text.
+            segment_in_line: 0,
+            column: 0,
+            acc,
+            known_column: Some(column),
+            expect: Expect::AfterComma,
+            limits,
+        }
+    }
+
+    /// The accumulators as they stand (before the next segment).
+    pub fn accumulators(&self) -> Accumulators {
+        self.acc
+    }
+
+    /// Current generated line (the line of the next segment, once separators are consumed).
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// Byte position of the cursor.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    fn error(&self, byte: usize, message: impl Into<String>) -> SegmentError {
+        SegmentError {
+            location: MappingsLocation {
+                byte,
+                line: self.line,
+                segment: self.segment_in_line,
+            },
+            message: message.into(),
+        }
+    }
+
+    fn vlq_error(&self, byte: usize, e: VlqError, field: &str) -> SegmentError {
+        let message = match e {
+            VlqError::InvalidDigit(b) if b == b'=' => {
+                "'=' is not allowed in mappings (base64 padding is not part of VLQ)".to_string()
+            }
+            other => format!("{field}: {other}"),
+        };
+        self.error(byte, message)
+    }
+
+    /// Moves past separators to the start of the next segment; returns false at the end of the text.
+    #[inline]
+    fn skip_to_segment(&mut self) -> Result<bool, SegmentError> {
+        loop {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                if self.expect == Expect::AfterComma && self.known_column.is_none() {
+                    return Err(self.error(
+                        self.pos,
+                        "segment with zero fields (',' at the end of a line)",
+                    ));
+                }
+                return Ok(false);
+            };
+            match b {
+                b';' => {
+                    if self.expect == Expect::AfterComma {
+                        return Err(
+                            self.error(self.pos, "segment with zero fields (',' before ';')")
+                        );
+                    }
+                    self.pos += 1;
+                    self.line += 1;
+                    self.column = 0;
+                    self.segment_in_line = 0;
+                    self.expect = Expect::LineStart;
+                }
+                b',' => {
+                    if self.expect != Expect::AfterSegment {
+                        return Err(self.error(
+                            self.pos,
+                            "segment with zero fields (',' with nothing before it)",
+                        ));
+                    }
+                    self.pos += 1;
+                    self.segment_in_line += 1;
+                    self.expect = Expect::AfterComma;
+                }
+                _ => {
+                    if self.expect == Expect::AfterSegment {
+                        let what = if b == b'=' {
+                            "'=' is not allowed in mappings (base64 padding is not part of VLQ)"
+                                .to_string()
+                        } else if vlq::is_digit(b) {
+                            "segment has more than 5 fields".to_string()
+                        } else if b.is_ascii_graphic() {
+                            format!(
+                                "'{}' is not a separator (',' or ';') or a base64 digit",
+                                b as char
+                            )
+                        } else {
+                            format!("byte 0x{b:02x} is not a separator or a base64 digit")
+                        };
+                        return Err(self.error(self.pos, what));
+                    }
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    /// Whether another field of the current segment follows; a byte that is neither a digit nor a separator is an
+    /// error here, so that `AAAA.AAAA` says "bad separator" rather than "bad digit".
+    #[inline]
+    fn more_fields(&self) -> Result<bool, SegmentError> {
+        match self.bytes.get(self.pos) {
+            None | Some(b',') | Some(b';') => Ok(false),
+            Some(&b) if vlq::is_digit(b) => Ok(true),
+            Some(&b) if b == b'=' => Err(self.error(
+                self.pos,
+                "'=' is not allowed in mappings (base64 padding is not part of VLQ)",
+            )),
+            Some(&b) if b.is_ascii_graphic() => Err(self.error(
+                self.pos,
+                format!(
+                    "'{}' is not a separator (',' or ';') or a base64 digit",
+                    b as char
+                ),
+            )),
+            Some(&b) => Err(self.error(
+                self.pos,
+                format!("byte 0x{b:02x} is not a separator or a base64 digit"),
+            )),
+        }
+    }
+
+    /// Decodes the next segment, or `None` at the end.
+    #[inline]
+    pub fn next_segment(&mut self) -> Option<Result<Segment, SegmentError>> {
+        match self.skip_to_segment() {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(e) => return Some(Err(e)),
+        }
+        Some(self.decode_segment())
+    }
+
+    #[inline]
+    fn field(&mut self, what: &str) -> Result<i64, SegmentError> {
+        let start = self.pos;
+        vlq::decode_signed(self.bytes, &mut self.pos).map_err(|e| self.vlq_error(start, e, what))
+    }
+
+    fn decode_segment(&mut self) -> Result<Segment, SegmentError> {
+        let start = self.pos;
+        let delta = self.field("generated column")?;
+        let column = match self.known_column.take() {
+            Some(c) => i64::from(c),
+            None => self.column + delta,
+        };
+        if !(0..=MAX).contains(&column) {
+            return Err(self.error(start, format!("generated column {column} is out of range")));
+        }
+        self.column = column;
+        self.expect = Expect::AfterSegment;
+        let mut segment = Segment {
+            line: self.line,
+            column: column as u32,
+            offset: start as u32,
+            original: None,
+        };
+        if !self.more_fields()? {
+            return Ok(segment);
+        }
+        let source = i64::from(self.acc.source) + self.field("source index")?;
+        if !self.more_fields()? {
+            return Err(self.error(start, "segment has 2 fields (must have 1, 4 or 5)"));
+        }
+        let line = i64::from(self.acc.original_line) + self.field("original line")?;
+        if !self.more_fields()? {
+            return Err(self.error(start, "segment has 3 fields (must have 1, 4 or 5)"));
+        }
+        let col = i64::from(self.acc.original_column) + self.field("original column")?;
+        if source < 0 || source >= i64::from(self.limits.sources) {
+            return Err(self.error(
+                start,
+                format!(
+                    "source index {source} is out of range ({} sources)",
+                    self.limits.sources
+                ),
+            ));
+        }
+        if !(0..=MAX).contains(&line) {
+            return Err(self.error(start, format!("original line {line} is out of range")));
+        }
+        if !(0..=MAX).contains(&col) {
+            return Err(self.error(start, format!("original column {col} is out of range")));
+        }
+        self.acc.source = source as u32;
+        self.acc.original_line = line as u32;
+        self.acc.original_column = col as u32;
+        let mut name = None;
+        if self.more_fields()? {
+            let n = i64::from(self.acc.name) + self.field("name index")?;
+            if n < 0 || n >= i64::from(self.limits.names) {
+                return Err(self.error(
+                    start,
+                    format!(
+                        "name index {n} is out of range ({} names)",
+                        self.limits.names
+                    ),
+                ));
+            }
+            self.acc.name = n as u32;
+            name = Some(n as u32);
+        }
+        segment.original = Some(SegmentOriginal {
+            source: source as u32,
+            line: line as u32,
+            column: col as u32,
+            name,
+        });
+        Ok(segment)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(
+        text: &str,
+        sources: u32,
+        names: u32,
+    ) -> Result<Vec<(u32, u32, Option<(u32, u32, u32, Option<u32>)>)>, String> {
+        let mut c = SegmentCursor::new(text.as_bytes(), Limits { sources, names });
+        let mut out = Vec::new();
+        while let Some(s) = c.next_segment() {
+            let s =
+                s.map_err(|e| format!("{}@{}: {}", e.location.line, e.location.byte, e.message))?;
+            out.push((
+                s.line,
+                s.column,
+                s.original.map(|o| (o.source, o.line, o.column, o.name)),
+            ));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn fields_and_lines() {
+        assert_eq!(
+            decode("AAAA,CACAC;;E", 2, 2),
+            Ok(vec![
+                (0, 0, Some((0, 0, 0, None))),
+                (0, 1, Some((0, 1, 0, Some(1)))),
+                (2, 2, None),
+            ])
+        );
+        assert_eq!(decode("", 0, 0), Ok(vec![]));
+        assert_eq!(decode(";;;", 0, 0), Ok(vec![]));
+    }
+
+    #[test]
+    fn invalid_shapes() {
+        for (text, why) in [
+            (",", "zero fields"),
+            ("A,", "zero fields"),
+            ("A,;", "zero fields"),
+            ("AA", "2 fields"),
+            ("AAA", "3 fields"),
+            ("AAAAAA", "more than 5"),
+            ("AAAA.AAAA", "not a separator"),
+            ("F", "generated column -2"),
+            ("ACAA", "source index 1"),
+            ("AAAAC", "name index 1"),
+            ("A=", "padding"),
+        ] {
+            let err = decode(text, 1, 1).expect_err(text);
+            assert!(err.contains(why), "{text}: {err}");
+        }
+    }
+}
