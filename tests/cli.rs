@@ -1,1 +1,1 @@
-
+//! End-to-end tests of the `sourcemap-ls` command line.

@@ -8,6 +8,7 @@ pub mod error;
 pub mod index;
 pub mod locate;
 pub mod parse;
+pub mod position;
 pub mod reverse;
 pub mod segment;
 pub mod vlq;
@@ -18,4 +19,5 @@ pub use index::{
     GeneratedPosition, IndexOptions, MappingHit, OriginalPosition, Section, Source, SourceId,
     SourceMapIndex,
 };
+pub use position::OneBasedLine;
 pub use reverse::{ReverseEntry, ReverseIndex};

@@ -446,7 +446,12 @@ impl<'b> Parser<'b> {
         match serde_json::from_str::<String>(raw.get()) {
             Ok(s) => Some(s),
             Err(_) => {
-                self.error(path.into(), Some(raw), format!("`{path}` must be a string"));
+                let field = path.rsplit('.').next().unwrap_or(path);
+                self.error(
+                    path.into(),
+                    Some(raw),
+                    format!("`{field}` must be a string"),
+                );
                 None
             }
         }
@@ -470,7 +475,12 @@ impl<'b> Parser<'b> {
     fn text(&mut self, raw: &RawValue, path: &str) -> Option<TextRef> {
         let s = raw.get();
         if !s.starts_with('"') {
-            self.error(path.into(), Some(raw), format!("`{path}` must be a string"));
+            let field = path.rsplit('.').next().unwrap_or(path);
+            self.error(
+                path.into(),
+                Some(raw),
+                format!("`{field}` must be a string"),
+            );
             return None;
         }
         let range = self.range_of(raw);

@@ -1,1 +1,55 @@
-fn main() {}
+//! `sourcemap-ls`: the command line (`lookup`, `validate`, `stats`) over the core index.
+//!
+//! Exit codes: 0 success, 1 a map that is invalid or cannot be read, 2 a usage error.
+
+mod alloc;
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[global_allocator]
+static GLOBAL: alloc::CountingAllocator = alloc::CountingAllocator;
+
+#[derive(Parser)]
+#[command(
+    name = "sourcemap-ls",
+    version,
+    about = "Source-map language server and command line"
+)]
+struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Original positions for generated LINE:COLUMN (1-based line, 0-based UTF-16 column), or with --reverse
+    /// generated positions for an original SOURCE LINE:COLUMN. Positions come from the arguments or stdin.
+    Lookup(cli::lookup::LookupArgs),
+    /// Exit 0 when MAP is valid; else exit 1 with one located error per line on stderr.
+    Validate(cli::validate::ValidateArgs),
+    /// Size and shape of MAP and of its index, measured with a counting allocator.
+    Stats(cli::stats::StatsArgs),
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.command {
+        Some(Command::Lookup(a)) => cli::lookup::run(a),
+        Some(Command::Validate(a)) => cli::validate::run(a),
+        Some(Command::Stats(a)) => cli::stats::run(a),
+        None => {
+            eprintln!("sourcemap-ls: the language server is not part of this build yet; use a subcommand (see --help)");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            e.report();
+            e.exit_code()
+        }
+    }
+}

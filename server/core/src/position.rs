@@ -1,0 +1,76 @@
+//! Position conventions at the edges, written down once.
+//!
+//! Inside the index every position is 0-based line, 0-based column in UTF-16 code units (ECMA-426, tc39 tests, LSP).
+//! The CLI's `lookup` and mozilla/source-map count lines from 1 and columns from 0; stack traces count both from 1
+//! (that one lives with the stack-trace parser). Nothing else converts.
+
+use crate::index::GeneratedPosition;
+
+/// A position with a 1-based line and a 0-based column (mozilla/source-map, `sourcemap-ls lookup`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OneBasedLine {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl OneBasedLine {
+    /// `None` for line 0, which does not exist in this convention.
+    pub fn to_zero_based(self) -> Option<GeneratedPosition> {
+        Some(GeneratedPosition {
+            line: self.line.checked_sub(1)?,
+            column: self.column,
+        })
+    }
+
+    pub fn from_zero_based(line: u32, column: u32) -> Self {
+        OneBasedLine {
+            line: line + 1,
+            column,
+        }
+    }
+
+    /// Parses `LINE:COLUMN` or `LINE COLUMN`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let (l, c) = text
+            .split_once(':')
+            .or_else(|| text.split_once(char::is_whitespace))
+            .ok_or_else(|| format!("expected LINE:COLUMN, got {text:?}"))?;
+        let line: u32 = l
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad line {l:?} in {text:?}"))?;
+        let column: u32 = c
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad column {c:?} in {text:?}"))?;
+        if line == 0 {
+            return Err(format!("lines are 1-based here; got line 0 in {text:?}"));
+        }
+        Ok(OneBasedLine { line, column })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_both_forms() {
+        assert_eq!(
+            OneBasedLine::parse("3:0"),
+            Ok(OneBasedLine { line: 3, column: 0 })
+        );
+        assert_eq!(
+            OneBasedLine::parse(" 3  7 "),
+            Ok(OneBasedLine { line: 3, column: 7 })
+        );
+        assert!(OneBasedLine::parse("0:1").is_err());
+        assert!(OneBasedLine::parse("1:-1").is_err());
+        assert!(OneBasedLine::parse("x").is_err());
+        assert_eq!(
+            OneBasedLine { line: 3, column: 7 }.to_zero_based(),
+            Some(GeneratedPosition { line: 2, column: 7 })
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! `sourcemap-ls lookup`: generated → original (default) or original → generated (`--reverse`), one JSON object per
+//! line. Positions use mozilla/source-map's convention: 1-based line, 0-based UTF-16 column.
+
+use std::io::{BufRead, BufWriter, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use sourcemap_core::{Bias, IndexOptions, OneBasedLine, SourceId, SourceMapIndex};
+
+use super::{open_index, CliError};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum BiasArg {
+    /// Greatest lower bound: the closest mapping at or before the column (default).
+    Glb,
+    /// Least upper bound: the closest mapping at or after the column.
+    Lub,
+    /// Every generated position (`--reverse` only).
+    All,
+}
+
+#[derive(Args)]
+pub struct LookupArgs {
+    /// A source map, or a bundle whose sourceMappingURL or sidecar .map leads to one.
+    map: PathBuf,
+    /// Positions as LINE:COLUMN (with --reverse, LINE alone means the whole line). Read from stdin when absent.
+    positions: Vec<String>,
+    #[arg(long, value_enum, default_value = "glb")]
+    bias: BiasArg,
+    /// Look up generated positions for this original source (its `sources` entry with `sourceRoot` applied).
+    #[arg(long, value_name = "SOURCE")]
+    reverse: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Forward<'a> {
+    line: u32,
+    column: u32,
+    source: Option<&'a str>,
+    original_line: Option<u32>,
+    original_column: Option<u32>,
+    name: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Reverse<'a> {
+    source: &'a str,
+    original_line: u32,
+    original_column: Option<u32>,
+    line: Option<u32>,
+    column: Option<u32>,
+}
+
+/// A query position; the column is optional only for `--reverse` whole-line queries.
+struct Query {
+    line: u32,
+    column: Option<u32>,
+}
+
+fn parse_query(text: &str, allow_line_only: bool) -> Result<Query, CliError> {
+    let t = text.trim();
+    if allow_line_only && !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        let line: u32 = t
+            .parse()
+            .map_err(|_| CliError::Usage(format!("bad line {t:?}")))?;
+        if line == 0 {
+            return Err(CliError::Usage("lines are 1-based here; got line 0".into()));
+        }
+        return Ok(Query { line, column: None });
+    }
+    let p = OneBasedLine::parse(t).map_err(CliError::Usage)?;
+    Ok(Query {
+        line: p.line,
+        column: Some(p.column),
+    })
+}
+
+pub fn run(args: LookupArgs) -> Result<(), CliError> {
+    if args.reverse.is_none() && matches!(args.bias, BiasArg::All) {
+        return Err(CliError::Usage("--bias all needs --reverse".into()));
+    }
+    let index = open_index(&args.map, IndexOptions::default())?;
+    let reverse_source = match &args.reverse {
+        Some(s) => Some((s.as_str(), find_source(&index, s)?)),
+        None => None,
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut answer = |text: &str| -> Result<(), CliError> {
+        let q = parse_query(text, reverse_source.is_some())?;
+        match reverse_source {
+            None => forward(&index, &q, args.bias, &mut out),
+            Some((name, id)) => reverse(&index, name, id, &q, args.bias, &mut out),
+        }
+    };
+    if args.positions.is_empty() {
+        for line in std::io::stdin().lock().lines() {
+            let line = line.map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
+            if !line.trim().is_empty() {
+                answer(&line)?;
+            }
+        }
+    } else {
+        for p in &args.positions {
+            answer(p)?;
+        }
+    }
+    out.flush()
+        .map_err(|e| CliError::Usage(format!("writing stdout: {e}")))
+}
+
+fn bias_of(b: BiasArg) -> Bias {
+    match b {
+        BiasArg::Lub => Bias::LeastUpperBound,
+        _ => Bias::GreatestLowerBound,
+    }
+}
+
+fn map_error(e: sourcemap_core::MapError) -> CliError {
+    CliError::Map(e.to_string())
+}
+
+fn emit(out: &mut impl Write, value: &impl Serialize) -> Result<(), CliError> {
+    serde_json::to_writer(&mut *out, value).map_err(|e| CliError::Usage(e.to_string()))?;
+    out.write_all(b"\n")
+        .map_err(|e| CliError::Usage(e.to_string()))
+}
+
+fn forward(
+    index: &SourceMapIndex,
+    q: &Query,
+    bias: BiasArg,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let column = q.column.unwrap_or(0);
+    let p = OneBasedLine {
+        line: q.line,
+        column,
+    }
+    .to_zero_based()
+    .expect("parse_query rejects line 0");
+    let original = index
+        .original_position(p, bias_of(bias))
+        .map_err(map_error)?;
+    emit(
+        out,
+        &Forward {
+            line: q.line,
+            column,
+            source: original.and_then(|o| o.source_url),
+            original_line: original.map(|o| o.line + 1),
+            original_column: original.map(|o| o.column),
+            name: original.and_then(|o| o.name),
+        },
+    )
+}
+
+fn reverse(
+    index: &SourceMapIndex,
+    source: &str,
+    id: SourceId,
+    q: &Query,
+    bias: BiasArg,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let r = index.reverse(id).map_err(map_error)?;
+    let line0 = q.line - 1;
+    let mut record = |g: Option<(u32, u32)>| {
+        let g = g.map(|(l, c)| OneBasedLine::from_zero_based(l, c));
+        emit(
+            out,
+            &Reverse {
+                source,
+                original_line: q.line,
+                original_column: q.column,
+                line: g.map(|p| p.line),
+                column: g.map(|p| p.column),
+            },
+        )
+    };
+    match bias {
+        BiasArg::All => {
+            for e in r.all_generated_positions(line0, q.column) {
+                record(Some((e.generated.line, e.generated.column)))?;
+            }
+            Ok(())
+        }
+        b => {
+            let found = r.generated_position(line0, q.column.unwrap_or(0), bias_of(b));
+            record(found.map(|e| (e.generated.line, e.generated.column)))
+        }
+    }
+}
+
+/// The source named on the command line: its exact URL, else the one source whose URL ends with `/NAME`.
+fn find_source(index: &SourceMapIndex, name: &str) -> Result<SourceId, CliError> {
+    if let Some(id) = index.source_id(name) {
+        return Ok(id);
+    }
+    let suffix = format!("/{}", name.trim_start_matches("./"));
+    let matches: Vec<SourceId> = index
+        .sources()
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.url.as_deref().is_some_and(|u| u.ends_with(&suffix)))
+        .map(|(i, _)| SourceId(i as u32))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(CliError::Usage(format!(
+            "source {name:?} is not in the map"
+        ))),
+        _ => Err(CliError::Usage(format!(
+            "source {name:?} is ambiguous: it ends {} sources; give the full entry",
+            matches.len()
+        ))),
+    }
+}

@@ -1,0 +1,55 @@
+//! Subcommands. Each reports a bad or unreadable map as exit 1 with the reasons on stderr, and a bad argument as
+//! exit 2.
+
+pub mod lookup;
+pub mod stats;
+pub mod validate;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use sourcemap_core::locate::load_map;
+use sourcemap_core::{IndexOptions, MapErrors, SourceMapIndex};
+
+/// Why a subcommand failed.
+pub enum CliError {
+    /// The map (or its bundle) is unreadable or invalid: exit 1.
+    Map(String),
+    /// A bad argument or input line: exit 2.
+    Usage(String),
+}
+
+impl CliError {
+    pub fn report(&self) {
+        match self {
+            CliError::Map(m) | CliError::Usage(m) => {
+                for line in m.lines() {
+                    eprintln!("sourcemap-ls: {line}");
+                }
+            }
+        }
+    }
+
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Map(_) => ExitCode::from(1),
+            CliError::Usage(_) => ExitCode::from(2),
+        }
+    }
+}
+
+fn describe(path: &Path, errors: &MapErrors) -> String {
+    errors
+        .0
+        .iter()
+        .map(|e| format!("{}: {e}", path.display()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Reads MAP (a map, or a bundle that leads to one) and indexes it, fully validated.
+pub fn open_index(path: &Path, options: IndexOptions) -> Result<SourceMapIndex, CliError> {
+    let loaded = load_map(path).map_err(CliError::Map)?;
+    SourceMapIndex::from_bytes_with(loaded.bytes, options)
+        .map_err(|e| CliError::Map(describe(path, &e)))
+}

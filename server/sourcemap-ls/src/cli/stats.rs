@@ -1,0 +1,108 @@
+//! `sourcemap-ls stats`: the map's shape and what its index holds in memory, measured by the counting allocator.
+//!
+//! `indexBytes` = the `mappings` VLQ bytes (held, uncopied, in the file buffer) + the heap the checkpoints and line
+//! tables took, measured as the growth of live heap while every section's index was built. `otherBytes` = everything
+//! else the index holds (the rest of the file buffer: names, sources, contents; the owned names and sources; section
+//! tables), measured as the growth of live heap while the file was read and parsed, minus the VLQ bytes.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use serde::Serialize;
+use sourcemap_core::locate::load_map;
+use sourcemap_core::{IndexOptions, SourceMapIndex};
+
+use super::CliError;
+use crate::alloc::live_bytes;
+
+#[derive(Args)]
+pub struct StatsArgs {
+    /// A source map, or a bundle whose sourceMappingURL or sidecar .map leads to one.
+    map: PathBuf,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Stats {
+    sections: usize,
+    sources: usize,
+    names: usize,
+    segments: u64,
+    generated_lines: u64,
+    checkpoints: usize,
+    mappings_bytes: usize,
+    index_bytes: usize,
+    other_bytes: usize,
+    /// indexBytes ÷ mappingsBytes.
+    index_ratio: f64,
+    build_millis: f64,
+}
+
+pub fn run(args: StatsArgs) -> Result<(), CliError> {
+    let loaded = load_map(&args.map).map_err(CliError::Map)?;
+    let file_len = loaded.bytes.len();
+    let before = live_bytes() - loaded.bytes.capacity();
+    let started = Instant::now();
+    let index = SourceMapIndex::from_bytes_with(loaded.bytes, IndexOptions { lazy: true })
+        .map_err(|e| CliError::Map(format!("{}: {e}", args.map.display())))?;
+    let parsed = live_bytes();
+    index
+        .build_all()
+        .map_err(|e| CliError::Map(format!("{}: {e}", args.map.display())))?;
+    let build_millis = started.elapsed().as_secs_f64() * 1000.0;
+    let built = live_bytes();
+
+    let mut segments = 0;
+    let mut lines = 0u64;
+    let mut checkpoints = 0;
+    for i in 0..index.sections().len() {
+        let c = index.compact(i).map_err(|e| CliError::Map(e.to_string()))?;
+        segments += c.segment_count();
+        lines = lines.max(u64::from(index.sections()[i].offset.line) + u64::from(c.line_count()));
+        checkpoints += c.checkpoint_count();
+    }
+    let mappings_bytes = index.mappings_bytes();
+    let index_bytes = mappings_bytes + (built - parsed);
+    let stats = Stats {
+        sections: index.sections().len(),
+        sources: index.sources().len(),
+        names: index.sections().iter().map(|s| s.names().len()).sum(),
+        segments,
+        generated_lines: lines,
+        checkpoints,
+        mappings_bytes,
+        index_bytes,
+        other_bytes: (parsed - before).saturating_sub(mappings_bytes),
+        index_ratio: if mappings_bytes == 0 {
+            0.0
+        } else {
+            index_bytes as f64 / mappings_bytes as f64
+        },
+        build_millis,
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&stats).expect("stats serialize")
+        );
+    } else {
+        println!("map:             {} ({file_len} bytes)", args.map.display());
+        println!("sections:        {}", stats.sections);
+        println!("sources:         {}", stats.sources);
+        println!("names:           {}", stats.names);
+        println!("segments:        {}", stats.segments);
+        println!("generated lines: {}", stats.generated_lines);
+        println!("mappings bytes:  {}", stats.mappings_bytes);
+        println!(
+            "index bytes:     {} ({:.3} × mappings; {} checkpoints)",
+            stats.index_bytes, stats.index_ratio, stats.checkpoints
+        );
+        println!("other bytes:     {}", stats.other_bytes);
+        println!("build:           {:.2} ms", stats.build_millis);
+    }
+    Ok(())
+}
