@@ -1,1 +1,332 @@
-//! End-to-end tests of the `sourcemap-ls` command line.
+//! End-to-end tests of the `sourcemap-ls` command line: the real binary, real files in temporary directories.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+use sourcemap_fixtures::{metro, minified, MetroParams};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run sourcemap-ls")
+}
+
+fn run_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json_lines(o: &Output) -> Vec<Value> {
+    assert!(
+        o.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn demo(path: &str) -> String {
+    repo()
+        .join("fixtures/demo")
+        .join(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn lookup_on_the_demo_bundle_follows_its_source_mapping_url() {
+    // fixtures/demo/crash.txt: `at e (dist/app.min.js:1:50)`: V8 columns are 1-based, lookup columns 0-based.
+    let out = json_lines(&run(&[
+        "lookup",
+        &demo("dist/app.min.js"),
+        "1:49",
+        "1:370",
+        "1:100000",
+    ]));
+    assert_eq!(
+        out,
+        vec![
+            json!({"line":1,"column":49,"source":"../src/orders.js","originalLine":5,"originalColumn":23,"name":null}),
+            json!({"line":1,"column":370,"source":"../src/index.js","originalLine":18,"originalColumn":0,"name":"main"}),
+            json!({"line":1,"column":100000,"source":"../src/index.js","originalLine":18,"originalColumn":5,"name":null}),
+        ]
+    );
+    // Same answers from the map itself, and from stdin in both accepted forms.
+    let via_map = json_lines(&run_stdin(
+        &["lookup", &demo("dist/app.min.js.map")],
+        "1 49\n\n1:370\n1 100000\n",
+    ));
+    assert_eq!(via_map, out);
+}
+
+#[test]
+fn lookup_biases_and_lines_that_map_nowhere() {
+    let out = json_lines(&run(&[
+        "lookup",
+        &demo("dist/app.min.js.map"),
+        "--bias",
+        "lub",
+        "1:0",
+        "2:0",
+    ]));
+    assert_eq!(out[0]["source"], "../src/orders.js");
+    assert_eq!(
+        out[1],
+        json!({"line":2,"column":0,"source":null,"originalLine":null,"originalColumn":null,"name":null})
+    );
+}
+
+#[test]
+fn reverse_lookup_all_and_single() {
+    let map = demo("dist/app.min.js.map");
+    let all = json_lines(&run(&[
+        "lookup",
+        &map,
+        "--reverse",
+        "../src/orders.js",
+        "--bias",
+        "all",
+        "5:23",
+    ]));
+    assert_eq!(
+        all,
+        vec![
+            json!({"source":"../src/orders.js","originalLine":5,"originalColumn":23,"line":1,"column":49})
+        ]
+    );
+    // A unique suffix names the source too; a whole line gives every position on it.
+    let line = json_lines(&run(&[
+        "lookup",
+        &map,
+        "--reverse",
+        "src/orders.js",
+        "--bias",
+        "all",
+        "5",
+    ]));
+    assert!(line.len() > 3, "{line:?}");
+    assert!(line
+        .iter()
+        .all(|v| v["source"] == "../src/orders.js" && v["originalLine"] == 5));
+    let glb = json_lines(&run(&[
+        "lookup",
+        &map,
+        "--reverse",
+        "../src/orders.js",
+        "5:24",
+    ]));
+    assert_eq!(glb[0]["column"], 49);
+    let none = json_lines(&run(&[
+        "lookup",
+        &map,
+        "--reverse",
+        "../src/orders.js",
+        "--bias",
+        "lub",
+        "99:0",
+    ]));
+    assert_eq!(none[0]["line"], Value::Null);
+    let unknown = run(&["lookup", &map, "--reverse", "nope.js", "1:0"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("not in the map"));
+}
+
+#[test]
+fn exit_codes_and_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.js.map");
+    std::fs::write(
+        &bad,
+        r#"{"version":3,"sources":["a.js"],"mappings":"AAAA;AC!A"}"#,
+    )
+    .unwrap();
+    let bad = bad.to_string_lossy().into_owned();
+    let v = run(&["validate", &bad]);
+    assert_eq!(v.status.code(), Some(1));
+    let msg = stderr(&v);
+    assert!(
+        msg.contains("mappings at byte 7 (generated line 2, segment 1)"),
+        "{msg}"
+    );
+    assert!(msg.contains("'!'"), "{msg}");
+    for sub in [
+        vec!["lookup", &bad, "1:0"],
+        vec!["stats", &bad],
+        vec!["stats", "--json", &bad],
+    ] {
+        let o = run(&sub);
+        assert_eq!(o.status.code(), Some(1), "{sub:?}");
+        assert!(
+            stderr(&o).contains("mappings at byte 7"),
+            "{sub:?}: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"));
+    }
+    let missing = run(&["validate", "/definitely/not/here.map"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("cannot read"));
+    assert_eq!(
+        run(&["validate", &demo("dist/app.min.js")]).status.code(),
+        Some(0)
+    );
+    assert_eq!(run(&["validate"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["lookup", &demo("dist/app.min.js"), "0:0"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["lookup", &demo("dist/app.min.js"), "--bias", "all", "1:0"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn bundles_lead_to_their_maps() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = r#"{"version":3,"sources":["src/a.ts"],"names":["hello"],"mappings":"AAAAA"}"#;
+    // Inline data: URL (base64, with a charset parameter).
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(map);
+    let inline = dir.path().join("inline.js");
+    std::fs::write(
+        &inline,
+        format!(
+            "hello();\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,{b64}\n"
+        ),
+    )
+    .unwrap();
+    // Sidecar BUNDLE.map without any comment.
+    let sidecar = dir.path().join("side.js");
+    std::fs::write(&sidecar, "hello();\n").unwrap();
+    std::fs::write(dir.path().join("side.js.map"), map).unwrap();
+    // A relative URL into a subdirectory, with a query string.
+    std::fs::create_dir(dir.path().join("maps")).unwrap();
+    std::fs::write(dir.path().join("maps/rel.map"), map).unwrap();
+    let rel = dir.path().join("rel.js");
+    std::fs::write(&rel, "hello();\n//# sourceMappingURL=maps/rel.map?v=2\n").unwrap();
+    for bundle in [&inline, &sidecar, &rel] {
+        let out = json_lines(&run(&["lookup", &bundle.to_string_lossy(), "1:3"]));
+        assert_eq!(out[0]["source"], "src/a.ts", "{}", bundle.display());
+        assert_eq!(out[0]["name"], "hello");
+    }
+    let lonely = dir.path().join("lonely.js");
+    std::fs::write(&lonely, "x();\n").unwrap();
+    let o = run(&["lookup", &lonely.to_string_lossy(), "1:0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no source map found"), "{}", stderr(&o));
+}
+
+fn stats(path: &Path) -> Value {
+    let o = run(&["stats", "--json", &path.to_string_lossy()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Issue 2's memory bound: mappings held (VLQ + checkpoints + line tables) ≤ 1.25 × the `mappings` bytes, measured
+/// by the binary's counting allocator, on a 1M-segment one-line map and a 1M-segment index map.
+#[test]
+fn index_memory_stays_within_a_quarter_of_the_vlq() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, one_line) = minified(11, 1_000_000, 40);
+    let one_line_path = dir.path().join("one-line.js.map");
+    std::fs::write(&one_line_path, one_line).unwrap();
+    let g = metro(&MetroParams {
+        seed: 11,
+        modules: 1700,
+        mean_segments: 600,
+        huge_modules: 2,
+        sources_content: true,
+        facebook_sources: true,
+    });
+    assert!(g.segments >= 1_000_000, "{}", g.segments);
+    let sections_path = dir.path().join("sections.js.map");
+    std::fs::write(&sections_path, &g.index_map).unwrap();
+
+    for (path, sections) in [(&one_line_path, 1), (&sections_path, 1700)] {
+        let s = stats(path);
+        println!("{}: {s}", path.display());
+        assert_eq!(s["sections"], sections);
+        assert!(s["segments"].as_u64().unwrap() >= 1_000_000);
+        let mappings = s["mappingsBytes"].as_f64().unwrap();
+        let index = s["indexBytes"].as_f64().unwrap();
+        assert!(index >= mappings, "the VLQ itself is held");
+        assert!(
+            index <= 1.25 * mappings,
+            "index {index} > 1.25 × mappings {mappings}"
+        );
+        assert!(s["otherBytes"].as_u64().unwrap() > 0);
+        for key in ["sources", "names", "generatedLines", "buildMillis"] {
+            assert!(s.get(key).is_some(), "{key}");
+        }
+    }
+}
+
+/// The CLI answers what the library answers, on a generated Metro-shaped index map.
+#[test]
+fn cli_lookups_match_the_library_on_an_index_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = metro(&MetroParams::small(5));
+    let path = dir.path().join("bundle.js.map");
+    std::fs::write(&path, &g.index_map).unwrap();
+    let index = sourcemap_core::SourceMapIndex::from_bytes(g.index_map.clone()).unwrap();
+    let mut queries = String::new();
+    let mut expected = Vec::new();
+    for line in 1..=g.bundle.lines().count() as u32 {
+        for column in [0u32, 5, 17, 40] {
+            queries.push_str(&format!("{line} {column}\n"));
+            let o = index
+                .original_position(
+                    sourcemap_core::GeneratedPosition {
+                        line: line - 1,
+                        column,
+                    },
+                    sourcemap_core::Bias::GreatestLowerBound,
+                )
+                .unwrap();
+            expected.push(json!({
+                "line": line, "column": column,
+                "source": o.and_then(|o| o.source_url),
+                "originalLine": o.map(|o| o.line + 1),
+                "originalColumn": o.map(|o| o.column),
+                "name": o.and_then(|o| o.name),
+            }));
+        }
+    }
+    let got = json_lines(&run_stdin(&["lookup", &path.to_string_lossy()], &queries));
+    assert_eq!(got, expected);
+    assert!(got.iter().filter(|v| !v["source"].is_null()).count() > got.len() / 2);
+}

@@ -142,7 +142,7 @@ impl<'a> SegmentCursor<'a> {
 
     fn vlq_error(&self, byte: usize, e: VlqError, field: &str) -> SegmentError {
         let message = match e {
-            VlqError::InvalidDigit(b) if b == b'=' => {
+            VlqError::InvalidDigit(b'=') => {
                 "'=' is not allowed in mappings (base64 padding is not part of VLQ)".to_string()
             }
             other => format!("{field}: {other}"),
@@ -217,7 +217,7 @@ impl<'a> SegmentCursor<'a> {
         match self.bytes.get(self.pos) {
             None | Some(b',') | Some(b';') => Ok(false),
             Some(&b) if vlq::is_digit(b) => Ok(true),
-            Some(&b) if b == b'=' => Err(self.error(
+            Some(b'=') => Err(self.error(
                 self.pos,
                 "'=' is not allowed in mappings (base64 padding is not part of VLQ)",
             )),
@@ -329,11 +329,10 @@ impl<'a> SegmentCursor<'a> {
 mod tests {
     use super::*;
 
-    fn decode(
-        text: &str,
-        sources: u32,
-        names: u32,
-    ) -> Result<Vec<(u32, u32, Option<(u32, u32, u32, Option<u32>)>)>, String> {
+    /// (line, column, (source, line, column, name))
+    type Decoded = (u32, u32, Option<(u32, u32, u32, Option<u32>)>);
+
+    fn decode(text: &str, sources: u32, names: u32) -> Result<Vec<Decoded>, String> {
         let mut c = SegmentCursor::new(text.as_bytes(), Limits { sources, names });
         let mut out = Vec::new();
         while let Some(s) = c.next_segment() {

@@ -45,7 +45,10 @@ fn lines_strategy() -> impl Strategy<Value = Vec<Line>> {
         prop::collection::vec(
             (
                 1u32..5,
-                prop::option::weighted(0.9, (0u32..3, 0u32..40, 0u32..30, prop::option::of(0u32..4))),
+                prop::option::weighted(
+                    0.9,
+                    (0u32..3, 0u32..40, 0u32..30, prop::option::of(0u32..4)),
+                ),
             ),
             0..15,
         ),
@@ -62,21 +65,33 @@ fn flat(lines: &[Line]) -> serde_json::Value {
     })
 }
 
-fn compare(ours: &SourceMapIndex, theirs: &sourcemap::DecodedMap, max_line: u32) -> Result<usize, TestCaseError> {
+fn compare(
+    ours: &SourceMapIndex,
+    theirs: &sourcemap::DecodedMap,
+    max_line: u32,
+) -> Result<usize, TestCaseError> {
     let mut compared = 0;
     for line in 0..max_line {
         for column in 0..70 {
             let p = GeneratedPosition { line, column };
-            let Some(hit) = ours.lookup(p, Bias::GreatestLowerBound).unwrap() else { continue };
+            let Some(hit) = ours.lookup(p, Bias::GreatestLowerBound).unwrap() else {
+                continue;
+            };
             let token = theirs.lookup_token(line, column);
             prop_assert!(token.is_some(), "sourcemap found nothing at {:?}", p);
             let token = token.unwrap();
-            prop_assert_eq!((token.get_dst_line(), token.get_dst_col()), (hit.generated.line, hit.generated.column));
+            prop_assert_eq!(
+                (token.get_dst_line(), token.get_dst_col()),
+                (hit.generated.line, hit.generated.column)
+            );
             match hit.original {
                 None => prop_assert!(!token.has_source(), "1-field segment at {:?}", p),
                 Some(o) => {
                     prop_assert_eq!(token.get_source(), o.source_url);
-                    prop_assert_eq!((token.get_src_line(), token.get_src_col()), (o.line, o.column));
+                    prop_assert_eq!(
+                        (token.get_src_line(), token.get_src_col()),
+                        (o.line, o.column)
+                    );
                     prop_assert_eq!(token.get_name(), o.name);
                 }
             }

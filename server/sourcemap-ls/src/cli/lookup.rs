@@ -83,8 +83,13 @@ pub fn run(args: LookupArgs) -> Result<(), CliError> {
         return Err(CliError::Usage("--bias all needs --reverse".into()));
     }
     let index = open_index(&args.map, IndexOptions::default())?;
+    // Answers name the source as the map does (its `sources` entry with `sourceRoot` applied).
     let reverse_source = match &args.reverse {
-        Some(s) => Some((s.as_str(), find_source(&index, s)?)),
+        Some(s) => {
+            let id = find_source(&index, s)?;
+            let url = index.source(id).url.as_deref().unwrap_or(s.as_str());
+            Some((url, id))
+        }
         None => None,
     };
     let stdout = std::io::stdout();
