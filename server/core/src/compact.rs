@@ -321,7 +321,7 @@ impl CompactMappings {
             return None;
         }
         let mut original = seg.original?;
-        original.column += column - seg.column;
+        original.column = original.column.saturating_add(column - seg.column);
         Some(Hit {
             segment: *seg,
             original: Some(original),
@@ -347,7 +347,7 @@ impl CompactMappings {
             return None;
         }
         let mut original = last.original?;
-        original.line += line - last.line;
+        original.line = original.line.saturating_add(line - last.line);
         original.column = column;
         Some(Hit {
             segment: last,

@@ -96,7 +96,7 @@ impl Section {
     }
 
     /// Section-relative → global generated position.
-    fn to_global(&self, line: u32, column: u32) -> GeneratedPosition {
+    pub fn to_global(&self, line: u32, column: u32) -> GeneratedPosition {
         GeneratedPosition {
             line: self.offset.line + line,
             column: if line == 0 {

@@ -38,7 +38,6 @@ impl ReverseIndex {
                 continue;
             }
             let compact = index.compact(i)?;
-            let offset = section.offset;
             let locals = section.sources();
             let bytes = index.section_mappings(i);
             compact.for_each(bytes, |seg| {
@@ -50,14 +49,7 @@ impl ReverseIndex {
                     original_line: o.line,
                     original_column: o.column,
                     name_key: o.name.map_or(0, |n| n + 1),
-                    generated: GeneratedPosition {
-                        line: offset.line + seg.line,
-                        column: if seg.line == 0 {
-                            offset.column + seg.column
-                        } else {
-                            seg.column
-                        },
-                    },
+                    generated: section.to_global(seg.line, seg.column),
                 });
             });
         }

@@ -106,3 +106,7 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
     }
     Ok(())
 }
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
