@@ -80,9 +80,9 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
         index_ratio: if mappings_bytes == 0 {
             0.0
         } else {
-            index_bytes as f64 / mappings_bytes as f64
+            round3(index_bytes as f64 / mappings_bytes as f64)
         },
-        build_millis,
+        build_millis: round3(build_millis),
     };
     if args.json {
         println!(
