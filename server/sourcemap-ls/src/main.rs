@@ -1,9 +1,11 @@
-//! `sourcemap-ls`: the command line (`lookup`, `validate`, `stats`) over the core index.
+//! `sourcemap-ls`: the language server (no arguments, or `--stdio`) and the command line (`lookup`, `validate`,
+//! `stats`) over the core index.
 //!
 //! Exit codes: 0 success, 1 a map that is invalid or cannot be read, 2 a usage error.
 
 mod alloc;
 mod cli;
+mod lsp;
 
 use std::process::ExitCode;
 
@@ -34,6 +36,17 @@ enum Command {
     Stats(cli::stats::StatsArgs),
 }
 
+/// `tracing` to stderr (stdout carries the protocol), filtered by `RUST_LOG` (default `info`).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = match args.command {
@@ -41,8 +54,14 @@ fn main() -> ExitCode {
         Some(Command::Validate(a)) => cli::validate::run(a),
         Some(Command::Stats(a)) => cli::stats::run(a),
         None => {
-            eprintln!("sourcemap-ls: the language server is not part of this build yet; use a subcommand (see --help)");
-            return ExitCode::from(2);
+            init_logging();
+            return match lsp::run() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("sourcemap-ls: {e}");
+                    ExitCode::from(1)
+                }
+            };
         }
     };
     match result {

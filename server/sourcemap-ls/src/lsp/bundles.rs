@@ -1,0 +1,317 @@
+//! Which map a document uses: the document is a map itself; or its `sourceMappingURL` (path, `file:` or `data:`
+//! URL) in the last lines — from the open document's rope, or from the file's tail on disk when it was never
+//! opened; or a sidecar `BUNDLE.map`; or a `maps` setting (glob of bundles → map path).
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ropey::Rope;
+use sourcemap_core::locate::{
+    decode_data_url, find_source_mapping_url, looks_like_map, resolve_map_url,
+};
+
+use super::map_store::MapKey;
+use super::settings::Settings;
+
+/// How many bytes of a never-opened bundle's end are read to find its comment (a longer `data:` URL line makes
+/// the whole file be read).
+const TAIL_BYTES: u64 = 64 * 1024;
+/// How many trailing lines of an open document are searched.
+const TAIL_LINES: usize = 8;
+
+/// Where the `sourceMappingURL` value sits in the bundle (0-based line, UTF-16 columns), for diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UrlSpan {
+    pub line: u32,
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct BundleMap {
+    pub key: MapKey,
+    /// The map's bytes when it is inline.
+    pub inline: Option<Arc<Vec<u8>>>,
+    pub span: Option<UrlSpan>,
+}
+
+/// The tail of a bundle, with the line number of its first line.
+struct Tail {
+    text: Vec<u8>,
+    first_line: u32,
+    complete: bool,
+}
+
+fn tail_of_rope(rope: &Rope) -> Tail {
+    let lines = rope.len_lines();
+    let first = lines.saturating_sub(TAIL_LINES);
+    let start = rope.line_to_byte(first);
+    let mut text = Vec::with_capacity(rope.len_bytes() - start);
+    for chunk in rope.byte_slice(start..).chunks() {
+        text.extend_from_slice(chunk.as_bytes());
+    }
+    Tail {
+        text,
+        first_line: first as u32,
+        complete: true,
+    }
+}
+
+fn tail_of_file(path: &Path, whole: bool) -> std::io::Result<Tail> {
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    if whole || len <= TAIL_BYTES {
+        let mut text = Vec::with_capacity(len as usize);
+        f.read_to_end(&mut text)?;
+        return Ok(Tail {
+            text,
+            first_line: 0,
+            complete: true,
+        });
+    }
+    f.seek(SeekFrom::Start(len - TAIL_BYTES))?;
+    let mut text = Vec::with_capacity(TAIL_BYTES as usize);
+    f.read_to_end(&mut text)?;
+    // Line numbers are unknown in a partial tail; the caller reads the whole file when it needs them.
+    Ok(Tail {
+        text,
+        first_line: 0,
+        complete: false,
+    })
+}
+
+fn span_in(tail: &Tail, offset: usize, len: usize) -> Option<UrlSpan> {
+    if !tail.complete {
+        return None;
+    }
+    let before = &tail.text[..offset];
+    let line = tail.first_line + before.iter().filter(|&&b| b == b'\n').count() as u32;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let start = String::from_utf8_lossy(&before[line_start..])
+        .encode_utf16()
+        .count() as u32;
+    let value = String::from_utf8_lossy(&tail.text[offset..offset + len])
+        .encode_utf16()
+        .count() as u32;
+    Some(UrlSpan {
+        line,
+        start,
+        end: start + value,
+    })
+}
+
+fn sidecar(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".map");
+    PathBuf::from(p)
+}
+
+fn from_settings(path: &Path, settings: &Settings, folders: &[PathBuf]) -> Option<PathBuf> {
+    for (glob, map) in &settings.maps {
+        let Ok(matcher) = globset::Glob::new(glob).map(|g| g.compile_matcher()) else {
+            continue;
+        };
+        let relative = folders
+            .iter()
+            .filter_map(|f| path.strip_prefix(f).ok().map(|r| (f, r)));
+        for (folder, rel) in relative {
+            if matcher.is_match(rel) {
+                return Some(folder.join(map));
+            }
+        }
+        if matcher.is_match(path) {
+            let map = Path::new(map);
+            return Some(if map.is_absolute() {
+                map.to_path_buf()
+            } else {
+                path.parent().unwrap_or(Path::new("/")).join(map)
+            });
+        }
+    }
+    None
+}
+
+/// Why no map was found; `span` is set when the bundle names a map that cannot be used.
+#[derive(Debug, Clone)]
+pub struct NoMap {
+    pub message: String,
+    pub span: Option<UrlSpan>,
+}
+
+/// Finds the map of the document at `path` (open as `rope`, or read from disk).
+pub fn find_map(
+    path: &Path,
+    rope: Option<&Rope>,
+    settings: &Settings,
+    folders: &[PathBuf],
+) -> Result<BundleMap, NoMap> {
+    let fail = |message: String, span: Option<UrlSpan>| NoMap { message, span };
+    let tail = match rope {
+        Some(r) => tail_of_rope(r),
+        None => tail_of_file(path, false)
+            .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?,
+    };
+    if looks_like_map(&tail.text)
+        && (rope.is_some() || path.extension().is_some_and(|e| e == "map"))
+    {
+        return Ok(BundleMap {
+            key: MapKey::File(path.to_path_buf()),
+            inline: None,
+            span: None,
+        });
+    }
+    let mut found = find_source_mapping_url(&tail.text).map(|(u, at)| (u.to_string(), at));
+    let mut tail = tail;
+    // A partial tail whose last lines are very long may have cut a `data:` URL line: read it all.
+    if !tail.complete
+        && found.is_none()
+        && memchr::memchr_iter(b'\n', &tail.text).count() < TAIL_LINES
+    {
+        tail = tail_of_file(path, true)
+            .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?;
+        found = find_source_mapping_url(&tail.text).map(|(u, at)| (u.to_string(), at));
+    }
+    let mut tried = Vec::new();
+    let mut named_span = None;
+    if let Some((url, at)) = &found {
+        let span = span_in(&tail, *at, url.len());
+        named_span = Some(span.unwrap_or(UrlSpan {
+            line: 0,
+            start: 0,
+            end: 0,
+        }));
+        if url.starts_with("data:") {
+            let bytes =
+                decode_data_url(url).map_err(|e| fail(format!("sourceMappingURL: {e}"), span))?;
+            return Ok(BundleMap {
+                key: MapKey::inline(path, &bytes),
+                inline: Some(Arc::new(bytes)),
+                span,
+            });
+        }
+        match resolve_map_url(path, url) {
+            Some(p) if p.is_file() => {
+                return Ok(BundleMap {
+                    key: MapKey::File(p),
+                    inline: None,
+                    span,
+                })
+            }
+            Some(p) => tried.push(format!("{} (from sourceMappingURL)", p.display())),
+            None => tried.push(format!("{url} (not a local file)")),
+        }
+    }
+    let side = sidecar(path);
+    if side.is_file() {
+        return Ok(BundleMap {
+            key: MapKey::File(side),
+            inline: None,
+            span: None,
+        });
+    }
+    tried.push(side.display().to_string());
+    if let Some(p) = from_settings(path, settings, folders) {
+        return Ok(BundleMap {
+            key: MapKey::File(p),
+            inline: None,
+            span: None,
+        });
+    }
+    Err(fail(
+        format!(
+            "no source map found for {}: tried {}",
+            path.display(),
+            tried.join(", ")
+        ),
+        named_span,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_maps_by_comment_sidecar_and_setting() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("a.js.map"), "{}").unwrap();
+        std::fs::write(d.join("a.js"), "x\n//# sourceMappingURL=a.js.map\n").unwrap();
+        let m = find_map(&d.join("a.js"), None, &Settings::default(), &[]).unwrap();
+        assert_eq!(m.key, MapKey::File(d.join("a.js.map")));
+        assert_eq!(
+            m.span,
+            Some(UrlSpan {
+                line: 1,
+                start: 21,
+                end: 29
+            })
+        );
+
+        std::fs::write(d.join("b.js"), "x\n").unwrap();
+        std::fs::write(d.join("b.js.map"), "{}").unwrap();
+        assert_eq!(
+            find_map(&d.join("b.js"), None, &Settings::default(), &[])
+                .unwrap()
+                .key,
+            MapKey::File(d.join("b.js.map"))
+        );
+
+        std::fs::write(d.join("c.bundle"), "x\n").unwrap();
+        let settings = Settings {
+            maps: vec![("*.bundle".into(), "maps/c.map".into())],
+            ..Settings::default()
+        };
+        let m = find_map(&d.join("c.bundle"), None, &settings, &[d.to_path_buf()]).unwrap();
+        assert_eq!(m.key, MapKey::File(d.join("maps/c.map")));
+        assert!(find_map(&d.join("c.bundle"), None, &Settings::default(), &[]).is_err());
+    }
+
+    #[test]
+    fn reads_the_open_text_and_long_tails() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("x.map"), "{}").unwrap();
+        // The open document says something else than the disk.
+        std::fs::write(d.join("e.js"), "y\n").unwrap();
+        let rope = Rope::from_str("y\n//# sourceMappingURL=x.map");
+        assert_eq!(
+            find_map(&d.join("e.js"), Some(&rope), &Settings::default(), &[])
+                .unwrap()
+                .key,
+            MapKey::File(d.join("x.map"))
+        );
+        // A big bundle: the comment is found in the tail (its line number is only known for open documents).
+        let mut big = "a;\n".repeat(50_000);
+        big.push_str("//# sourceMappingURL=x.map\n");
+        std::fs::write(d.join("big.js"), &big).unwrap();
+        let m = find_map(&d.join("big.js"), None, &Settings::default(), &[]).unwrap();
+        assert_eq!(m.key, MapKey::File(d.join("x.map")));
+        let m = find_map(
+            &d.join("big.js"),
+            Some(&Rope::from_str(&big)),
+            &Settings::default(),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(m.span.unwrap().line, 50_000);
+        // A data: URL longer than the tail window.
+        use base64::Engine;
+        let map = format!(
+            r#"{{"version":3,"sources":["s.js"],"names":[],"mappings":"AAAA","x":"{}"}}"#,
+            "z".repeat(100_000)
+        );
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&map);
+        std::fs::write(
+            d.join("inline.js"),
+            format!("a;\n//# sourceMappingURL=data:application/json;base64,{b64}\n"),
+        )
+        .unwrap();
+        let m = find_map(&d.join("inline.js"), None, &Settings::default(), &[]).unwrap();
+        assert_eq!(m.inline.unwrap().len(), map.len());
+    }
+}

@@ -1,0 +1,97 @@
+//! Diagnostics: an invalid or unreadable map is reported on the bundle (on its `sourceMappingURL`) and on the map
+//! document when it is open, with the validation message and location. A script without any map gets none.
+
+use std::path::Path;
+
+use tower_lsp::lsp_types::{Diagnostic, DiagnosticSeverity, Position, Range, Url};
+
+use super::map_store::LoadError;
+use super::position::offset_to_position;
+use super::server::{Backend, MapProblem};
+
+/// At most this many diagnostics per document: a broken map can have thousands of errors.
+const MAX_DIAGNOSTICS: usize = 50;
+
+fn diagnostic(range: Range, message: String) -> Diagnostic {
+    Diagnostic {
+        range,
+        severity: Some(DiagnosticSeverity::ERROR),
+        source: Some("sourcemap-ls".into()),
+        message,
+        ..Default::default()
+    }
+}
+
+/// Diagnostics for the map file itself, placed at each error's byte offset in the file.
+fn on_map_file(path: &Path, error: &LoadError) -> Vec<Diagnostic> {
+    let text = std::fs::read(path).unwrap_or_default();
+    match error {
+        LoadError::Invalid(errors) => errors
+            .0
+            .iter()
+            .take(MAX_DIAGNOSTICS)
+            .map(|e| {
+                let start = e
+                    .location
+                    .file_offset
+                    .map_or(Position::new(0, 0), |o| offset_to_position(&text, o));
+                let end = e
+                    .location
+                    .file_offset
+                    .map_or(start, |o| offset_to_position(&text, o + 1));
+                diagnostic(Range::new(start, end), e.to_string())
+            })
+            .collect(),
+        other => vec![diagnostic(Range::default(), other.to_string())],
+    }
+}
+
+pub async fn publish(b: &Backend, uri: Url) {
+    if b.rope(&uri).is_none() {
+        return;
+    }
+    let Ok(path) = uri.to_file_path() else { return };
+    let diagnostics = match b.map_for(&uri).await {
+        Ok(_) | Err(MapProblem::NotAFile) => Vec::new(),
+        Err(MapProblem::NoMap(n)) => match n.span {
+            Some(s) => vec![diagnostic(
+                Range::new(Position::new(s.line, s.start), Position::new(s.line, s.end)),
+                n.message,
+            )],
+            None => Vec::new(),
+        },
+        Err(MapProblem::Load { span, key, error }) => {
+            let map_path = key.file().map(Path::to_path_buf);
+            if map_path.as_deref() == Some(path.as_path()) {
+                on_map_file(&path, &error)
+            } else {
+                // Also on the map document, when it is open.
+                if let Some(mp) = &map_path {
+                    if let Ok(map_uri) = Url::from_file_path(mp) {
+                        if b.rope(&map_uri).is_some() {
+                            b.client
+                                .publish_diagnostics(map_uri, on_map_file(mp, &error), None)
+                                .await;
+                        }
+                    }
+                }
+                let range = span.map_or(Range::default(), |s| {
+                    Range::new(Position::new(s.line, s.start), Position::new(s.line, s.end))
+                });
+                let prefix = map_path.map_or("inline source map".to_string(), |p| {
+                    format!("source map {}", p.display())
+                });
+                match &*error {
+                    LoadError::Invalid(errors) => errors
+                        .0
+                        .iter()
+                        .take(MAX_DIAGNOSTICS)
+                        .map(|e| diagnostic(range, format!("{prefix}: {e}")))
+                        .collect(),
+                    other => vec![diagnostic(range, format!("{prefix}: {other}"))],
+                }
+            }
+        }
+    };
+    b.client.publish_diagnostics(uri, diagnostics, None).await;
+}

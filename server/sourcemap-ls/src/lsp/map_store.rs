@@ -1,0 +1,398 @@
+//! `MapStore`: one index per map, shared by every document that uses it, never stale.
+//!
+//! A map file is keyed by its path; each cached index remembers the file's stamp (size + modification time) when it
+//! was read. Every request stats the file first: a different stamp means a new entry and a rebuild; a stamp that
+//! changes while the file is being read or indexed means the result is thrown away and the build retried. So an
+//! answer always comes from an index of the file as it is now. Inline (`data:` URL) maps are keyed by the bundle and
+//! a hash of their bytes. Building runs on the blocking pool, never on the async workers, with `$/progress` for maps
+//! large enough to take noticeable time.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
+
+use sourcemap_core::{MapErrors, SourceMapIndex};
+use tokio::sync::OnceCell;
+use tower_lsp::lsp_types::notification::Progress;
+use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
+use tower_lsp::lsp_types::{
+    NumberOrString, ProgressParams, ProgressParamsValue, WorkDoneProgress, WorkDoneProgressBegin,
+    WorkDoneProgressCreateParams, WorkDoneProgressEnd,
+};
+use tower_lsp::Client;
+
+use super::outline::Module;
+
+/// Maps at least this big get a progress notification while they are indexed.
+const PROGRESS_THRESHOLD: u64 = 4 << 20;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MapKey {
+    File(PathBuf),
+    Inline { bundle: PathBuf, hash: u64 },
+}
+
+impl MapKey {
+    pub fn inline(bundle: &Path, bytes: &[u8]) -> MapKey {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        MapKey::Inline {
+            bundle: bundle.to_path_buf(),
+            hash: h.finish(),
+        }
+    }
+
+    /// A string form, used in virtual document URIs.
+    pub fn to_uri_string(&self) -> String {
+        match self {
+            MapKey::File(p) => format!("file:{}", p.display()),
+            MapKey::Inline { bundle, hash } => format!("inline:{hash:016x}:{}", bundle.display()),
+        }
+    }
+
+    pub fn from_uri_string(s: &str) -> Option<MapKey> {
+        if let Some(p) = s.strip_prefix("file:") {
+            return Some(MapKey::File(PathBuf::from(p)));
+        }
+        let rest = s.strip_prefix("inline:")?;
+        let (hash, bundle) = rest.split_once(':')?;
+        Some(MapKey::Inline {
+            bundle: PathBuf::from(bundle),
+            hash: u64::from_str_radix(hash, 16).ok()?,
+        })
+    }
+
+    /// The directory relative sources resolve against.
+    pub fn dir(&self) -> Option<&Path> {
+        match self {
+            MapKey::File(p) => p.parent(),
+            MapKey::Inline { bundle, .. } => bundle.parent(),
+        }
+    }
+
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            MapKey::File(p) => Some(p),
+            MapKey::Inline { .. } => None,
+        }
+    }
+}
+
+/// A built index and what the server keeps beside it.
+#[derive(Debug)]
+pub struct LoadedMap {
+    pub key: MapKey,
+    pub index: SourceMapIndex,
+    /// Bundle outline, computed on first `documentSymbol`.
+    pub outline: OnceLock<Vec<Module>>,
+}
+
+#[derive(Debug)]
+pub enum LoadError {
+    Unreadable(String),
+    TooBig {
+        bytes: u64,
+        limit: u64,
+    },
+    Invalid(MapErrors),
+    /// The file changed while it was read: retried, never answered from.
+    Changed,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Unreadable(m) => f.write_str(m),
+            LoadError::TooBig { bytes, limit } => {
+                write!(
+                    f,
+                    "the map is {bytes} bytes, above the limit sourcemap.maxMapBytes = {limit}"
+                )
+            }
+            LoadError::Invalid(e) => write!(f, "{e}"),
+            LoadError::Changed => f.write_str("the map kept changing while it was read"),
+        }
+    }
+}
+
+type Built = Result<Arc<LoadedMap>, Arc<LoadError>>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+fn stamp(path: &Path) -> Result<Stamp, String> {
+    let m = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !m.is_file() {
+        return Err(format!("{} is not a file", path.display()));
+    }
+    Ok(Stamp {
+        len: m.len(),
+        modified: m.modified().ok(),
+    })
+}
+
+struct Entry {
+    stamp: Option<Stamp>,
+    cell: OnceCell<Built>,
+}
+
+#[derive(Default)]
+pub struct MapStore {
+    entries: Mutex<HashMap<MapKey, Arc<Entry>>>,
+    client: OnceLock<Client>,
+    progress_supported: AtomicBool,
+    next_token: AtomicU64,
+}
+
+impl MapStore {
+    pub fn set_client(&self, client: Client, progress_supported: bool) {
+        let _ = self.client.set(client);
+        self.progress_supported
+            .store(progress_supported, Ordering::Relaxed);
+    }
+
+    /// Every index built so far that is still current.
+    pub fn loaded(&self) -> Vec<Arc<LoadedMap>> {
+        let entries = self.entries.lock().expect("map store lock");
+        entries
+            .values()
+            .filter_map(|e| e.cell.get().and_then(|r| r.as_ref().ok().cloned()))
+            .collect()
+    }
+
+    /// Drops cached indexes of this file (a watched-file event); the next request rebuilds.
+    pub fn invalidate(&self, path: &Path) {
+        self.entries
+            .lock()
+            .expect("map store lock")
+            .retain(|k, _| k.file() != Some(path));
+    }
+
+    fn remove_if_same(&self, key: &MapKey, entry: &Arc<Entry>) {
+        let mut entries = self.entries.lock().expect("map store lock");
+        if entries.get(key).is_some_and(|e| Arc::ptr_eq(e, entry)) {
+            entries.remove(key);
+        }
+    }
+
+    /// The index of an inline map (content-addressed, so never stale).
+    pub async fn load_inline(&self, key: MapKey, bytes: Arc<Vec<u8>>) -> Built {
+        let entry = {
+            let mut entries = self.entries.lock().expect("map store lock");
+            entries
+                .entry(key.clone())
+                .or_insert_with(|| {
+                    Arc::new(Entry {
+                        stamp: None,
+                        cell: OnceCell::new(),
+                    })
+                })
+                .clone()
+        };
+        entry
+            .cell
+            .get_or_init(|| async move {
+                let k = key.clone();
+                let task = tokio::task::spawn_blocking(move || {
+                    SourceMapIndex::from_bytes(bytes.to_vec())
+                        .map(|index| {
+                            Arc::new(LoadedMap {
+                                key: k,
+                                index,
+                                outline: OnceLock::new(),
+                            })
+                        })
+                        .map_err(|e| Arc::new(LoadError::Invalid(e)))
+                });
+                task.await.unwrap_or_else(|e| {
+                    Err(Arc::new(LoadError::Unreadable(format!(
+                        "indexing failed: {e}"
+                    ))))
+                })
+            })
+            .await
+            .clone()
+    }
+
+    /// The index of the map file at `path`, as the file is now.
+    pub async fn load_file(&self, path: &Path, max_bytes: u64) -> Built {
+        let key = MapKey::File(path.to_path_buf());
+        for _ in 0..4 {
+            let now = stamp(path).map_err(|e| Arc::new(LoadError::Unreadable(e)))?;
+            if now.len > max_bytes {
+                return Err(Arc::new(LoadError::TooBig {
+                    bytes: now.len,
+                    limit: max_bytes,
+                }));
+            }
+            let entry = {
+                let mut entries = self.entries.lock().expect("map store lock");
+                match entries.get(&key) {
+                    Some(e) if e.stamp == Some(now) => e.clone(),
+                    _ => {
+                        let e = Arc::new(Entry {
+                            stamp: Some(now),
+                            cell: OnceCell::new(),
+                        });
+                        entries.insert(key.clone(), e.clone());
+                        e
+                    }
+                }
+            };
+            let result = entry
+                .cell
+                .get_or_init(|| self.build_file(path.to_path_buf(), now))
+                .await
+                .clone();
+            let changed = matches!(&result, Err(e) if matches!(**e, LoadError::Changed));
+            if changed || stamp(path).ok() != Some(now) {
+                self.remove_if_same(&key, &entry);
+                continue;
+            }
+            return result;
+        }
+        Err(Arc::new(LoadError::Changed))
+    }
+
+    async fn build_file(&self, path: PathBuf, expected: Stamp) -> Built {
+        let progress = (expected.len >= PROGRESS_THRESHOLD).then(|| self.start_progress(&path));
+        let p = path.clone();
+        let task = tokio::task::spawn_blocking(move || -> Built {
+            let bytes = std::fs::read(&p).map_err(|e| {
+                Arc::new(LoadError::Unreadable(format!(
+                    "cannot read {}: {e}",
+                    p.display()
+                )))
+            })?;
+            if stamp(&p).ok() != Some(expected) || bytes.len() as u64 != expected.len {
+                return Err(Arc::new(LoadError::Changed));
+            }
+            let index =
+                SourceMapIndex::from_bytes(bytes).map_err(|e| Arc::new(LoadError::Invalid(e)))?;
+            Ok(Arc::new(LoadedMap {
+                key: MapKey::File(p),
+                index,
+                outline: OnceLock::new(),
+            }))
+        });
+        let result = task.await.unwrap_or_else(|e| {
+            Err(Arc::new(LoadError::Unreadable(format!(
+                "indexing failed: {e}"
+            ))))
+        });
+        if let Some(done) = progress.flatten() {
+            let _ = done.send(result.is_ok());
+        }
+        tracing::info!(path = %path.display(), ok = result.is_ok(), "indexed map");
+        result
+    }
+
+    /// Reports `$/progress` from a spawned task (a client request awaited inside a handler could deadlock).
+    fn start_progress(&self, path: &Path) -> Option<tokio::sync::oneshot::Sender<bool>> {
+        if !self.progress_supported.load(Ordering::Relaxed) {
+            return None;
+        }
+        let client = self.client.get()?.clone();
+        let (tx, rx) = tokio::sync::oneshot::channel::<bool>();
+        let n = self.next_token.fetch_add(1, Ordering::Relaxed);
+        let token = NumberOrString::String(format!("sourcemap-ls/index/{n}"));
+        let message = path.display().to_string();
+        tokio::spawn(async move {
+            let created = client
+                .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                    token: token.clone(),
+                })
+                .await;
+            if created.is_err() {
+                return;
+            }
+            client
+                .send_notification::<Progress>(ProgressParams {
+                    token: token.clone(),
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(
+                        WorkDoneProgressBegin {
+                            title: "Indexing source map".into(),
+                            cancellable: Some(false),
+                            message: Some(message),
+                            percentage: None,
+                        },
+                    )),
+                })
+                .await;
+            let ok = rx.await.unwrap_or(false);
+            client
+                .send_notification::<Progress>(ProgressParams {
+                    token,
+                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(
+                        WorkDoneProgressEnd {
+                            message: Some(if ok { "indexed" } else { "failed" }.into()),
+                        },
+                    )),
+                })
+                .await;
+        });
+        Some(tx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip_through_uris() {
+        for key in [
+            MapKey::File(PathBuf::from("/w/a b/x.js.map")),
+            MapKey::Inline {
+                bundle: PathBuf::from("/w/y.js"),
+                hash: 0xdead_beef,
+            },
+        ] {
+            assert_eq!(MapKey::from_uri_string(&key.to_uri_string()), Some(key));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_rewritten_map_is_rebuilt_and_never_answered_from_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.js.map");
+        std::fs::write(
+            &path,
+            r#"{"version":3,"sources":["one.js"],"mappings":"AAAA"}"#,
+        )
+        .unwrap();
+        let store = MapStore::default();
+        let first = store.load_file(&path, u64::MAX).await.unwrap();
+        assert_eq!(first.index.sources()[0].url.as_deref(), Some("one.js"));
+        // Same size, different content: the modification time tells them apart.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(
+            &path,
+            r#"{"version":3,"sources":["two.js"],"mappings":"AAAA"}"#,
+        )
+        .unwrap();
+        let second = store.load_file(&path, u64::MAX).await.unwrap();
+        assert_eq!(second.index.sources()[0].url.as_deref(), Some("two.js"));
+        std::fs::write(&path, "{").unwrap();
+        assert!(matches!(
+            *store.load_file(&path, u64::MAX).await.unwrap_err(),
+            LoadError::Invalid(_)
+        ));
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(
+            *store.load_file(&path, u64::MAX).await.unwrap_err(),
+            LoadError::Unreadable(_)
+        ));
+        std::fs::write(&path, r#"{"version":3,"sources":[],"mappings":""}"#).unwrap();
+        assert!(matches!(
+            *store.load_file(&path, 5).await.unwrap_err(),
+            LoadError::TooBig { .. }
+        ));
+    }
+}

@@ -1,0 +1,28 @@
+//! `textDocument/definition` on a bundle → the original position: a `file:` URI when the source resolves to a local
+//! file, else a `sourcemap-source:` virtual document.
+
+use sourcemap_core::Bias;
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse};
+
+use super::original_location;
+use crate::lsp::position::to_generated;
+use crate::lsp::server::{internal, Backend};
+
+pub async fn definition(
+    b: &Backend,
+    params: GotoDefinitionParams,
+) -> Result<Option<GotoDefinitionResponse>> {
+    let uri = params.text_document_position_params.text_document.uri;
+    let position = params.text_document_position_params.position;
+    let Ok(map) = b.map_for(&uri).await else {
+        return Ok(None);
+    };
+    let original = map
+        .index
+        .original_position(to_generated(position), Bias::GreatestLowerBound)
+        .map_err(|e| internal(e.to_string()))?;
+    Ok(original
+        .and_then(|o| original_location(b, &map, &o))
+        .map(GotoDefinitionResponse::Scalar))
+}

@@ -1,0 +1,54 @@
+//! `textDocument/documentSymbol` on a bundle: one symbol per module (a section of an index map, or a run of one
+//! source in a flat map), named by its source path, spanning its generated range.
+
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{
+    DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse, Position, Range, SymbolKind,
+};
+
+use crate::lsp::outline::outline;
+use crate::lsp::server::{internal, Backend};
+
+pub async fn document_symbol(
+    b: &Backend,
+    params: DocumentSymbolParams,
+) -> Result<Option<DocumentSymbolResponse>> {
+    let uri = params.text_document.uri;
+    let Ok(map) = b.map_for(&uri).await else {
+        return Ok(None);
+    };
+    // The document's end closes the last module; an unopened bundle ends after its last line with mappings.
+    let doc_end = b.rope(&uri).map(|r| {
+        let last = r.len_lines().saturating_sub(1);
+        Position::new(last as u32, r.line(last).len_utf16_cu() as u32)
+    });
+    let m = map.clone();
+    let modules =
+        tokio::task::spawn_blocking(move || m.outline.get_or_init(|| outline(&m.index)).clone())
+            .await
+            .map_err(|e| internal(format!("outline failed: {e}")))?;
+    #[allow(deprecated)]
+    let symbols = modules
+        .iter()
+        .map(|module| {
+            let start = Position::new(module.start.line, module.start.column);
+            let end = match module.end {
+                Some(e) => Position::new(e.line, e.column),
+                None => doc_end
+                    .filter(|e| *e >= start)
+                    .unwrap_or(Position::new(start.line + 1, 0)),
+            };
+            DocumentSymbol {
+                name: module.name.clone(),
+                detail: Some(format!("lines {}–{}", start.line + 1, end.line + 1)),
+                kind: SymbolKind::MODULE,
+                tags: None,
+                deprecated: None,
+                range: Range::new(start, end),
+                selection_range: Range::new(start, start),
+                children: None,
+            }
+        })
+        .collect();
+    Ok(Some(DocumentSymbolResponse::Nested(symbols)))
+}

@@ -1,0 +1,56 @@
+//! One file per request.
+
+pub mod definition;
+pub mod document_symbol;
+pub mod generated_positions;
+pub mod hover;
+pub mod original_position;
+pub mod source_content;
+
+use std::borrow::Cow;
+
+use sourcemap_core::{OriginalPosition, SourceId};
+use tower_lsp::lsp_types::{Location, Position, Range, Url};
+
+use super::map_store::LoadedMap;
+use super::server::Backend;
+use super::sources;
+
+/// Where an original position is for the editor: the local file when the source resolves to one, else a
+/// `sourcemap-source:` virtual document when the map carries the source's content.
+pub fn original_location(
+    b: &Backend,
+    map: &LoadedMap,
+    o: &OriginalPosition<'_>,
+) -> Option<Location> {
+    let uri = source_uri(b, map, o.source)?;
+    let p = Position::new(o.line, o.column);
+    Some(Location::new(uri, Range::new(p, p)))
+}
+
+pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
+    let url = map.index.source(id).url.as_deref();
+    if let Some(url) = url {
+        let settings = b.settings();
+        if let Some(path) =
+            sources::resolve(url, map.key.dir(), &settings.path_overrides, &b.folders())
+        {
+            return Url::from_file_path(path).ok();
+        }
+    }
+    map.index
+        .source_content(id)
+        .is_some()
+        .then(|| sources::virtual_uri(&map.key.to_uri_string(), id.0, url))
+}
+
+/// The source's text: `sourcesContent`, else the resolved local file.
+pub fn source_text<'a>(b: &Backend, map: &'a LoadedMap, id: SourceId) -> Option<Cow<'a, str>> {
+    if let Some(c) = map.index.source_content(id) {
+        return Some(c);
+    }
+    let url = map.index.source(id).url.as_deref()?;
+    let settings = b.settings();
+    let path = sources::resolve(url, map.key.dir(), &settings.path_overrides, &b.folders())?;
+    std::fs::read_to_string(path).ok().map(Cow::Owned)
+}

@@ -1,0 +1,47 @@
+//! `sourcemap/originalPosition` `{textDocument:{uri}, position}` → `{source, uri, line, character, name}` (0-based
+//! in the original source) or null.
+
+use serde::{Deserialize, Serialize};
+use sourcemap_core::Bias;
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{Position, TextDocumentIdentifier, Url};
+
+use super::original_location;
+use crate::lsp::position::to_generated;
+use crate::lsp::server::{internal, Backend};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Params {
+    pub text_document: TextDocumentIdentifier,
+    pub position: Position,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    pub source: Option<String>,
+    /// Where the editor can open it (file or virtual document); null when neither exists.
+    pub uri: Option<Url>,
+    pub line: u32,
+    pub character: u32,
+    pub name: Option<String>,
+}
+
+pub async fn original_position(b: &Backend, params: Params) -> Result<Option<Answer>> {
+    let map = match b.map_for(&params.text_document.uri).await {
+        Ok(m) => m,
+        Err(e) => return Err(internal(e.to_string())),
+    };
+    let original = map
+        .index
+        .original_position(to_generated(params.position), Bias::GreatestLowerBound)
+        .map_err(|e| internal(e.to_string()))?;
+    Ok(original.map(|o| Answer {
+        source: o.source_url.map(str::to_string),
+        uri: original_location(b, &map, &o).map(|l| l.uri),
+        line: o.line,
+        character: o.column,
+        name: o.name.map(str::to_string),
+    }))
+}

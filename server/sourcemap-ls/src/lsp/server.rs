@@ -1,0 +1,453 @@
+//! The `Backend`: state shared by all handlers, the `LanguageServer` trait, and the helpers requests share.
+//! Each request's logic lives in its own file under `requests/`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use ropey::Rope;
+use tower_lsp::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp::lsp_types::*;
+use tower_lsp::{Client, LanguageServer};
+
+use super::bundles::{find_map, BundleMap, NoMap};
+use super::documents::Documents;
+use super::guard::guarded;
+use super::map_store::{LoadError, LoadedMap, MapKey, MapStore};
+use super::settings::Settings;
+use super::{diagnostics, requests};
+
+pub struct Backend {
+    pub client: Client,
+    pub docs: Mutex<Documents>,
+    pub maps: MapStore,
+    pub settings: RwLock<Settings>,
+    pub folders: RwLock<Vec<PathBuf>>,
+    /// Map → the bundles known to use it (for reverse navigation and diagnostics).
+    pub links: Mutex<HashMap<MapKey, BTreeSet<PathBuf>>>,
+}
+
+/// Why a document has no usable map.
+#[derive(Debug)]
+pub enum MapProblem {
+    NotAFile,
+    NoMap(NoMap),
+    Load {
+        span: Option<super::bundles::UrlSpan>,
+        key: MapKey,
+        error: Arc<LoadError>,
+    },
+}
+
+impl std::fmt::Display for MapProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MapProblem::NotAFile => f.write_str("not a file: URI"),
+            MapProblem::NoMap(n) => f.write_str(&n.message),
+            MapProblem::Load { error, .. } => write!(f, "{error}"),
+        }
+    }
+}
+
+pub fn internal(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: message.into().into(),
+        data: None,
+    }
+}
+
+pub fn invalid_params(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into().into(),
+        data: None,
+    }
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Self {
+        Backend {
+            client,
+            docs: Mutex::new(Documents::default()),
+            maps: MapStore::default(),
+            settings: RwLock::new(Settings::default()),
+            folders: RwLock::new(Vec::new()),
+            links: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings.read().expect("settings lock").clone()
+    }
+
+    pub fn folders(&self) -> Vec<PathBuf> {
+        self.folders.read().expect("folders lock").clone()
+    }
+
+    pub fn rope(&self, uri: &Url) -> Option<Rope> {
+        self.docs
+            .lock()
+            .expect("documents lock")
+            .get(uri)
+            .map(|d| d.rope.clone())
+    }
+
+    /// Finds which map a document uses (no index built yet).
+    pub async fn bundle_map(
+        &self,
+        uri: &Url,
+    ) -> std::result::Result<(PathBuf, BundleMap), MapProblem> {
+        let path = uri.to_file_path().map_err(|_| MapProblem::NotAFile)?;
+        let rope = self.rope(uri);
+        let settings = self.settings();
+        let folders = self.folders();
+        let p = path.clone();
+        let found =
+            tokio::task::spawn_blocking(move || find_map(&p, rope.as_ref(), &settings, &folders))
+                .await
+                .map_err(|e| {
+                    MapProblem::NoMap(NoMap {
+                        message: format!("finding the map failed: {e}"),
+                        span: None,
+                    })
+                })?
+                .map_err(MapProblem::NoMap)?;
+        Ok((path, found))
+    }
+
+    /// The current index of the document's map (built or rebuilt as needed).
+    pub async fn map_for(&self, uri: &Url) -> std::result::Result<Arc<LoadedMap>, MapProblem> {
+        let (path, found) = self.bundle_map(uri).await?;
+        if found.key.file() != Some(path.as_path()) {
+            self.links
+                .lock()
+                .expect("links lock")
+                .entry(found.key.clone())
+                .or_default()
+                .insert(path);
+        }
+        self.load(&found).await
+    }
+
+    pub async fn load(&self, found: &BundleMap) -> std::result::Result<Arc<LoadedMap>, MapProblem> {
+        let result = match (&found.key, &found.inline) {
+            (key @ MapKey::Inline { .. }, Some(bytes)) => {
+                self.maps.load_inline(key.clone(), bytes.clone()).await
+            }
+            (MapKey::File(p), _) => self.maps.load_file(p, self.settings().max_map_bytes).await,
+            (MapKey::Inline { .. }, None) => Err(Arc::new(LoadError::Unreadable(
+                "inline map without bytes".into(),
+            ))),
+        };
+        result.map_err(|error| MapProblem::Load {
+            span: found.span,
+            key: found.key.clone(),
+            error,
+        })
+    }
+
+    /// The index behind a map key from a virtual URI: a file is (re)loaded; an inline map must be loaded already.
+    pub async fn map_by_key(&self, key: &MapKey) -> Result<Arc<LoadedMap>> {
+        match key {
+            MapKey::File(p) => self
+                .maps
+                .load_file(p, self.settings().max_map_bytes)
+                .await
+                .map_err(|e| internal(format!("{}: {e}", p.display()))),
+            MapKey::Inline { .. } => self
+                .maps
+                .loaded()
+                .into_iter()
+                .find(|m| &m.key == key)
+                .ok_or_else(|| {
+                    internal("that inline map is no longer loaded; open its bundle again")
+                }),
+        }
+    }
+
+    /// The bundles that use a map: those seen leading to it, else its `file` field, else the map path without
+    /// `.map`.
+    pub fn bundles_of(&self, map: &LoadedMap) -> Vec<PathBuf> {
+        if let Some(set) = self.links.lock().expect("links lock").get(&map.key) {
+            if !set.is_empty() {
+                return set.iter().cloned().collect();
+            }
+        }
+        if let MapKey::Inline { bundle, .. } = &map.key {
+            return vec![bundle.clone()];
+        }
+        let Some(path) = map.key.file() else {
+            return Vec::new();
+        };
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        if let Some(file) = &map.index.file {
+            let p = dir.join(file);
+            if p.is_file() {
+                return vec![p];
+            }
+        }
+        let s = path.to_string_lossy();
+        s.strip_suffix(".map")
+            .map(|b| vec![PathBuf::from(b)])
+            .unwrap_or_default()
+    }
+
+    /// Recomputes diagnostics of every open document (after a map changed or settings changed).
+    pub fn refresh_all_diagnostics(self: &Arc<Self>) {
+        let uris: Vec<Url> = self
+            .docs
+            .lock()
+            .expect("documents lock")
+            .uris()
+            .cloned()
+            .collect();
+        for uri in uris {
+            let me = self.clone();
+            tokio::spawn(async move { diagnostics::publish(&me, uri).await });
+        }
+    }
+}
+
+/// The `LanguageServer` implementation holds an `Arc<Backend>` so handlers can spawn work that outlives them.
+pub struct Server(pub Arc<Backend>);
+
+impl Server {
+    pub fn new(client: Client) -> Self {
+        Server(Arc::new(Backend::new(client)))
+    }
+}
+
+fn folders_of(params: &InitializeParams) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| f.uri.to_file_path().ok())
+        .collect();
+    #[allow(deprecated)]
+    if out.is_empty() {
+        if let Some(root) = params.root_uri.as_ref().and_then(|u| u.to_file_path().ok()) {
+            out.push(root);
+        }
+    }
+    out
+}
+
+#[tower_lsp::async_trait]
+impl LanguageServer for Server {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let b = &self.0;
+        *b.folders.write().expect("folders lock") = folders_of(&params);
+        if let Some(options) = &params.initialization_options {
+            *b.settings.write().expect("settings lock") = Settings::from_json(options);
+        }
+        let progress = params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false);
+        b.maps.set_client(b.client.clone(), progress);
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                // Source-map columns are UTF-16 code units: the one encoding every client supports.
+                position_encoding: Some(PositionEncodingKind::UTF16),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                        ..Default::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                definition_provider: Some(OneOf::Left(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "sourcemap-ls".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let b = self.0.clone();
+        // Client requests are awaited in spawned tasks: awaiting them in a handler can deadlock.
+        tokio::spawn(async move {
+            let watchers = ["**/*.map", "**/*.{js,mjs,cjs,bundle,jsbundle}"]
+                .into_iter()
+                .map(|g| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(g.into()),
+                    kind: None,
+                })
+                .collect();
+            let registration = Registration {
+                id: "sourcemap-ls/watch".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
+                    watchers,
+                })
+                .ok(),
+            };
+            if let Err(e) = b.client.register_capability(vec![registration]).await {
+                tracing::info!("client did not accept file watching: {e}");
+            }
+            pull_configuration(&b).await;
+        });
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let d = params.text_document;
+        self.0
+            .docs
+            .lock()
+            .expect("documents lock")
+            .open(d.uri.clone(), &d.text, d.version);
+        let b = self.0.clone();
+        tokio::spawn(async move { diagnostics::publish(&b, d.uri).await });
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Applied before any await, so edits keep their order.
+        let uri = params.text_document.uri;
+        self.0.docs.lock().expect("documents lock").change(
+            &uri,
+            params.text_document.version,
+            params.content_changes,
+        );
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let b = self.0.clone();
+        tokio::spawn(async move {
+            if let Ok(path) = params.text_document.uri.to_file_path() {
+                b.maps.invalidate(&path);
+            }
+            b.refresh_all_diagnostics();
+        });
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        self.0.docs.lock().expect("documents lock").close(&uri);
+        let b = self.0.clone();
+        tokio::spawn(async move { b.client.publish_diagnostics(uri, Vec::new(), None).await });
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        for change in &params.changes {
+            if let Ok(path) = change.uri.to_file_path() {
+                self.0.maps.invalidate(&path);
+            }
+        }
+        self.0.refresh_all_diagnostics();
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        if params.settings.get("sourcemap").is_some() {
+            *self.0.settings.write().expect("settings lock") =
+                Settings::from_json(&params.settings);
+        }
+        let b = self.0.clone();
+        tokio::spawn(async move {
+            pull_configuration(&b).await;
+            b.refresh_all_diagnostics();
+        });
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        guarded("hover", requests::hover::hover(&self.0, params)).await
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        guarded(
+            "definition",
+            requests::definition::definition(&self.0, params),
+        )
+        .await
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        guarded(
+            "documentSymbol",
+            requests::document_symbol::document_symbol(&self.0, params),
+        )
+        .await
+    }
+}
+
+/// Pulls the `sourcemap` section with `workspace/configuration` (when the client supports it).
+async fn pull_configuration(b: &Backend) {
+    let items = vec![ConfigurationItem {
+        scope_uri: None,
+        section: Some("sourcemap".into()),
+    }];
+    match b.client.configuration(items).await {
+        Ok(values) => {
+            if let Some(v) = values.first().filter(|v| !v.is_null()) {
+                *b.settings.write().expect("settings lock") = Settings::from_json(v);
+            }
+        }
+        Err(e) => tracing::debug!("workspace/configuration: {e}"),
+    }
+}
+
+// Custom requests, registered in `mod.rs`.
+impl Server {
+    pub async fn original_position(
+        &self,
+        params: requests::original_position::Params,
+    ) -> Result<Option<requests::original_position::Answer>> {
+        guarded(
+            "sourcemap/originalPosition",
+            requests::original_position::original_position(&self.0, params),
+        )
+        .await
+    }
+
+    pub async fn generated_positions(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Vec<Location>> {
+        guarded(
+            "sourcemap/generatedPositions",
+            requests::generated_positions::generated_positions(&self.0, params),
+        )
+        .await
+    }
+
+    pub async fn source_content(
+        &self,
+        params: requests::source_content::Params,
+    ) -> Result<requests::source_content::Answer> {
+        guarded(
+            "sourcemap/sourceContent",
+            requests::source_content::source_content(&self.0, params),
+        )
+        .await
+    }
+
+    /// Test hook, only when `SOURCEMAP_LS_TEST_PANIC=1`: panics inside a handler to prove the server survives.
+    pub async fn debug_panic(&self, _: serde_json::Value) -> Result<()> {
+        guarded("sourcemap/debugPanic", async {
+            if std::env::var("SOURCEMAP_LS_TEST_PANIC").as_deref() == Ok("1") {
+                panic!("deliberate panic for the test");
+            }
+            Err(Error::method_not_found())
+        })
+        .await
+    }
+}
