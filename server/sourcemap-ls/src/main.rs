@@ -18,9 +18,14 @@ static GLOBAL: alloc::CountingAllocator = alloc::CountingAllocator;
 #[command(
     name = "sourcemap-ls",
     version,
-    about = "Source-map language server and command line"
+    about = "Source-map language server and command line",
+    long_about = "Source-map language server and command line.\n\nWith no subcommand (or with --stdio) it speaks LSP on \
+                  stdin/stdout; logs go to stderr (RUST_LOG=debug for more)."
 )]
 struct Args {
+    /// Speak LSP over stdio (the default without a subcommand; vscode-languageclient passes it).
+    #[arg(long)]
+    stdio: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }

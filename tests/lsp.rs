@@ -1,0 +1,438 @@
+//! Protocol end-to-end tests: the real `sourcemap-ls` binary spoken to over stdio JSON-RPC, on the fixtures in
+//! `fixtures/lsp` (made by `make_fixtures.py`) and `fixtures/demo`, and on maps written to temporary directories.
+//! Expected positions are computed from the fixture texts (a token's UTF-16 column), not typed in.
+
+#[path = "support/lsp_client.rs"]
+mod lsp_client;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use lsp_client::LspClient;
+use serde_json::{json, Value};
+
+fn fixtures() -> PathBuf {
+    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")).unwrap()
+}
+
+/// (line, UTF-16 column) of the `nth` occurrence of `token` in a file.
+fn position_of(path: &Path, token: &str, nth: usize) -> (u32, u32) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut seen = 0;
+    for (i, line) in text.lines().enumerate() {
+        let mut from = 0;
+        while let Some(at) = line[from..].find(token) {
+            if seen == nth {
+                let col = line[..from + at].encode_utf16().count();
+                return (i as u32, col as u32);
+            }
+            seen += 1;
+            from += at + token.len();
+        }
+    }
+    panic!("{token:?} not in {}", path.display());
+}
+
+fn uri(path: &Path) -> String {
+    url::Url::from_file_path(path).unwrap().to_string()
+}
+
+fn at(uri: &str, (line, character): (u32, u32)) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}})
+}
+
+fn hover_text(r: &Value) -> String {
+    r["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn metro_index_map_hover_definition_virtual_documents_and_outline() {
+    let root = fixtures().join("lsp/metro");
+    let bundle = root.join("index.bundle");
+    let mut c = LspClient::start(&[]);
+    let init = c.initialize(&root, json!({}), false);
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+    assert_eq!(init["capabilities"]["hoverProvider"], true);
+    let u = c.open(&bundle, "javascript");
+
+    // Hover on `math.add` in App's module (section 1): the original call `add(2, 3)` on line 4, column 17.
+    let call = position_of(&bundle, "math.add", 0);
+    let h = c.result("textDocument/hover", at(&u, call));
+    let text = hover_text(&h);
+    assert!(
+        text.contains("/home/ci/build/MyApp/src/App.js:4:17"),
+        "{text}"
+    );
+    assert!(text.contains("`add`"), "{text}");
+    assert!(
+        text.contains(">") && text.contains("const total = add(2, 3);"),
+        "code frame: {text}"
+    );
+    assert_eq!(
+        h["range"]["start"],
+        json!({"line": call.0, "character": call.1})
+    );
+    let next = position_of(&bundle, "throw new", 0);
+    assert_eq!(
+        h["range"]["end"],
+        json!({"line": call.0, "character": next.1}),
+        "span ends at the next segment"
+    );
+
+    // Go to definition: Metro's build-machine path is re-rooted into the workspace folder.
+    let d = c.result("textDocument/definition", at(&u, call));
+    assert_eq!(d["uri"], uri(&root.join("src/App.js")));
+    assert_eq!(d["range"]["start"], json!({"line": 3, "character": 16}));
+
+    // React exists only in sourcesContent: a virtual document, served by sourcemap/sourceContent.
+    let react = position_of(&bundle, "e.createElement", 0);
+    let d = c.result("textDocument/definition", at(&u, react));
+    let virtual_uri = d["uri"].as_str().unwrap().to_string();
+    assert!(
+        virtual_uri.starts_with(
+            "sourcemap-source:/home/ci/build/MyApp/node_modules/react/cjs/react.production.js?"
+        ),
+        "{virtual_uri}"
+    );
+    let content = c.result("sourcemap/sourceContent", json!({"uri": virtual_uri}));
+    assert!(content["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("exports.createElement = function (type) {"));
+    assert!(hover_text(&c.result("textDocument/hover", at(&u, react))).contains("ignore-listed"));
+    // A virtual URI naming another source id than its path says is refused, not answered wrongly.
+    let forged = virtual_uri.replace("source=2", "source=1");
+    let r = c.request("sourcemap/sourceContent", json!({"uri": forged}));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no longer names"),
+        "{r}"
+    );
+
+    // The prelude line has no mapping: no hover, not an error.
+    assert_eq!(c.result("textDocument/hover", at(&u, (0, 3))), Value::Null);
+
+    // Custom request: 0-based original position.
+    let o = c.result("sourcemap/originalPosition", at(&u, call));
+    assert_eq!(
+        o,
+        json!({"source": "/home/ci/build/MyApp/src/App.js", "uri": uri(&root.join("src/App.js")), "line": 3, "character": 16, "name": "add"})
+    );
+
+    // Reverse: from inside `add(2, 3)` in App.js back to the bundle.
+    let back = c.result(
+        "sourcemap/generatedPositions",
+        at(&uri(&root.join("src/App.js")), (3, 18)),
+    );
+    assert_eq!(back.as_array().unwrap().len(), 1, "{back}");
+    assert_eq!(back[0]["uri"], u);
+    assert_eq!(
+        back[0]["range"]["start"],
+        json!({"line": call.0, "character": call.1})
+    );
+
+    // Outline: one module per section, named by its source.
+    let symbols = c.result(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "/home/ci/build/MyApp/src/utils/math.js",
+            "/home/ci/build/MyApp/src/App.js",
+            "/home/ci/build/MyApp/node_modules/react/cjs/react.production.js"
+        ]
+    );
+    assert_eq!(
+        symbols[1]["range"]["start"],
+        json!({"line": 2, "character": 0})
+    );
+    assert_eq!(
+        symbols[1]["range"]["end"],
+        json!({"line": 3, "character": 0})
+    );
+    c.shutdown();
+}
+
+#[test]
+fn esbuild_flat_map_with_source_root_and_utf16_columns() {
+    let root = fixtures().join("lsp/esbuild");
+    let bundle = root.join("dist/out.js");
+    let mut c = LspClient::start(&[]);
+    c.initialize(&root, json!({}), false);
+    // Never opened: the server reads what it needs from disk.
+    let u = uri(&bundle);
+    // `name.length` sits after "héllo 🎉": its UTF-16 column differs from its byte column.
+    let p = position_of(&bundle, "name.length", 0);
+    let line = std::fs::read_to_string(&bundle)
+        .unwrap()
+        .lines()
+        .nth(p.0 as usize)
+        .unwrap()
+        .to_string();
+    assert_ne!(
+        line.find("name.length").unwrap() as u32,
+        p.1,
+        "the fixture must make bytes and UTF-16 differ"
+    );
+    let h = c.result("textDocument/hover", at(&u, p));
+    assert!(
+        hover_text(&h).contains("../src/greet.ts:2:32"),
+        "{}",
+        hover_text(&h)
+    );
+    assert!(hover_text(&h).contains("`name`"));
+    let d = c.result(
+        "textDocument/definition",
+        at(&u, position_of(&bundle, "greet(\"w", 0)),
+    );
+    assert_eq!(d["uri"], uri(&root.join("src/main.ts")));
+    assert_eq!(d["range"]["start"]["line"], 2);
+    let symbols = c.result(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["../src/greet.ts", "../src/main.ts"]);
+    c.shutdown();
+}
+
+#[test]
+fn one_line_minified_bundle_and_inline_data_url_map() {
+    let demo = fixtures().join("demo");
+    let mut c = LspClient::start(&[]);
+    c.initialize(&demo, json!({}), false);
+    let u = c.open(&demo.join("dist/app.min.js"), "javascript");
+    // The demo crash's first frame: V8 column 50 (1-based) is character 49.
+    let h = c.result("textDocument/hover", at(&u, (0, 49)));
+    assert!(
+        hover_text(&h).contains("../src/orders.js:5:24"),
+        "{}",
+        hover_text(&h)
+    );
+    let d = c.result("textDocument/definition", at(&u, (0, 49)));
+    assert_eq!(d["uri"], uri(&demo.join("src/orders.js")));
+
+    let inline = fixtures().join("lsp/inline/app.js");
+    let iu = c.open(&inline, "javascript");
+    let p = position_of(&inline, "hello()", 1);
+    let o = c.result("sourcemap/originalPosition", at(&iu, p));
+    assert_eq!(o["source"], "webpack:///./src/hello.js");
+    assert_eq!(
+        (o["line"].as_u64(), o["character"].as_u64()),
+        (Some(4), Some(0))
+    );
+    let vuri = o["uri"].as_str().unwrap();
+    assert!(
+        vuri.starts_with("sourcemap-source:/src/hello.js?"),
+        "{vuri}"
+    );
+    let content = c.result("sourcemap/sourceContent", json!({"uri": vuri}));
+    assert!(content["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("// only in sourcesContent"));
+    c.shutdown();
+}
+
+#[test]
+fn diagnostics_for_broken_and_missing_maps() {
+    let root = fixtures().join("lsp/broken");
+    let mut c = LspClient::start(&[]);
+    c.initialize(&root, json!({}), false);
+    let u = c.open(&root.join("app.js"), "javascript");
+    let d = c.wait_for("diagnostics for app.js", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == u
+    });
+    let diags = d["params"]["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 1, "{d}");
+    let msg = diags[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("mappings at byte 7 (generated line 2, segment 1)") && msg.contains("'!'"),
+        "{msg}"
+    );
+    // On the sourceMappingURL value.
+    assert_eq!(
+        diags[0]["range"],
+        json!({"start": {"line": 1, "character": 21}, "end": {"line": 1, "character": 31}})
+    );
+
+    // The map document itself, when open, gets the error at its byte position.
+    let mu = c.open(&root.join("app.js.map"), "json");
+    let d = c.wait_for("diagnostics for the map", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == mu
+    });
+    let text = std::fs::read_to_string(root.join("app.js.map")).unwrap();
+    let bang = text.find('!').unwrap() as u64;
+    assert_eq!(
+        d["params"]["diagnostics"][0]["range"]["start"],
+        json!({"line": 0, "character": bang})
+    );
+
+    let missing = c.open(&root.join("missing.js"), "javascript");
+    let d = c.wait_for("diagnostics for missing.js", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == missing
+    });
+    assert!(
+        d["params"]["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no source map found"),
+        "{d}"
+    );
+    // Hover on a bundle whose map is broken: no answer rather than a wrong one; the server keeps serving others.
+    assert_eq!(c.result("textDocument/hover", at(&u, (0, 0))), Value::Null);
+    let demo = fixtures().join("demo/dist/app.min.js");
+    assert!(
+        hover_text(&c.result("textDocument/hover", at(&uri(&demo), (0, 49)))).contains("orders.js")
+    );
+    c.shutdown();
+}
+
+#[test]
+fn a_map_rewritten_while_the_server_runs_is_reindexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = fixtures().join("demo/dist");
+    let bundle = dir.path().join("app.min.js");
+    std::fs::copy(demo.join("app.min.js"), &bundle).unwrap();
+    let map_path = dir.path().join("app.min.js.map");
+    let original = std::fs::read_to_string(demo.join("app.min.js.map")).unwrap();
+    std::fs::write(&map_path, &original).unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(dir.path(), json!({}), false);
+    let u = c.open(&bundle, "javascript");
+    assert!(hover_text(&c.result("textDocument/hover", at(&u, (0, 49))))
+        .contains("../src/orders.js:5:24"));
+    // Registered file watching for maps and bundles.
+    c.wait_for("watch registration", |m| {
+        m["method"] == "client/registerCapability"
+    });
+    std::fs::write(
+        &map_path,
+        original.replace("../src/orders.js", "../src/renamed-orders.js"),
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&map_path), "type": 2}]}),
+    );
+    assert!(hover_text(&c.result("textDocument/hover", at(&u, (0, 49))))
+        .contains("../src/renamed-orders.js:5:24"));
+    // Even without a watcher event, a request never answers from the old index.
+    std::fs::write(
+        &map_path,
+        original.replace("../src/orders.js", "../src/third.js"),
+    )
+    .unwrap();
+    assert!(hover_text(&c.result("textDocument/hover", at(&u, (0, 49))))
+        .contains("../src/third.js:5:24"));
+    std::fs::remove_file(&map_path).unwrap();
+    assert_eq!(c.result("textDocument/hover", at(&u, (0, 49))), Value::Null);
+    c.shutdown();
+}
+
+#[test]
+fn settings_maps_glob_and_path_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A bundle with no comment and no sidecar, found through the `maps` setting.
+    let inline_src = std::fs::read_to_string(fixtures().join("lsp/inline/app.js")).unwrap();
+    let (code, data_url) = inline_src.split_once("//# sourceMappingURL=").unwrap();
+    std::fs::write(d.join("app.bundle"), code).unwrap();
+    std::fs::create_dir_all(d.join("maps")).unwrap();
+    let map = sourcemap_core::locate::decode_data_url(data_url.trim()).unwrap();
+    std::fs::write(d.join("maps/app.map"), map).unwrap();
+    // A local copy of the source under alt/, reached only through a path override.
+    std::fs::create_dir_all(d.join("alt/src")).unwrap();
+    std::fs::write(d.join("alt/src/hello.js"), "// local copy\n").unwrap();
+    let mut c = LspClient::start(&[]);
+    c.configuration = json!({
+        "maps": {"*.bundle": "maps/app.map"},
+        "pathOverrides": {"webpack:///./*": "${workspaceFolder}/alt/*"}
+    });
+    c.initialize(d, c.configuration.clone(), false);
+    let u = c.open(&d.join("app.bundle"), "javascript");
+    let def = c.result("textDocument/definition", at(&u, (1, 0)));
+    assert_eq!(def["uri"], uri(&d.join("alt/src/hello.js")));
+    // Settings change without a restart: dropping the override falls back to the virtual document.
+    c.configuration = json!({"maps": {"*.bundle": "maps/app.map"}});
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"sourcemap": c.configuration.clone()}}),
+    );
+    let def = c.result("textDocument/definition", at(&u, (1, 0)));
+    assert!(
+        def["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with("sourcemap-source:/src/hello.js"),
+        "{def}"
+    );
+    c.shutdown();
+}
+
+#[test]
+fn a_panic_in_a_handler_is_an_error_response_and_the_server_lives_on() {
+    let mut c = LspClient::start(&[("SOURCEMAP_LS_TEST_PANIC", "1")]);
+    let demo = fixtures().join("demo");
+    c.initialize(&demo, json!({}), false);
+    let r = c.request("sourcemap/debugPanic", json!({}));
+    let msg = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("bug") && msg.contains("keeps running"), "{r}");
+    let h = c.result(
+        "textDocument/hover",
+        at(&uri(&demo.join("dist/app.min.js")), (0, 49)),
+    );
+    assert!(hover_text(&h).contains("orders.js"));
+    c.shutdown();
+}
+
+#[test]
+fn a_large_map_reports_progress_and_the_first_hover_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bundle, map) = sourcemap_fixtures::minified(3, 800_000, 30);
+    let bundle_path = dir.path().join("lib.min.js");
+    std::fs::write(&bundle_path, bundle).unwrap();
+    std::fs::write(dir.path().join("lib.min.js.map"), &map).unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(dir.path(), json!({}), true);
+    let started = Instant::now();
+    let u = c.open(&bundle_path, "javascript");
+    let h = c.result("textDocument/hover", at(&u, (0, 5000)));
+    println!(
+        "didOpen → first hover on a {} byte map: {:?}",
+        map.len(),
+        started.elapsed()
+    );
+    assert!(
+        hover_text(&h).contains("webpack:///./node_modules/lib/src/part"),
+        "{h}"
+    );
+    c.wait_for("progress create", |m| {
+        m["method"] == "window/workDoneProgress/create"
+    });
+    c.wait_for("progress begin", |m| {
+        m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin"
+    });
+    c.wait_for("progress end", |m| {
+        m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end"
+    });
+    c.shutdown();
+}
