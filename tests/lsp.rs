@@ -93,7 +93,7 @@ fn metro_index_map_hover_definition_virtual_documents_and_outline() {
     let virtual_uri = d["uri"].as_str().unwrap().to_string();
     assert!(
         virtual_uri.starts_with(
-            "sourcemap-source:/home/ci/build/MyApp/node_modules/react/cjs/react.production.js?"
+            "sourcemap-source:///home/ci/build/MyApp/node_modules/react/cjs/react.production.js?"
         ),
         "{virtual_uri}"
     );
@@ -229,6 +229,12 @@ fn one_line_minified_bundle_and_inline_data_url_map() {
     );
     let d = c.result("textDocument/definition", at(&u, (0, 49)));
     assert_eq!(d["uri"], uri(&demo.join("src/orders.js")));
+    // The map document itself is JSON, not generated code: no hover there.
+    let mu = c.open(&demo.join("dist/app.min.js.map"), "json");
+    assert_eq!(
+        c.result("textDocument/hover", at(&mu, (0, 49))),
+        Value::Null
+    );
 
     let inline = fixtures().join("lsp/inline/app.js");
     let iu = c.open(&inline, "javascript");
@@ -241,7 +247,7 @@ fn one_line_minified_bundle_and_inline_data_url_map() {
     );
     let vuri = o["uri"].as_str().unwrap();
     assert!(
-        vuri.starts_with("sourcemap-source:/src/hello.js?"),
+        vuri.starts_with("sourcemap-source:///src/hello.js?"),
         "{vuri}"
     );
     let content = c.result("sourcemap/sourceContent", json!({"uri": vuri}));
@@ -382,7 +388,7 @@ fn settings_maps_glob_and_path_overrides() {
         def["uri"]
             .as_str()
             .unwrap()
-            .starts_with("sourcemap-source:/src/hello.js"),
+            .starts_with("sourcemap-source:///src/hello.js"),
         "{def}"
     );
     c.shutdown();

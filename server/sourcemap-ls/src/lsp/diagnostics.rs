@@ -52,7 +52,7 @@ pub async fn publish(b: &Backend, uri: Url) {
     }
     let Ok(path) = uri.to_file_path() else { return };
     let diagnostics = match b.map_for(&uri).await {
-        Ok(_) | Err(MapProblem::NotAFile) => Vec::new(),
+        Ok(_) | Err(MapProblem::NotAFile) | Err(MapProblem::NotABundle) => Vec::new(),
         Err(MapProblem::NoMap(n)) => match n.span {
             Some(s) => vec![diagnostic(
                 Range::new(Position::new(s.line, s.start), Position::new(s.line, s.end)),

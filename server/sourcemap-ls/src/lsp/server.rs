@@ -31,6 +31,7 @@ pub struct Backend {
 #[derive(Debug)]
 pub enum MapProblem {
     NotAFile,
+    NotABundle,
     NoMap(NoMap),
     Load {
         span: Option<super::bundles::UrlSpan>,
@@ -43,6 +44,7 @@ impl std::fmt::Display for MapProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             MapProblem::NotAFile => f.write_str("not a file: URI"),
+            MapProblem::NotABundle => f.write_str("this document is a source map, not a bundle"),
             MapProblem::NoMap(n) => f.write_str(&n.message),
             MapProblem::Load { error, .. } => write!(f, "{error}"),
         }
@@ -116,7 +118,21 @@ impl Backend {
         Ok((path, found))
     }
 
-    /// The current index of the document's map (built or rebuilt as needed).
+    /// The map of a bundle, for requests about positions in the bundle: a `.map` document itself has none (its
+    /// positions are JSON text, not generated code).
+    pub async fn map_of_bundle(
+        &self,
+        uri: &Url,
+    ) -> std::result::Result<Arc<LoadedMap>, MapProblem> {
+        let map = self.map_for(uri).await?;
+        let own = uri.to_file_path().ok();
+        if own.is_some() && map.key.file() == own.as_deref() {
+            return Err(MapProblem::NotABundle);
+        }
+        Ok(map)
+    }
+
+    /// The current index of the document's map (built or rebuilt as needed); for a `.map` document, itself.
     pub async fn map_for(&self, uri: &Url) -> std::result::Result<Arc<LoadedMap>, MapProblem> {
         let (path, found) = self.bundle_map(uri).await?;
         if found.key.file() != Some(path.as_path()) {

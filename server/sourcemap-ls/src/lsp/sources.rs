@@ -152,13 +152,14 @@ fn display_path(url: Option<&str>, id: u32) -> String {
     format!("/{p}")
 }
 
-/// `sourcemap-source:/<display path>?map=<map key>&source=<id>`.
+/// `sourcemap-source:///<display path>?map=<map key>&source=<id>`.
 pub fn virtual_uri(map_key: &str, source: u32, url: Option<&str>) -> Url {
     let path: String =
         percent_encoding::utf8_percent_encode(&display_path(url, source), PATH_SET).collect();
     let key: String = percent_encoding::utf8_percent_encode(map_key, QUERY_SET).collect();
+    // `scheme:///path`: editors such as Neovim only take a buffer name for a URI when it has `://`.
     Url::parse(&format!(
-        "{VIRTUAL_SCHEME}:{path}?map={key}&source={source}"
+        "{VIRTUAL_SCHEME}://{path}?map={key}&source={source}"
     ))
     .expect("valid URI")
 }

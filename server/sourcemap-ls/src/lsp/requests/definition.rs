@@ -15,7 +15,7 @@ pub async fn definition(
 ) -> Result<Option<GotoDefinitionResponse>> {
     let uri = params.text_document_position_params.text_document.uri;
     let position = params.text_document_position_params.position;
-    let Ok(map) = b.map_for(&uri).await else {
+    let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);
     };
     let original = map

@@ -14,7 +14,7 @@ pub async fn document_symbol(
     params: DocumentSymbolParams,
 ) -> Result<Option<DocumentSymbolResponse>> {
     let uri = params.text_document.uri;
-    let Ok(map) = b.map_for(&uri).await else {
+    let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);
     };
     // The document's end closes the last module; an unopened bundle ends after its last line with mappings.
@@ -38,9 +38,15 @@ pub async fn document_symbol(
                     .filter(|e| *e >= start)
                     .unwrap_or(Position::new(start.line + 1, 0)),
             };
+            // The range's end is exclusive: a module ending at the start of a line ends on the line before.
+            let last_line = if end.character == 0 && end.line > start.line {
+                end.line
+            } else {
+                end.line + 1
+            };
             DocumentSymbol {
                 name: module.name.clone(),
-                detail: Some(format!("lines {}–{}", start.line + 1, end.line + 1)),
+                detail: Some(format!("lines {}–{last_line}", start.line + 1)),
                 kind: SymbolKind::MODULE,
                 tags: None,
                 deprecated: None,

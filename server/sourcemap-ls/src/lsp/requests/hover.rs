@@ -44,7 +44,9 @@ pub fn code_frame(text: &str, line: u32, column: u32) -> Option<String> {
     let mut out = String::new();
     for (i, l) in lines.iter().enumerate().take(last + 1).skip(first) {
         let mark = if i == target { '>' } else { ' ' };
-        let _ = writeln!(out, "{mark} {:>width$} | {}", i + 1, l.trim_end());
+        let row = format!("{mark} {:>width$} | {}", i + 1, l.trim_end());
+        out.push_str(row.trim_end());
+        out.push('\n');
         if i == target {
             let pad: String = l
                 .chars()
@@ -60,7 +62,7 @@ pub fn code_frame(text: &str, line: u32, column: u32) -> Option<String> {
 pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let uri = params.text_document_position_params.text_document.uri;
     let position = params.text_document_position_params.position;
-    let Ok(map) = b.map_for(&uri).await else {
+    let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);
     };
     let index = &map.index;
@@ -128,10 +130,10 @@ mod tests {
 
     #[test]
     fn code_frames_mark_the_line_and_column() {
-        let text = "a\nbb\nconst x = 1;\nd\ne\nf\n";
+        let text = "a\n\nconst x = 1;\nd\ne\nf\n";
         assert_eq!(
             code_frame(text, 2, 6).unwrap(),
-            "  1 | a\n  2 | bb\n> 3 | const x = 1;\n    |       ^\n  4 | d\n  5 | e\n"
+            "  1 | a\n  2 |\n> 3 | const x = 1;\n    |       ^\n  4 | d\n  5 | e\n"
         );
         // The caret counts UTF-16 units: the emoji is two.
         let frame = code_frame("s = '🎉'; go()", 0, 10).unwrap();

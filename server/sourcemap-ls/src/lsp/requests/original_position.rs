@@ -29,7 +29,7 @@ pub struct Answer {
 }
 
 pub async fn original_position(b: &Backend, params: Params) -> Result<Option<Answer>> {
-    let map = match b.map_for(&params.text_document.uri).await {
+    let map = match b.map_of_bundle(&params.text_document.uri).await {
         Ok(m) => m,
         Err(e) => return Err(internal(e.to_string())),
     };
