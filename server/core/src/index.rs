@@ -17,8 +17,10 @@ use std::sync::OnceLock;
 
 use crate::compact::{Bias, CompactMappings};
 use crate::error::{ErrorLocation, MapError, MapErrors};
+use crate::function_map::FunctionMap;
 use crate::parse::{parse_document, ParsedMap, TextRef};
 use crate::reverse::ReverseIndex;
+use crate::scopes::{decode_scopes, DecodedScopes};
 use crate::segment::{Limits, Segment, SegmentOriginal};
 
 /// A source, deduplicated across sections.
@@ -77,6 +79,10 @@ pub struct Section {
     /// Local source index → global source.
     sources: Box<[SourceId]>,
     compact: OnceLock<Result<CompactMappings, MapError>>,
+    /// Metro function maps, one per local source, decoded on first use.
+    function_maps: OnceLock<Result<Vec<Option<FunctionMap>>, String>>,
+    /// The `scopes` field, decoded on first use.
+    decoded_scopes: OnceLock<Result<DecodedScopes, String>>,
     pub x_facebook_sources: Option<Range<usize>>,
     pub scopes: Option<Range<usize>>,
     pub debug_id: Option<String>,
@@ -227,6 +233,8 @@ impl SourceMapIndex {
             names: map.names.into_boxed_slice(),
             sources: local.into_boxed_slice(),
             compact: OnceLock::new(),
+            function_maps: OnceLock::new(),
+            decoded_scopes: OnceLock::new(),
             x_facebook_sources: map.x_facebook_sources,
             scopes: map.scopes,
             debug_id: map.debug_id,
@@ -437,6 +445,53 @@ impl SourceMapIndex {
             compact.for_each(bytes, |seg| f(&self.hit(i, seg, seg.original)));
         }
         Ok(())
+    }
+
+    /// The function enclosing an original position (0-based) of `source`, from the section's Metro function map
+    /// (`x_facebook_sources`), when it has one. `Err` when the field is malformed.
+    pub fn facebook_function_name(
+        &self,
+        section: usize,
+        source: SourceId,
+        line: u32,
+        column: u32,
+    ) -> Result<Option<&str>, String> {
+        let s = &self.sections[section];
+        let Some(range) = s.x_facebook_sources.clone() else {
+            return Ok(None);
+        };
+        let maps = s.function_maps.get_or_init(|| {
+            let raw = std::str::from_utf8(&self.buffer[range]).map_err(|e| e.to_string())?;
+            FunctionMap::decode_facebook_sources(raw)
+        });
+        let maps = maps.as_ref().map_err(Clone::clone)?;
+        let Some(local) = s.sources.iter().position(|&g| g == source) else {
+            return Ok(None);
+        };
+        Ok(maps
+            .get(local)
+            .and_then(Option::as_ref)
+            .and_then(|m| m.name_at(line, column)))
+    }
+
+    /// The section's decoded `scopes` (ECMA-426 proposal), if it has the field; `Err` when it is malformed.
+    pub fn scopes(&self, section: usize) -> Option<Result<&DecodedScopes, String>> {
+        let s = &self.sections[section];
+        let range = s.scopes.clone()?;
+        let decoded = s.decoded_scopes.get_or_init(|| {
+            let text: String =
+                serde_json::from_slice(&self.buffer[range]).map_err(|e| format!("scopes: {e}"))?;
+            decode_scopes(&text, &s.names, s.sources.len())
+        });
+        Some(decoded.as_ref().map_err(Clone::clone))
+    }
+
+    /// The original function a generated position is in, from the section's `scopes`.
+    pub fn scopes_function_name(&self, section: usize, p: GeneratedPosition) -> Option<String> {
+        let s = &self.sections[section];
+        let (line, column) = s.to_local(p)?;
+        let decoded = self.scopes(section)?.ok()?;
+        decoded.function_name_at(line, column).map(str::to_string)
     }
 
     /// The reverse index of one source, built on first use.

@@ -3,14 +3,19 @@
 //! Architecture invariant: this crate knows nothing about LSP, JSON-RPC or editors. It speaks in 0-based generated
 //! lines and UTF-16 columns, byte offsets and plain structs; the `sourcemap-ls` crate converts at its edges.
 
+pub mod code_frame;
 pub mod compact;
 pub mod error;
+pub mod function_map;
 pub mod index;
 pub mod locate;
 pub mod parse;
 pub mod position;
 pub mod reverse;
+pub mod scopes;
 pub mod segment;
+pub mod stack;
+pub mod symbolicate;
 pub mod vlq;
 
 pub use compact::{Bias, Checkpoint, CompactMappings};

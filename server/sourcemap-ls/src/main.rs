@@ -39,6 +39,9 @@ enum Command {
     Validate(cli::validate::ValidateArgs),
     /// Size and shape of MAP and of its index, measured with a counting allocator.
     Stats(cli::stats::StatsArgs),
+    /// A stack trace (V8, JSC/Safari, Firefox, Hermes, React Native, Metro JSON, or `LINE COLUMN` lines) from stdin
+    /// or --trace, mapped to original sources and function names.
+    Symbolicate(cli::symbolicate::SymbolicateArgs),
 }
 
 /// `tracing` to stderr (stdout carries the protocol), filtered by `RUST_LOG` (default `info`).
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Some(Command::Lookup(a)) => cli::lookup::run(a),
         Some(Command::Validate(a)) => cli::validate::run(a),
         Some(Command::Stats(a)) => cli::stats::run(a),
+        Some(Command::Symbolicate(a)) => cli::symbolicate::run(a),
         None => {
             init_logging();
             return match lsp::run() {

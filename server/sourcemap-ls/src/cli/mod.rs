@@ -3,6 +3,7 @@
 
 pub mod lookup;
 pub mod stats;
+pub mod symbolicate;
 pub mod validate;
 
 use std::path::Path;

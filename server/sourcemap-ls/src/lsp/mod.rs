@@ -74,6 +74,7 @@ pub fn run() -> std::io::Result<()> {
                 server::Server::generated_positions,
             )
             .custom_method("sourcemap/sourceContent", server::Server::source_content)
+            .custom_method("sourcemap/symbolicate", server::Server::symbolicate)
             .custom_method("sourcemap/debugPanic", server::Server::debug_panic)
             .finish();
         let service = ExitOnExit {

@@ -40,18 +40,6 @@ pub fn utf16_len(s: &str) -> u32 {
     s.encode_utf16().count() as u32
 }
 
-/// The char index in `s` of UTF-16 column `column` (clamped).
-pub fn utf16_to_char_index(s: &str, column: u32) -> usize {
-    let mut units = 0u32;
-    for (i, c) in s.chars().enumerate() {
-        if units >= column {
-            return i;
-        }
-        units += c.len_utf16() as u32;
-    }
-    s.chars().count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,7 +54,6 @@ mod tests {
             offset_to_position(text.as_bytes(), 999),
             Position::new(1, 4)
         );
-        assert_eq!(utf16_to_char_index("é🎉x", 3), 2);
         assert_eq!(utf16_len("é🎉x"), 4);
     }
 }

@@ -280,6 +280,10 @@ impl LanguageServer for Server {
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 definition_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
+                document_link_provider: Some(DocumentLinkOptions {
+                    resolve_provider: Some(false),
+                    work_done_progress_options: Default::default(),
+                }),
                 ..Default::default()
             },
             server_info: Some(ServerInfo {
@@ -393,6 +397,14 @@ impl LanguageServer for Server {
         .await
     }
 
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        guarded(
+            "documentLink",
+            requests::document_link::document_link(&self.0, params),
+        )
+        .await
+    }
+
     async fn document_symbol(
         &self,
         params: DocumentSymbolParams,
@@ -452,6 +464,17 @@ impl Server {
         guarded(
             "sourcemap/sourceContent",
             requests::source_content::source_content(&self.0, params),
+        )
+        .await
+    }
+
+    pub async fn symbolicate(
+        &self,
+        params: requests::symbolicate::Params,
+    ) -> Result<requests::symbolicate::Answer> {
+        guarded(
+            "sourcemap/symbolicate",
+            requests::symbolicate::run(&self.0, params),
         )
         .await
     }

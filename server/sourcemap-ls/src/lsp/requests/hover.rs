@@ -9,16 +9,16 @@ use tower_lsp::lsp_types::{
     Hover, HoverContents, HoverParams, MarkupContent, MarkupKind, Position, Range,
 };
 
+use sourcemap_core::code_frame::code_frame;
+
 use super::source_text;
-use crate::lsp::position::{to_generated, to_lsp, utf16_len, utf16_to_char_index};
+use crate::lsp::position::{to_generated, to_lsp, utf16_len};
 use crate::lsp::server::{internal, Backend};
 
-/// Lines of context above and below the target line in the code frame.
-const CONTEXT: usize = 2;
-
+/// The code fence language for a source, by its extension.
 fn fence_language(source: &str) -> &'static str {
-    let ext = source.rsplit('.').next().unwrap_or("");
-    match ext.split(['?', '#']).next().unwrap_or("") {
+    let path = source.split(['?', '#']).next().unwrap_or(source);
+    match path.rsplit('.').next().unwrap_or("") {
         "ts" | "mts" | "cts" => "ts",
         "tsx" => "tsx",
         "jsx" => "jsx",
@@ -29,34 +29,6 @@ fn fence_language(source: &str) -> &'static str {
         "svelte" => "svelte",
         _ => "",
     }
-}
-
-/// A code frame: a few lines around `line` (0-based), the target marked with `>` and a caret under `column`.
-pub fn code_frame(text: &str, line: u32, column: u32) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let target = line as usize;
-    if target >= lines.len() {
-        return None;
-    }
-    let first = target.saturating_sub(CONTEXT);
-    let last = (target + CONTEXT).min(lines.len() - 1);
-    let width = (last + 1).to_string().len();
-    let mut out = String::new();
-    for (i, l) in lines.iter().enumerate().take(last + 1).skip(first) {
-        let mark = if i == target { '>' } else { ' ' };
-        let row = format!("{mark} {:>width$} | {}", i + 1, l.trim_end());
-        out.push_str(row.trim_end());
-        out.push('\n');
-        if i == target {
-            let pad: String = l
-                .chars()
-                .take(utf16_to_char_index(l, column))
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            let _ = writeln!(out, "  {:>width$} | {pad}^", "");
-        }
-    }
-    Some(out)
 }
 
 pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
@@ -129,15 +101,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn code_frames_mark_the_line_and_column() {
-        let text = "a\n\nconst x = 1;\nd\ne\nf\n";
-        assert_eq!(
-            code_frame(text, 2, 6).unwrap(),
-            "  1 | a\n  2 |\n> 3 | const x = 1;\n    |       ^\n  4 | d\n  5 | e\n"
-        );
-        // The caret counts UTF-16 units: the emoji is two.
-        let frame = code_frame("s = '🎉'; go()", 0, 10).unwrap();
-        assert!(frame.ends_with("|          ^\n"), "{frame}");
-        assert_eq!(code_frame(text, 99, 0), None);
+    fn fences_by_extension() {
+        assert_eq!(fence_language("webpack:///./src/a.tsx?abc"), "tsx");
+        assert_eq!(fence_language("/x/y.mjs"), "js");
+        assert_eq!(fence_language("README"), "");
     }
 }

@@ -1,11 +1,13 @@
 //! One file per request.
 
 pub mod definition;
+pub mod document_link;
 pub mod document_symbol;
 pub mod generated_positions;
 pub mod hover;
 pub mod original_position;
 pub mod source_content;
+pub mod symbolicate;
 
 use std::borrow::Cow;
 

@@ -1,0 +1,875 @@
+//! The ECMA-426 **scopes** proposal (Stage 3): decoding the `scopes` field into original scope trees (one per source)
+//! and generated range trees.
+//!
+//! Encoding, as the tc39 `decoding/scopes` goldens and the proposal text (`proposals/scopes.md`,
+//! tc39.es/ecma426/branch/proposal-scopes) define it: `scopes` is a list of items separated by `,`; each item is an
+//! unsigned-VLQ tag followed by VLQ fields:
+//!
+//! | tag | item | fields |
+//! | --- | --- | --- |
+//! | `A` 0x0 | empty (no scope tree for this source) | — |
+//! | `B` 0x1 | original scope start | uFLAGS uLINE uCOLUMN sNAME? (flag 0x1) sKIND? (flag 0x2); flag 0x4 = stack frame |
+//! | `C` 0x2 | original scope end | uLINE uCOLUMN |
+//! | `D` 0x3 | original scope variables | sVARIABLE* |
+//! | `E` 0x4 | generated range start | uFLAGS uLINE? (flag 0x1) uCOLUMN sDEFINITION? (flag 0x2); 0x4 stack frame, 0x8 hidden |
+//! | `F` 0x5 | generated range end | uLINE? uCOLUMN (one value: column only; two: line and column) |
+//! | `G` 0x6 | generated range bindings | uBINDING* (1-based index into `names`, 0 = unavailable) |
+//! | `H` 0x7 | sub-range binding | uVARIABLE_INDEX (uLINE uCOLUMN uBINDING)+ |
+//! | `I` 0x8 | call site | uSOURCE uLINE uCOLUMN (absolute) |
+//!
+//! Relative values: positions are relative to the previous position of the same kind (original scope start/end, or
+//! generated range start/end); a line delta of 0 makes the column relative too, a non-zero one makes it absolute.
+//! Each top-level original scope tree restarts its positions at (0, 0). Names, kinds and variables are signed deltas,
+//! each against its own running index, never reset. `sDEFINITION` is a signed delta into the pre-order list of all
+//! original scopes (sources in order). A sub-range binding's first position is relative to its range's start, the
+//! following ones to the previous one of the same item.
+//!
+//! Strictness, decided here: input the grammar does not produce, or that the spec says to "optionally report an error"
+//! for, is an `Err` (never a panic, never a silently partial result). The deliberate leniencies are: an item with an
+//! unknown tag is skipped (the proposal reserves them for extensions), extra trailing VLQs of a start item (`B`, `E`)
+//! are skipped (the proposal keeps start items extensible), unknown flag bits are ignored, an empty item stands for
+//! "no scope tree" like `A`, and sources after the last scope tree have none.
+
+use crate::vlq::{decode_signed, decode_unsigned, is_digit};
+
+/// A scope in an original (authored) source. Positions are 0-based `(line, column)`; `end` is exclusive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OriginalScope {
+    pub start: (u32, u32),
+    pub end: (u32, u32),
+    pub name: Option<String>,
+    pub kind: Option<String>,
+    pub is_stack_frame: bool,
+    pub variables: Vec<String>,
+    pub children: Vec<OriginalScope>,
+}
+
+/// How a generated range appears in a stack trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StackFrameType {
+    /// Not a stack frame of its own.
+    None,
+    /// A stack frame, shown as the function of its `definition`.
+    Original,
+    /// A stack frame that debuggers should hide (flags 0x4 and 0x8).
+    Hidden,
+}
+
+/// From `from` on (until the next binding of the same variable or the range's end), the variable's value is the
+/// JavaScript expression `binding`; `None`: unavailable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Binding {
+    pub from: (u32, u32),
+    pub binding: Option<String>,
+}
+
+/// A range of the generated code. Positions are 0-based `(line, column)`; `end` is exclusive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneratedRange {
+    pub start: (u32, u32),
+    pub end: (u32, u32),
+    /// Index into [`DecodedScopes::flattened`].
+    pub definition: Option<usize>,
+    pub stack_frame_type: StackFrameType,
+    /// One list per variable of the definition scope; the first binding of each starts at `start`.
+    pub bindings: Vec<Vec<Binding>>,
+    /// `(source index, line, column)` of the call an inlined function body stands for.
+    pub call_site: Option<(u32, u32, u32)>,
+    pub children: Vec<GeneratedRange>,
+}
+
+/// The decoded `scopes` field.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DecodedScopes {
+    /// One entry per source, in order; `None` where the source has no scope tree.
+    pub scopes: Vec<Option<OriginalScope>>,
+    pub ranges: Vec<GeneratedRange>,
+}
+
+const TAG_EMPTY: u64 = 0x0;
+const TAG_ORIGINAL_SCOPE_START: u64 = 0x1;
+const TAG_ORIGINAL_SCOPE_END: u64 = 0x2;
+const TAG_ORIGINAL_SCOPE_VARIABLES: u64 = 0x3;
+const TAG_GENERATED_RANGE_START: u64 = 0x4;
+const TAG_GENERATED_RANGE_END: u64 = 0x5;
+const TAG_GENERATED_RANGE_BINDINGS: u64 = 0x6;
+const TAG_GENERATED_RANGE_SUBRANGE_BINDING: u64 = 0x7;
+const TAG_GENERATED_RANGE_CALL_SITE: u64 = 0x8;
+
+const SCOPE_HAS_NAME: u64 = 0x1;
+const SCOPE_HAS_KIND: u64 = 0x2;
+const SCOPE_IS_STACK_FRAME: u64 = 0x4;
+
+const RANGE_HAS_LINE: u64 = 0x1;
+const RANGE_HAS_DEFINITION: u64 = 0x2;
+const RANGE_IS_STACK_FRAME: u64 = 0x4;
+const RANGE_IS_HIDDEN: u64 = 0x8;
+
+/// The VLQs of one item.
+struct Fields<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    /// 0-based item number and byte offset of the item in the field, for messages.
+    item: usize,
+    offset: usize,
+}
+
+impl Fields<'_> {
+    fn err(&self, message: impl std::fmt::Display) -> String {
+        format!(
+            "scopes: item {} (byte {}): {message}",
+            self.item,
+            self.offset + self.pos
+        )
+    }
+
+    fn has_more(&self) -> bool {
+        self.pos < self.bytes.len()
+    }
+
+    fn unsigned(&mut self, what: &str) -> Result<u64, String> {
+        if !self.has_more() {
+            return Err(self.err(format_args!("missing {what}")));
+        }
+        decode_unsigned(self.bytes, &mut self.pos)
+            .map_err(|e| self.err(format_args!("{what}: {e}")))
+    }
+
+    fn unsigned_u32(&mut self, what: &str) -> Result<u32, String> {
+        let v = self.unsigned(what)?;
+        u32::try_from(v).map_err(|_| self.err(format_args!("{what} {v} does not fit 32 bits")))
+    }
+
+    fn signed(&mut self, what: &str) -> Result<i64, String> {
+        if !self.has_more() {
+            return Err(self.err(format_args!("missing {what}")));
+        }
+        decode_signed(self.bytes, &mut self.pos).map_err(|e| self.err(format_args!("{what}: {e}")))
+    }
+
+    /// Reads every remaining VLQ as unsigned.
+    fn rest_unsigned(&mut self, what: &str) -> Result<Vec<u64>, String> {
+        let mut out = Vec::new();
+        while self.has_more() {
+            out.push(self.unsigned(what)?);
+        }
+        Ok(out)
+    }
+
+    /// Checks that the remaining bytes are well-formed VLQs and drops them.
+    fn skip_rest(&mut self) -> Result<(), String> {
+        while self.has_more() {
+            // Digits are checked one by one rather than decoded, so that an extension's values are not held to
+            // the 32-bit range of the items defined here.
+            let b = self.bytes[self.pos];
+            if !is_digit(b) {
+                return Err(self.err(format_args!("{:?} is not a base64 digit", char::from(b))));
+            }
+            let mut end = self.pos;
+            loop {
+                let Some(&d) = self.bytes.get(end) else {
+                    return Err(
+                        self.err("VLQ ends in the middle of a number (continuation bit set)")
+                    );
+                };
+                if !is_digit(d) {
+                    return Err(self.err(format_args!("{:?} is not a base64 digit", char::from(d))));
+                }
+                end += 1;
+                // Digits with the continuation bit (value ≥ 32) are 'g'–'z', '0'–'9', '+', '/'.
+                let continues = matches!(d, b'g'..=b'z' | b'0'..=b'9' | b'+' | b'/');
+                if !continues {
+                    break;
+                }
+            }
+            self.pos = end;
+        }
+        Ok(())
+    }
+
+    fn no_rest(&self, item: &str) -> Result<(), String> {
+        if self.has_more() {
+            return Err(self.err(format_args!("{item} item has extra fields")));
+        }
+        Ok(())
+    }
+}
+
+/// Applies a relative position to an accumulator: a non-zero line delta makes the column absolute.
+fn accumulate(state: &mut (u32, u32), line: u64, column: u64) -> Option<(u32, u32)> {
+    let line = u32::try_from(line).ok()?;
+    let column = u32::try_from(column).ok()?;
+    if line > 0 {
+        *state = (state.0.checked_add(line)?, column);
+    } else {
+        state.1 = state.1.checked_add(column)?;
+    }
+    Some(*state)
+}
+
+fn relative_name(
+    f: &Fields<'_>,
+    state: &mut i64,
+    delta: i64,
+    names: &[Box<str>],
+    what: &str,
+) -> Result<String, String> {
+    let index = *state + delta;
+    match usize::try_from(index).ok().and_then(|i| names.get(i)) {
+        Some(name) => {
+            *state = index;
+            Ok(name.to_string())
+        }
+        None => Err(f.err(format_args!(
+            "{what} index {index} is outside `names` (length {})",
+            names.len()
+        ))),
+    }
+}
+
+/// A 1-based absolute binding index; 0 is "unavailable".
+fn binding_name(f: &Fields<'_>, value: u64, names: &[Box<str>]) -> Result<Option<String>, String> {
+    if value == 0 {
+        return Ok(None);
+    }
+    match usize::try_from(value - 1).ok().and_then(|i| names.get(i)) {
+        Some(name) => Ok(Some(name.to_string())),
+        None => Err(f.err(format_args!(
+            "binding {value} (1-based) is outside `names` (length {})",
+            names.len()
+        ))),
+    }
+}
+
+struct OpenRange {
+    range: GeneratedRange,
+    has_bindings: bool,
+    /// Sub-range bindings by variable index, applied at the range's end (after the `G` item, wherever it was).
+    sub_ranges: Vec<(usize, Vec<Binding>)>,
+}
+
+/// Decodes the `scopes` field. `scopes` is the field's string value (already unescaped), `names` the map's names,
+/// `sources` its source count.
+pub fn decode_scopes(
+    scopes: &str,
+    names: &[Box<str>],
+    sources: usize,
+) -> Result<DecodedScopes, String> {
+    let mut out = DecodedScopes::default();
+    if scopes.is_empty() {
+        out.scopes.resize(sources, None);
+        return Ok(out);
+    }
+
+    // Original scope state.
+    let mut scope_pos = (0u32, 0u32);
+    let (mut name_index, mut kind_index, mut variable_index) = (0i64, 0i64, 0i64);
+    let mut scope_stack: Vec<OriginalScope> = Vec::new();
+    // Variable count of every original scope, in pre-order (the `definition` index space).
+    let mut flat_variables: Vec<usize> = Vec::new();
+    // Pre-order index of each open scope.
+    let mut flat_stack: Vec<usize> = Vec::new();
+
+    // Generated range state.
+    let mut seen_range = false;
+    let mut range_pos = (0u32, 0u32);
+    let mut definition_index = 0i64;
+    let mut range_stack: Vec<OpenRange> = Vec::new();
+
+    let bytes = scopes.as_bytes();
+    let mut offset = 0usize;
+    for (item, text) in bytes.split(|&b| b == b',').enumerate() {
+        let mut f = Fields {
+            bytes: text,
+            pos: 0,
+            item,
+            offset,
+        };
+        offset += text.len() + 1;
+
+        let tag = if text.is_empty() {
+            // An empty item: "no scope tree for this source", like `A`.
+            TAG_EMPTY
+        } else {
+            f.unsigned("tag")?
+        };
+
+        if matches!(
+            tag,
+            TAG_EMPTY
+                | TAG_ORIGINAL_SCOPE_START
+                | TAG_ORIGINAL_SCOPE_END
+                | TAG_ORIGINAL_SCOPE_VARIABLES
+        ) && seen_range
+        {
+            return Err(f.err("original scope item after the first generated range"));
+        }
+
+        match tag {
+            TAG_EMPTY => {
+                f.no_rest("empty")?;
+                if !scope_stack.is_empty() {
+                    return Err(f.err("empty item inside an original scope"));
+                }
+                out.scopes.push(None);
+            }
+            TAG_ORIGINAL_SCOPE_START => {
+                let flags = f.unsigned("flags")?;
+                let line = f.unsigned("line")?;
+                let column = f.unsigned("column")?;
+                let start = accumulate(&mut scope_pos, line, column)
+                    .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+                let name = if flags & SCOPE_HAS_NAME != 0 {
+                    let delta = f.signed("name")?;
+                    Some(relative_name(&f, &mut name_index, delta, names, "name")?)
+                } else {
+                    None
+                };
+                let kind = if flags & SCOPE_HAS_KIND != 0 {
+                    let delta = f.signed("kind")?;
+                    Some(relative_name(&f, &mut kind_index, delta, names, "kind")?)
+                } else {
+                    None
+                };
+                f.skip_rest()?;
+                flat_stack.push(flat_variables.len());
+                flat_variables.push(0);
+                scope_stack.push(OriginalScope {
+                    start,
+                    end: start,
+                    name,
+                    kind,
+                    is_stack_frame: flags & SCOPE_IS_STACK_FRAME != 0,
+                    variables: Vec::new(),
+                    children: Vec::new(),
+                });
+            }
+            TAG_ORIGINAL_SCOPE_VARIABLES => {
+                if scope_stack.is_empty() {
+                    return Err(f.err("variables item outside an original scope"));
+                }
+                let mut variables = Vec::new();
+                while f.has_more() {
+                    let delta = f.signed("variable")?;
+                    variables.push(relative_name(
+                        &f,
+                        &mut variable_index,
+                        delta,
+                        names,
+                        "variable",
+                    )?);
+                }
+                let scope = scope_stack.last_mut().expect("checked non-empty");
+                scope.variables.extend(variables);
+                let flat = *flat_stack.last().expect("parallel to scope_stack");
+                flat_variables[flat] = scope.variables.len();
+            }
+            TAG_ORIGINAL_SCOPE_END => {
+                let line = f.unsigned("line")?;
+                let column = f.unsigned("column")?;
+                f.no_rest("original scope end")?;
+                let Some(mut scope) = scope_stack.pop() else {
+                    return Err(f.err("original scope end without a start"));
+                };
+                flat_stack.pop();
+                scope.end = accumulate(&mut scope_pos, line, column)
+                    .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+                match scope_stack.last_mut() {
+                    Some(parent) => parent.children.push(scope),
+                    None => {
+                        out.scopes.push(Some(scope));
+                        scope_pos = (0, 0);
+                    }
+                }
+            }
+            TAG_GENERATED_RANGE_START => {
+                if !scope_stack.is_empty() {
+                    return Err(f.err("generated range inside an unterminated original scope"));
+                }
+                seen_range = true;
+                let flags = f.unsigned("flags")?;
+                let line = if flags & RANGE_HAS_LINE != 0 {
+                    f.unsigned("line")?
+                } else {
+                    0
+                };
+                let column = f.unsigned("column")?;
+                let start = accumulate(&mut range_pos, line, column)
+                    .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+                let definition = if flags & RANGE_HAS_DEFINITION != 0 {
+                    let index = definition_index + f.signed("definition")?;
+                    match usize::try_from(index) {
+                        Ok(i) if i < flat_variables.len() => {
+                            definition_index = index;
+                            Some(i)
+                        }
+                        _ => {
+                            return Err(f.err(format_args!(
+                                "definition {index} is not an original scope (there are {})",
+                                flat_variables.len()
+                            )))
+                        }
+                    }
+                } else {
+                    None
+                };
+                f.skip_rest()?;
+                let stack_frame_type = match (
+                    flags & RANGE_IS_STACK_FRAME != 0,
+                    flags & RANGE_IS_HIDDEN != 0,
+                ) {
+                    (true, true) => StackFrameType::Hidden,
+                    (true, false) => StackFrameType::Original,
+                    (false, false) => StackFrameType::None,
+                    (false, true) => {
+                        return Err(f.err("generated range is hidden but not a stack frame"))
+                    }
+                };
+                range_stack.push(OpenRange {
+                    range: GeneratedRange {
+                        start,
+                        end: start,
+                        definition,
+                        stack_frame_type,
+                        bindings: Vec::new(),
+                        call_site: None,
+                        children: Vec::new(),
+                    },
+                    has_bindings: false,
+                    sub_ranges: Vec::new(),
+                });
+            }
+            TAG_GENERATED_RANGE_BINDINGS => {
+                let values = f.rest_unsigned("binding")?;
+                let Some(open) = range_stack.last_mut() else {
+                    return Err(f.err("bindings item outside a generated range"));
+                };
+                if open.has_bindings {
+                    return Err(f.err("second bindings item for one generated range"));
+                }
+                let Some(definition) = open.range.definition else {
+                    return Err(f.err("bindings item for a generated range without a definition"));
+                };
+                if values.len() != flat_variables[definition] {
+                    return Err(f.err(format_args!(
+                        "{} bindings for a definition scope with {} variables",
+                        values.len(),
+                        flat_variables[definition]
+                    )));
+                }
+                let mut bindings = Vec::with_capacity(values.len());
+                for v in values {
+                    bindings.push(vec![Binding {
+                        from: open.range.start,
+                        binding: binding_name(&f, v, names)?,
+                    }]);
+                }
+                open.range.bindings = bindings;
+                open.has_bindings = true;
+            }
+            TAG_GENERATED_RANGE_SUBRANGE_BINDING => {
+                let variable = f.unsigned("variable index")?;
+                let values = f.rest_unsigned("sub-range binding")?;
+                let Some(open) = range_stack.last_mut() else {
+                    return Err(f.err("sub-range binding item outside a generated range"));
+                };
+                if values.is_empty() || values.len() % 3 != 0 {
+                    return Err(f.err(format_args!(
+                        "sub-range binding needs (line, column, binding) triples, got {} values",
+                        values.len()
+                    )));
+                }
+                let variable = usize::try_from(variable).unwrap_or(usize::MAX);
+                if open.sub_ranges.iter().any(|(v, _)| *v == variable) {
+                    return Err(f.err(format_args!(
+                        "second sub-range binding item for variable {variable}"
+                    )));
+                }
+                let mut from = open.range.start;
+                let mut bindings = Vec::with_capacity(values.len() / 3);
+                for triple in values.chunks_exact(3) {
+                    let position = accumulate(&mut from, triple[0], triple[1])
+                        .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+                    bindings.push(Binding {
+                        from: position,
+                        binding: binding_name(&f, triple[2], names)?,
+                    });
+                }
+                open.sub_ranges.push((variable, bindings));
+            }
+            TAG_GENERATED_RANGE_CALL_SITE => {
+                let source = f.unsigned_u32("call site source")?;
+                let line = f.unsigned_u32("call site line")?;
+                let column = f.unsigned_u32("call site column")?;
+                f.no_rest("call site")?;
+                let Some(open) = range_stack.last_mut() else {
+                    return Err(f.err("call site item outside a generated range"));
+                };
+                if open.range.call_site.is_some() {
+                    return Err(f.err("second call site for one generated range"));
+                }
+                if source as usize >= sources {
+                    return Err(f.err(format_args!(
+                        "call site source {source} is outside `sources` (length {sources})"
+                    )));
+                }
+                open.range.call_site = Some((source, line, column));
+            }
+            TAG_GENERATED_RANGE_END => {
+                let values = f.rest_unsigned("position")?;
+                let (line, column) = match values[..] {
+                    [column] => (0, column),
+                    [line, column] => (line, column),
+                    _ => {
+                        return Err(f.err(format_args!(
+                            "generated range end has {} values, expected 1 or 2",
+                            values.len()
+                        )))
+                    }
+                };
+                let Some(open) = range_stack.pop() else {
+                    return Err(f.err("generated range end without a start"));
+                };
+                let mut range = open.range;
+                range.end = accumulate(&mut range_pos, line, column)
+                    .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+                for (variable, sub) in open.sub_ranges {
+                    let Some(list) = range.bindings.get_mut(variable) else {
+                        return Err(f.err(format_args!(
+                            "sub-range binding for variable {variable}, but the range has {} bindings",
+                            range.bindings.len()
+                        )));
+                    };
+                    list.extend(sub);
+                }
+                match range_stack.last_mut() {
+                    Some(parent) => parent.range.children.push(range),
+                    None => out.ranges.push(range),
+                }
+            }
+            _ => {
+                // Unknown tag: an extension's item, skipped.
+                f.skip_rest()?;
+            }
+        }
+    }
+
+    if !scope_stack.is_empty() {
+        return Err(format!(
+            "scopes: {} original scope(s) not ended",
+            scope_stack.len()
+        ));
+    }
+    if !range_stack.is_empty() {
+        return Err(format!(
+            "scopes: {} generated range(s) not ended",
+            range_stack.len()
+        ));
+    }
+    if out.scopes.len() > sources {
+        return Err(format!(
+            "scopes: {} original scope entries for {sources} sources",
+            out.scopes.len()
+        ));
+    }
+    out.scopes.resize(sources, None);
+    Ok(out)
+}
+
+impl DecodedScopes {
+    /// Pre-order flattening of all original scopes (the order `definition` indexes into).
+    pub fn flattened(&self) -> Vec<&OriginalScope> {
+        fn walk<'a>(scope: &'a OriginalScope, out: &mut Vec<&'a OriginalScope>) {
+            out.push(scope);
+            for child in &scope.children {
+                walk(child, out);
+            }
+        }
+        let mut out = Vec::new();
+        for scope in self.scopes.iter().flatten() {
+            walk(scope, &mut out);
+        }
+        out
+    }
+
+    /// The name of the function a generated position is in: the innermost generated range containing (line, column)
+    /// (0-based, start inclusive, end exclusive) whose definition is an original scope with `is_stack_frame` and a
+    /// name; `None` if there is none.
+    pub fn function_name_at(&self, line: u32, column: u32) -> Option<&str> {
+        fn search<'a>(
+            ranges: &[GeneratedRange],
+            flat: &[&'a OriginalScope],
+            at: (u32, u32),
+        ) -> Option<&'a str> {
+            for range in ranges {
+                if !(range.start <= at && at < range.end) {
+                    continue;
+                }
+                if let Some(name) = search(&range.children, flat, at) {
+                    return Some(name);
+                }
+                if let Some(scope) = range.definition.and_then(|d| flat.get(d)) {
+                    if scope.is_stack_frame {
+                        if let Some(name) = scope.name.as_deref() {
+                            return Some(name);
+                        }
+                    }
+                }
+            }
+            None
+        }
+        if self.ranges.is_empty() {
+            return None;
+        }
+        let flat = self.flattened();
+        search(&self.ranges, &flat, (line, column))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vlq::{encode_signed, encode_unsigned};
+
+    /// One VLQ field of a test item.
+    #[derive(Clone, Copy)]
+    enum V {
+        U(u64),
+        S(i64),
+    }
+    use V::{S, U};
+
+    fn encode(items: &[&[V]]) -> String {
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            for v in item.iter() {
+                match *v {
+                    U(u) => encode_unsigned(u, &mut out),
+                    S(s) => encode_signed(s, &mut out),
+                }
+            }
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    fn names(list: &[&str]) -> Vec<Box<str>> {
+        list.iter().map(|s| Box::<str>::from(*s)).collect()
+    }
+
+    /// names: 0 outer, 1 inner, 2 function, 3 block, 4 x, 5 _x
+    ///
+    /// Original (source 0):
+    ///   #0 0:0–20:0 (global, no name)
+    ///     #1 1:0–10:1 function `outer`, stack frame, variable x
+    ///       #2 2:2–5:3 function `inner`, stack frame
+    ///         #3 3:4–4:5 block (not a stack frame)
+    ///     #4 12:0–14:1 unnamed stack frame
+    /// Generated (line 0):
+    ///   0:0–0:100 def #0
+    ///     0:10–0:80 def #1
+    ///       0:20–0:40 def #2
+    ///         0:25–0:30 def #3
+    ///     0:85–0:95 def #4
+    fn nested() -> DecodedScopes {
+        let s = encode(&[
+            &[U(1), U(0), U(0), U(0)],
+            &[U(1), U(7), U(1), U(0), S(0), S(2)],
+            &[U(3), S(4)],
+            &[U(1), U(7), U(1), U(2), S(1), S(0)],
+            &[U(1), U(2), U(1), U(4), S(1)],
+            &[U(2), U(1), U(5)],
+            &[U(2), U(1), U(3)],
+            &[U(2), U(5), U(1)],
+            &[U(1), U(4), U(2), U(0)],
+            &[U(2), U(2), U(1)],
+            &[U(2), U(6), U(0)],
+            &[U(4), U(2), U(0), S(0)],
+            &[U(4), U(2), U(10), S(1)],
+            &[U(6), U(6)],
+            &[U(4), U(2), U(10), S(1)],
+            &[U(4), U(2), U(5), S(1)],
+            &[U(5), U(5)],
+            &[U(5), U(10)],
+            &[U(5), U(40)],
+            &[U(4), U(6), U(5), S(1)],
+            &[U(5), U(10)],
+            &[U(5), U(5)],
+        ]);
+        decode_scopes(
+            &s,
+            &names(&["outer", "inner", "function", "block", "x", "_x"]),
+            1,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn nested_structure_decodes() {
+        let d = nested();
+        let flat = d.flattened();
+        assert_eq!(flat.len(), 5);
+        assert_eq!(flat[1].name.as_deref(), Some("outer"));
+        assert_eq!(flat[1].variables, ["x"]);
+        assert_eq!((flat[2].start, flat[2].end), ((2, 2), (5, 3)));
+        assert_eq!(flat[3].kind.as_deref(), Some("block"));
+        assert_eq!((flat[4].start, flat[4].end), ((12, 0), (14, 1)));
+        let top = &d.ranges[0];
+        assert_eq!((top.start, top.end), ((0, 0), (0, 100)));
+        assert_eq!(top.children.len(), 2);
+        let outer = &top.children[0];
+        assert_eq!(
+            outer.bindings,
+            [vec![Binding {
+                from: (0, 10),
+                binding: Some("_x".into())
+            }]]
+        );
+        assert_eq!(outer.children[0].children[0].start, (0, 25));
+        assert_eq!(top.children[1].start, (0, 85));
+    }
+
+    #[test]
+    fn function_name_at_picks_the_innermost_named_function() {
+        let d = nested();
+        // Inside the block range: the block is not a stack frame, so its enclosing `inner`.
+        assert_eq!(d.function_name_at(0, 27), Some("inner"));
+        assert_eq!(d.function_name_at(0, 20), Some("inner"));
+        assert_eq!(d.function_name_at(0, 39), Some("inner"));
+        // End is exclusive: 0:40 is back in `outer`.
+        assert_eq!(d.function_name_at(0, 40), Some("outer"));
+        assert_eq!(d.function_name_at(0, 10), Some("outer"));
+        // Global range only: not a stack frame.
+        assert_eq!(d.function_name_at(0, 5), None);
+        assert_eq!(d.function_name_at(0, 82), None);
+        // An unnamed stack frame gives no name, and the global around it has none either.
+        assert_eq!(d.function_name_at(0, 90), None);
+    }
+
+    #[test]
+    fn function_name_at_outside_every_range() {
+        let d = nested();
+        assert_eq!(d.function_name_at(0, 100), None);
+        assert_eq!(d.function_name_at(1, 0), None);
+        assert_eq!(d.function_name_at(7, 30), None);
+        assert_eq!(DecodedScopes::default().function_name_at(0, 0), None);
+    }
+
+    #[test]
+    fn ranges_across_lines_and_call_site() {
+        // Scope #0 `f` with variables a, b; a range on lines 2–4 inlining it, called at source 0 5:7.
+        // names: 0 f, 1 a, 2 b, 3 _a, 4 _b
+        let s = encode(&[
+            &[U(1), U(5), U(0), U(0), S(0)],
+            &[U(3), S(1), S(1)],
+            &[U(2), U(3), U(0)],
+            &[U(4), U(7), U(2), U(4), S(0)],
+            &[U(6), U(4), U(0)],
+            // b: unavailable from 2:4, then `_b` from 3:1, then unavailable from 3:6.
+            &[U(7), U(1), U(1), U(1), U(5), U(0), U(5), U(0)],
+            &[U(8), U(0), U(5), U(7)],
+            &[U(5), U(2), U(3)],
+        ]);
+        let d = decode_scopes(&s, &names(&["f", "a", "b", "_a", "_b"]), 1).unwrap();
+        let r = &d.ranges[0];
+        assert_eq!((r.start, r.end), ((2, 4), (4, 3)));
+        assert_eq!(r.definition, Some(0));
+        assert_eq!(r.stack_frame_type, StackFrameType::Original);
+        assert_eq!(r.call_site, Some((0, 5, 7)));
+        assert_eq!(
+            r.bindings,
+            [
+                vec![Binding {
+                    from: (2, 4),
+                    binding: Some("_a".into())
+                }],
+                vec![
+                    Binding {
+                        from: (2, 4),
+                        binding: None
+                    },
+                    Binding {
+                        from: (3, 1),
+                        binding: Some("_b".into())
+                    },
+                    Binding {
+                        from: (3, 6),
+                        binding: None
+                    },
+                ],
+            ]
+        );
+        assert_eq!(d.function_name_at(3, 0), Some("f"));
+        assert_eq!(d.function_name_at(2, 3), None);
+        assert_eq!(d.function_name_at(4, 3), None);
+    }
+
+    #[test]
+    fn hidden_frames_unknown_items_and_empty_entries() {
+        let s = encode(&[
+            &[U(0)],
+            &[U(1), U(0), U(0), U(0)],
+            &[U(2), U(1), U(0)],
+            &[U(4), U(0xc), U(3)],
+            &[U(99), U(7), S(-3)],
+            &[U(5), U(1)],
+        ]);
+        let d = decode_scopes(&s, &[], 3).unwrap();
+        assert_eq!(d.scopes.len(), 3);
+        assert!(d.scopes[0].is_none() && d.scopes[1].is_some() && d.scopes[2].is_none());
+        assert_eq!(d.ranges[0].stack_frame_type, StackFrameType::Hidden);
+        assert_eq!((d.ranges[0].start, d.ranges[0].end), ((0, 3), (0, 4)));
+        assert_eq!(decode_scopes("", &[], 2).unwrap().scopes, [None, None]);
+    }
+
+    #[test]
+    fn invalid_input_is_an_error() {
+        let n = names(&["a"]);
+        for (what, s) in [
+            ("end without start", "CAA"),
+            ("unterminated scope", "BAAA"),
+            ("unterminated range", "EAA"),
+            ("range end without start", "FA"),
+            ("name out of range", "BBAAC,CAA"),
+            ("negative name", "BBAAD,CAA"),
+            ("missing field", "BA,CAA"),
+            ("bad digit", "BAA*,CAA"),
+            ("unterminated VLQ", "BAAg"),
+            ("more trees than sources", "BAAA,CAA,BAAA,CAA"),
+            ("variables outside scope", "DA"),
+            ("definition out of range", "ECAA,FA"),
+            ("hidden without stack frame", "EIA,FA"),
+            ("bindings without definition", "EAA,GB,FA"),
+            ("binding count mismatch", "BAAA,CAA,ECAA,GB,FA"),
+            ("binding out of range", "BAAA,DA,CAA,ECAA,GE,FA"),
+            ("sub-range without binding", "BAAA,DA,CAA,ECAA,HAAAA,FA"),
+            ("call site source", "EAA,IEAA,FA"),
+            ("scope after range", "EAA,FA,BAAA,CAA"),
+            ("range end with three values", "EAA,FAAA"),
+            ("range inside scope", "BAAA,EAA,FA,CAA"),
+            ("overflow", "BAA//////H,CAA"),
+        ] {
+            assert!(decode_scopes(s, &n, 1).is_err(), "{what}: {s:?}");
+        }
+    }
+
+    #[test]
+    fn never_panics_on_short_inputs() {
+        let alphabet = b"ABCDEFGHIgz/,";
+        let n = names(&["a", "b"]);
+        let mut buf = Vec::new();
+        for len in 1..=4u32 {
+            for mut k in 0..alphabet.len().pow(len) {
+                buf.clear();
+                for _ in 0..len {
+                    buf.push(alphabet[k % alphabet.len()]);
+                    k /= alphabet.len();
+                }
+                let s = std::str::from_utf8(&buf).unwrap();
+                let _ = decode_scopes(s, &n, 2).map(|d| d.function_name_at(0, 0).map(str::len));
+            }
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! `sourcemap-ls symbolicate [MAP ...] [--json] [flags] [< trace | --trace FILE]`: a stack trace in any common
+//! format → original frames. Without MAP, each frame's map is found from its file: the file name (query string
+//! dropped) is looked for under `--root` (default: the current directory), and that bundle's `sourceMappingURL` or
+//! sidecar map is used. With MAPs, a frame uses the map whose bundle or `file` has the frame's file name (or the
+//! same `debugId` as the frame's bundle); a single MAP serves every frame that is not obviously foreign.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde_json::{json, Value};
+use sourcemap_core::locate::{find_debug_id, load_map, looks_like_map, MapOrigin};
+use sourcemap_core::stack::{file_name_of, parse_stack, PlainInput, StackFrame, StackLine};
+use sourcemap_core::symbolicate::{
+    first_code_frame, render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
+};
+use sourcemap_core::{IndexOptions, SourceMapIndex};
+
+use super::CliError;
+
+#[derive(Args)]
+pub struct SymbolicateArgs {
+    /// Source maps (or bundles that lead to them). The last argument is taken as the trace file when it is neither.
+    maps: Vec<PathBuf>,
+    /// Read the trace from this file instead of stdin.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// One JSON object: {"stack": [frame...], "codeFrame": ...}; lines 1-based, columns 0-based.
+    #[arg(long)]
+    json: bool,
+    /// Fold runs of ignore-listed frames into one line (text output).
+    #[arg(long)]
+    collapse_ignored: bool,
+    /// Where to look for bundles named by the frames (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// First line number of plain `LINE COLUMN` input (metro-symbolicate compatible).
+    #[arg(long, default_value_t = 1)]
+    input_line_start: u32,
+    /// First column number of plain `LINE COLUMN` input.
+    #[arg(long, default_value_t = 0)]
+    input_column_start: u32,
+    /// First line number in text output.
+    #[arg(long, default_value_t = 1)]
+    output_line_start: u32,
+    /// First column number in text output (stack traces count from 1).
+    #[arg(long, default_value_t = 1)]
+    output_column_start: u32,
+}
+
+struct KnownMap {
+    index: SourceMapIndex,
+    /// File names of the bundles this map serves.
+    names: Vec<String>,
+    debug_id: Option<String>,
+    /// Directory its relative sources resolve against.
+    dir: PathBuf,
+}
+
+/// Frames that never come from a bundle a map could describe.
+fn is_foreign(file: &str) -> bool {
+    file.starts_with("node:")
+        || file.starts_with("internal/")
+        || file == "native"
+        || file == "<anonymous>"
+        || file_name_of(file) == "InternalBytecode.js"
+}
+
+fn load(path: &Path) -> Result<KnownMap, CliError> {
+    let loaded = load_map(path).map_err(CliError::Map)?;
+    let map_dir = match &loaded.origin {
+        MapOrigin::File(p) => p.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        MapOrigin::DataUrl { bundle } => bundle.parent().unwrap_or(Path::new(".")).to_path_buf(),
+    };
+    let mut names = Vec::new();
+    let own = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match own.strip_suffix(".map") {
+        Some(bundle) => names.push(bundle.to_string()),
+        None => names.push(own),
+    }
+    let index = SourceMapIndex::from_bytes_with(loaded.bytes, IndexOptions::default())
+        .map_err(|e| CliError::Map(format!("{}: {e}", path.display())))?;
+    if let Some(file) = &index.file {
+        names.push(file_name_of(file).to_string());
+    }
+    Ok(KnownMap {
+        debug_id: index.debug_id.clone(),
+        index,
+        names,
+        dir: map_dir,
+    })
+}
+
+/// Finds a file named `name` under `root` (breadth-first, a few levels, skipping dependency and build folders).
+fn find_file(root: &Path, name: &str) -> Option<PathBuf> {
+    let mut queue = vec![(root.to_path_buf(), 0)];
+    while let Some((dir, depth)) = queue.pop() {
+        let entries = std::fs::read_dir(&dir).ok()?;
+        for e in entries.flatten() {
+            let p = e.path();
+            let fname = e.file_name();
+            let fname = fname.to_string_lossy();
+            if p.is_file() && fname == name {
+                return Some(p);
+            }
+            if p.is_dir() && depth < 6 && !matches!(&*fname, "node_modules" | ".git" | "target") {
+                queue.insert(0, (p, depth + 1));
+            }
+        }
+    }
+    None
+}
+
+struct Catalog {
+    /// The maps given on the command line first, then those discovered from frames.
+    maps: Vec<KnownMap>,
+    explicit: usize,
+    by_name: HashMap<String, Option<usize>>,
+    root: PathBuf,
+}
+
+impl Catalog {
+    /// The bundle a frame's file names, on disk.
+    fn bundle_path(&self, file: &str) -> Option<PathBuf> {
+        if file.starts_with("file:") {
+            return url::Url::parse(file)
+                .ok()?
+                .to_file_path()
+                .ok()
+                .filter(|p| p.is_file());
+        }
+        if !file.contains("://") {
+            let p = self
+                .root
+                .join(file.split(['?', '#']).next().unwrap_or(file));
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        find_file(&self.root, file_name_of(file))
+    }
+
+    /// Which map (by position in `maps`) a frame uses.
+    fn choose(&mut self, frame: &StackFrame) -> Option<usize> {
+        if frame.native {
+            return None;
+        }
+        let Some(file) = frame.file.as_deref() else {
+            return (self.explicit == 1).then_some(0);
+        };
+        if is_foreign(file) {
+            return None;
+        }
+        let name = file_name_of(file).to_string();
+        if let Some(i) = self.maps[..self.explicit]
+            .iter()
+            .position(|m| m.names.contains(&name))
+        {
+            return Some(i);
+        }
+        if !self.by_name.contains_key(&name) {
+            let found = self.discover(file);
+            self.by_name.insert(name.clone(), found);
+        }
+        self.by_name[&name].or((self.explicit == 1).then_some(0))
+    }
+
+    /// The frame's bundle on disk: its `debugId` may pair it with a given map; without given maps, its own map.
+    fn discover(&mut self, file: &str) -> Option<usize> {
+        let bundle = self.bundle_path(file)?;
+        if self.explicit > 0 {
+            let text = std::fs::read(&bundle).ok()?;
+            let id = find_debug_id(&text)?.to_string();
+            return self.maps[..self.explicit]
+                .iter()
+                .position(|m| m.debug_id.as_deref() == Some(&id));
+        }
+        let known = load(&bundle).ok()?;
+        self.maps.push(known);
+        Some(self.maps.len() - 1)
+    }
+}
+
+fn position_json(line0: u32, column0: u32) -> (u32, u32) {
+    (line0 + 1, column0)
+}
+
+pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
+    // The last positional argument may be the trace itself.
+    if args.trace.is_none() {
+        if let Some(last) = args.maps.last() {
+            let is_map = std::fs::read(last)
+                .map(|b| looks_like_map(&b))
+                .unwrap_or(false)
+                || load_map(last).is_ok();
+            if !is_map && last.is_file() {
+                args.trace = args.maps.pop();
+            }
+        }
+    }
+    let mut text = String::new();
+    match &args.trace {
+        Some(p) => {
+            text = std::fs::read_to_string(p).map_err(|e| {
+                CliError::Usage(format!("cannot read the trace {}: {e}", p.display()))
+            })?
+        }
+        None => {
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
+        }
+    }
+    let explicit = args
+        .maps
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
+    };
+    let mut catalog = Catalog {
+        explicit: explicit.len(),
+        maps: explicit,
+        by_name: HashMap::new(),
+        root,
+    };
+    let plain = PlainInput {
+        line_start: args.input_line_start,
+        column_start: args.input_column_start,
+    };
+    let lines = parse_stack(&text, plain);
+    // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
+    let choices: Vec<Option<usize>> = lines
+        .iter()
+        .filter_map(|l| match l {
+            StackLine::Frame(f) => Some(catalog.choose(f)),
+            StackLine::Text(_) => None,
+        })
+        .collect();
+    let maps = &catalog.maps;
+    let mut next = choices.iter();
+    let out = symbolicate(
+        &lines,
+        |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
+        // A Hermes map leads to `app.js`; when `app.js.map` was given too, follow it.
+        |source| {
+            let name = file_name_of(source);
+            maps.iter()
+                .position(|m| m.names.iter().any(|n| n == name))
+                .map(|i| (i, &maps[i].index))
+        },
+    );
+    let options = TextOptions {
+        line_start: args.output_line_start,
+        column_start: args.output_column_start,
+        collapse_ignored: args.collapse_ignored,
+    };
+    if !args.json {
+        print!("{}", render_text(&out, options));
+        return Ok(());
+    }
+    // The code frame's source: sourcesContent, else the file next to the map.
+    let code_frame = first_code_frame(&out, |f| {
+        let m = &maps[f.map?];
+        let o = f.original.as_ref()?;
+        if let Some(content) = m.index.source_content(o.source_id) {
+            return Some(content.into_owned());
+        }
+        std::fs::read_to_string(m.dir.join(o.source.as_deref()?)).ok()
+    });
+    let stack: Vec<Value> = out
+        .iter()
+        .filter_map(|l| match l {
+            SymbolicatedLine::Text(_) => None,
+            SymbolicatedLine::Frame(f) => {
+                let generated = f.frame.generated.map(|g| {
+                    let (line, column) = position_json(g.line, g.column);
+                    json!({"file": f.frame.file, "line": line, "column": column})
+                });
+                let original = f.original.as_ref().map(|o| {
+                    let (line, column) = position_json(o.line, o.column);
+                    json!({
+                        "source": o.source, "line": line, "column": column, "name": o.name,
+                        "function": o.function, "functionSource": o.function_source,
+                    })
+                });
+                Some(json!({
+                    "raw": f.frame.raw,
+                    "generated": generated,
+                    "original": original,
+                    "ignored": f.ignored,
+                    "text": render_frame(f, options),
+                    "unresolved": f.unresolved,
+                }))
+            }
+        })
+        .collect();
+    let code_frame = code_frame.map(|(source, line, column, content)| {
+        let (line, column) = position_json(line, column);
+        json!({"fileName": source, "location": {"row": line, "column": column}, "content": content})
+    });
+    println!("{}", json!({"stack": stack, "codeFrame": code_frame}));
+    Ok(())
+}

@@ -1,0 +1,100 @@
+//! `textDocument/documentLink` on logs and other text: every stack frame whose file is a known (or findable)
+//! bundle links its location to the original source. Frames without a file (`LINE COLUMN`, logcat `fn@L:C`) are
+//! too ambiguous in free text and are not linked.
+
+use std::sync::Arc;
+
+use sourcemap_core::stack::{parse_stack, PlainInput, StackLine};
+use sourcemap_core::symbolicate::{symbolicate, SymbolicatedLine};
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
+
+use super::source_uri;
+use super::symbolicate::maps_for_frames;
+use crate::lsp::position::utf16_len;
+use crate::lsp::server::Backend;
+
+/// Larger documents are not scanned (a bundle or a huge log): links are a convenience, not worth a stall.
+const MAX_TEXT_BYTES: usize = 8 << 20;
+
+pub async fn document_link(
+    b: &Backend,
+    params: DocumentLinkParams,
+) -> Result<Option<Vec<DocumentLink>>> {
+    let uri = params.text_document.uri;
+    let Some(rope) = b.rope(&uri) else {
+        return Ok(None);
+    };
+    if rope.len_bytes() > MAX_TEXT_BYTES {
+        return Ok(None);
+    }
+    let text = rope.to_string();
+    let lines: Vec<StackLine> = parse_stack(&text, PlainInput::default())
+        .into_iter()
+        .map(|l| match l {
+            StackLine::Frame(f) if f.file.is_none() || f.location_span.is_none() => {
+                StackLine::Text(f.raw)
+            }
+            other => other,
+        })
+        .collect();
+    if !lines.iter().any(|l| matches!(l, StackLine::Frame(_))) {
+        return Ok(Some(Vec::new()));
+    }
+    let maps = maps_for_frames(b, &lines, Some(&uri)).await;
+    let mut next = maps.iter();
+    let out = symbolicate(
+        &lines,
+        |_| {
+            Ok(next
+                .next()
+                .and_then(Option::as_ref)
+                .map(|m| (Arc::as_ptr(m) as usize, &m.index)))
+        },
+        |_| None,
+    );
+    let mut links = Vec::new();
+    for (line_no, l) in out.iter().enumerate() {
+        let SymbolicatedLine::Frame(f) = l else {
+            continue;
+        };
+        let (Some(o), Some(span), Some(id)) = (&f.original, &f.frame.location_span, f.map) else {
+            continue;
+        };
+        let Some(map) = maps
+            .iter()
+            .flatten()
+            .find(|m| Arc::as_ptr(m) as usize == id)
+        else {
+            continue;
+        };
+        let Some(mut target) = source_uri(b, map, o.source_id) else {
+            continue;
+        };
+        // VS Code opens `file:///x#L12,5` at line 12, column 5.
+        target.set_fragment(Some(&format!("L{},{}", o.line + 1, o.column + 1)));
+        let raw = &f.frame.raw;
+        let start = utf16_len(&raw[..span.start]);
+        let end = utf16_len(&raw[..span.end]);
+        let tooltip = format!(
+            "{}{}:{}:{}",
+            o.function
+                .as_deref()
+                .map(|f| format!("{f} — "))
+                .unwrap_or_default(),
+            o.source.as_deref().unwrap_or("?"),
+            o.line + 1,
+            o.column + 1
+        );
+        links.push(DocumentLink {
+            range: Range::new(
+                Position::new(line_no as u32, start),
+                Position::new(line_no as u32, end),
+            ),
+            target: Some(target),
+            tooltip: Some(tooltip),
+            data: None,
+        });
+    }
+    Ok(Some(links))
+}

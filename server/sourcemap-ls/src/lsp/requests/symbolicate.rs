@@ -1,0 +1,219 @@
+//! `sourcemap/symbolicate` `{text, uri?}` → `{text, frames:[{raw, text, generated, original, ignored, location}]}`:
+//! a stack trace in any common format, against the workspace's maps. Each frame's map is found from its file: a
+//! bundle already known to the server by that file name, else the file (a path relative to `uri`'s folder or a
+//! workspace folder, a `file:` URL, or a URL whose file name is looked for in the workspace folders), whose map is
+//! then loaded like any other. Frames without a file use the only loaded map, when there is exactly one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sourcemap_core::stack::{file_name_of, parse_stack, PlainInput, StackFrame, StackLine};
+use sourcemap_core::symbolicate::{
+    render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
+};
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{Location, Position, Range, Url};
+
+use super::source_uri;
+use crate::lsp::map_store::LoadedMap;
+use crate::lsp::server::Backend;
+
+#[derive(Debug, Deserialize)]
+pub struct Params {
+    pub text: String,
+    /// The document the text comes from: relative bundle paths resolve against its folder.
+    #[serde(default)]
+    pub uri: Option<Url>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Answer {
+    pub text: String,
+    pub frames: Vec<Value>,
+}
+
+/// Frames that never come from a bundle.
+fn is_foreign(file: &str) -> bool {
+    file.starts_with("node:")
+        || file.starts_with("internal/")
+        || file_name_of(file) == "InternalBytecode.js"
+}
+
+/// Finds a file named `name` under `root` (a few levels, skipping dependency and build folders).
+fn find_file(root: &Path, name: &str, depth: usize) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(root).ok()?;
+    let mut dirs = Vec::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        let fname = e.file_name();
+        let fname = fname.to_string_lossy();
+        if fname == name && p.is_file() {
+            return Some(p);
+        }
+        if p.is_dir()
+            && !matches!(&*fname, "node_modules" | ".git" | "target")
+            && !fname.starts_with('.')
+        {
+            dirs.push(p);
+        }
+    }
+    if depth == 0 {
+        return None;
+    }
+    dirs.into_iter()
+        .find_map(|d| find_file(&d, name, depth - 1))
+}
+
+/// The bundle on disk a frame's file names.
+fn bundle_path(file: &str, base: Option<&Path>, folders: &[PathBuf]) -> Option<PathBuf> {
+    if file.starts_with("file:") {
+        return Url::parse(file)
+            .ok()?
+            .to_file_path()
+            .ok()
+            .filter(|p| p.is_file());
+    }
+    if !file.contains("://") {
+        let plain = file.split(['?', '#']).next().unwrap_or(file);
+        let p = Path::new(plain);
+        if p.is_absolute() && p.is_file() {
+            return Some(p.to_path_buf());
+        }
+        for dir in base.into_iter().chain(folders.iter().map(PathBuf::as_path)) {
+            let candidate = dir.join(plain);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+    }
+    let name = file_name_of(file);
+    folders.iter().find_map(|f| find_file(f, name, 5))
+}
+
+/// Chooses and loads the map of every frame (in order), caching by file name.
+pub async fn maps_for_frames(
+    b: &Backend,
+    lines: &[StackLine],
+    uri: Option<&Url>,
+) -> Vec<Option<Arc<LoadedMap>>> {
+    let base = uri
+        .and_then(|u| u.to_file_path().ok())
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    let folders = b.folders();
+    let mut by_name: HashMap<String, Option<Arc<LoadedMap>>> = HashMap::new();
+    let mut out = Vec::new();
+    for line in lines {
+        let StackLine::Frame(frame) = line else {
+            continue;
+        };
+        out.push(map_for_frame(b, frame, base.as_deref(), &folders, &mut by_name).await);
+    }
+    out
+}
+
+async fn map_for_frame(
+    b: &Backend,
+    frame: &StackFrame,
+    base: Option<&Path>,
+    folders: &[PathBuf],
+    by_name: &mut HashMap<String, Option<Arc<LoadedMap>>>,
+) -> Option<Arc<LoadedMap>> {
+    if frame.native {
+        return None;
+    }
+    let Some(file) = frame.file.as_deref() else {
+        let loaded = b.maps.loaded();
+        return (loaded.len() == 1).then(|| loaded[0].clone());
+    };
+    if is_foreign(file) {
+        return None;
+    }
+    let name = file_name_of(file).to_string();
+    if let Some(found) = by_name.get(&name) {
+        return found.clone();
+    }
+    // A bundle the server already knows by that name.
+    let known = b.maps.loaded().into_iter().find(|m| {
+        b.bundles_of(m)
+            .iter()
+            .any(|p| p.file_name().is_some_and(|f| f.to_string_lossy() == name))
+    });
+    let found = match known {
+        Some(m) => Some(m),
+        None => {
+            let (file, base, folders) = (
+                file.to_string(),
+                base.map(Path::to_path_buf),
+                folders.to_vec(),
+            );
+            let path =
+                tokio::task::spawn_blocking(move || bundle_path(&file, base.as_deref(), &folders))
+                    .await
+                    .ok()
+                    .flatten();
+            match path.and_then(|p| Url::from_file_path(p).ok()) {
+                Some(bundle) => b.map_for(&bundle).await.ok(),
+                None => None,
+            }
+        }
+    };
+    by_name.insert(name, found.clone());
+    found
+}
+
+pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
+    let lines = parse_stack(&params.text, PlainInput::default());
+    let maps = maps_for_frames(b, &lines, params.uri.as_ref()).await;
+    let mut next = maps.iter();
+    let out = symbolicate(
+        &lines,
+        |_| {
+            Ok(next
+                .next()
+                .and_then(Option::as_ref)
+                .map(|m| (Arc::as_ptr(m) as usize, &m.index)))
+        },
+        |_| None,
+    );
+    let by_ptr: HashMap<usize, &Arc<LoadedMap>> = maps
+        .iter()
+        .flatten()
+        .map(|m| (Arc::as_ptr(m) as usize, m))
+        .collect();
+    let options = TextOptions::default();
+    let frames = out
+        .iter()
+        .filter_map(|l| match l {
+            SymbolicatedLine::Text(_) => None,
+            SymbolicatedLine::Frame(f) => {
+                let map = f.map.and_then(|p| by_ptr.get(&p));
+                let location = match (map, &f.original) {
+                    (Some(m), Some(o)) => source_uri(b, m, o.source_id).map(|uri| {
+                        let p = Position::new(o.line, o.column);
+                        Location::new(uri, Range::new(p, p))
+                    }),
+                    _ => None,
+                };
+                Some(json!({
+                    "raw": f.frame.raw,
+                    "text": render_frame(f, options),
+                    "generated": f.frame.generated.map(|g| json!({"file": f.frame.file, "line": g.line, "character": g.column})),
+                    "original": f.original.as_ref().map(|o| json!({
+                        "source": o.source, "line": o.line, "character": o.column, "name": o.name,
+                        "function": o.function, "functionSource": o.function_source,
+                    })),
+                    "ignored": f.ignored,
+                    "unresolved": f.unresolved,
+                    "location": location,
+                }))
+            }
+        })
+        .collect();
+    Ok(Answer {
+        text: render_text(&out, options),
+        frames,
+    })
+}
