@@ -349,12 +349,16 @@ mod tests {
         .unwrap();
         let index = demo_map();
         let lines = parse_stack(&trace, PlainInput::default());
-        let out = symbolicate(&lines, |f| {
-            Ok(f.file
-                .as_deref()
-                .is_some_and(|u| u.ends_with("app.min.js"))
-                .then_some((0, &index)))
-        });
+        let out = symbolicate(
+            &lines,
+            |f| {
+                Ok(f.file
+                    .as_deref()
+                    .is_some_and(|u| u.ends_with("app.min.js"))
+                    .then_some((0, &index)))
+            },
+            |_| None,
+        );
         let text = render_text(&out, TextOptions::default());
         assert!(text.contains("    at e (../src/orders.js:5:24)"), "{text}");
         assert!(text.contains("TypeError: Cannot read properties of null (reading 'map')"));
