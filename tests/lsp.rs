@@ -442,3 +442,72 @@ fn a_large_map_reports_progress_and_the_first_hover_time() {
     });
     c.shutdown();
 }
+
+#[test]
+fn symbolicate_request_and_document_links_in_a_log() {
+    let traces = fixtures().join("traces");
+    let demo_src = fixtures().join("demo/src");
+    let trace_path = traces.join("v8-node.txt");
+    let text = std::fs::read_to_string(&trace_path).unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(&traces, json!({}), false);
+
+    let r = c.result(
+        "sourcemap/symbolicate",
+        json!({"text": text, "uri": uri(&trace_path)}),
+    );
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("    at e (../../demo/src/orders.js:5:24)"),
+        "{r}"
+    );
+    let top = &r["frames"][0];
+    assert_eq!(top["location"]["uri"], uri(&demo_src.join("orders.js")));
+    assert_eq!(
+        top["location"]["range"]["start"],
+        json!({"line": 4, "character": 23})
+    );
+    assert_eq!(top["original"]["function"], "e");
+    // Native frames stay as they are, with no location.
+    let native = r["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["raw"].as_str().unwrap().contains("Array.map"))
+        .unwrap();
+    assert_eq!(native["location"], Value::Null);
+
+    // The same trace open as a log: each bundle frame links to its original location.
+    let u = c.open(&trace_path, "log");
+    let links = c.result(
+        "textDocument/documentLink",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let links = links.as_array().unwrap();
+    assert_eq!(links.len(), 4, "{links:?}");
+    let first_line = text
+        .lines()
+        .position(|l| l.contains("v8/app.min.js:1:50"))
+        .unwrap() as u64;
+    let start = text
+        .lines()
+        .nth(first_line as usize)
+        .unwrap()
+        .find("v8/app.min.js")
+        .unwrap() as u64;
+    assert_eq!(
+        links[0]["range"]["start"],
+        json!({"line": first_line, "character": start})
+    );
+    assert_eq!(
+        links[0]["range"]["end"]["character"],
+        start + "v8/app.min.js:1:50".len() as u64
+    );
+    assert_eq!(
+        links[0]["target"],
+        format!("{}#L5,24", uri(&demo_src.join("orders.js")))
+    );
+    c.shutdown();
+}
