@@ -291,3 +291,58 @@ fn metro_json_logcat_and_ignore_list() {
     );
     assert!(text.contains("ignore-listed frame"), "{text}");
 }
+
+/// metro-symbolicate's `--hermes-crash` input: function id + bytecode offset through `x_hermes_function_offsets`,
+/// compared with the pinned metro-symbolicate run live, then followed through the bundler's map.
+#[test]
+fn hermes_crash_reports_agree_with_metro_symbolicate() {
+    let dir = repo().join("fixtures/traces");
+    let crash = std::fs::read_to_string(dir.join("hermes-crash.json")).unwrap();
+    let ours = symbolicate_json(&dir, &["--hermes-crash", "hermes/app.hbc.map"], &crash);
+    let mut child = Command::new("node")
+        .args([
+            repo()
+                .join("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js")
+                .to_str()
+                .unwrap(),
+            "hermes/app.hbc.map",
+            "--hermes-crash",
+        ])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(crash.as_bytes())
+        .unwrap();
+    let metro: Value = serde_json::from_slice(&child.wait_with_output().unwrap().stdout).unwrap();
+    let metro = metro.as_array().unwrap();
+    let stack = ours["stack"].as_array().unwrap();
+    assert_eq!(stack.len(), metro.len());
+    for (got, want) in stack.iter().zip(metro) {
+        if want.get("NativeCode").is_some() {
+            assert_eq!(got["original"], Value::Null);
+            continue;
+        }
+        let o = &got["original"];
+        assert_eq!(
+            (&o["source"], &o["line"], &o["column"]),
+            (&want["source"], &want["line"], &want["column"]),
+            "{got}"
+        );
+    }
+    // With the bundler's map too, the frames reach the original sources.
+    let (text, _) = symbolicate(
+        &dir,
+        &["--hermes-crash", "hermes/app.hbc.map", "hermes/app.js.map"],
+        &crash,
+    );
+    assert!(
+        text.starts_with("    at <unknown> (../../demo/src/orders.js:5:24)"),
+        "{text}"
+    );
+}

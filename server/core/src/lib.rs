@@ -7,6 +7,7 @@ pub mod code_frame;
 pub mod compact;
 pub mod error;
 pub mod function_map;
+pub mod hermes;
 pub mod index;
 pub mod locate;
 pub mod parse;

@@ -35,6 +35,10 @@ pub struct SymbolicateArgs {
     /// Where to look for bundles named by the frames (default: the current directory).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// The input is a Hermes crash report (`{"callstack":[{CJSModuleOffset|SegmentID, FunctionID, ByteCodeOffset,
+    /// SourceURL} | {NativeCode: true}]}`), resolved through the first MAP's `x_hermes_function_offsets`.
+    #[arg(long)]
+    hermes_crash: bool,
     /// First line number of plain `LINE COLUMN` input (metro-symbolicate compatible).
     #[arg(long, default_value_t = 1)]
     input_line_start: u32,
@@ -149,6 +153,12 @@ impl Catalog {
         if frame.native {
             return None;
         }
+        // A Hermes crash frame is resolved against the first map, which its position was computed from.
+        if frame.format == sourcemap_core::stack::FrameFormat::HermesBytecode
+            && frame.written.is_none()
+        {
+            return (self.explicit > 0 && frame.generated.is_some()).then_some(0);
+        }
         let Some(file) = frame.file.as_deref() else {
             return (self.explicit == 1).then_some(0);
         };
@@ -234,7 +244,18 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         line_start: args.input_line_start,
         column_start: args.input_column_start,
     };
-    let lines = parse_stack(&text, plain);
+    let lines = if args.hermes_crash {
+        let Some(first) = catalog.maps.first() else {
+            return Err(CliError::Usage(
+                "--hermes-crash needs the Hermes source map as the first MAP".into(),
+            ));
+        };
+        let offsets =
+            sourcemap_core::hermes::function_offsets(&first.index).map_err(CliError::Map)?;
+        sourcemap_core::hermes::parse_hermes_crash(&text, &offsets).map_err(CliError::Usage)?
+    } else {
+        parse_stack(&text, plain)
+    };
     // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
     let choices: Vec<Option<usize>> = lines
         .iter()

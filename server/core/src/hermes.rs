@@ -1,0 +1,127 @@
+//! Hermes crash reports (metro-symbolicate's `--hermes-crash` input): frames given as a segment (`CJSModuleOffset`
+//! or `SegmentID`), a function id and a bytecode offset within the function, resolved through the map's
+//! `x_hermes_function_offsets` (per segment, the bytecode offset where each function starts). The generated position
+//! is line = segment (0-based), column = function start + offset, exactly as metro-symbolicate computes it.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use crate::index::{GeneratedPosition, SourceMapIndex};
+use crate::stack::{FrameFormat, StackFrame, StackLine};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct RawFrame {
+    #[serde(default)]
+    native_code: Option<bool>,
+    #[serde(default, rename = "CJSModuleOffset")]
+    cjs_module_offset: Option<u32>,
+    #[serde(default, rename = "SegmentID")]
+    segment_id: Option<u32>,
+    #[serde(default, rename = "FunctionID")]
+    function_id: Option<u32>,
+    #[serde(default)]
+    byte_code_offset: Option<u32>,
+    #[serde(default, rename = "SourceURL")]
+    source_url: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Crash {
+    callstack: Vec<serde_json::Value>,
+}
+
+/// The map's `x_hermes_function_offsets`: segment → function id → bytecode offset of the function's start.
+pub fn function_offsets(index: &SourceMapIndex) -> Result<HashMap<u32, Vec<u32>>, String> {
+    let range = index
+        .x_hermes_function_offsets
+        .clone()
+        .ok_or("the map has no x_hermes_function_offsets (not a Hermes map?)")?;
+    let raw: HashMap<String, Vec<u32>> = serde_json::from_slice(&index.buffer()[range])
+        .map_err(|e| format!("x_hermes_function_offsets: {e}"))?;
+    raw.into_iter()
+        .map(|(k, v)| {
+            k.parse::<u32>()
+                .map(|k| (k, v))
+                .map_err(|_| format!("x_hermes_function_offsets: segment {k:?} is not a number"))
+        })
+        .collect()
+}
+
+/// Parses a crash report into frames whose generated positions come from `offsets`.
+pub fn parse_hermes_crash(
+    text: &str,
+    offsets: &HashMap<u32, Vec<u32>>,
+) -> Result<Vec<StackLine>, String> {
+    let crash: Crash =
+        serde_json::from_str(text).map_err(|e| format!("not a Hermes crash report: {e}"))?;
+    crash
+        .callstack
+        .into_iter()
+        .map(|value| {
+            let raw = value.to_string();
+            let f: RawFrame =
+                serde_json::from_value(value).map_err(|e| format!("callstack frame {raw}: {e}"))?;
+            let native = f.native_code == Some(true);
+            let segment = f.cjs_module_offset.or(f.segment_id);
+            let generated = match (segment, f.function_id, f.byte_code_offset) {
+                (Some(s), Some(fid), Some(off)) if !native => offsets
+                    .get(&s)
+                    .and_then(|o| o.get(fid as usize))
+                    .map(|start| GeneratedPosition {
+                        line: s,
+                        column: start.saturating_add(off),
+                    }),
+                _ => None,
+            };
+            Ok(StackLine::Frame(StackFrame {
+                raw,
+                format: FrameFormat::HermesBytecode,
+                function: None,
+                is_async: false,
+                is_constructor: false,
+                file: f.source_url,
+                written: None,
+                generated,
+                native,
+                function_span: None,
+                location_span: None,
+            }))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_resolve_through_function_offsets() {
+        let map = br#"{"version":3,"sources":["app.js"],"mappings":"AAAA","x_hermes_function_offsets":{"0":[0,15,235]}}"#;
+        let index = SourceMapIndex::from_bytes(map.to_vec()).unwrap();
+        let offsets = function_offsets(&index).unwrap();
+        let crash = r#"{"callstack":[{"CJSModuleOffset":0,"FunctionID":2,"ByteCodeOffset":13,"SourceURL":"app.hbc"},{"NativeCode":true},{"SegmentID":0,"FunctionID":9,"ByteCodeOffset":1}]}"#;
+        let lines = parse_hermes_crash(crash, &offsets).unwrap();
+        let frames: Vec<&StackFrame> = lines
+            .iter()
+            .map(|l| match l {
+                StackLine::Frame(f) => f,
+                StackLine::Text(_) => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            frames[0].generated,
+            Some(GeneratedPosition {
+                line: 0,
+                column: 248
+            })
+        );
+        assert!(frames[1].native);
+        assert_eq!(
+            frames[2].generated, None,
+            "an unknown function id has no position"
+        );
+        assert!(parse_hermes_crash("{}", &offsets).is_err());
+    }
+}
