@@ -5,6 +5,7 @@
 
 mod alloc;
 mod cli;
+mod devserver;
 mod lsp;
 
 use std::process::ExitCode;

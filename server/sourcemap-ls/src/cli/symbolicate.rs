@@ -39,6 +39,10 @@ pub struct SymbolicateArgs {
     /// SourceURL} | {NativeCode: true}]}`), resolved through the first MAP's `x_hermes_function_offsets`.
     #[arg(long)]
     hermes_crash: bool,
+    /// Allow fetching maps from a Metro dev server on loopback (frames like `http://localhost:8081/index.bundle?…`
+    /// read `…/index.map?…`); no other host is ever contacted.
+    #[arg(long)]
+    dev_server: bool,
     /// First line number of plain `LINE COLUMN` input (metro-symbolicate compatible).
     #[arg(long, default_value_t = 1)]
     input_line_start: u32,
@@ -125,6 +129,7 @@ struct Catalog {
     explicit: usize,
     by_name: HashMap<String, Option<usize>>,
     root: PathBuf,
+    dev_server: bool,
 }
 
 impl Catalog {
@@ -179,8 +184,24 @@ impl Catalog {
         self.by_name[&name].or((self.explicit == 1).then_some(0))
     }
 
-    /// The frame's bundle on disk: its `debugId` may pair it with a given map; without given maps, its own map.
+    /// The frame's bundle on disk: its `debugId` may pair it with a given map; without given maps, its own map; or,
+    /// when allowed, the map a loopback Metro dev server serves beside the bundle URL.
     fn discover(&mut self, file: &str) -> Option<usize> {
+        if self.dev_server && file.starts_with("http://") && self.explicit == 0 {
+            let bytes = crate::devserver::fetch_map(file, crate::lsp::DEFAULT_MAX_MAP_BYTES)
+                .map_err(|e| eprintln!("sourcemap-ls: {e}"))
+                .ok()?;
+            let index = SourceMapIndex::from_bytes(bytes)
+                .map_err(|e| eprintln!("sourcemap-ls: map of {file}: {e}"))
+                .ok()?;
+            self.maps.push(KnownMap {
+                debug_id: index.debug_id.clone(),
+                index,
+                names: vec![file_name_of(file).to_string()],
+                dir: self.root.clone(),
+            });
+            return Some(self.maps.len() - 1);
+        }
         let bundle = self.bundle_path(file)?;
         if self.explicit > 0 {
             let text = std::fs::read(&bundle).ok()?;
@@ -239,6 +260,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         maps: explicit,
         by_name: HashMap::new(),
         root,
+        dev_server: args.dev_server,
     };
     let plain = PlainInput {
         line_start: args.input_line_start,

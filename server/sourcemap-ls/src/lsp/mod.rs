@@ -13,6 +13,8 @@ mod server;
 mod settings;
 mod sources;
 
+pub use settings::DEFAULT_MAX_MAP_BYTES;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};

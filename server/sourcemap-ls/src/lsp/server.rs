@@ -25,7 +25,12 @@ pub struct Backend {
     pub folders: RwLock<Vec<PathBuf>>,
     /// Map → the bundles known to use it (for reverse navigation and diagnostics).
     pub links: Mutex<HashMap<MapKey, BTreeSet<PathBuf>>>,
+    /// Maps fetched from a loopback dev server, by bundle URL, with when they were fetched.
+    pub dev_maps: Mutex<HashMap<String, (std::time::Instant, Arc<Vec<u8>>)>>,
 }
+
+/// How long a map fetched from a dev server is reused before it is fetched again (the bundle changes on edit).
+const DEV_MAP_TTL: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Why a document has no usable map.
 #[derive(Debug)]
@@ -76,7 +81,42 @@ impl Backend {
             settings: RwLock::new(Settings::default()),
             folders: RwLock::new(Vec::new()),
             links: Mutex::new(HashMap::new()),
+            dev_maps: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The map a loopback Metro dev server serves for a bundle URL (the caller checked the `devServer` setting).
+    pub async fn dev_server_map(&self, bundle_url: &str, max_bytes: u64) -> Option<Arc<LoadedMap>> {
+        let cached = self
+            .dev_maps
+            .lock()
+            .expect("dev maps lock")
+            .get(bundle_url)
+            .filter(|(at, _)| at.elapsed() < DEV_MAP_TTL)
+            .map(|(_, bytes)| bytes.clone());
+        let bytes = match cached {
+            Some(b) => b,
+            None => {
+                let url = bundle_url.to_string();
+                let fetched = tokio::task::spawn_blocking(move || {
+                    crate::devserver::fetch_map(&url, max_bytes)
+                })
+                .await
+                .ok()?;
+                let bytes = Arc::new(
+                    fetched
+                        .map_err(|e| tracing::warn!("dev server: {e}"))
+                        .ok()?,
+                );
+                self.dev_maps.lock().expect("dev maps lock").insert(
+                    bundle_url.to_string(),
+                    (std::time::Instant::now(), bytes.clone()),
+                );
+                bytes
+            }
+        };
+        let key = MapKey::inline(Path::new(bundle_url), &bytes);
+        self.maps.load_inline(key, bytes).await.ok()
     }
 
     pub fn settings(&self) -> Settings {

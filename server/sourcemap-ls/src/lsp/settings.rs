@@ -14,6 +14,8 @@ pub struct Settings {
     /// Glob of bundles → map path, for bundles without `sourceMappingURL` or sidecar map.
     pub maps: Vec<(String, String)>,
     pub max_map_bytes: u64,
+    /// Allow fetching maps from a Metro dev server on loopback (off by default).
+    pub dev_server: bool,
 }
 
 impl Default for Settings {
@@ -22,6 +24,7 @@ impl Default for Settings {
             path_overrides: Vec::new(),
             maps: Vec::new(),
             max_map_bytes: DEFAULT_MAX_MAP_BYTES,
+            dev_server: false,
         }
     }
 }
@@ -32,6 +35,7 @@ struct RawSettings {
     path_overrides: serde_json::Map<String, serde_json::Value>,
     maps: serde_json::Map<String, serde_json::Value>,
     max_map_bytes: Option<u64>,
+    dev_server: Option<bool>,
 }
 
 impl Settings {
@@ -49,6 +53,7 @@ impl Settings {
             path_overrides: pairs(raw.path_overrides),
             maps: pairs(raw.maps),
             max_map_bytes: raw.max_map_bytes.unwrap_or(DEFAULT_MAX_MAP_BYTES),
+            dev_server: raw.dev_server.unwrap_or(false),
         }
     }
 }

@@ -131,6 +131,16 @@ async fn map_for_frame(
     if is_foreign(file) {
         return None;
     }
+    // A loopback Metro dev server, when the `devServer` setting allows it: its map, fetched and cached briefly.
+    let settings = b.settings();
+    if file.starts_with("http://") && settings.dev_server {
+        if let Some(found) = by_name.get(file) {
+            return found.clone();
+        }
+        let found = b.dev_server_map(file, settings.max_map_bytes).await;
+        by_name.insert(file.to_string(), found.clone());
+        return found;
+    }
     let name = file_name_of(file).to_string();
     if let Some(found) = by_name.get(&name) {
         return found.clone();
