@@ -25,9 +25,12 @@ pub struct Backend {
     pub folders: RwLock<Vec<PathBuf>>,
     /// Map → the bundles known to use it (for reverse navigation and diagnostics).
     pub links: Mutex<HashMap<MapKey, BTreeSet<PathBuf>>>,
-    /// Maps fetched from a loopback dev server, by bundle URL, with when they were fetched.
-    pub dev_maps: Mutex<HashMap<String, (std::time::Instant, Arc<Vec<u8>>)>>,
+    /// Maps fetched from a loopback dev server, by bundle URL.
+    pub dev_maps: Mutex<HashMap<String, FetchedMap>>,
 }
+
+/// A map's bytes and when they were fetched.
+pub type FetchedMap = (std::time::Instant, Arc<Vec<u8>>);
 
 /// How long a map fetched from a dev server is reused before it is fetched again (the bundle changes on edit).
 const DEV_MAP_TTL: std::time::Duration = std::time::Duration::from_secs(30);
