@@ -10,6 +10,7 @@ pub mod function_map;
 pub mod hermes;
 pub mod index;
 pub mod locate;
+pub mod measure;
 pub mod parse;
 pub mod position;
 pub mod reverse;

@@ -3,7 +3,6 @@
 //!
 //! Exit codes: 0 success, 1 a map that is invalid or cannot be read, 2 a usage error.
 
-mod alloc;
 mod cli;
 mod devserver;
 mod lsp;
@@ -13,7 +12,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[global_allocator]
-static GLOBAL: alloc::CountingAllocator = alloc::CountingAllocator;
+static GLOBAL: sourcemap_core::measure::CountingAllocator =
+    sourcemap_core::measure::CountingAllocator;
 
 #[derive(Parser)]
 #[command(

@@ -14,7 +14,7 @@ use sourcemap_core::locate::load_map;
 use sourcemap_core::{IndexOptions, SourceMapIndex};
 
 use super::CliError;
-use crate::alloc::live_bytes;
+use sourcemap_core::measure::live_bytes;
 
 #[derive(Args)]
 pub struct StatsArgs {

@@ -1,0 +1,517 @@
+//! `sourcemap-bench`: one table per fixture, every figure a ratio against a baseline measured in the same run.
+//!
+//! ```text
+//! cargo run --release -p sourcemap-bench -- [--quick] [--out fixtures/generated] [--samples N]
+//! ```
+//! Fixtures (made by `sourcemap-fixtures`, deterministic, written to `--out` when missing): a Metro-shaped index map
+//! (16,500 sections, ~10M segments), the same content as one flat map, and a one-line minified map of 1M segments.
+//! `--quick` uses small fixtures (for CI: the benchmark runs, nothing is asserted about time).
+//!
+//! Baselines: `serde_json` parsing the same bytes into `IgnoredAny` (the floor: reading the JSON once), the
+//! `sourcemap` crate (parse, lookups, memory) and `oxc_sourcemap` (parse, flat maps only). Times are medians.
+//! Memory is measured with a counting global allocator: live heap bytes held by each structure.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use sourcemap_core::measure::{live_bytes, CountingAllocator};
+use sourcemap_core::{Bias, GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
+use sourcemap_fixtures::{metro, minified, MetroParams, Rng};
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+#[derive(Parser)]
+struct Args {
+    /// Small fixtures: check that everything runs.
+    #[arg(long)]
+    quick: bool,
+    #[arg(long, default_value = "fixtures/generated")]
+    out: PathBuf,
+    /// Timing samples per measurement (median reported).
+    #[arg(long, default_value_t = 5)]
+    samples: usize,
+    /// Random lookups per lookup measurement.
+    #[arg(long, default_value_t = 1_000_000)]
+    lookups: usize,
+    /// The `sourcemap-ls` binary for whole-process measurements (default: target/release/sourcemap-ls).
+    #[arg(long)]
+    bin: Option<PathBuf>,
+}
+
+struct Fixture {
+    name: &'static str,
+    map: PathBuf,
+    bundle: PathBuf,
+    index_map: bool,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time<T>(samples: usize, mut f: impl FnMut() -> T) -> Duration {
+    median(
+        (0..samples)
+            .map(|_| {
+                let t = Instant::now();
+                black_box(f());
+                t.elapsed()
+            })
+            .collect(),
+    )
+}
+
+/// Time of `f` over inputs prepared outside the timed region.
+fn time_with_input<I, T>(
+    samples: usize,
+    mut prepare: impl FnMut() -> I,
+    mut f: impl FnMut(I) -> T,
+) -> Duration {
+    median(
+        (0..samples)
+            .map(|_| {
+                let input = prepare();
+                let t = Instant::now();
+                let out = f(input);
+                let elapsed = t.elapsed();
+                drop(black_box(out));
+                elapsed
+            })
+            .collect(),
+    )
+}
+
+/// Live heap bytes held by what `build` returns.
+fn held<T>(build: impl FnOnce() -> T) -> (usize, T) {
+    let before = live_bytes();
+    let value = build();
+    (live_bytes().saturating_sub(before), value)
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+fn ratio(a: Duration, b: Duration) -> String {
+    format!("{:.2}×", a.as_secs_f64() / b.as_secs_f64())
+}
+
+fn ensure_fixtures(args: &Args) -> Vec<Fixture> {
+    let dir = if args.quick {
+        args.out.join("quick")
+    } else {
+        args.out.clone()
+    };
+    let marker = dir.join("minified/lib.min.js.map");
+    if !marker.exists() {
+        eprintln!("generating fixtures in {} …", dir.display());
+        let params = if args.quick {
+            MetroParams {
+                modules: 400,
+                mean_segments: 300,
+                huge_modules: 1,
+                ..MetroParams::small(1)
+            }
+        } else {
+            MetroParams {
+                seed: 1,
+                modules: 16_500,
+                mean_segments: 600,
+                huge_modules: 8,
+                sources_content: false,
+                facebook_sources: true,
+            }
+        };
+        let g = metro(&params);
+        let write = |sub: &str, name: &str, bytes: &[u8]| {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+            std::fs::write(dir.join(sub).join(name), bytes).unwrap();
+        };
+        write("metro", "bundle.js", g.bundle.as_bytes());
+        write("metro", "bundle.js.map", &g.index_map);
+        write("metro-flat", "bundle.js", g.bundle.as_bytes());
+        write("metro-flat", "bundle.js.map", &g.flat_map);
+        let (bundle, map) = minified(1, if args.quick { 100_000 } else { 1_000_000 }, 60);
+        write("minified", "lib.min.js", bundle.as_bytes());
+        write("minified", "lib.min.js.map", &map);
+    }
+    vec![
+        Fixture {
+            name: "Metro index map (one section per module)",
+            map: dir.join("metro/bundle.js.map"),
+            bundle: dir.join("metro/bundle.js"),
+            index_map: true,
+        },
+        Fixture {
+            name: "Metro flat map (same content)",
+            map: dir.join("metro-flat/bundle.js.map"),
+            bundle: dir.join("metro-flat/bundle.js"),
+            index_map: false,
+        },
+        Fixture {
+            name: "One-line minified map",
+            map: dir.join("minified/lib.min.js.map"),
+            bundle: dir.join("minified/lib.min.js"),
+            index_map: false,
+        },
+    ]
+}
+
+/// Random generated positions inside the bundle's lines.
+fn positions(bundle: &str, n: usize, seed: u64) -> Vec<GeneratedPosition> {
+    let widths: Vec<u32> = bundle.lines().map(|l| l.len() as u32).collect();
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let line = rng.below(widths.len() as u64) as u32;
+            let column = rng.below(u64::from(widths[line as usize].max(1))) as u32;
+            GeneratedPosition { line, column }
+        })
+        .collect()
+}
+
+fn row(label: &str, ours: &str, baseline: &str, ratio: &str) {
+    println!("| {label} | {ours} | {baseline} | {ratio} |");
+}
+
+fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
+    let bytes = std::fs::read(&f.map).unwrap();
+    let bundle = std::fs::read_to_string(&f.bundle).unwrap();
+    let text = std::str::from_utf8(&bytes).unwrap();
+    let index = SourceMapIndex::from_bytes(bytes.clone()).unwrap();
+    let mut segments = 0u64;
+    for i in 0..index.sections().len() {
+        segments += index.compact(i).unwrap().segment_count();
+    }
+    println!("\n### {}\n", f.name);
+    println!(
+        "{} bytes of JSON, {} sections, {} segments, `mappings` {} bytes ({:.2} B/segment)\n",
+        bytes.len(),
+        index.sections().len(),
+        segments,
+        index.mappings_bytes(),
+        index.mappings_bytes() as f64 / segments as f64
+    );
+    println!("| measure | sourcemap-ls | baseline | ratio |");
+    println!("|---|---|---|---|");
+    let s = args.samples;
+
+    // Open: our index (fully validated, and lazy) against reading the JSON once.
+    let floor = time(s, || {
+        serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).unwrap()
+    });
+    let eager = time_with_input(
+        s,
+        || bytes.clone(),
+        |b| SourceMapIndex::from_bytes(b).unwrap(),
+    );
+    let lazy = time_with_input(
+        s,
+        || bytes.clone(),
+        |b| SourceMapIndex::from_bytes_with(b, IndexOptions { lazy: true }).unwrap(),
+    );
+    row(
+        "open, validated (÷ serde_json IgnoredAny)",
+        &ms(eager),
+        &ms(floor),
+        &ratio(eager, floor),
+    );
+    row(
+        "open, lazy (checkpoints on first touch) (÷ serde floor)",
+        &ms(lazy),
+        &ms(floor),
+        &ratio(lazy, floor),
+    );
+    let theirs = time(s, || match sourcemap::decode_slice(&bytes).unwrap() {
+        sourcemap::DecodedMap::Index(i) => sourcemap::DecodedMap::Regular(i.flatten().unwrap()),
+        other => other,
+    });
+    row(
+        "open vs `sourcemap` crate parse (+flatten for index maps)",
+        &ms(eager),
+        &ms(theirs),
+        &ratio(eager, theirs),
+    );
+    if !f.index_map {
+        let oxc = time(s, || {
+            oxc_sourcemap::SourceMap::from_json_string(text).unwrap()
+        });
+        row(
+            "open vs `oxc_sourcemap` parse",
+            &ms(eager),
+            &ms(oxc),
+            &ratio(eager, oxc),
+        );
+    } else {
+        row(
+            "open vs `oxc_sourcemap`",
+            "—",
+            "cannot read index maps",
+            "—",
+        );
+    }
+
+    // Memory: what each holds per segment.
+    let (ours_held, ours_index) = held(|| SourceMapIndex::from_bytes(bytes.clone()).unwrap());
+    let mappings_held = ours_index.mappings_bytes() + ours_index.checkpoint_heap_bytes();
+    // (Maps with `x_facebook_sources` decode as its Hermes variant, which wraps the same decoded map.)
+    let (theirs_held, theirs_map) = held(|| match sourcemap::decode_slice(&bytes).unwrap() {
+        sourcemap::DecodedMap::Index(i) => sourcemap::DecodedMap::Regular(i.flatten().unwrap()),
+        other => other,
+    });
+    let per = |b: usize| format!("{:.2} B/segment", b as f64 / segments as f64);
+    row(
+        "mappings held (VLQ + checkpoints) vs `sourcemap` crate, whole map",
+        &per(mappings_held),
+        &per(theirs_held),
+        &format!("{:.3}", mappings_held as f64 / theirs_held as f64),
+    );
+    row(
+        "mappings held ÷ VLQ bytes",
+        &format!("{mappings_held} B"),
+        &format!("{} B", ours_index.mappings_bytes()),
+        &format!(
+            "{:.3}",
+            mappings_held as f64 / ours_index.mappings_bytes() as f64
+        ),
+    );
+    row(
+        "everything held (file buffer, names, sources…)",
+        &per(ours_held),
+        &per(theirs_held),
+        &format!("{:.3}", ours_held as f64 / theirs_held as f64),
+    );
+
+    // Random lookups, single thread.
+    let qs = positions(&bundle, args.lookups, 7);
+    let ours_t = time(s.min(3), || {
+        let mut found = 0u32;
+        for p in &qs {
+            if let Ok(Some(_)) = ours_index.lookup(*p, Bias::GreatestLowerBound) {
+                found += 1;
+            }
+        }
+        found
+    });
+    let theirs_t = time(s.min(3), || {
+        let mut found = 0u32;
+        for p in &qs {
+            if theirs_map.lookup_token(p.line, p.column).is_some() {
+                found += 1;
+            }
+        }
+        found
+    });
+    let per_s = |d: Duration| format!("{:.2} M/s", qs.len() as f64 / d.as_secs_f64() / 1e6);
+    row(
+        "random lookups/s (warm) vs `sourcemap` `lookup_token`",
+        &per_s(ours_t),
+        &per_s(theirs_t),
+        &ratio(theirs_t, ours_t),
+    );
+    // Cold: a lazily opened index, each section's checkpoints built on first touch, counted in.
+    let cold = time_with_input(
+        s.min(3),
+        || SourceMapIndex::from_bytes_with(bytes.clone(), IndexOptions { lazy: true }).unwrap(),
+        |idx| {
+            let mut found = 0u32;
+            for p in &qs {
+                if let Ok(Some(_)) = idx.lookup(*p, Bias::GreatestLowerBound) {
+                    found += 1;
+                }
+            }
+            found
+        },
+    );
+    row(
+        "random lookups/s, cold (lazy open + first touch included)",
+        &per_s(cold),
+        &per_s(theirs_t),
+        &ratio(theirs_t, cold),
+    );
+
+    // Reverse: the first query builds the source's reverse index; later ones search it.
+    let mut rng = Rng::new(3);
+    let source = SourceId(rng.below(index.sources().len() as u64) as u32);
+    let first = time_with_input(
+        s,
+        || SourceMapIndex::from_bytes(bytes.clone()).unwrap(),
+        |idx| {
+            idx.reverse(source)
+                .unwrap()
+                .generated_position(10, 0, Bias::LeastUpperBound)
+                .map(|e| e.generated)
+        },
+    );
+    let r = ours_index.reverse(source).unwrap();
+    let n = 100_000;
+    let later = time(s, || {
+        let mut found = 0u32;
+        for i in 0..n {
+            if r.generated_position(i % 500, i % 40, Bias::GreatestLowerBound)
+                .is_some()
+            {
+                found += 1;
+            }
+        }
+        found
+    });
+    row(
+        "reverse: first query (builds that source's index)",
+        &ms(first),
+        "",
+        "",
+    );
+    row(
+        "reverse: following queries",
+        &format!("{:.3} µs", later.as_secs_f64() * 1e6 / f64::from(n)),
+        "",
+        "",
+    );
+
+    // Whole process: symbolicate 50 frames, cold, vs metro-symbolicate.
+    let trace: String = positions(&bundle, 50, 11)
+        .iter()
+        .map(|p| {
+            format!(
+                "    at f (http://localhost:8081/index.bundle?platform=ios:{}:{})\n",
+                p.line + 1,
+                p.column + 1
+            )
+        })
+        .collect();
+    let map_arg = f.map.to_string_lossy().into_owned();
+    let ours_cli = time(s.min(3), || {
+        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &trace)
+    });
+    let metro_js =
+        Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
+    if metro_js.exists() {
+        let metro_t = time(1, || {
+            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &trace)
+        });
+        row(
+            "symbolicate 50 frames, whole process, cold, vs metro-symbolicate 0.84.6",
+            &ms(ours_cli),
+            &ms(metro_t),
+            &ratio(metro_t, ours_cli),
+        );
+    } else {
+        row(
+            "symbolicate 50 frames, whole process, cold",
+            &ms(ours_cli),
+            "metro-symbolicate not installed",
+            "—",
+        );
+    }
+    // LSP: initialize → didOpen → first hover answered, over stdio (the bundle read from disk, as for an unsynced file).
+    let hover = (0..s.min(3))
+        .map(|_| lsp_first_hover(bin, &f.bundle))
+        .collect();
+    row(
+        "LSP initialize → didOpen → first hover, over stdio",
+        &ms(median(hover)),
+        "",
+        "",
+    );
+}
+
+fn run_with_stdin(cmd: &mut Command, input: &str) -> bool {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait().unwrap().success()
+}
+
+/// Speaks just enough LSP to time the first hover.
+fn lsp_first_hover(bin: &Path, bundle: &Path) -> Duration {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let started = Instant::now();
+    let mut child = Command::new(bin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: serde_json::Value| {
+        let b = serde_json::to_vec(&v).unwrap();
+        write!(stdin, "Content-Length: {}\r\n\r\n", b.len()).unwrap();
+        stdin.write_all(&b).unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut recv_id = |id: i64| loop {
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().unwrap();
+            }
+        }
+        let mut body = vec![0; len];
+        out.read_exact(&mut body).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        if v["id"] == id && v.get("method").is_none() {
+            return v;
+        }
+    };
+    let uri = format!(
+        "file://{}",
+        std::fs::canonicalize(bundle).unwrap().display()
+    );
+    send(
+        serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}),
+    );
+    recv_id(1);
+    send(serde_json::json!({"jsonrpc":"2.0","method":"initialized","params":{}}));
+    send(
+        serde_json::json!({"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":uri},"position":{"line":5,"character":4}}}),
+    );
+    let answer = recv_id(2);
+    let elapsed = started.elapsed();
+    assert!(answer.get("error").is_none(), "{answer}");
+    let _ = child.kill();
+    elapsed
+}
+
+fn main() {
+    let args = Args::parse();
+    let bin = args
+        .bin
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("target/release/sourcemap-ls"));
+    assert!(
+        bin.exists(),
+        "build it first: cargo build --release --bin sourcemap-ls"
+    );
+    let fixtures = ensure_fixtures(&args);
+    println!(
+        "## sourcemap-bench{}\n",
+        if args.quick { " (quick fixtures)" } else { "" }
+    );
+    println!("Medians of {} samples; ratios against baselines measured in this run. `sourcemap` crate 9.3, `oxc_sourcemap` 9.", args.samples);
+    for f in &fixtures {
+        run_fixture(&args, f, &bin);
+    }
+}

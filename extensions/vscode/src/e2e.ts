@@ -1,0 +1,316 @@
+// Test mode for scripts/vscode-e2e: switched on by SOURCEMAP_E2E_OUT (given to code-server). Runs the checks from
+// inside the extension host, through VS Code's own command API (the same providers a user's hover or F12 reaches),
+// and writes each check's outcome to that file as JSON. The workspace is the fixture laid out by the script:
+// index.bundle(+.map) and src/ (Metro fixture), traces/v8-node.txt with traces/v8/app.min.js(+.map), demo/src/.
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+
+import type { SourceMapExtension } from "./extension";
+import type { Location as PLocation } from "./protocol";
+
+interface Check {
+  name: string;
+  ok: boolean;
+  ms: number;
+  detail: unknown;
+  error?: string;
+}
+
+const HOVER_EXPECTED = "/home/ci/build/MyApp/src/App.js:4:17";
+const VIRTUAL_EXPECTED = "exports.createElement = function (type) {";
+const SYMBOLICATED_EXPECTED = "at e (../../demo/src/orders.js:5:24)";
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Calls `f` until `ok` accepts its value or `ms` pass; returns the last value. */
+async function until<T>(f: () => Thenable<T> | T, ok: (v: T) => boolean, ms = 30000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: T = await f();
+  while (!ok(last) && Date.now() < end) {
+    await sleep(250);
+    last = await f();
+  }
+  return last;
+}
+
+function hoverText(hovers: vscode.Hover[] | undefined): string {
+  return (hovers ?? [])
+    .flatMap((h) => h.contents)
+    .map((c) => (typeof c === "string" ? c : "value" in c ? c.value : ""))
+    .join("\n---\n");
+}
+
+function locationsOf(defs: Array<vscode.Location | vscode.LocationLink> | undefined): Array<{ uri: string; line: number; character: number }> {
+  return (defs ?? []).map((d) =>
+    "targetUri" in d
+      ? { uri: d.targetUri.toString(true), line: (d.targetSelectionRange ?? d.targetRange).start.line, character: (d.targetSelectionRange ?? d.targetRange).start.character }
+      : { uri: d.uri.toString(true), line: d.range.start.line, character: d.range.start.character },
+  );
+}
+
+async function show(uri: vscode.Uri, pos?: vscode.Position): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const selection = pos !== undefined ? new vscode.Range(pos, pos) : undefined;
+  return vscode.window.showTextDocument(doc, { preview: false, ...(selection !== undefined ? { selection } : {}) });
+}
+
+function columnOf(doc: vscode.TextDocument, line: number, needle: string): number {
+  const at = doc.lineAt(line).text.indexOf(needle);
+  if (at < 0) {
+    throw new Error(`"${needle}" is not on line ${line + 1} of ${doc.uri.fsPath}`);
+  }
+  return at;
+}
+
+export async function runE2E(ext: SourceMapExtension, out: string): Promise<void> {
+  const checks: Check[] = [];
+  const started = Date.now();
+  const check = async (name: string, f: () => Promise<{ ok: boolean; detail: unknown }>): Promise<void> => {
+    const t = Date.now();
+    try {
+      const r = await f();
+      checks.push({ name, ok: r.ok, ms: Date.now() - t, detail: r.detail });
+    } catch (e) {
+      checks.push({ name, ok: false, ms: Date.now() - t, detail: null, error: e instanceof Error ? `${e.message}\n${e.stack ?? ""}` : String(e) });
+    }
+    ext.log.info(`[e2e] ${name}: ${checks[checks.length - 1]?.ok === true ? "pass" : "FAIL"}`);
+  };
+
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (folder === undefined) {
+    fs.writeFileSync(out, JSON.stringify({ error: "no workspace folder", checks }, null, 2));
+    return;
+  }
+  const file = (...parts: string[]): vscode.Uri => vscode.Uri.joinPath(folder, ...parts);
+  const bundleUri = file("index.bundle");
+  const appUri = file("src", "App.js");
+  const traceUri = file("traces", "v8-node.txt");
+
+  await check("server resolved and running", async () => {
+    const client = await ext.ready();
+    const res = ext.resolution;
+    const expect = process.env.SOURCEMAP_E2E_EXPECT_SERVER;
+    const ok = client !== undefined && res?.ok === true && (expect === undefined || expect === "" || res.source === expect);
+    return {
+      ok,
+      detail: {
+        resolution: res,
+        server: client?.initializeResult?.serverInfo,
+        expectedSource: expect,
+      },
+    };
+  });
+
+  let bundleDoc: vscode.TextDocument | undefined;
+  let addPos = new vscode.Position(2, 88);
+  await check("hover on math.add shows the original source:line:column", async () => {
+    const editor = await show(bundleUri);
+    bundleDoc = editor.document;
+    addPos = new vscode.Position(2, columnOf(editor.document, 2, "math.add") + "math.".length);
+    const hovers = await until(
+      () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", bundleUri, addPos),
+      (h) => hoverText(h).includes(HOVER_EXPECTED),
+    );
+    const text = hoverText(hovers);
+    return { ok: text.includes(HOVER_EXPECTED), detail: { position: { line: addPos.line, character: addPos.character }, text } };
+  });
+
+  await check("definition goes to src/App.js line 4 (0-based 3)", async () => {
+    const defs = await until(
+      () => vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>("vscode.executeDefinitionProvider", bundleUri, addPos),
+      (d) => locationsOf(d).some((l) => l.uri.endsWith("/src/App.js")),
+    );
+    const locs = locationsOf(defs);
+    const hit = locs.find((l) => l.uri === appUri.toString(true));
+    return { ok: hit !== undefined && hit.line === 3 && hit.character === 16, detail: { expected: appUri.toString(true), locations: locs } };
+  });
+
+  await check("command Go to Original Source opens src/App.js at 4:17", async () => {
+    await show(bundleUri, addPos);
+    const answer = await vscode.commands.executeCommand("sourcemap.goToOriginal");
+    const active = vscode.window.activeTextEditor;
+    const sel = active?.selection.active;
+    const detail = { answer, activeEditor: active?.document.uri.toString(true), line: sel?.line, character: sel?.character };
+    return { ok: active?.document.uri.toString() === appUri.toString() && sel?.line === 3 && sel.character === 16, detail };
+  });
+
+  await check("status bar shows the original position under the cursor", async () => {
+    await show(bundleUri, addPos);
+    const view = await until(
+      async () => {
+        await sleep(200); // the selection event's debounce
+        return ext.refreshStatus();
+      },
+      (v) => v?.text.includes("App.js:4:17") === true,
+      15000,
+    );
+    const atStart = await (async () => {
+      // Line 1, column 1 (`var __BUNDLE_START_TIME__`) has no mapping: the item hides.
+      await show(bundleUri, new vscode.Position(0, 0));
+      await sleep(200);
+      return ext.refreshStatus();
+    })();
+    await show(bundleUri, addPos);
+    await ext.refreshStatus();
+    return { ok: view?.text.includes("App.js:4:17") === true && atStart === undefined, detail: { atAdd: view, atUnmapped: atStart ?? null } };
+  });
+
+  let virtualUri: vscode.Uri | undefined;
+  await check("virtual document for the sourcesContent-only source (react)", async () => {
+    const doc = bundleDoc ?? (await vscode.workspace.openTextDocument(bundleUri));
+    const pos = new vscode.Position(3, columnOf(doc, 3, "createElement"));
+    const defs = await until(
+      () => vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>("vscode.executeDefinitionProvider", bundleUri, pos),
+      (d) => locationsOf(d).some((l) => l.uri.startsWith("sourcemap-source:")),
+    );
+    const def = (defs ?? []).find((d) => ("targetUri" in d ? d.targetUri : d.uri).scheme === "sourcemap-source");
+    if (def === undefined) {
+      return { ok: false, detail: { locations: locationsOf(defs) } };
+    }
+    virtualUri = "targetUri" in def ? def.targetUri : def.uri;
+    const vdoc = await vscode.workspace.openTextDocument(virtualUri);
+    await vscode.window.showTextDocument(vdoc, { preview: false });
+    const lang = await until(
+      () => vscode.workspace.textDocuments.find((d) => d.uri.toString() === virtualUri?.toString())?.languageId ?? vdoc.languageId,
+      (l) => l === "javascript",
+      5000,
+    );
+    const text = vdoc.getText();
+    return {
+      ok: text.startsWith(VIRTUAL_EXPECTED) && lang === "javascript",
+      detail: { uri: virtualUri.toString(true), languageId: lang, text },
+    };
+  });
+
+  await check("Go to Generated Position from src/App.js (and from the virtual document)", async () => {
+    await show(bundleUri); // the bundle's map is loaded (reverse lookups search loaded maps)
+    const fromApp = await vscode.commands.executeCommand<PLocation[]>("sourcemap.goToGenerated", {
+      uri: appUri.toString(),
+      position: { line: 3, character: 16 },
+      reveal: false,
+    });
+    const hit = (fromApp ?? []).find((l) => l.uri.endsWith("/index.bundle") && l.range.start.line === 2);
+    // The command itself, from the editor: one answer → it jumps into the bundle.
+    await show(appUri, new vscode.Position(3, 16));
+    await vscode.commands.executeCommand("sourcemap.goToGenerated");
+    const active = vscode.window.activeTextEditor;
+    const jumped = { uri: active?.document.uri.toString(true), line: active?.selection.active.line, character: active?.selection.active.character };
+    let fromVirtual: PLocation[] | undefined;
+    if (virtualUri !== undefined) {
+      await show(virtualUri, new vscode.Position(0, 8));
+      fromVirtual = await vscode.commands.executeCommand<PLocation[]>("sourcemap.goToGenerated", { reveal: false });
+    }
+    const virtualHit = (fromVirtual ?? []).some((l) => l.uri.endsWith("/index.bundle") && l.range.start.line === 3);
+    return {
+      ok: hit !== undefined && jumped.uri === bundleUri.toString(true) && jumped.line === 2 && virtualHit,
+      detail: { fromApp, jumped, fromVirtual },
+    };
+  });
+
+  let symbolicatedText = "";
+  await check("Symbolicate Selection on traces/v8-node.txt", async () => {
+    await show(traceUri);
+    const r = await vscode.commands.executeCommand<{ uri: string; result: { text: string; frames: unknown[] } } | undefined>("sourcemap.symbolicateSelection");
+    if (r === undefined) {
+      return { ok: false, detail: "no result" };
+    }
+    symbolicatedText = r.result.text;
+    const resultUri = vscode.Uri.parse(r.uri);
+    const links = await until(
+      () => vscode.commands.executeCommand<vscode.DocumentLink[]>("vscode.executeLinkProvider", resultUri),
+      (l) => (l ?? []).length > 0,
+      10000,
+    );
+    const linkInfo = (links ?? []).map((l) => ({
+      line: l.range.start.line,
+      start: l.range.start.character,
+      end: l.range.end.character,
+      text: vscode.workspace.textDocuments.find((d) => d.uri.toString() === resultUri.toString())?.getText(l.range),
+      target: l.target?.toString(true),
+    }));
+    const orders = file("demo", "src", "orders.js").toString(true);
+    const first = linkInfo[0];
+    const firstOk = first?.target === `${orders}#L5,24` && first.text === "../../demo/src/orders.js:5:24";
+    // Following the link's target (what a click does) opens orders.js at 5:24.
+    let followed: unknown = null;
+    if (first?.target !== undefined) {
+      await vscode.commands.executeCommand("vscode.open", vscode.Uri.parse(first.target));
+      const a = vscode.window.activeTextEditor;
+      followed = { uri: a?.document.uri.toString(true), line: a?.selection.active.line, character: a?.selection.active.character };
+    }
+    return {
+      ok: symbolicatedText.includes(SYMBOLICATED_EXPECTED) && firstOk,
+      detail: { text: symbolicatedText, links: linkInfo, followed, frames: r.result.frames.length },
+    };
+  });
+
+  await check("stack frames in the log itself link to original sources (server documentLink)", async () => {
+    await show(traceUri);
+    const links = await until(
+      () => vscode.commands.executeCommand<vscode.DocumentLink[]>("vscode.executeLinkProvider", traceUri),
+      (l) => (l ?? []).some((x) => x.target?.path.endsWith("/demo/src/orders.js") === true),
+      10000,
+    );
+    const info = (links ?? []).map((l) => ({ line: l.range.start.line, target: l.target?.toString(true) }));
+    return { ok: info.filter((l) => l.target?.includes("/demo/src/") === true).length === 4, detail: info };
+  });
+
+  await check("Show Map Info on index.bundle", async () => {
+    await show(bundleUri, addPos);
+    const report = await vscode.commands.executeCommand<string>("sourcemap.showMapInfo");
+    const ok =
+      report !== undefined &&
+      report.includes("index.bundle.map") &&
+      report.includes("/home/ci/build/MyApp/src/App.js") &&
+      report.includes("react.production.js") &&
+      report.includes(HOVER_EXPECTED);
+    return { ok, detail: report };
+  });
+
+  await check("settings reach the server without a reload (pathOverrides)", async () => {
+    const config = vscode.workspace.getConfiguration("sourcemap");
+    const vendored = file("vendor", "react", "cjs", "react.production.js");
+    const doc = bundleDoc ?? (await vscode.workspace.openTextDocument(bundleUri));
+    const pos = new vscode.Position(3, columnOf(doc, 3, "createElement"));
+    const where = async (): Promise<string[]> =>
+      locationsOf(await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>("vscode.executeDefinitionProvider", bundleUri, pos)).map((l) => l.uri);
+    await config.update("pathOverrides", { "/home/ci/build/MyApp/node_modules/*": "${workspaceFolder}/vendor/*" }, vscode.ConfigurationTarget.Workspace);
+    const after = await until(where, (u) => u.includes(vendored.toString(true)), 15000);
+    await config.update("pathOverrides", undefined, vscode.ConfigurationTarget.Workspace);
+    const reset = await until(where, (u) => u.some((x) => x.startsWith("sourcemap-source:")), 15000);
+    return {
+      ok: after.includes(vendored.toString(true)) && reset.some((x) => x.startsWith("sourcemap-source:")),
+      detail: { withOverride: after, afterReset: reset },
+    };
+  });
+
+  await check("Restart Server, then hover again", async () => {
+    const before = ext.client;
+    await vscode.commands.executeCommand("sourcemap.restartServer");
+    const fresh = ext.client !== undefined && ext.client !== before && ext.client.isRunning();
+    const hovers = await until(
+      () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", bundleUri, addPos),
+      (h) => hoverText(h).includes(HOVER_EXPECTED),
+      15000,
+    );
+    return { ok: fresh && hoverText(hovers).includes(HOVER_EXPECTED), detail: { newClient: fresh } };
+  });
+
+  await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  const result = {
+    passed: checks.filter((c) => c.ok).length,
+    failed: checks.filter((c) => !c.ok).length,
+    ms: Date.now() - started,
+    symbolicatedText,
+    checks,
+  };
+  const tmp = `${out}.tmp`;
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(tmp, JSON.stringify(result, null, 2));
+  fs.renameSync(tmp, out);
+  ext.log.info(`[e2e] wrote ${out}: ${result.passed} passed, ${result.failed} failed`);
+}

@@ -1,0 +1,696 @@
+// The VS Code client of sourcemap-ls: starts the server over stdio for bundles, maps, logs and sourcemap-source:
+// documents, and adds the commands, the status bar item and the virtual documents on top of its requests.
+
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import {
+  DidChangeConfigurationNotification,
+  DocumentSymbolRequest,
+  LanguageClient,
+  RevealOutputChannelOn,
+  TransportKind,
+  type DocumentSymbol,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type SymbolInformation,
+} from "vscode-languageclient/node";
+
+import {
+  formatMapInfo,
+  findSourceMappingUrl,
+  type ModuleInfo,
+} from "./logic/mapInfo";
+import { resolveServerPath, type ServerPathResult } from "./logic/serverPath";
+import {
+  changeNeedsRestart,
+  SERVER_SETTING_KEYS,
+  toServerSettings,
+  type ServerSettings,
+} from "./logic/settings";
+import { Debouncer, formatStatus, isBundlePath, originalLabel, type StatusView } from "./logic/status";
+import {
+  frameLinks,
+  ignoredFoldingRanges,
+  ignoredLines,
+  summarize,
+} from "./logic/symbolicate";
+import { runE2E } from "./e2e";
+import { extensionOf, languageForExtension, virtualUriToProtocol } from "./logic/virtualUri";
+import {
+  GENERATED_POSITIONS,
+  ORIGINAL_POSITION,
+  SOURCE_CONTENT,
+  SYMBOLICATE,
+  VIRTUAL_SCHEME,
+  type Location as PLocation,
+  type OriginalPosition,
+  type SymbolicateResult,
+} from "./protocol";
+
+export const RESULT_SCHEME = "sourcemap-symbolicated";
+export const INFO_SCHEME = "sourcemap-info";
+
+function isExecutable(file: string): boolean {
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile()) {
+      return false;
+    }
+    if (process.platform === "win32") {
+      return true;
+    }
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) {
+    return e.message;
+  }
+  if (typeof e === "object" && e !== null && "message" in e) {
+    return String((e as { message: unknown }).message);
+  }
+  return String(e);
+}
+
+/** VS Code URI → the string the server gets (sourcemap-source: URIs keep `map=…&source=…` readable). */
+function code2Protocol(uri: vscode.Uri): string {
+  return uri.scheme === VIRTUAL_SCHEME ? virtualUriToProtocol(uri) : uri.toString();
+}
+
+function toRange(r: { start: { line: number; character: number }; end: { line: number; character: number } }): vscode.Range {
+  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+}
+
+export interface GoToGeneratedArgs {
+  uri?: string;
+  position?: { line: number; character: number };
+  /** false: return the locations without a quick pick or a jump (tests). */
+  reveal?: boolean;
+}
+
+export class SourceMapExtension implements vscode.Disposable {
+  readonly log: vscode.LogOutputChannel;
+  readonly traceChannel: vscode.LogOutputChannel;
+  client: LanguageClient | undefined;
+  resolution: ServerPathResult | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly status: vscode.StatusBarItem;
+  statusView: StatusView | undefined;
+  private statusTarget: OriginalPosition | undefined;
+  private statusSeq = 0;
+  private readonly statusDebounce: Debouncer;
+  private readonly results = new Map<string, SymbolicateResult>();
+  private readonly infos = new Map<string, string>();
+  private resultCount = 0;
+  private readonly virtualChanged = new vscode.EventEmitter<vscode.Uri>();
+  private readonly dimmed: vscode.TextEditorDecorationType;
+
+  constructor(readonly context: vscode.ExtensionContext) {
+    this.log = vscode.window.createOutputChannel("Source Map Language Server", { log: true });
+    this.traceChannel = vscode.window.createOutputChannel("Source Map Language Server Trace", { log: true });
+    this.status = vscode.window.createStatusBarItem("sourcemap.originalPosition", vscode.StatusBarAlignment.Right, 100);
+    this.status.name = "Source Map: original position";
+    this.statusDebounce = new Debouncer(150, () => void this.updateStatus());
+    this.dimmed = vscode.window.createTextEditorDecorationType({
+      opacity: "0.5",
+      after: { contentText: "  (ignore-listed)", color: new vscode.ThemeColor("editorCodeLens.foreground") },
+    });
+    this.disposables.push(this.log, this.traceChannel, this.status, this.virtualChanged, this.dimmed);
+  }
+
+  // ---- the language client ----
+
+  settings(): ServerSettings {
+    const c = vscode.workspace.getConfiguration("sourcemap");
+    return toServerSettings((k) => c.get(k));
+  }
+
+  resolveServer(): ServerPathResult {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    return resolveServerPath({
+      env: process.env,
+      setting: vscode.workspace.getConfiguration("sourcemap").get<string>("server.path"),
+      extensionPath: this.context.extensionPath,
+      platform: process.platform,
+      homeDir: os.homedir(),
+      workspaceFolder: folder?.scheme === "file" ? folder.fsPath : undefined,
+      isExecutable,
+    });
+  }
+
+  /** The running client, starting it if needed; undefined when the server cannot be started. */
+  async ready(): Promise<LanguageClient | undefined> {
+    if (this.client?.isRunning() === true) {
+      return this.client;
+    }
+    return this.start();
+  }
+
+  start(): Promise<LanguageClient | undefined> {
+    if (this.starting === undefined) {
+      this.starting = this.doStart().finally(() => {
+        this.starting = undefined;
+      });
+    }
+    return this.starting;
+  }
+
+  private async doStart(): Promise<LanguageClient | undefined> {
+    if (this.client !== undefined) {
+      return this.client.isRunning() ? this.client : undefined;
+    }
+    const res = this.resolveServer();
+    this.resolution = res;
+    if (!res.ok) {
+      this.log.error(res.message);
+      this.log.info(`Looked for: ${res.tried.join(", ") || "(nothing)"}`);
+      void vscode.window.showErrorMessage(res.message, "Open Settings", "Show Log").then((pick) => {
+        if (pick === "Open Settings") {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "sourcemap.server.path");
+        } else if (pick === "Show Log") {
+          this.log.show();
+        }
+      });
+      return undefined;
+    }
+    this.log.info(`Starting ${res.path} (from ${res.source})`);
+    const serverOptions: ServerOptions = {
+      command: res.path,
+      transport: TransportKind.stdio,
+      options: { env: { ...process.env } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: "file", language: "javascript" },
+        { scheme: "file", pattern: "**/*.{js,mjs,cjs,bundle,jsbundle,map}" },
+        { scheme: "file", language: "plaintext" },
+        { scheme: "file", language: "log" },
+        { scheme: "untitled", language: "log" },
+        { scheme: "untitled", language: "plaintext" },
+        { scheme: VIRTUAL_SCHEME },
+      ],
+      outputChannel: this.log,
+      traceOutputChannel: this.traceChannel,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: this.settings(),
+      diagnosticCollectionName: "sourcemap-ls",
+      uriConverters: {
+        code2Protocol,
+        protocol2Code: (s: string) => vscode.Uri.parse(s),
+      },
+      middleware: {
+        workspace: {
+          // The server pulls the `sourcemap` section: answer with the mapped settings, not the raw VS Code object.
+          configuration: async (params, token, next) => {
+            const answer = await next(params, token);
+            if (!Array.isArray(answer)) {
+              return answer;
+            }
+            return params.items.map((item, i) => (item.section === "sourcemap" ? this.settings() : answer[i]));
+          },
+        },
+      },
+    };
+    // Client id "sourcemap": vscode-languageclient reads the trace level from `sourcemap.trace.server`.
+    const client = new LanguageClient("sourcemap", "Source Map Language Server", serverOptions, clientOptions);
+    this.client = client;
+    try {
+      await client.start();
+    } catch (e) {
+      const msg = `sourcemap-ls (${res.path}) failed to start: ${errorText(e)}`;
+      this.log.error(msg);
+      void vscode.window.showErrorMessage(`${msg}. Check the binary, or set \`sourcemap.server.path\`.`, "Show Log").then((p) => {
+        if (p !== undefined) {
+          this.log.show();
+        }
+      });
+      try {
+        await client.dispose();
+      } catch {
+        // already down
+      }
+      this.client = undefined;
+      return undefined;
+    }
+    this.log.info(`sourcemap-ls ${client.initializeResult?.serverInfo?.version ?? ""} is running`);
+    this.statusDebounce.trigger();
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c !== undefined) {
+      try {
+        await c.stop(5000);
+      } catch (e) {
+        this.log.warn(`stopping the server: ${errorText(e)}`);
+      }
+      try {
+        await c.dispose();
+      } catch {
+        // stopped already
+      }
+    }
+  }
+
+  async restart(): Promise<ServerPathResult | undefined> {
+    this.log.info("Restarting the server");
+    await this.stop();
+    await this.start();
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.uri.scheme === VIRTUAL_SCHEME) {
+        this.virtualChanged.fire(doc.uri);
+      }
+    }
+    this.statusDebounce.trigger();
+    return this.resolution;
+  }
+
+  async request<R>(method: string, params: object): Promise<R> {
+    const client = await this.ready();
+    if (client === undefined) {
+      throw new Error(this.resolution?.ok === false ? this.resolution.message : "sourcemap-ls is not running");
+    }
+    return client.sendRequest<R>(method, params);
+  }
+
+  onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (changeNeedsRestart((s) => e.affectsConfiguration(s))) {
+      void this.restart();
+      return;
+    }
+    if (SERVER_SETTING_KEYS.some((k) => e.affectsConfiguration(k)) && this.client?.isRunning() === true) {
+      const settings = this.settings();
+      this.log.info(`Settings changed: ${JSON.stringify(settings)}`);
+      void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { sourcemap: settings } });
+      this.statusDebounce.trigger();
+    }
+  }
+
+  // ---- status bar ----
+
+  private async updateStatus(): Promise<void> {
+    const seq = ++this.statusSeq;
+    const editor = vscode.window.activeTextEditor;
+    const doc = editor?.document;
+    if (editor === undefined || doc === undefined || doc.uri.scheme !== "file" || !isBundlePath(doc.uri.fsPath) || this.client?.isRunning() !== true) {
+      this.setStatus(undefined, undefined);
+      return;
+    }
+    const pos = editor.selection.active;
+    let answer: OriginalPosition | null = null;
+    try {
+      answer = await this.client.sendRequest<OriginalPosition | null>(ORIGINAL_POSITION, {
+        textDocument: { uri: code2Protocol(doc.uri) },
+        position: { line: pos.line, character: pos.character },
+      });
+    } catch {
+      answer = null; // no map for this file: nothing to show
+    }
+    if (seq === this.statusSeq) {
+      this.setStatus(formatStatus(answer), answer ?? undefined);
+    }
+  }
+
+  private setStatus(view: StatusView | undefined, target: OriginalPosition | undefined): void {
+    this.statusView = view;
+    this.statusTarget = target;
+    if (view === undefined) {
+      this.status.hide();
+      return;
+    }
+    this.status.text = view.text;
+    this.status.tooltip = view.tooltip;
+    this.status.command =
+      target?.uri !== null && target?.uri !== undefined
+        ? { title: "Open original", command: "sourcemap.openOriginalAt", arguments: [target.uri, target.line, target.character] }
+        : undefined;
+    this.status.show();
+  }
+
+  /** Resolves when the status bar has been recomputed for the current cursor (tests). */
+  async refreshStatus(): Promise<StatusView | undefined> {
+    this.statusDebounce.cancel();
+    await this.updateStatus();
+    return this.statusView;
+  }
+
+  // ---- commands ----
+
+  async openAt(uri: string, line: number, character: number): Promise<vscode.TextEditor> {
+    const target = vscode.Uri.parse(uri);
+    const pos = new vscode.Position(line, character);
+    const doc = await vscode.workspace.openTextDocument(target);
+    return vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos), preview: false });
+  }
+
+  async goToOriginal(): Promise<OriginalPosition | null | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (editor === undefined) {
+      void vscode.window.showInformationMessage("Source Map: open a bundle and put the cursor on generated code.");
+      return undefined;
+    }
+    const pos = editor.selection.active;
+    let answer: OriginalPosition | null;
+    try {
+      answer = await this.request<OriginalPosition | null>(ORIGINAL_POSITION, {
+        textDocument: { uri: code2Protocol(editor.document.uri) },
+        position: { line: pos.line, character: pos.character },
+      });
+    } catch (e) {
+      void vscode.window.showWarningMessage(`Source Map: ${errorText(e)}`);
+      return undefined;
+    }
+    if (answer === null) {
+      void vscode.window.showInformationMessage("Source Map: no mapping at this position.");
+      return null;
+    }
+    if (answer.uri === null) {
+      void vscode.window.showInformationMessage(
+        `Source Map: ${originalLabel(answer)} is not available: no such local file and no sourcesContent in the map. Add a \`sourcemap.pathOverrides\` entry to point at it.`,
+      );
+      return answer;
+    }
+    await this.openAt(answer.uri, answer.line, answer.character);
+    return answer;
+  }
+
+  async goToGenerated(args?: GoToGeneratedArgs): Promise<PLocation[] | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    const uri = args?.uri ?? (editor !== undefined ? code2Protocol(editor.document.uri) : undefined);
+    const position = args?.position ?? (editor !== undefined ? { line: editor.selection.active.line, character: editor.selection.active.character } : undefined);
+    if (uri === undefined || position === undefined) {
+      void vscode.window.showInformationMessage("Source Map: open an original source file and put the cursor on a line.");
+      return undefined;
+    }
+    let locations: PLocation[];
+    try {
+      locations = await this.request<PLocation[]>(GENERATED_POSITIONS, { textDocument: { uri }, position });
+    } catch (e) {
+      void vscode.window.showWarningMessage(`Source Map: ${errorText(e)}`);
+      return undefined;
+    }
+    if (args?.reveal === false) {
+      return locations;
+    }
+    if (locations.length === 0) {
+      void vscode.window.showInformationMessage(
+        `Source Map: no generated position for line ${position.line + 1} in the maps loaded so far. Open (or hover in) the bundle first so that its map is loaded.`,
+      );
+      return locations;
+    }
+    const only = locations.length === 1 ? locations[0] : undefined;
+    if (only !== undefined) {
+      await this.openAt(only.uri, only.range.start.line, only.range.start.character);
+      return locations;
+    }
+    const items = locations.map((l) => {
+      const u = vscode.Uri.parse(l.uri);
+      return {
+        label: `${path.basename(u.path)}:${l.range.start.line + 1}:${l.range.start.character + 1}`,
+        description: vscode.workspace.asRelativePath(u),
+        location: l,
+      };
+    });
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `Generated positions (${locations.length})`,
+      placeHolder: "Pick a generated position to open",
+      matchOnDescription: true,
+    });
+    if (pick !== undefined) {
+      await this.openAt(pick.location.uri, pick.location.range.start.line, pick.location.range.start.character);
+    }
+    return locations;
+  }
+
+  async symbolicateText(text: string, from: vscode.Uri | undefined, title: string): Promise<{ uri: string; result: SymbolicateResult } | undefined> {
+    if (text.trim() === "") {
+      void vscode.window.showInformationMessage("Source Map: nothing to symbolicate (empty text).");
+      return undefined;
+    }
+    let result: SymbolicateResult;
+    try {
+      result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: "Symbolicating…" },
+        () => this.request<SymbolicateResult>(SYMBOLICATE, from?.scheme === "file" ? { text, uri: code2Protocol(from) } : { text }),
+      );
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Source Map: symbolicate failed: ${errorText(e)}`);
+      return undefined;
+    }
+    this.resultCount++;
+    const safe = title.replace(/[\\/:*?"<>|#%]/g, "_");
+    const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${safe} (symbolicated ${this.resultCount}).log` });
+    this.results.set(uri.toString(), result);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    this.decorateResult(editor);
+    const folds = ignoredFoldingRanges(result);
+    if (folds.length > 0) {
+      // Folding ranges come from the provider below; fold the runs of ignore-listed frames.
+      await vscode.commands.executeCommand("editor.fold", { selectionLines: folds.map((f) => f.start), levels: 1 });
+    }
+    const s = summarize(result);
+    if (s.frames > 0 && s.mapped === 0) {
+      void vscode.window.showWarningMessage(
+        "Source Map: no frame could be mapped. Open the bundle in this workspace, or point `sourcemap.maps` at its map.",
+      );
+    }
+    return { uri: uri.toString(), result };
+  }
+
+  private decorateResult(editor: vscode.TextEditor): void {
+    const result = this.results.get(editor.document.uri.toString());
+    if (result === undefined) {
+      return;
+    }
+    const ranges = ignoredLines(result).map((l) => editor.document.lineAt(Math.min(l, editor.document.lineCount - 1)).range);
+    editor.setDecorations(this.dimmed, ranges);
+  }
+
+  async symbolicateSelection(): Promise<{ uri: string; result: SymbolicateResult } | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (editor === undefined) {
+      return this.symbolicateClipboard();
+    }
+    const doc = editor.document;
+    const selected = editor.selections.filter((s) => !s.isEmpty).map((s) => doc.getText(s));
+    const text = selected.length > 0 ? selected.join("\n") : doc.getText();
+    return this.symbolicateText(text, doc.uri, path.basename(doc.uri.path) || "selection");
+  }
+
+  async symbolicateClipboard(): Promise<{ uri: string; result: SymbolicateResult } | undefined> {
+    const text = await vscode.env.clipboard.readText();
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const base = active?.scheme === "file" ? active : vscode.workspace.workspaceFolders?.[0]?.uri;
+    return this.symbolicateText(text, base?.scheme === "file" ? base : undefined, "clipboard");
+  }
+
+  async showMapInfo(): Promise<string | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (editor === undefined || editor.document.uri.scheme !== "file") {
+      void vscode.window.showInformationMessage("Source Map: open a bundle to see its map.");
+      return undefined;
+    }
+    const doc = editor.document;
+    const uri = code2Protocol(doc.uri);
+    const bundlePath = doc.uri.fsPath;
+    const text = doc.getText();
+    const url = findSourceMappingUrl(text.length > 65536 ? text.slice(-65536) : text);
+    let mapFile: string | undefined;
+    if (url !== undefined && !url.startsWith("data:") && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+      mapFile = path.resolve(path.dirname(bundlePath), decodeURIComponent(url.split(/[?#]/)[0] ?? url));
+    } else if (url?.startsWith("file://") === true) {
+      mapFile = vscode.Uri.parse(url).fsPath;
+    } else if (url === undefined && fs.existsSync(`${bundlePath}.map`)) {
+      mapFile = `${bundlePath}.map`;
+    }
+    let mapBytes: number | undefined;
+    if (mapFile !== undefined) {
+      try {
+        mapBytes = fs.statSync(mapFile).size;
+      } catch {
+        mapBytes = undefined;
+      }
+    }
+    let modules: ModuleInfo[] | undefined;
+    let serverError: string | undefined;
+    let cursor: string | undefined;
+    const client = await this.ready();
+    if (client !== undefined) {
+      const pos = editor.selection.active;
+      try {
+        const o = await client.sendRequest<OriginalPosition | null>(ORIGINAL_POSITION, {
+          textDocument: { uri },
+          position: { line: pos.line, character: pos.character },
+        });
+        cursor = o === null ? "no mapping" : `${originalLabel(o)}${o.name !== null ? ` (${o.name})` : ""}`;
+      } catch (e) {
+        serverError = errorText(e);
+      }
+      try {
+        const symbols = await client.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } });
+        modules = (symbols ?? []).map((s: DocumentSymbol | SymbolInformation) =>
+          "range" in s
+            ? { name: s.name, detail: s.detail, startLine: s.range.start.line }
+            : { name: s.name, startLine: s.location.range.start.line },
+        );
+      } catch (e) {
+        serverError ??= errorText(e);
+      }
+    } else {
+      serverError = this.resolution?.ok === false ? this.resolution.message : "not running";
+    }
+    const diagnostics = vscode.languages
+      .getDiagnostics(doc.uri)
+      .filter((d) => d.source === undefined || d.source.includes("sourcemap"))
+      .map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
+    const report = formatMapInfo({
+      bundle: vscode.workspace.asRelativePath(doc.uri),
+      sourceMappingUrl: url,
+      mapFile: mapFile !== undefined ? vscode.workspace.asRelativePath(mapFile) : undefined,
+      mapBytes,
+      modules,
+      serverError,
+      cursor,
+      diagnostics,
+    });
+    const infoUri = vscode.Uri.from({ scheme: INFO_SCHEME, path: `/Map info - ${path.basename(bundlePath)}.txt` });
+    this.infos.set(infoUri.toString(), report);
+    this.virtualChanged.fire(infoUri);
+    const infoDoc = await vscode.workspace.openTextDocument(infoUri);
+    await vscode.window.showTextDocument(infoDoc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    return report;
+  }
+
+  // ---- registration ----
+
+  register(): void {
+    const d = this.disposables;
+    const c = vscode.commands;
+    d.push(
+      c.registerCommand("sourcemap.symbolicateSelection", () => this.symbolicateSelection()),
+      c.registerCommand("sourcemap.symbolicateClipboard", () => this.symbolicateClipboard()),
+      c.registerCommand("sourcemap.goToOriginal", () => this.goToOriginal()),
+      c.registerCommand("sourcemap.goToGenerated", (args?: GoToGeneratedArgs) =>
+        this.goToGenerated(args !== null && typeof args === "object" && !(args instanceof vscode.Uri) ? args : undefined),
+      ),
+      c.registerCommand("sourcemap.showMapInfo", () => this.showMapInfo()),
+      c.registerCommand("sourcemap.restartServer", () => this.restart()),
+      c.registerCommand("sourcemap.openOriginalAt", (uri: string, line: number, character: number) => this.openAt(uri, line, character)),
+    );
+
+    // sourcemap-source: sources that exist only in the map's sourcesContent, asked from the server.
+    const ext = this;
+    d.push(
+      vscode.workspace.registerTextDocumentContentProvider(VIRTUAL_SCHEME, {
+        onDidChange: this.virtualChanged.event,
+        async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+          try {
+            const answer = await ext.request<{ text: string }>(SOURCE_CONTENT, { uri: code2Protocol(uri) });
+            return answer.text;
+          } catch (e) {
+            ext.log.error(`sourceContent ${uri.toString(true)}: ${errorText(e)}`);
+            throw new Error(`sourcemap-ls could not give this source: ${errorText(e)}`);
+          }
+        },
+      }),
+      vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, {
+        provideTextDocumentContent: (uri) => this.results.get(uri.toString())?.text ?? "(this result is no longer available: symbolicate again)\n",
+      }),
+      vscode.workspace.registerTextDocumentContentProvider(INFO_SCHEME, {
+        onDidChange: this.virtualChanged.event,
+        provideTextDocumentContent: (uri) => this.infos.get(uri.toString()) ?? "",
+      }),
+      vscode.languages.registerDocumentLinkProvider(
+        { scheme: RESULT_SCHEME },
+        {
+          provideDocumentLinks: (doc) => {
+            const result = this.results.get(doc.uri.toString());
+            if (result === undefined) {
+              return [];
+            }
+            return frameLinks(result).map((l) => {
+              const link = new vscode.DocumentLink(toRange(l.range), vscode.Uri.parse(l.targetWithFragment));
+              link.tooltip = l.tooltip;
+              return link;
+            });
+          },
+        },
+      ),
+      vscode.languages.registerFoldingRangeProvider(
+        { scheme: RESULT_SCHEME },
+        {
+          provideFoldingRanges: (doc) => {
+            const result = this.results.get(doc.uri.toString());
+            return result === undefined ? [] : ignoredFoldingRanges(result).map((r) => new vscode.FoldingRange(r.start, r.end));
+          },
+        },
+      ),
+      vscode.workspace.onDidOpenTextDocument((doc) => {
+        // Language mode of a virtual source by its extension, when VS Code did not pick one.
+        if (doc.uri.scheme === VIRTUAL_SCHEME && doc.languageId === "plaintext") {
+          const lang = languageForExtension(extensionOf(doc.uri.path));
+          if (lang !== undefined) {
+            void vscode.languages.setTextDocumentLanguage(doc, lang).then(undefined, () => undefined);
+          }
+        }
+      }),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        if (doc.uri.scheme === RESULT_SCHEME) {
+          this.results.delete(doc.uri.toString());
+        }
+      }),
+      vscode.window.onDidChangeVisibleTextEditors((editors) => {
+        for (const e of editors) {
+          if (e.document.uri.scheme === RESULT_SCHEME) {
+            this.decorateResult(e);
+          }
+        }
+      }),
+      vscode.window.onDidChangeActiveTextEditor(() => this.statusDebounce.trigger()),
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        if (e.textEditor === vscode.window.activeTextEditor) {
+          this.statusDebounce.trigger();
+        }
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+    );
+  }
+
+  dispose(): void {
+    this.statusDebounce.cancel();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}
+
+let instance: SourceMapExtension | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<SourceMapExtension> {
+  const ext = new SourceMapExtension(context);
+  instance = ext;
+  context.subscriptions.push(ext);
+  ext.register();
+  await ext.start();
+  const out = process.env.SOURCEMAP_E2E_OUT;
+  if (out !== undefined && out !== "") {
+    // Test mode (scripts/vscode-e2e): checks run inside the extension host and are written to `out` as JSON.
+    void runE2E(ext, out);
+  }
+  return ext;
+}
+
+export async function deactivate(): Promise<void> {
+  await instance?.stop();
+  instance = undefined;
+}

@@ -1,0 +1,104 @@
+// "Source Map: Show Map Info": a plain-text report from what the server answers (documentSymbol's modules, the
+// original position under the cursor, diagnostics) and what the extension reads itself (the bundle's
+// `sourceMappingURL` comment, the map file's size on disk). The server has no request that names the map it chose or
+// the size of its index; the report says so instead of guessing.
+
+/** The last `//# sourceMappingURL=` (or `//@`, or `/*# … *\/`) in a bundle's text. */
+export function findSourceMappingUrl(text: string): string | undefined {
+  const re = /(?:\/\/|\/\*)[#@]\s*sourceMappingURL=([^\s'"*]+)/g;
+  let last: string | undefined;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    last = m[1];
+  }
+  return last;
+}
+
+export interface ModuleInfo {
+  name: string;
+  detail?: string | undefined;
+  /** 0-based start line in the bundle. */
+  startLine: number;
+}
+
+export interface MapInfoInput {
+  bundle: string;
+  /** The comment's URL as written (a data: URL shortened). */
+  sourceMappingUrl?: string | undefined;
+  /** The map file the comment or sidecar leads to, as the extension sees it on disk. */
+  mapFile?: string | undefined;
+  mapBytes?: number | undefined;
+  /** From `textDocument/documentSymbol` (one per module). */
+  modules?: ModuleInfo[] | undefined;
+  /** The server's error when it found no map (documentSymbol then answers nothing). */
+  serverError?: string | undefined;
+  /** `sourcemap/originalPosition` at the cursor, already formatted. */
+  cursor?: string | undefined;
+  diagnostics?: string[] | undefined;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) {
+    return `${n} B`;
+  }
+  const units = ["KiB", "MiB", "GiB"];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
+}
+
+export function shortenDataUrl(url: string): string {
+  if (!url.startsWith("data:")) {
+    return url;
+  }
+  const comma = url.indexOf(",");
+  return `${url.slice(0, comma >= 0 ? Math.min(comma, 60) : 60)},… (inline map, ${url.length} chars)`;
+}
+
+export function formatMapInfo(i: MapInfoInput): string {
+  const out: string[] = [];
+  out.push(`Bundle: ${i.bundle}`);
+  if (i.sourceMappingUrl !== undefined) {
+    out.push(`sourceMappingURL: ${shortenDataUrl(i.sourceMappingUrl)}`);
+  } else {
+    out.push("sourceMappingURL: (none in the bundle's text)");
+  }
+  if (i.mapFile !== undefined) {
+    out.push(`Map file: ${i.mapFile}${i.mapBytes !== undefined ? ` (${formatBytes(i.mapBytes)} on disk)` : ""}`);
+  }
+  if (i.serverError !== undefined) {
+    out.push(`Server: ${i.serverError}`);
+  }
+  if (i.cursor !== undefined) {
+    out.push(`At the cursor: ${i.cursor}`);
+  }
+  const modules = i.modules ?? [];
+  const sources = [...new Set(modules.map((m) => m.name.replace(/ \(\+\d+\)$/, "")))];
+  out.push("");
+  out.push(`Modules (from the server's outline): ${modules.length}`);
+  for (const m of modules) {
+    out.push(`  ${m.name}${m.detail !== undefined && m.detail !== "" ? `  [${m.detail}]` : ""}`);
+  }
+  out.push("");
+  out.push(`Sources named by those modules: ${sources.length}`);
+  for (const s of sources) {
+    out.push(`  ${s}`);
+  }
+  if (i.diagnostics !== undefined && i.diagnostics.length > 0) {
+    out.push("");
+    out.push("Diagnostics:");
+    for (const d of i.diagnostics) {
+      out.push(`  ${d}`);
+    }
+  }
+  out.push("");
+  out.push(
+    "Not shown: the map the server actually chose (it may come from the `sourcemap.maps` setting), its full source " +
+      "list and the index's memory. sourcemap-ls has no request for these yet (a `sourcemap/mapInfo` request would " +
+      "give them; `sourcemap-ls stats --json MAP` prints them on the command line).",
+  );
+  return out.join("\n") + "\n";
+}
