@@ -48,7 +48,8 @@ export interface SymbolicatedFrame {
     functionSource: string | null;
   } | null;
   ignored: boolean;
-  unresolved: boolean;
+  /** Why the frame stayed as it was (e.g. "native frame", "no mapping at this position"); null when mapped. */
+  unresolved: string | null;
   location: Location | null;
 }
 

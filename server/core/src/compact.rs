@@ -18,7 +18,9 @@
 //!   them decodes the whole line.
 
 use crate::error::MappingsLocation;
-use crate::segment::{Accumulators, Limits, Segment, SegmentCursor, SegmentError, SegmentOriginal};
+use crate::segment::{
+    Accumulators, Limits, Segment, SegmentCursor, SegmentError, SegmentOriginal, ValidatedCursor,
+};
 use crate::vlq;
 
 /// Minimum distance in VLQ bytes between two checkpoints.
@@ -66,7 +68,6 @@ pub struct CompactMappings {
     unsorted_lines: Box<[u32]>,
     /// Section-relative (line, column) of every range mapping (the `rangeMappings` proposal), sorted.
     range_segments: Box<[(u32, u32)]>,
-    limits: Limits,
     segments: u64,
     lines: u32,
     /// Generated (line, column) of the last segment, for the index-map overlap check.
@@ -214,7 +215,6 @@ impl CompactMappings {
             checkpoints: checkpoints.into_boxed_slice(),
             unsorted_lines: unsorted_lines.into_boxed_slice(),
             range_segments: range_segments.into_boxed_slice(),
-            limits,
             segments,
             lines,
             last_position,
@@ -256,7 +256,7 @@ impl CompactMappings {
 
     /// A cursor positioned so that every segment of `line` at or after `column` (all of the line when it is
     /// unsorted), and every segment tied with them, is still ahead.
-    fn cursor_for<'a>(&self, bytes: &'a [u8], line: u32, column: u32) -> SegmentCursor<'a> {
+    fn cursor_for<'a>(&self, bytes: &'a [u8], line: u32, column: u32) -> ValidatedCursor<'a> {
         let idx = if self.is_unsorted(line) {
             // On an unsorted line the only checkpoint is at its first segment, whatever its column.
             self.checkpoints.partition_point(|cp| cp.line <= line)
@@ -265,15 +265,10 @@ impl CompactMappings {
                 .partition_point(|cp| cp.key() <= (line, column))
         };
         match idx.checked_sub(1).map(|i| self.checkpoints[i]) {
-            Some(cp) => SegmentCursor::resume(
-                bytes,
-                self.limits,
-                cp.offset,
-                cp.line,
-                cp.column,
-                cp.accumulators,
-            ),
-            None => SegmentCursor::new(bytes, self.limits),
+            Some(cp) => {
+                ValidatedCursor::resume(bytes, cp.offset, cp.line, cp.column, cp.accumulators)
+            }
+            None => ValidatedCursor::new(bytes),
         }
     }
 
@@ -281,7 +276,7 @@ impl CompactMappings {
     /// before `column` that cannot matter may be skipped). `f` returns false to stop.
     fn scan_line(&self, bytes: &[u8], line: u32, column: u32, mut f: impl FnMut(&Segment) -> bool) {
         let mut cursor = self.cursor_for(bytes, line, column);
-        while let Some(Ok(seg)) = cursor.next_segment() {
+        while let Some(seg) = cursor.next_segment() {
             if seg.line < line {
                 continue;
             }
@@ -336,7 +331,7 @@ impl CompactMappings {
         // Find the last segment before `line` and check that it is that range mapping.
         let mut cursor = self.cursor_for(bytes, rl, rc);
         let mut last: Option<Segment> = None;
-        while let Some(Ok(seg)) = cursor.next_segment() {
+        while let Some(seg) = cursor.next_segment() {
             if seg.line >= line {
                 break;
             }
@@ -429,8 +424,8 @@ impl CompactMappings {
 
     /// Every segment in text order.
     pub fn for_each(&self, bytes: &[u8], mut f: impl FnMut(&Segment)) {
-        let mut cursor = SegmentCursor::new(bytes, self.limits);
-        while let Some(Ok(seg)) = cursor.next_segment() {
+        let mut cursor = ValidatedCursor::new(bytes);
+        while let Some(seg) = cursor.next_segment() {
             f(&seg);
         }
     }

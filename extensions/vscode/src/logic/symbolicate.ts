@@ -151,6 +151,6 @@ export function summarize(result: SymbolicateResult): SymbolicateSummary {
     frames: result.frames.length,
     mapped: result.frames.filter((f) => f.original !== null).length,
     ignored: result.frames.filter((f) => f.ignored).length,
-    unresolved: result.frames.filter((f) => f.unresolved).length,
+    unresolved: result.frames.filter((f) => f.unresolved !== null && f.original === null).length,
   };
 }

@@ -2,6 +2,7 @@
 //! document when it is open, with the validation message and location. A script without any map gets none.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use tower_lsp::lsp_types::{Diagnostic, DiagnosticSeverity, Position, Range, Url};
 
@@ -51,7 +52,26 @@ pub async fn publish(b: &Backend, uri: Url) {
         return;
     }
     let Ok(path) = uri.to_file_path() else { return };
-    let diagnostics = match b.map_for(&uri).await {
+    // Maps are opened lazily; validate every section now (off the async threads) so errors surface here.
+    let result = match b.map_for(&uri).await {
+        Ok(map) => {
+            let m = map.clone();
+            match tokio::task::spawn_blocking(move || m.index.build_all()).await {
+                Ok(Err(errors)) => Err(MapProblem::Load {
+                    span: b
+                        .bundle_map(&uri)
+                        .await
+                        .ok()
+                        .and_then(|(_, found)| found.span),
+                    key: map.key.clone(),
+                    error: Arc::new(LoadError::Invalid(errors)),
+                }),
+                _ => Ok(map),
+            }
+        }
+        Err(e) => Err(e),
+    };
+    let diagnostics = match result {
         Ok(_) | Err(MapProblem::NotAFile) | Err(MapProblem::NotABundle) => Vec::new(),
         Err(MapProblem::NoMap(n)) => match n.span {
             Some(s) => vec![diagnostic(

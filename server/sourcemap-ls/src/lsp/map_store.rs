@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use sourcemap_core::{MapErrors, SourceMapIndex};
+use sourcemap_core::{IndexOptions, MapErrors, SourceMapIndex};
 use tokio::sync::OnceCell;
 use tower_lsp::lsp_types::notification::Progress;
 use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
@@ -200,7 +200,7 @@ impl MapStore {
             .get_or_init(|| async move {
                 let k = key.clone();
                 let task = tokio::task::spawn_blocking(move || {
-                    SourceMapIndex::from_bytes(bytes.to_vec())
+                    SourceMapIndex::from_bytes_with(bytes.to_vec(), IndexOptions { lazy: true })
                         .map(|index| {
                             Arc::new(LoadedMap {
                                 key: k,
@@ -369,6 +369,7 @@ mod tests {
         .unwrap();
         let store = MapStore::default();
         let first = store.load_file(&path, u64::MAX).await.unwrap();
+        assert!(first.index.build_all().is_ok());
         assert_eq!(first.index.sources()[0].url.as_deref(), Some("one.js"));
         // Same size, different content: the modification time tells them apart.
         std::thread::sleep(std::time::Duration::from_millis(20));

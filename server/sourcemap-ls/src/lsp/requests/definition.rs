@@ -7,7 +7,7 @@ use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse};
 
 use super::original_location;
 use crate::lsp::position::to_generated;
-use crate::lsp::server::{internal, Backend};
+use crate::lsp::server::Backend;
 
 pub async fn definition(
     b: &Backend,
@@ -18,10 +18,13 @@ pub async fn definition(
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);
     };
-    let original = map
+    // An invalid section has no answer; its error is published as a diagnostic.
+    let Ok(original) = map
         .index
         .original_position(to_generated(position), Bias::GreatestLowerBound)
-        .map_err(|e| internal(e.to_string()))?;
+    else {
+        return Ok(None);
+    };
     Ok(original
         .and_then(|o| original_location(b, &map, &o))
         .map(GotoDefinitionResponse::Scalar))

@@ -38,10 +38,8 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         return Ok(None);
     };
     let index = &map.index;
-    let Some(hit) = index
-        .lookup(to_generated(position), Bias::GreatestLowerBound)
-        .map_err(|e| internal(e.to_string()))?
-    else {
+    // An invalid section has no answer; its error is published as a diagnostic.
+    let Ok(Some(hit)) = index.lookup(to_generated(position), Bias::GreatestLowerBound) else {
         return Ok(None);
     };
     let Some(o) = hit.original else {

@@ -1,0 +1,229 @@
+// The page side of scripts/vscode-e2e: opens code-server in Debian's Chromium (playwright-core), waits for the
+// extension's in-host checks (SOURCEMAP_E2E_OUT), then drives the UI as a person would: open the bundle, click and
+// hover `math.add`, read the hover and the status bar, click the status bar item, run a command from the palette.
+// Prints one PASS/FAIL line per check and "N passed, N failed"; exits 1 on any failure.
+//
+// node run.mjs --url URL --workspace DIR --results FILE --out DIR --screenshot FILE --expected-symbolicate FILE
+
+import fs from "node:fs";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .join("\u0000")
+    .split(/\u0000?--/)
+    .filter(Boolean)
+    .map((a) => {
+      const [k, ...v] = a.split("\u0000");
+      return [k, v.join(" ")];
+    }),
+);
+for (const k of ["url", "workspace", "results", "out"]) {
+  if (!args[k]) {
+    console.error(`run.mjs: --${k} is required`);
+    process.exit(2);
+  }
+}
+fs.mkdirSync(args.out, { recursive: true });
+
+const HOVER_EXPECTED = "/home/ci/build/MyApp/src/App.js:4:17";
+const checks = [];
+function record(name, ok, detail) {
+  checks.push({ name, ok, detail });
+  console.log(`${ok ? "PASS" : "FAIL"} ${name}${ok ? "" : `\n     ${typeof detail === "string" ? detail : JSON.stringify(detail)}`.slice(0, 4000)}`);
+}
+async function step(name, f) {
+  try {
+    const r = await f();
+    record(name, r.ok, r.detail);
+  } catch (e) {
+    record(name, false, String(e?.stack ?? e));
+    await page?.screenshot({ path: path.join(args.out, `fail-${checks.length}.png`) }).catch(() => {});
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const t0 = Date.now();
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  headless: true,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+  ],
+});
+let page;
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+  page = await context.newPage();
+  const consoleErrors = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") consoleErrors.push(m.text());
+  });
+  await page.goto(`${args.url}/?folder=${encodeURIComponent(args.workspace)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+  console.log(`workbench up after ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+
+  // ---- the extension host's own checks ----
+  const deadline = Date.now() + 180000;
+  while (!fs.existsSync(args.results) && Date.now() < deadline) {
+    await sleep(250);
+  }
+  if (!fs.existsSync(args.results)) {
+    await page.screenshot({ path: path.join(args.out, "no-results.png") });
+    record("extension host wrote its results", false, `no ${args.results} after 180 s (see the extension host log)`);
+  } else {
+    const host = JSON.parse(fs.readFileSync(args.results, "utf8"));
+    console.log(`extension host checks took ${(host.ms / 1000).toFixed(1)}s:`);
+    for (const c of host.checks) {
+      record(`[host] ${c.name} (${c.ms} ms)`, c.ok, c.error ?? c.detail);
+    }
+    if (args["expected-symbolicate"]) {
+      // The same trace through the CLI (`sourcemap-ls symbolicate`): the editor must show what the server says.
+      const want = fs.readFileSync(args["expected-symbolicate"], "utf8").trimEnd();
+      const got = (host.symbolicatedText ?? "").trimEnd();
+      record("[host] symbolicated text equals `sourcemap-ls symbolicate` on the same trace", got === want, { got, want });
+    }
+  }
+
+  // ---- the UI, as a person would ----
+  const quickOpen = async (name) => {
+    await page.locator(".monaco-workbench").click({ position: { x: 640, y: 5 } }).catch(() => {});
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 10000 });
+    await input.fill(name);
+    await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text("${name}")`, { timeout: 10000 });
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(`.tab.active:has-text("${name}")`, { timeout: 15000 });
+  };
+
+  /** Screen coordinates of the character at `offset` in the first rendered line containing `needle`. */
+  const charBox = async (needle, offset) =>
+    page.evaluate(
+      ([needle, offset]) => {
+        const lines = [...document.querySelectorAll(".editor-instance .view-lines .view-line, .monaco-editor .view-lines .view-line")];
+        for (const line of lines) {
+          const text = (line.textContent ?? "").replace(/\u00a0/g, " ");
+          const at = text.indexOf(needle);
+          if (at < 0) continue;
+          let want = at + offset;
+          const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const len = n.textContent.length;
+            if (want < len) {
+              const r = document.createRange();
+              r.setStart(n, want);
+              r.setEnd(n, want + 1);
+              const b = r.getBoundingClientRect();
+              return { x: b.x + b.width / 2, y: b.y + b.height / 2, top: b.top, bottom: b.bottom, left: b.left };
+            }
+            want -= len;
+          }
+        }
+        return null;
+      },
+      [needle, offset],
+    );
+
+  /** The status bar's "Ln X, Col Y" once it shows line 4 (or whatever it shows after 10 s). */
+  const cursorText = async () => {
+    const item = page.locator('.statusbar-item:has-text("Ln ")').first();
+    const end = Date.now() + 10000;
+    let text = "";
+    while (Date.now() < end) {
+      text = (await item.innerText().catch(() => "")).trim();
+      if (/Ln 4, Col 17/.test(text)) break;
+      await sleep(200);
+    }
+    return text;
+  };
+
+  let addBox = null;
+  await step("[page] open index.bundle from Quick Open", async () => {
+    await quickOpen("index.bundle");
+    await page.waitForSelector('.view-line:has-text("math.add")', { timeout: 15000 });
+    addBox = await charBox("math.add", "math.".length + 1);
+    return { ok: addBox !== null, detail: addBox };
+  });
+
+  await step("[page] status bar shows the original position after a click on math.add", async () => {
+    await page.mouse.click(addBox.x, addBox.y);
+    const item = page.locator('.statusbar-item:has-text("App.js:4:17")');
+    await item.first().waitFor({ state: "visible", timeout: 15000 });
+    const text = (await item.first().innerText()).trim();
+    return { ok: text.includes("App.js:4:17"), detail: text };
+  });
+
+  await step("[page] hover on math.add shows the original source:line:column", async () => {
+    await page.mouse.move(addBox.x, addBox.y + 200);
+    await sleep(300);
+    await page.mouse.move(addBox.x - 2, addBox.y);
+    await page.mouse.move(addBox.x, addBox.y);
+    const hover = page.locator(".monaco-hover-content", { hasText: HOVER_EXPECTED });
+    await hover.first().waitFor({ state: "visible", timeout: 20000 });
+    await sleep(400); // let the code frame render
+    const text = await page.locator(".monaco-hover-content").allInnerTexts();
+    const joined = text.join("\n---\n");
+    // Screenshot: the hover and the line under it, padded.
+    const box = await page.locator(".monaco-hover").filter({ hasText: HOVER_EXPECTED }).first().boundingBox();
+    if (box !== null) {
+      const x0 = Math.max(0, Math.min(box.x, addBox.left) - 80);
+      const y0 = Math.max(0, Math.min(box.y, addBox.top) - 40);
+      const x1 = Math.min(1280, Math.max(box.x + box.width, addBox.x) + 80);
+      const y1 = Math.min(800, Math.max(box.y + box.height, addBox.bottom) + 40);
+      const clip = { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+      await page.screenshot({ path: path.join(args.out, "hover.png"), clip });
+      if (args.screenshot) {
+        fs.mkdirSync(path.dirname(args.screenshot), { recursive: true });
+        fs.copyFileSync(path.join(args.out, "hover.png"), args.screenshot);
+      }
+    }
+    await page.screenshot({ path: path.join(args.out, "workbench-hover.png") });
+    return { ok: joined.includes(HOVER_EXPECTED), detail: joined };
+  });
+
+  await step("[page] clicking the status bar item opens src/App.js at 4:17", async () => {
+    await page.keyboard.press("Escape");
+    await page.locator('.statusbar-item:has-text("App.js:4:17")').first().click();
+    await page.waitForSelector('.tab.active:has-text("App.js")', { timeout: 15000 });
+    const cursor = await cursorText();
+    return { ok: /Ln 4, Col 17/.test(cursor), detail: cursor };
+  });
+
+  await step('[page] command palette "Source Map: Go to Original Source" from the bundle', async () => {
+    await quickOpen("index.bundle");
+    await page.waitForSelector('.view-line:has-text("math.add")', { timeout: 15000 });
+    const b = await charBox("math.add", "math.".length + 1);
+    await page.mouse.click(b.x, b.y);
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 10000 });
+    await input.fill(">Source Map: Go to Original Source");
+    await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Go to Original Source")', { timeout: 10000 });
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('.tab.active:has-text("App.js")', { timeout: 15000 });
+    const cursor = await cursorText();
+    return { ok: /Ln 4, Col 17/.test(cursor), detail: cursor };
+  });
+
+  await page.screenshot({ path: path.join(args.out, "workbench-end.png") });
+  fs.writeFileSync(path.join(args.out, "console-errors.txt"), consoleErrors.join("\n"));
+} catch (e) {
+  record("page driver", false, String(e?.stack ?? e));
+  await page?.screenshot({ path: path.join(args.out, "driver-error.png") }).catch(() => {});
+} finally {
+  await browser.close();
+}
+
+fs.writeFileSync(path.join(args.out, "checks.json"), JSON.stringify(checks, null, 2));
+const failed = checks.filter((c) => !c.ok).length;
+console.log(`e2e: ${checks.length - failed} passed, ${failed} failed`);
+process.exit(failed === 0 && checks.length > 0 ? 0 : 1);
