@@ -492,6 +492,7 @@ fn lsp_first_hover(bin: &Path, bundle: &Path) -> Duration {
     let elapsed = started.elapsed();
     assert!(answer.get("error").is_none(), "{answer}");
     let _ = child.kill();
+    let _ = child.wait();
     elapsed
 }
 
