@@ -450,7 +450,8 @@ fn symbolicate_request_and_document_links_in_a_log() {
     let trace_path = traces.join("v8-node.txt");
     let text = std::fs::read_to_string(&trace_path).unwrap();
     let mut c = LspClient::start(&[]);
-    c.initialize(&traces, json!({}), false);
+    // The demo's sources live outside this workspace folder: allow them with the `roots` setting.
+    c.initialize(&traces, json!({"roots": [fixtures().join("demo")]}), false);
 
     let r = c.result(
         "sourcemap/symbolicate",
@@ -509,5 +510,41 @@ fn symbolicate_request_and_document_links_in_a_log() {
         links[0]["target"],
         format!("{}#L5,24", uri(&demo_src.join("orders.js")))
     );
+    c.shutdown();
+}
+
+#[test]
+fn sources_outside_the_workspace_are_neither_read_nor_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "TOP SECRET\n").unwrap();
+    // Sources that climb out of the workspace, by a relative path and by an absolute one; no sourcesContent.
+    std::fs::write(
+        ws.join("app.js.map"),
+        json!({"version": 3, "sources": ["../secret.txt", secret.to_string_lossy()], "names": [], "mappings": "AAAA,EAAC"}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(ws.join("app.js"), "a;b;\n//# sourceMappingURL=app.js.map\n").unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(&ws, json!({}), false);
+    let u = c.open(&ws.join("app.js"), "javascript");
+    for col in [0, 2] {
+        let h = c.result("textDocument/hover", at(&u, (0, col)));
+        let text = hover_text(&h);
+        assert!(
+            text.contains("secret.txt:1:"),
+            "the position is still reported: {text}"
+        );
+        assert!(
+            !text.contains("TOP SECRET"),
+            "a file outside the workspace was read: {text}"
+        );
+        assert_eq!(
+            c.result("textDocument/definition", at(&u, (0, col))),
+            Value::Null
+        );
+    }
     c.shutdown();
 }

@@ -313,5 +313,11 @@ mod tests {
         .unwrap();
         let m = find_map(&d.join("inline.js"), None, &Settings::default(), &[]).unwrap();
         assert_eq!(m.inline.unwrap().len(), map.len());
+        let small = Settings {
+            max_map_bytes: 1000,
+            ..Settings::default()
+        };
+        let err = find_map(&d.join("inline.js"), None, &small, &[]).unwrap_err();
+        assert!(err.message.contains("maxMapBytes"), "{}", err.message);
     }
 }

@@ -88,6 +88,30 @@ impl Backend {
         }
     }
 
+    /// Where the server may read original sources: the workspace folders and the `roots` setting; with neither, the
+    /// map's own directory.
+    pub fn allowed_roots(&self, map: &LoadedMap) -> Vec<PathBuf> {
+        let mut roots = self.folders();
+        roots.extend(self.settings().roots.iter().map(PathBuf::from));
+        if roots.is_empty() {
+            roots.extend(map.key.dir().map(Path::to_path_buf));
+        }
+        roots
+    }
+
+    /// The local file of a source of `map`, if it exists inside the allowed roots.
+    pub fn resolve_source(&self, map: &LoadedMap, url: &str) -> Option<PathBuf> {
+        let settings = self.settings();
+        let roots = self.allowed_roots(map);
+        super::sources::resolve(
+            url,
+            map.key.dir(),
+            &settings.path_overrides,
+            &self.folders(),
+            &roots,
+        )
+    }
+
     /// The map a loopback Metro dev server serves for a bundle URL (the caller checked the `devServer` setting).
     pub async fn dev_server_map(&self, bundle_url: &str, max_bytes: u64) -> Option<Arc<LoadedMap>> {
         let cached = self

@@ -16,6 +16,8 @@ pub struct Settings {
     pub max_map_bytes: u64,
     /// Allow fetching maps from a Metro dev server on loopback (off by default).
     pub dev_server: bool,
+    /// Directories besides the workspace folders whose files may be read as original sources.
+    pub roots: Vec<String>,
 }
 
 impl Default for Settings {
@@ -25,6 +27,7 @@ impl Default for Settings {
             maps: Vec::new(),
             max_map_bytes: DEFAULT_MAX_MAP_BYTES,
             dev_server: false,
+            roots: Vec::new(),
         }
     }
 }
@@ -36,6 +39,7 @@ struct RawSettings {
     maps: serde_json::Map<String, serde_json::Value>,
     max_map_bytes: Option<u64>,
     dev_server: Option<bool>,
+    roots: Vec<String>,
 }
 
 impl Settings {
@@ -54,6 +58,7 @@ impl Settings {
             maps: pairs(raw.maps),
             max_map_bytes: raw.max_map_bytes.unwrap_or(DEFAULT_MAX_MAP_BYTES),
             dev_server: raw.dev_server.unwrap_or(false),
+            roots: raw.roots,
         }
     }
 }

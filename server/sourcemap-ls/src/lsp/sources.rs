@@ -120,16 +120,29 @@ pub fn candidates(
     out
 }
 
-/// The existing local file for a source URL, if any.
+/// Whether `path` (an existing file) lies inside one of `roots`, symlinks resolved.
+pub fn inside(path: &Path, roots: &[PathBuf]) -> bool {
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .any(|r| real.starts_with(r))
+}
+
+/// The existing local file for a source URL, if any, and only inside `allowed` roots: a map whose `sources` say
+/// `../../../../etc/passwd` must not make the server read or point at that file.
 pub fn resolve(
     url: &str,
     map_dir: Option<&Path>,
     overrides: &[(String, String)],
     folders: &[PathBuf],
+    allowed: &[PathBuf],
 ) -> Option<PathBuf> {
     candidates(url, map_dir, overrides, folders)
         .into_iter()
-        .find(|p| p.is_file())
+        .find(|p| p.is_file() && inside(p, allowed))
 }
 
 /// A readable path for a virtual document: the URL without its scheme and leading `./` or `../`, so the editor shows
@@ -226,6 +239,8 @@ mod tests {
         let ws = vec![PathBuf::from("/ws")];
         let c = candidates("../src/a.js", Some(Path::new("/ws/dist")), &[], &ws);
         assert_eq!(c, vec![PathBuf::from("/ws/src/a.js")]);
+        let c = candidates("../src/a.js", Some(Path::new("/ws/dist")), &[], &ws);
+        assert_eq!(c, vec![PathBuf::from("/ws/src/a.js")]);
         let c = candidates("/home/ci/build/app/src/a.js", None, &[], &ws);
         assert_eq!(c[0], PathBuf::from("/home/ci/build/app/src/a.js"));
         assert!(c.contains(&PathBuf::from("/ws/src/a.js")));
@@ -233,6 +248,32 @@ mod tests {
         assert_eq!(
             candidates("file:///x/y.ts", None, &[], &ws),
             vec![PathBuf::from("/x/y.ts")]
+        );
+    }
+
+    #[test]
+    fn files_outside_the_allowed_roots_are_never_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(ws.join("dist")).unwrap();
+        std::fs::write(ws.join("inside.js"), "x").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "x").unwrap();
+        let roots = vec![ws.clone()];
+        let dist = ws.join("dist");
+        assert!(resolve("../inside.js", Some(&dist), &[], &roots, &roots).is_some());
+        assert_eq!(
+            resolve("../../secret.txt", Some(&dist), &[], &roots, &roots),
+            None
+        );
+        assert_eq!(
+            resolve("/etc/passwd", Some(&dist), &[], &roots, &roots),
+            None
+        );
+        // A symlink inside the workspace pointing out of it is outside too.
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), ws.join("link.txt")).unwrap();
+        assert_eq!(
+            resolve("../link.txt", Some(&dist), &[], &roots, &roots),
+            None
         );
     }
 

@@ -12,7 +12,7 @@ use tower_lsp::lsp_types::{Location, Range, TextDocumentPositionParams, Url};
 
 use crate::lsp::map_store::{LoadedMap, MapKey};
 use crate::lsp::server::{internal, Backend};
-use crate::lsp::sources::{self, normalize, parse_virtual_uri};
+use crate::lsp::sources::{normalize, parse_virtual_uri};
 
 /// The entries for a cursor at (line, column) in the original source.
 fn at_cursor(entries: &[ReverseEntry], line: u32, column: u32) -> Vec<ReverseEntry> {
@@ -94,8 +94,6 @@ pub async fn generated_positions(
         return Ok(Vec::new());
     };
     let path = normalize(&path);
-    let settings = b.settings();
-    let folders = b.folders();
     let file_name = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
@@ -110,7 +108,7 @@ pub async fn generated_positions(
             .filter(|(_, s)| s.url.as_deref().is_some_and(|u| u.ends_with(&file_name)))
             .filter(|(_, s)| {
                 let url = s.url.as_deref().expect("filtered above");
-                sources::resolve(url, map.key.dir(), &settings.path_overrides, &folders)
+                b.resolve_source(&map, url)
                     .is_some_and(|p: PathBuf| normalize(&p) == path)
             })
             .map(|(i, _)| SourceId(i as u32))

@@ -32,13 +32,8 @@ pub fn original_location(
 
 pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
     let url = map.index.source(id).url.as_deref();
-    if let Some(url) = url {
-        let settings = b.settings();
-        if let Some(path) =
-            sources::resolve(url, map.key.dir(), &settings.path_overrides, &b.folders())
-        {
-            return Url::from_file_path(path).ok();
-        }
+    if let Some(path) = url.and_then(|u| b.resolve_source(map, u)) {
+        return Url::from_file_path(path).ok();
     }
     map.index
         .source_content(id)
@@ -52,7 +47,6 @@ pub fn source_text<'a>(b: &Backend, map: &'a LoadedMap, id: SourceId) -> Option<
         return Some(c);
     }
     let url = map.index.source(id).url.as_deref()?;
-    let settings = b.settings();
-    let path = sources::resolve(url, map.key.dir(), &settings.path_overrides, &b.folders())?;
+    let path = b.resolve_source(map, url)?;
     std::fs::read_to_string(path).ok().map(Cow::Owned)
 }
