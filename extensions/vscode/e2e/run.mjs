@@ -100,8 +100,10 @@ try {
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: 10000 });
     await input.fill(name);
-    await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text("${name}")`, { timeout: 10000 });
-    await page.keyboard.press("Enter");
+    // Click the row: Enter right after typing can still pick a recently opened file from the list shown before.
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first();
+    await row.waitFor({ state: "visible", timeout: 10000 });
+    await row.click();
     await page.waitForSelector(`.tab.active:has-text("${name}")`, { timeout: 15000 });
   };
 

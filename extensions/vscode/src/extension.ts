@@ -4,6 +4,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as readline from "node:readline";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -22,6 +23,7 @@ import {
   findSourceMappingUrl,
   type ModuleInfo,
 } from "./logic/mapInfo";
+import { parseServerLogLine } from "./logic/serverLog";
 import { resolveServerPath, type ServerPathResult } from "./logic/serverPath";
 import {
   changeNeedsRestart,
@@ -197,6 +199,18 @@ export class SourceMapExtension implements vscode.Disposable {
         { scheme: VIRTUAL_SCHEME },
       ],
       outputChannel: this.log,
+      // The server's stderr, line by line, at each line's own level.
+      stdioOptions: {
+        stdout: (input, channel) => {
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", (l) => channel.info(l));
+        },
+        stderr: (input, channel) => {
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", (l) => {
+            const { level, message } = parseServerLogLine(l);
+            channel[level](message);
+          });
+        },
+      },
       traceOutputChannel: this.traceChannel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: this.settings(),

@@ -187,6 +187,16 @@ pub fn find_map(
         if url.starts_with("data:") {
             let bytes =
                 decode_data_url(url).map_err(|e| fail(format!("sourceMappingURL: {e}"), span))?;
+            if bytes.len() as u64 > settings.max_map_bytes {
+                return Err(fail(
+                    format!(
+                        "the inline map is {} bytes, above the limit sourcemap.maxMapBytes = {}",
+                        bytes.len(),
+                        settings.max_map_bytes
+                    ),
+                    span,
+                ));
+            }
             return Ok(BundleMap {
                 key: MapKey::inline(path, &bytes),
                 inline: Some(Arc::new(bytes)),
