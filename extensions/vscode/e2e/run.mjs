@@ -209,11 +209,50 @@ try {
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: 10000 });
     await input.fill(">Source Map: Go to Original Source");
-    await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Go to Original Source")', { timeout: 10000 });
-    await page.keyboard.press("Enter");
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Source Map: Go to Original Source" }).first();
+    await row.waitFor({ state: "visible", timeout: 10000 });
+    await row.click();
     await page.waitForSelector('.tab.active:has-text("App.js")', { timeout: 15000 });
     const cursor = await cursorText();
     return { ok: /Ln 4, Col 17/.test(cursor), detail: cursor };
+  });
+
+  await step("[page] Symbolicate Selection from the palette: ignore-listed frames dimmed and folded, Ctrl+click a frame", async () => {
+    await quickOpen("metro-ignored.txt");
+    await page.waitForSelector('.view-line:has-text("index.bundle")', { timeout: 15000 });
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 10000 });
+    await input.fill(">Source Map: Symbolicate Selection");
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Source Map: Symbolicate Selection" }).first();
+    await row.waitFor({ state: "visible", timeout: 10000 });
+    await row.click();
+    await page.waitForSelector('.tab.active:has-text("symbolicated")', { timeout: 15000 });
+    await page.waitForSelector('.view-line:has-text("App.js:4:17")', { timeout: 15000 });
+    await sleep(1000); // folding and decorations
+    const view = await page.evaluate(() => {
+      const editor = [...document.querySelectorAll(".editor-instance .monaco-editor")].find((e) => (e.textContent ?? "").includes("App.js:4:17"));
+      const lines = [...(editor?.querySelectorAll(".view-lines .view-line") ?? [])].sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
+      return lines.map((l) => ({
+        text: (l.textContent ?? "").replace(/\u00a0/g, " "),
+        dimmed: [...l.querySelectorAll("span")].some((s) => getComputedStyle(s).opacity === "0.5"),
+      }));
+    });
+    const react = view.filter((l) => l.text.includes("react.production.js"));
+    const box = await page.locator(".editor-instance").first().boundingBox();
+    if (args["screenshot-symbolicate"] && box !== null) {
+      await page.screenshot({ path: args["screenshot-symbolicate"], clip: { x: box.x, y: box.y, width: Math.min(box.width, 900), height: 190 } });
+    }
+    await page.screenshot({ path: path.join(args.out, "symbolicate.png") });
+    // Ctrl+click the first frame's link: src/App.js at 4:17.
+    const b = await charBox("App.js:4:17", 2);
+    await page.keyboard.down("Control");
+    await page.mouse.click(b.x, b.y);
+    await page.keyboard.up("Control");
+    await page.waitForSelector('.tab.active:has-text("App.js")', { timeout: 15000 });
+    const cursor = await cursorText();
+    const ok = react.length === 1 && react[0].dimmed && /Ln 4, Col 17/.test(cursor);
+    return { ok, detail: { visibleLines: view, cursorAfterClick: cursor } };
   });
 
   await page.screenshot({ path: path.join(args.out, "workbench-end.png") });

@@ -248,6 +248,34 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     };
   });
 
+  await check("Symbolicate a Metro trace: 3 ignore-listed react frames, links to src/App.js and into the virtual source", async () => {
+    const metroTrace = file("traces", "metro-ignored.txt");
+    await show(metroTrace);
+    const r = await vscode.commands.executeCommand<{ uri: string; result: { text: string; frames: Array<{ ignored: boolean; location: PLocation | null }> } } | undefined>(
+      "sourcemap.symbolicateSelection",
+    );
+    if (r === undefined) {
+      return { ok: false, detail: "no result" };
+    }
+    const ignored = r.result.frames.filter((f) => f.ignored).length;
+    const links = await until(
+      () => vscode.commands.executeCommand<vscode.DocumentLink[]>("vscode.executeLinkProvider", vscode.Uri.parse(r.uri)),
+      (l) => (l ?? []).length > 0,
+      10000,
+    );
+    const targets = (links ?? []).map((l) => l.target?.toString(true) ?? "");
+    const virtualTarget = targets.find((t) => t.startsWith("sourcemap-source:"));
+    let opened: string | undefined;
+    if (virtualTarget !== undefined) {
+      await vscode.commands.executeCommand("vscode.open", vscode.Uri.parse(virtualTarget));
+      opened = vscode.window.activeTextEditor?.document.getText();
+    }
+    return {
+      ok: ignored === 3 && targets.some((t) => t.endsWith("/src/App.js#L4,17")) && opened?.startsWith(VIRTUAL_EXPECTED) === true,
+      detail: { text: r.result.text, ignored, targets, openedVirtual: opened?.slice(0, 60) },
+    };
+  });
+
   await check("stack frames in the log itself link to original sources (server documentLink)", async () => {
     await show(traceUri);
     const links = await until(

@@ -35,7 +35,7 @@ import { Debouncer, formatStatus, isBundlePath, originalLabel, type StatusView }
 import {
   frameLinks,
   ignoredFoldingRanges,
-  ignoredLines,
+  ignoredLabels,
   summarize,
 } from "./logic/symbolicate";
 import { runE2E } from "./e2e";
@@ -120,10 +120,7 @@ export class SourceMapExtension implements vscode.Disposable {
     this.status = vscode.window.createStatusBarItem("sourcemap.originalPosition", vscode.StatusBarAlignment.Right, 100);
     this.status.name = "Source Map: original position";
     this.statusDebounce = new Debouncer(150, () => void this.updateStatus());
-    this.dimmed = vscode.window.createTextEditorDecorationType({
-      opacity: "0.5",
-      after: { contentText: "  (ignore-listed)", color: new vscode.ThemeColor("editorCodeLens.foreground") },
-    });
+    this.dimmed = vscode.window.createTextEditorDecorationType({ opacity: "0.5" });
     this.disposables.push(this.log, this.traceChannel, this.status, this.virtualChanged, this.dimmed);
   }
 
@@ -486,8 +483,13 @@ export class SourceMapExtension implements vscode.Disposable {
     if (result === undefined) {
       return;
     }
-    const ranges = ignoredLines(result).map((l) => editor.document.lineAt(Math.min(l, editor.document.lineCount - 1)).range);
-    editor.setDecorations(this.dimmed, ranges);
+    const last = editor.document.lineCount - 1;
+    const options: vscode.DecorationOptions[] = ignoredLabels(result).map(({ line, label }) => ({
+      range: editor.document.lineAt(Math.min(line, last)).range,
+      hoverMessage: "On the map's ignore list (x_google_ignoreList): library or framework code.",
+      renderOptions: { after: { contentText: label, color: new vscode.ThemeColor("editorCodeLens.foreground"), fontStyle: "italic" } },
+    }));
+    editor.setDecorations(this.dimmed, options);
   }
 
   async symbolicateSelection(): Promise<{ uri: string; result: SymbolicateResult } | undefined> {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import type { SymbolicateResult, SymbolicatedFrame } from "../src/protocol";
-import { frameLines, frameLinks, ignoredFoldingRanges, ignoredLines, linkColumns, summarize, withLineFragment } from "../src/logic/symbolicate";
+import { frameLines, frameLinks, ignoredFoldingRanges, ignoredLabels, ignoredLines, linkColumns, summarize, withLineFragment } from "../src/logic/symbolicate";
 
 function frame(raw: string, text: string, o: { source: string; line: number; character: number; uri: string | null; fn?: string } | null, ignored = false): SymbolicatedFrame {
   return {
@@ -99,6 +99,12 @@ test("ignore-listed frames are dimmed, and runs of two or more fold", () => {
   };
   assert.deepEqual(ignoredLines(r), [2, 3, 4, 6]);
   assert.deepEqual(ignoredFoldingRanges(r), [{ start: 2, end: 4 }]);
+  assert.deepEqual(ignoredLabels(r), [
+    { line: 2, label: "  ignore-listed (+2 folded)" },
+    { line: 3, label: "  ignore-listed" },
+    { line: 4, label: "  ignore-listed" },
+    { line: 6, label: "  ignore-listed" },
+  ]);
   assert.deepEqual(summarize(r), { frames: 6, mapped: 6, ignored: 4, unresolved: 0 });
   assert.deepEqual(summarize(v8), { frames: 4, mapped: 2, ignored: 0, unresolved: 2 });
 });

@@ -123,12 +123,10 @@ export function ignoredLines(result: SymbolicateResult): number[] {
     .map((f) => f.line);
 }
 
-/** Runs of two or more consecutive ignored lines, as folding ranges: the first line stays visible (dimmed) and
- * the others fold under it. */
-export function ignoredFoldingRanges(result: SymbolicateResult): Array<{ start: number; end: number }> {
-  const lines = ignoredLines(result);
+/** Runs of consecutive ignored lines. */
+export function ignoredRuns(result: SymbolicateResult): Array<{ start: number; end: number }> {
   const runs: Array<{ start: number; end: number }> = [];
-  for (const l of lines) {
+  for (const l of ignoredLines(result)) {
     const last = runs[runs.length - 1];
     if (last !== undefined && last.end === l - 1) {
       last.end = l;
@@ -136,7 +134,26 @@ export function ignoredFoldingRanges(result: SymbolicateResult): Array<{ start: 
       runs.push({ start: l, end: l });
     }
   }
-  return runs.filter((r) => r.end > r.start);
+  return runs;
+}
+
+/** Runs of two or more consecutive ignored lines, as folding ranges: the first line stays visible (dimmed) and
+ * the others fold under it. */
+export function ignoredFoldingRanges(result: SymbolicateResult): Array<{ start: number; end: number }> {
+  return ignoredRuns(result).filter((r) => r.end > r.start);
+}
+
+/** The note after each ignored line: the first of a folded run says how many frames are folded under it. */
+export function ignoredLabels(result: SymbolicateResult): Array<{ line: number; label: string }> {
+  const out: Array<{ line: number; label: string }> = [];
+  for (const r of ignoredRuns(result)) {
+    const more = r.end - r.start;
+    out.push({ line: r.start, label: more > 0 ? `  ignore-listed (+${more} folded)` : "  ignore-listed" });
+    for (let l = r.start + 1; l <= r.end; l++) {
+      out.push({ line: l, label: "  ignore-listed" });
+    }
+  }
+  return out;
 }
 
 export interface SymbolicateSummary {

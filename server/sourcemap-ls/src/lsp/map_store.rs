@@ -126,10 +126,12 @@ struct Stamp {
     modified: Option<SystemTime>,
 }
 
-fn stamp(path: &Path) -> Result<Stamp, String> {
-    let m = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+/// How many times a request tries to read a map that keeps changing under it before it gives up.
+const MAX_ATTEMPTS: usize = 12;
+
+fn stamp_of(m: &std::fs::Metadata) -> Result<Stamp, String> {
     if !m.is_file() {
-        return Err(format!("{} is not a file", path.display()));
+        return Err("not a file".into());
     }
     Ok(Stamp {
         len: m.len(),
@@ -221,10 +223,26 @@ impl MapStore {
     }
 
     /// The index of the map file at `path`, as the file is now.
+    ///
+    /// The file is opened first and its stamp taken from the open descriptor, so the stamp always describes the
+    /// bytes read (a writer that renames a new file into place cannot slip between a `stat` and an `open`); the
+    /// stamp is taken again after reading, so a writer modifying the file in place during the read makes it retry.
+    /// The answer therefore comes from a version of the file that was current while the request ran.
     pub async fn load_file(&self, path: &Path, max_bytes: u64) -> Built {
         let key = MapKey::File(path.to_path_buf());
-        for _ in 0..4 {
-            let now = stamp(path).map_err(|e| Arc::new(LoadError::Unreadable(e)))?;
+        for attempt in 0..MAX_ATTEMPTS {
+            if attempt > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(attempt as u64)).await;
+            }
+            let unreadable = |e: std::io::Error| {
+                Arc::new(LoadError::Unreadable(format!(
+                    "cannot read {}: {e}",
+                    path.display()
+                )))
+            };
+            let file = std::fs::File::open(path).map_err(unreadable)?;
+            let now = stamp_of(&file.metadata().map_err(unreadable)?)
+                .map_err(|e| Arc::new(LoadError::Unreadable(format!("{}: {e}", path.display()))))?;
             if now.len > max_bytes {
                 return Err(Arc::new(LoadError::TooBig {
                     bytes: now.len,
@@ -247,11 +265,10 @@ impl MapStore {
             };
             let result = entry
                 .cell
-                .get_or_init(|| self.build_file(path.to_path_buf(), now))
+                .get_or_init(|| self.build_file(path.to_path_buf(), file, now))
                 .await
                 .clone();
-            let changed = matches!(&result, Err(e) if matches!(**e, LoadError::Changed));
-            if changed || stamp(path).ok() != Some(now) {
+            if matches!(&result, Err(e) if matches!(**e, LoadError::Changed)) {
                 self.remove_if_same(&key, &entry);
                 continue;
             }
@@ -260,21 +277,26 @@ impl MapStore {
         Err(Arc::new(LoadError::Changed))
     }
 
-    async fn build_file(&self, path: PathBuf, expected: Stamp) -> Built {
+    async fn build_file(&self, path: PathBuf, file: std::fs::File, expected: Stamp) -> Built {
         let progress = (expected.len >= PROGRESS_THRESHOLD).then(|| self.start_progress(&path));
         let p = path.clone();
         let task = tokio::task::spawn_blocking(move || -> Built {
-            let bytes = std::fs::read(&p).map_err(|e| {
+            let mut file = file;
+            let mut bytes = Vec::with_capacity(expected.len as usize);
+            std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| {
                 Arc::new(LoadError::Unreadable(format!(
                     "cannot read {}: {e}",
                     p.display()
                 )))
             })?;
-            if stamp(&p).ok() != Some(expected) || bytes.len() as u64 != expected.len {
+            // Modified in place while we read: retry rather than index a mix of two versions.
+            let after = file.metadata().ok().and_then(|m| stamp_of(&m).ok());
+            if after != Some(expected) || bytes.len() as u64 != expected.len {
                 return Err(Arc::new(LoadError::Changed));
             }
-            let index =
-                SourceMapIndex::from_bytes(bytes).map_err(|e| Arc::new(LoadError::Invalid(e)))?;
+            // Lazy: the first hover pays for its own section only; diagnostics validate the rest in the background.
+            let index = SourceMapIndex::from_bytes_with(bytes, IndexOptions { lazy: true })
+                .map_err(|e| Arc::new(LoadError::Invalid(e)))?;
             Ok(Arc::new(LoadedMap {
                 key: MapKey::File(p),
                 index,
@@ -289,7 +311,7 @@ impl MapStore {
         if let Some(done) = progress.flatten() {
             let _ = done.send(result.is_ok());
         }
-        tracing::info!(path = %path.display(), ok = result.is_ok(), "indexed map");
+        tracing::debug!(path = %path.display(), ok = result.is_ok(), "indexed map");
         result
     }
 
