@@ -45,7 +45,7 @@ fn ten_thousand_requests_while_the_map_is_rewritten() {
             let mut n = 0usize;
             while !done.load(Ordering::Relaxed) {
                 let tmp = dir.join("app.min.js.map.tmp");
-                std::fs::write(&tmp, if n % 2 == 0 { &v2 } else { &v1 }).unwrap();
+                std::fs::write(&tmp, if n.is_multiple_of(2) { &v2 } else { &v1 }).unwrap();
                 std::fs::rename(&tmp, &map).unwrap();
                 n += 1;
                 rewrites.store(n, Ordering::Relaxed);

@@ -1,3 +1,4 @@
+#![allow(dead_code)] // Each test binary uses a different part of this client.
 //! A minimal LSP client over the real binary's stdio: Content-Length framing, requests with ids, answers to the
 //! server's own requests (`client/registerCapability`, `workspace/configuration`, `window/workDoneProgress/create`),
 //! and every notification kept for the test to inspect.
