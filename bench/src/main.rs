@@ -315,10 +315,11 @@ fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
         &ratio(theirs_t, ours_t),
     );
     // Cold: a lazily opened index, each section's checkpoints built on first touch, counted in.
-    let cold = time_with_input(
+    let cold = time_consuming(
         s.min(3),
-        || SourceMapIndex::from_bytes_with(bytes.clone(), IndexOptions { lazy: true }).unwrap(),
-        |idx| {
+        || bytes.clone(),
+        |b| {
+            let idx = SourceMapIndex::from_bytes_with(b, IndexOptions { lazy: true }).unwrap();
             let mut found = 0u32;
             for p in &qs {
                 if let Ok(Some(_)) = idx.lookup(*p, Bias::GreatestLowerBound) {

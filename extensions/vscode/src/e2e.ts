@@ -248,7 +248,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     };
   });
 
-  await check("Symbolicate a Metro trace: 3 ignore-listed react frames, links to src/App.js and into the virtual source", async () => {
+  await check("Symbolicate a Metro trace: 3 ignore-listed react frames folded, links to src/App.js and into the virtual source", async () => {
     const metroTrace = file("traces", "metro-ignored.txt");
     await show(metroTrace);
     const r = await vscode.commands.executeCommand<{ uri: string; result: { text: string; frames: Array<{ ignored: boolean; location: PLocation | null }> } } | undefined>(
@@ -258,6 +258,10 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       return { ok: false, detail: "no result" };
     }
     const ignored = r.result.frames.filter((f) => f.ignored).length;
+    // The run of three ignore-listed frames (lines 3-5) folds under its first line.
+    const resultEditor = vscode.window.activeTextEditor;
+    const visible = (resultEditor?.visibleRanges ?? []).map((v) => [v.start.line, v.end.line]);
+    const folded = resultEditor?.document.uri.toString() === r.uri && !visible.some(([a, b]) => (a ?? 0) <= 3 && 3 <= (b ?? 0)) && visible.some(([a, b]) => (a ?? 0) <= 2 && 2 <= (b ?? 0));
     const links = await until(
       () => vscode.commands.executeCommand<vscode.DocumentLink[]>("vscode.executeLinkProvider", vscode.Uri.parse(r.uri)),
       (l) => (l ?? []).length > 0,
@@ -271,8 +275,8 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       opened = vscode.window.activeTextEditor?.document.getText();
     }
     return {
-      ok: ignored === 3 && targets.some((t) => t.endsWith("/src/App.js#L4,17")) && opened?.startsWith(VIRTUAL_EXPECTED) === true,
-      detail: { text: r.result.text, ignored, targets, openedVirtual: opened?.slice(0, 60) },
+      ok: ignored === 3 && folded && targets.some((t) => t.endsWith("/src/App.js#L4,17")) && opened?.startsWith(VIRTUAL_EXPECTED) === true,
+      detail: { text: r.result.text, ignored, visibleRanges: visible, folded, targets, openedVirtual: opened?.slice(0, 60) },
     };
   });
 

@@ -466,8 +466,7 @@ export class SourceMapExtension implements vscode.Disposable {
     this.decorateResult(editor);
     const folds = ignoredFoldingRanges(result);
     if (folds.length > 0) {
-      // Folding ranges come from the provider below; fold the runs of ignore-listed frames.
-      await vscode.commands.executeCommand("editor.fold", { selectionLines: folds.map((f) => f.start), levels: 1 });
+      await this.foldRuns(editor, folds);
     }
     const s = summarize(result);
     if (s.frames > 0 && s.mapped === 0) {
@@ -476,6 +475,23 @@ export class SourceMapExtension implements vscode.Disposable {
       );
     }
     return { uri: uri.toString(), result };
+  }
+
+  /** Folds the runs of ignore-listed frames. The folding ranges come from the provider below, asynchronously after
+   * the editor opens: retry until the lines under each run's first are hidden (visibleRanges skip folded lines). */
+  private async foldRuns(editor: vscode.TextEditor, folds: Array<{ start: number; end: number }>): Promise<void> {
+    const hidden = (line: number): boolean => !editor.visibleRanges.some((r) => r.start.line <= line && line <= r.end.line);
+    for (let attempt = 0; attempt < 20; attempt++) {
+      if (vscode.window.activeTextEditor !== editor) {
+        return;
+      }
+      await vscode.commands.executeCommand("editor.fold", { selectionLines: folds.map((f) => f.start), levels: 1 });
+      await new Promise((r) => setTimeout(r, 100));
+      // Before the editor is laid out visibleRanges can be empty: then nothing counts as folded yet.
+      if (editor.visibleRanges.length > 0 && folds.every((f) => !hidden(f.start) && hidden(f.start + 1))) {
+        return;
+      }
+    }
   }
 
   private decorateResult(editor: vscode.TextEditor): void {

@@ -1,0 +1,99 @@
+//! Text inputs other than maps: stack traces (every format), Hermes crash reports, Metro function maps, `scopes`.
+//! Parsed frames are then symbolicated against a small fixed map, and code frames rendered.
+#![no_main]
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use sourcemap_core::function_map::FunctionMap;
+use sourcemap_core::stack::{parse_line, parse_stack, PlainInput, StackLine};
+use sourcemap_core::symbolicate::{render_frame, render_text, symbolicate, symbolicate_frame, TextOptions};
+use sourcemap_core::SourceMapIndex;
+
+/// A small map with names, contents, a function map and Hermes offsets, built once.
+fn index() -> &'static SourceMapIndex {
+    static INDEX: OnceLock<SourceMapIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let map = br#"{"version":3,"sources":["a.js","b.js"],"sourcesContent":["function f() {\n  g();\n}\n","x"],"names":["f","g"],"mappings":"AAAAA,SAACC;AACA,CAAC;ACDD","x_facebook_sources":[[{"names":["<global>","f"],"mappings":"AAA,SC;EDC"}],null],"x_hermes_function_offsets":{"0":[0,10,20],"1":[5]}}"#;
+        SourceMapIndex::from_bytes(map.to_vec()).expect("the fixed map is valid")
+    })
+}
+
+fn hermes_offsets() -> HashMap<u32, Vec<u32>> {
+    HashMap::from([(0, vec![0, 10, u32::MAX - 1]), (1, vec![5]), (u32::MAX, vec![u32::MAX])])
+}
+
+fn exercise_lines(lines: &[StackLine]) {
+    let index = index();
+    for line in lines {
+        if let StackLine::Frame(f) = line {
+            if let Some(span) = &f.function_span {
+                assert!(f.raw.get(span.clone()).is_some(), "function_span {span:?} inside {:?}", f.raw);
+            }
+            if let Some(span) = &f.location_span {
+                assert!(f.raw.get(span.clone()).is_some(), "location_span {span:?} inside {:?}", f.raw);
+            }
+            let s = symbolicate_frame(index, f);
+            let _ = render_frame(&s, TextOptions::default());
+            let _ = render_frame(&s, TextOptions { line_start: 0, column_start: 0, collapse_ignored: true });
+        }
+    }
+    let out = symbolicate(lines, |_| Ok(Some((0, index))), |_| Some((1, index)));
+    let _ = render_text(&out, TextOptions { collapse_ignored: true, ..TextOptions::default() });
+    let _ = sourcemap_core::symbolicate::first_code_frame(&out, |f| {
+        index.source_content(f.original.as_ref()?.source_id).map(|c| c.into_owned())
+    });
+}
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+
+    exercise_lines(&parse_stack(&text, PlainInput::default()));
+    for plain in [PlainInput { line_start: 0, column_start: 1 }, PlainInput { line_start: u32::MAX, column_start: u32::MAX }] {
+        let _ = parse_stack(&text, plain);
+    }
+    let lines: Vec<StackLine> = text.lines().map(|l| parse_line(l, PlainInput::default())).collect();
+    exercise_lines(&lines);
+    for line in text.lines() {
+        let _ = sourcemap_core::stack::file_name_of(line);
+        let _ = sourcemap_core::position::OneBasedLine::parse(line);
+    }
+
+    if let Ok(lines) = sourcemap_core::hermes::parse_hermes_crash(&text, &hermes_offsets()) {
+        exercise_lines(&lines);
+    }
+
+    // The text as a Metro function map (and as `x_facebook_sources` JSON).
+    let names: Vec<String> = ["<global>", "f", "g"].map(String::from).to_vec();
+    if let Ok(m) = FunctionMap::decode(names, &text) {
+        for (line, column) in [(0, 0), (1, 3), (u32::MAX, u32::MAX)] {
+            let _ = m.name_at(line, column);
+        }
+        for &(line, column, name) in m.entries.iter().take(16) {
+            assert!(line >= 1 && (name as usize) < m.names.len());
+            let _ = m.name_at(line - 1, column);
+        }
+    }
+    let _ = FunctionMap::decode(Vec::new(), &text);
+    let _ = FunctionMap::decode_facebook_sources(&text);
+
+    // The text as the `scopes` field.
+    let names: Vec<Box<str>> = ["n0", "n1", "n2"].map(Box::from).to_vec();
+    for sources in [0, 3] {
+        if let Ok(scopes) = sourcemap_core::scopes::decode_scopes(&text, &names, sources) {
+            let _ = scopes.flattened();
+            for (line, column) in [(0, 0), (0, 9), (2, 1), (u32::MAX, u32::MAX)] {
+                let _ = scopes.function_name_at(line, column);
+            }
+        }
+    }
+
+    // Helpers that take text from bundles and editors.
+    let _ = sourcemap_core::code_frame::code_frame(&text, 1, 3);
+    let _ = sourcemap_core::code_frame::code_frame(&text, 0, u32::MAX);
+    let _ = sourcemap_core::locate::find_source_mapping_url(data);
+    let _ = sourcemap_core::locate::find_debug_id(data);
+    let _ = sourcemap_core::locate::looks_like_map(data);
+    let _ = sourcemap_core::locate::decode_data_url(&text);
+});
