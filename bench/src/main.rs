@@ -66,8 +66,29 @@ fn time<T>(samples: usize, mut f: impl FnMut() -> T) -> Duration {
     )
 }
 
-/// Time of `f` over inputs prepared outside the timed region.
+/// Time of `f` over inputs prepared outside the timed region (and dropped outside it too).
 fn time_with_input<I, T>(
+    samples: usize,
+    mut prepare: impl FnMut() -> I,
+    mut f: impl FnMut(&I) -> T,
+) -> Duration {
+    median(
+        (0..samples)
+            .map(|_| {
+                let input = prepare();
+                let t = Instant::now();
+                let out = f(&input);
+                let elapsed = t.elapsed();
+                drop(black_box(out));
+                drop(input);
+                elapsed
+            })
+            .collect(),
+    )
+}
+
+/// Time of `f` consuming an input prepared outside the timed region; what `f` returns is dropped outside it.
+fn time_consuming<I, T>(
     samples: usize,
     mut prepare: impl FnMut() -> I,
     mut f: impl FnMut(I) -> T,
@@ -205,12 +226,12 @@ fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
     let floor = time(s, || {
         serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).unwrap()
     });
-    let eager = time_with_input(
+    let eager = time_consuming(
         s,
         || bytes.clone(),
         |b| SourceMapIndex::from_bytes(b).unwrap(),
     );
-    let lazy = time_with_input(
+    let lazy = time_consuming(
         s,
         || bytes.clone(),
         |b| SourceMapIndex::from_bytes_with(b, IndexOptions { lazy: true }).unwrap(),
