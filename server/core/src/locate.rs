@@ -136,7 +136,8 @@ pub fn resolve_map_url(bundle: &Path, url: &str) -> Option<PathBuf> {
 /// Loads the map at `path`, or the map of the bundle at `path`.
 pub fn load_map(path: &Path) -> Result<LoadedMap, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if looks_like_map(&bytes) {
+    // A `.map` file is a map whatever it holds: a broken one must be reported as a broken map.
+    if looks_like_map(&bytes) || path.extension().is_some_and(|e| e == "map") {
         return Ok(LoadedMap {
             bytes,
             origin: MapOrigin::File(path.to_path_buf()),
