@@ -229,8 +229,8 @@ try {
     await row.click();
     await page.waitForSelector('.tab.active:has-text("symbolicated")', { timeout: 15000 });
     await page.waitForSelector('.view-line:has-text("App.js:4:17")', { timeout: 15000 });
-    await sleep(1000); // folding and decorations
-    const view = await page.evaluate(() => {
+    // Folding and decorations land shortly after the editor opens: poll for them.
+    const readView = () => page.evaluate(() => {
       const editor = [...document.querySelectorAll(".editor-instance .monaco-editor")].find((e) => (e.textContent ?? "").includes("App.js:4:17"));
       const lines = [...(editor?.querySelectorAll(".view-lines .view-line") ?? [])].sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
       return lines.map((l) => ({
@@ -238,7 +238,15 @@ try {
         dimmed: [...l.querySelectorAll("span")].some((s) => getComputedStyle(s).opacity === "0.5"),
       }));
     });
-    const react = view.filter((l) => l.text.includes("react.production.js"));
+    let view = await readView();
+    let react = [];
+    for (const end = Date.now() + 10000; Date.now() < end; ) {
+      view = await readView();
+      react = view.filter((l) => l.text.includes("react.production.js"));
+      if (react.length === 1 && react[0].dimmed) break;
+      await sleep(200);
+    }
+    await sleep(300);
     const box = await page.locator(".editor-instance").first().boundingBox();
     if (args["screenshot-symbolicate"] && box !== null) {
       await page.screenshot({ path: args["screenshot-symbolicate"], clip: { x: box.x, y: box.y, width: Math.min(box.width, 900), height: 190 } });

@@ -487,7 +487,7 @@ export class SourceMapExtension implements vscode.Disposable {
       }
       await vscode.commands.executeCommand("editor.fold", { selectionLines: folds.map((f) => f.start), levels: 1 });
       await new Promise((r) => setTimeout(r, 100));
-      this.log.info(`fold attempt ${attempt}: lang=${editor.document.languageId} visible=${JSON.stringify(editor.visibleRanges.map((v) => [v.start.line, v.end.line]))}`);
+      this.log.debug(`fold attempt ${attempt}: lang=${editor.document.languageId} visible=${JSON.stringify(editor.visibleRanges.map((v) => [v.start.line, v.end.line]))}`);
       // Before the editor is laid out visibleRanges can be empty: then nothing counts as folded yet.
       if (editor.visibleRanges.length > 0 && folds.every((f) => !hidden(f.start) && hidden(f.start + 1))) {
         return;
@@ -663,7 +663,6 @@ export class SourceMapExtension implements vscode.Disposable {
         { scheme: RESULT_SCHEME },
         {
           provideFoldingRanges: (doc) => {
-            this.log.info(`provideFoldingRanges ${doc.uri.toString()} ${doc.languageId}`);
             const result = this.results.get(doc.uri.toString());
             return result === undefined ? [] : ignoredFoldingRanges(result).map((r) => new vscode.FoldingRange(r.start, r.end));
           },

@@ -142,6 +142,26 @@ fn stamp_of(m: &std::fs::Metadata) -> Result<Stamp, String> {
 struct Entry {
     stamp: Option<Stamp>,
     cell: OnceCell<Built>,
+    /// When a request last used it (a tick of `MapStore::clock`), for least-recently-used eviction.
+    last_used: AtomicU64,
+}
+
+impl Entry {
+    fn new(stamp: Option<Stamp>) -> Arc<Entry> {
+        Arc::new(Entry {
+            stamp,
+            cell: OnceCell::new(),
+            last_used: AtomicU64::new(0),
+        })
+    }
+
+    /// Heap held by its index: the file buffer plus the checkpoints built so far.
+    fn held_bytes(&self) -> u64 {
+        match self.cell.get() {
+            Some(Ok(m)) => (m.index.buffer().len() + m.index.checkpoint_heap_bytes()) as u64,
+            _ => 0,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -150,13 +170,49 @@ pub struct MapStore {
     client: OnceLock<Client>,
     progress_supported: AtomicBool,
     next_token: AtomicU64,
+    clock: AtomicU64,
+    /// Cap on the heap held by all cached indexes together (0: the default).
+    max_total_bytes: AtomicU64,
 }
+
+/// Default cap on the memory of all cached indexes together.
+pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 4 << 30;
 
 impl MapStore {
     pub fn set_client(&self, client: Client, progress_supported: bool) {
         let _ = self.client.set(client);
         self.progress_supported
             .store(progress_supported, Ordering::Relaxed);
+    }
+
+    pub fn set_max_total_bytes(&self, bytes: u64) {
+        self.max_total_bytes.store(bytes, Ordering::Relaxed);
+    }
+
+    /// Marks an entry used now and evicts least-recently-used indexes while all of them together hold more than
+    /// the cap (the entry just used is kept even if it alone is over).
+    fn touch_and_evict(&self, used: &Arc<Entry>) {
+        let tick = self.clock.fetch_add(1, Ordering::Relaxed) + 1;
+        used.last_used.store(tick, Ordering::Relaxed);
+        let cap = match self.max_total_bytes.load(Ordering::Relaxed) {
+            0 => DEFAULT_MAX_TOTAL_BYTES,
+            c => c,
+        };
+        let mut entries = self.entries.lock().expect("map store lock");
+        let mut total: u64 = entries.values().map(|e| e.held_bytes()).sum();
+        while total > cap {
+            let victim = entries
+                .iter()
+                .filter(|(_, e)| !Arc::ptr_eq(e, used) && e.held_bytes() > 0)
+                .min_by_key(|(_, e)| e.last_used.load(Ordering::Relaxed))
+                .map(|(k, e)| (k.clone(), e.held_bytes()));
+            let Some((key, bytes)) = victim else { break };
+            tracing::info!(
+                "evicting the index of {key:?} ({bytes} bytes) to stay under {cap} bytes"
+            );
+            entries.remove(&key);
+            total -= bytes;
+        }
     }
 
     /// Every index built so far that is still current.
@@ -189,15 +245,10 @@ impl MapStore {
             let mut entries = self.entries.lock().expect("map store lock");
             entries
                 .entry(key.clone())
-                .or_insert_with(|| {
-                    Arc::new(Entry {
-                        stamp: None,
-                        cell: OnceCell::new(),
-                    })
-                })
+                .or_insert_with(|| Entry::new(None))
                 .clone()
         };
-        entry
+        let result = entry
             .cell
             .get_or_init(|| async move {
                 let k = key.clone();
@@ -219,7 +270,9 @@ impl MapStore {
                 })
             })
             .await
-            .clone()
+            .clone();
+        self.touch_and_evict(&entry);
+        result
     }
 
     /// The index of the map file at `path`, as the file is now.
@@ -254,10 +307,7 @@ impl MapStore {
                 match entries.get(&key) {
                     Some(e) if e.stamp == Some(now) => e.clone(),
                     _ => {
-                        let e = Arc::new(Entry {
-                            stamp: Some(now),
-                            cell: OnceCell::new(),
-                        });
+                        let e = Entry::new(Some(now));
                         entries.insert(key.clone(), e.clone());
                         e
                     }
@@ -272,6 +322,7 @@ impl MapStore {
                 self.remove_if_same(&key, &entry);
                 continue;
             }
+            self.touch_and_evict(&entry);
             return result;
         }
         Err(Arc::new(LoadError::Changed))
@@ -378,6 +429,47 @@ mod tests {
         ] {
             assert_eq!(MapKey::from_uri_string(&key.to_uri_string()), Some(key));
         }
+    }
+
+    #[tokio::test]
+    async fn least_recently_used_indexes_are_evicted_under_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MapStore::default();
+        let map = |name: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(
+                &p,
+                format!(
+                    r#"{{"version":3,"sources":["{name}"],"mappings":"AAAA","pad":"{}"}}"#,
+                    "x".repeat(1000)
+                ),
+            )
+            .unwrap();
+            p
+        };
+        let (a, b, c) = (map("a.map"), map("b.map"), map("c.map"));
+        store.set_max_total_bytes(2500);
+        store.load_file(&a, u64::MAX).await.unwrap();
+        store.load_file(&b, u64::MAX).await.unwrap();
+        store.load_file(&a, u64::MAX).await.unwrap(); // a is now more recent than b
+        store.load_file(&c, u64::MAX).await.unwrap();
+        let kept: Vec<String> = store
+            .loaded()
+            .iter()
+            .map(|m| m.index.sources()[0].url.as_deref().unwrap().to_string())
+            .collect();
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(
+            kept.contains(&"a.map".to_string()) && kept.contains(&"c.map".to_string()),
+            "{kept:?}"
+        );
+        // An evicted map is simply rebuilt on its next use.
+        assert_eq!(
+            store.load_file(&b, u64::MAX).await.unwrap().index.sources()[0]
+                .url
+                .as_deref(),
+            Some("b.map")
+        );
     }
 
     #[tokio::test]

@@ -146,6 +146,11 @@ impl Backend {
         self.maps.load_inline(key, bytes).await.ok()
     }
 
+    pub fn apply_settings(&self, settings: Settings) {
+        self.maps.set_max_total_bytes(settings.max_index_bytes);
+        *self.settings.write().expect("settings lock") = settings;
+    }
+
     pub fn settings(&self) -> Settings {
         self.settings.read().expect("settings lock").clone()
     }
@@ -323,7 +328,7 @@ impl LanguageServer for Server {
         let b = &self.0;
         *b.folders.write().expect("folders lock") = folders_of(&params);
         if let Some(options) = &params.initialization_options {
-            *b.settings.write().expect("settings lock") = Settings::from_json(options);
+            b.apply_settings(Settings::from_json(options));
         }
         let progress = params
             .capabilities
@@ -439,8 +444,7 @@ impl LanguageServer for Server {
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         if params.settings.get("sourcemap").is_some() {
-            *self.0.settings.write().expect("settings lock") =
-                Settings::from_json(&params.settings);
+            self.0.apply_settings(Settings::from_json(&params.settings));
         }
         let b = self.0.clone();
         tokio::spawn(async move {
@@ -493,7 +497,7 @@ async fn pull_configuration(b: &Backend) {
     match b.client.configuration(items).await {
         Ok(values) => {
             if let Some(v) = values.first().filter(|v| !v.is_null()) {
-                *b.settings.write().expect("settings lock") = Settings::from_json(v);
+                b.apply_settings(Settings::from_json(v));
             }
         }
         Err(e) => tracing::debug!("workspace/configuration: {e}"),

@@ -18,6 +18,8 @@ pub struct Settings {
     pub dev_server: bool,
     /// Directories besides the workspace folders whose files may be read as original sources.
     pub roots: Vec<String>,
+    /// Cap on the memory all cached indexes hold together; least recently used ones are evicted (0: default).
+    pub max_index_bytes: u64,
 }
 
 impl Default for Settings {
@@ -28,6 +30,7 @@ impl Default for Settings {
             max_map_bytes: DEFAULT_MAX_MAP_BYTES,
             dev_server: false,
             roots: Vec::new(),
+            max_index_bytes: 0,
         }
     }
 }
@@ -40,6 +43,7 @@ struct RawSettings {
     max_map_bytes: Option<u64>,
     dev_server: Option<bool>,
     roots: Vec<String>,
+    max_index_bytes: Option<u64>,
 }
 
 impl Settings {
@@ -59,6 +63,7 @@ impl Settings {
             max_map_bytes: raw.max_map_bytes.unwrap_or(DEFAULT_MAX_MAP_BYTES),
             dev_server: raw.dev_server.unwrap_or(false),
             roots: raw.roots,
+            max_index_bytes: raw.max_index_bytes.unwrap_or(0),
         }
     }
 }
