@@ -548,3 +548,44 @@ fn sources_outside_the_workspace_are_neither_read_nor_linked() {
     }
     c.shutdown();
 }
+
+#[test]
+fn editing_the_bundle_to_name_another_map_switches_maps() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, source) in [("a.map", "from-a.js"), ("b.map", "from-b.js")] {
+        std::fs::write(
+            d.join(name),
+            json!({"version": 3, "sources": [source], "names": [], "mappings": "AAAA"}).to_string(),
+        )
+        .unwrap();
+    }
+    std::fs::write(d.join("app.js"), "run();\n//# sourceMappingURL=a.map\n").unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(d, json!({}), false);
+    let u = c.open(&d.join("app.js"), "javascript");
+    assert!(hover_text(&c.result("textDocument/hover", at(&u, (0, 0)))).contains("from-a.js:1:1"));
+    // An unsaved edit in the editor: the comment now names b.map (replace "a.map" on line 1, columns 21..26).
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 1, "character": 21}, "end": {"line": 1, "character": 26}}, "text": "b.map"}
+        ]}),
+    );
+    assert!(hover_text(&c.result("textDocument/hover", at(&u, (0, 0)))).contains("from-b.js:1:1"));
+    // Naming a map that does not exist: a diagnostic on the comment, and no answer.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [
+            {"range": {"start": {"line": 1, "character": 21}, "end": {"line": 1, "character": 26}}, "text": "gone.map"}
+        ]}),
+    );
+    c.wait_for("diagnostic for the missing map", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["diagnostics"][0]["message"]
+                .as_str()
+                .is_some_and(|s| s.contains("gone.map"))
+    });
+    assert_eq!(c.result("textDocument/hover", at(&u, (0, 0))), Value::Null);
+    c.shutdown();
+}

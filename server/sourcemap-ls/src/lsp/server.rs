@@ -414,6 +414,9 @@ impl LanguageServer for Server {
             params.text_document.version,
             params.content_changes,
         );
+        // An edit may change the `sourceMappingURL`: diagnostics follow the text.
+        let b = self.0.clone();
+        tokio::spawn(async move { diagnostics::publish(&b, uri).await });
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
