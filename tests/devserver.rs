@@ -1,0 +1,124 @@
+//! A real Metro dev server (npm `metro`, pinned in `fixtures/metro-devserver`) on loopback serving a fixture project:
+//! with the opt-in, `symbolicate` (CLI and LSP) fetches `…/index.map?…` beside the frames' `…/index.bundle?…` and
+//! maps the trace; without it, nothing is contacted and the frames stay as they are.
+
+#[path = "support/lsp_client.rs"]
+mod lsp_client;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+
+struct Metro(Child);
+
+impl Drop for Metro {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn fixture() -> PathBuf {
+    std::fs::canonicalize(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/metro-devserver"),
+    )
+    .unwrap()
+}
+
+/// Starts Metro on a free loopback port and waits for its ready line.
+fn start_metro() -> (Metro, u16) {
+    let dir = fixture();
+    assert!(
+        dir.join("node_modules/metro").is_dir(),
+        "run `npm ci` in fixtures/metro-devserver (scripts/test-deps does)"
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new("node")
+        .arg("server.js")
+        .arg(port.to_string())
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    loop {
+        let line = lines
+            .next()
+            .expect("metro exited before it was ready")
+            .unwrap();
+        if line.contains("listening on") {
+            break;
+        }
+    }
+    (Metro(child), port)
+}
+
+fn trace(port: u16) -> String {
+    std::fs::read_to_string(fixture().join("trace.txt"))
+        .unwrap()
+        .replace("localhost:8081", &format!("localhost:{port}"))
+}
+
+fn symbolicate(args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+        .arg("symbolicate")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn maps_come_from_a_real_metro_dev_server_only_when_allowed() {
+    let (_metro, port) = start_metro();
+    let input = trace(port);
+    let format_js = fixture().join("src/format.js");
+
+    // Allowed: the map is fetched from Metro; the function name comes from Metro's function map.
+    let out = symbolicate(&["--dev-server"], &input);
+    let top = out.lines().find(|l| l.contains("at ")).unwrap();
+    assert_eq!(
+        top,
+        format!("    at formatCustomer ({}:8:25)", format_js.display()),
+        "{out}"
+    );
+    assert!(out.contains("orderSummary"), "{out}");
+
+    // Not allowed: nothing is fetched, the trace comes back unchanged.
+    let out = symbolicate(&[], &input);
+    assert_eq!(out.trim_end(), input.trim_end());
+
+    // The language server, with the `devServer` setting.
+    let mut c = lsp_client::LspClient::start(&[]);
+    c.initialize(&fixture(), json!({"devServer": true}), false);
+    let r = c.result("sourcemap/symbolicate", json!({"text": input}));
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("at formatCustomer ({}:8:25)", format_js.display())),
+        "{r}"
+    );
+    assert_eq!(
+        r["frames"][0]["location"]["uri"],
+        url::Url::from_file_path(&format_js).unwrap().to_string()
+    );
+    c.shutdown();
+}
