@@ -218,6 +218,7 @@ try {
   });
 
   await step("[page] Symbolicate Selection from the palette: ignore-listed frames dimmed and folded, Ctrl+click a frame", async () => {
+    await page.keyboard.press("Control+B"); // hide the side bar: room for the long frames in the screenshot
     await quickOpen("metro-ignored.txt");
     await page.waitForSelector('.view-line:has-text("index.bundle")', { timeout: 15000 });
     await page.keyboard.press("F1");
@@ -249,7 +250,7 @@ try {
     await sleep(300);
     const box = await page.locator(".editor-instance").first().boundingBox();
     if (args["screenshot-symbolicate"] && box !== null) {
-      await page.screenshot({ path: args["screenshot-symbolicate"], clip: { x: box.x, y: box.y, width: Math.min(box.width, 900), height: 190 } });
+      await page.screenshot({ path: args["screenshot-symbolicate"], clip: { x: box.x, y: box.y, width: Math.min(box.width, 1200), height: 120 } });
     }
     await page.screenshot({ path: path.join(args.out, "symbolicate.png") });
     // Ctrl+click the first frame's link: src/App.js at 4:17.

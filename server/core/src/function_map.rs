@@ -88,8 +88,11 @@ impl FunctionMap {
 
     /// The function enclosing an original position (0-based line and column): the last entry at or before it.
     pub fn name_at(&self, line: u32, column: u32) -> Option<&str> {
-        let key = (line + 1, column);
-        let idx = self.entries.partition_point(|&(l, c, _)| (l, c) <= key);
+        // In u64: `line + 1` overflows u32 for line u32::MAX (a panic in debug builds, a wrap to line 0 in release).
+        let key = (u64::from(line) + 1, column);
+        let idx = self
+            .entries
+            .partition_point(|&(l, c, _)| (u64::from(l), c) <= key);
         let (_, _, name) = self.entries.get(idx.checked_sub(1)?)?;
         self.names.get(*name as usize).map(String::as_str)
     }
@@ -112,6 +115,15 @@ mod tests {
         assert_eq!(m.name_at(4, 0), Some("<global>"));
         assert!(FunctionMap::decode(vec!["a".into()], "AC").is_err());
         assert!(FunctionMap::decode(vec!["a".into()], "AAA,CCC").is_err());
+    }
+
+    #[test]
+    fn name_at_last_line_does_not_overflow() {
+        // Found by fuzz/fuzz_targets/stack.rs: `name_at(u32::MAX, _)` computed `line + 1` in u32.
+        let m = FunctionMap::decode(vec!["<global>".into(), "f".into()], "AAA;ACC").unwrap();
+        assert_eq!(m.name_at(u32::MAX, u32::MAX), Some("f"));
+        let empty = FunctionMap::decode(Vec::new(), "").unwrap();
+        assert_eq!(empty.name_at(u32::MAX, 0), None);
     }
 
     #[test]
