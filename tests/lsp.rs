@@ -136,6 +136,25 @@ fn metro_index_map_hover_definition_virtual_documents_and_outline() {
         json!({"line": call.0, "character": call.1})
     );
 
+    // Map info: which map, how it was found, what the index holds.
+    let info = c.result("sourcemap/mapInfo", json!({"textDocument": {"uri": u}}));
+    assert_eq!(info["foundBy"], "sourceMappingURL");
+    assert_eq!(
+        info["map"],
+        root.join("index.bundle.map").to_string_lossy().as_ref()
+    );
+    assert_eq!(
+        (info["isIndexMap"].as_bool(), info["sections"].as_u64()),
+        (Some(true), Some(3))
+    );
+    assert!(
+        info["indexBytes"].as_u64() >= info["mappingsBytes"].as_u64(),
+        "{info}"
+    );
+    assert_eq!(info["sources"].as_array().unwrap().len(), 3);
+    assert_eq!(info["sources"][2]["ignored"], true);
+    assert_eq!(info["sources"][1]["uri"], uri(&root.join("src/App.js")));
+
     // Outline: one module per section, named by its source.
     let symbols = c.result(
         "textDocument/documentSymbol",

@@ -299,6 +299,8 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       report.includes("index.bundle.map") &&
       report.includes("/home/ci/build/MyApp/src/App.js") &&
       report.includes("react.production.js") &&
+      report.includes("found by sourceMappingURL") &&
+      report.includes("index memory:") &&
       report.includes(HOVER_EXPECTED);
     return { ok, detail: report };
   });

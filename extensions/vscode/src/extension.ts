@@ -41,6 +41,8 @@ import {
 import { runE2E } from "./e2e";
 import { extensionOf, languageForExtension, virtualUriToProtocol } from "./logic/virtualUri";
 import {
+  MAP_INFO,
+  type MapInfo,
   GENERATED_POSITIONS,
   ORIGINAL_POSITION,
   SOURCE_CONTENT,
@@ -557,6 +559,7 @@ export class SourceMapExtension implements vscode.Disposable {
     let modules: ModuleInfo[] | undefined;
     let serverError: string | undefined;
     let cursor: string | undefined;
+    let server: MapInfo | undefined;
     const client = await this.ready();
     if (client !== undefined) {
       const pos = editor.selection.active;
@@ -568,6 +571,11 @@ export class SourceMapExtension implements vscode.Disposable {
         cursor = o === null ? "no mapping" : `${originalLabel(o)}${o.name !== null ? ` (${o.name})` : ""}`;
       } catch (e) {
         serverError = errorText(e);
+      }
+      try {
+        server = (await client.sendRequest<MapInfo | null>(MAP_INFO, { textDocument: { uri } })) ?? undefined;
+      } catch (e) {
+        serverError ??= errorText(e);
       }
       try {
         const symbols = await client.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } });
@@ -595,6 +603,7 @@ export class SourceMapExtension implements vscode.Disposable {
       serverError,
       cursor,
       diagnostics,
+      server,
     });
     const infoUri = vscode.Uri.from({ scheme: INFO_SCHEME, path: `/Map info - ${path.basename(bundlePath)}.txt` });
     this.infos.set(infoUri.toString(), report);

@@ -58,7 +58,24 @@ export interface SymbolicateResult {
   frames: SymbolicatedFrame[];
 }
 
+/** `sourcemap/mapInfo`: which map a bundle uses and what its index holds. */
+export interface MapInfo {
+  map: string | null;
+  foundBy: string;
+  mapBytes: number;
+  isIndexMap: boolean;
+  sections: number;
+  sectionsIndexed: number;
+  segments: number;
+  mappingsBytes: number;
+  indexBytes: number;
+  names: number;
+  debugId: string | null;
+  sources: { url: string | null; uri: string | null; ignored: boolean }[];
+}
+
 export const ORIGINAL_POSITION = "sourcemap/originalPosition";
+export const MAP_INFO = "sourcemap/mapInfo";
 export const GENERATED_POSITIONS = "sourcemap/generatedPositions";
 export const SOURCE_CONTENT = "sourcemap/sourceContent";
 export const SYMBOLICATE = "sourcemap/symbolicate";

@@ -17,7 +17,7 @@ test("sizes and inline maps", () => {
   assert.match(shortenDataUrl("data:application/json;base64," + "A".repeat(1000)), /^data:application\/json;base64,… \(inline map, 1029 chars\)$/);
 });
 
-test("the report lists the modules and their sources, and says what the server cannot tell", () => {
+test("the report lists the modules and their sources", () => {
   const r = formatMapInfo({
     bundle: "index.bundle",
     sourceMappingUrl: "index.bundle.map",
@@ -37,8 +37,36 @@ test("the report lists the modules and their sources, and says what the server c
   assert.match(r, /^Modules \(from the server's outline\): 3$/m);
   assert.match(r, /^ {2}\/src\/App\.js {2}\[lines 3–3\]$/m);
   assert.match(r, /^Sources named by those modules: 2$/m);
-  assert.match(r, /sourcemap\/mapInfo/);
   assert.doesNotMatch(r, /Diagnostics:/);
+  assert.doesNotMatch(r, /Map used by the server/);
+});
+
+test("the server's map info: the map, how it was found, the index memory, every source", () => {
+  const r = formatMapInfo({
+    bundle: "index.bundle",
+    server: {
+      map: "/w/index.bundle.map",
+      foundBy: "sourceMappingURL",
+      mapBytes: 2048,
+      isIndexMap: true,
+      sections: 3,
+      sectionsIndexed: 2,
+      segments: 40,
+      mappingsBytes: 300,
+      indexBytes: 356,
+      names: 5,
+      debugId: null,
+      sources: [
+        { url: "/src/App.js", uri: "file:///w/src/App.js", ignored: false },
+        { url: "react.js", uri: null, ignored: true },
+      ],
+    },
+  });
+  assert.match(r, /^Map used by the server: \/w\/index\.bundle\.map — found by sourceMappingURL$/m);
+  assert.match(r, /^ {2}2\.00 KiB, index map, 3 sections, 2 sources, 5 names$/m);
+  assert.match(r, /^ {2}index memory: 356 B for 300 B of mappings \(2 of 3 sections indexed so far, 40 segments\)$/m);
+  assert.match(r, /^ {2}react\.js {2}\[ignore-listed\]$/m);
+  assert.match(r, /^ {2}\/src\/App\.js {2}→ file:\/\/\/w\/src\/App\.js$/m);
 });
 
 test("a server error is shown", () => {

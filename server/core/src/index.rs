@@ -250,6 +250,14 @@ impl SourceMapIndex {
             .map_err(Clone::clone)
     }
 
+    /// The section's checkpoints if they are built already (never builds).
+    pub fn compact_if_built(&self, section: usize) -> Option<&CompactMappings> {
+        self.sections[section]
+            .compact
+            .get()
+            .and_then(|r| r.as_ref().ok())
+    }
+
     fn build_section(&self, i: usize) -> Result<CompactMappings, MapError> {
         let s = &self.sections[i];
         let section_index = self.is_index_map.then_some(i);

@@ -1,7 +1,8 @@
-// "Source Map: Show Map Info": a plain-text report from what the server answers (documentSymbol's modules, the
-// original position under the cursor, diagnostics) and what the extension reads itself (the bundle's
-// `sourceMappingURL` comment, the map file's size on disk). The server has no request that names the map it chose or
-// the size of its index; the report says so instead of guessing.
+// "Source Map: Show Map Info": a plain-text report from what the server answers (`sourcemap/mapInfo`: the map it chose,
+// how, its sources and index memory; documentSymbol's modules; the original position under the cursor; diagnostics)
+// and what the extension reads itself (the bundle's `sourceMappingURL` comment).
+
+import type { MapInfo } from "../protocol";
 
 /** The last `//# sourceMappingURL=` (or `//@`, or `/*# … *\/`) in a bundle's text. */
 export function findSourceMappingUrl(text: string): string | undefined {
@@ -34,6 +35,8 @@ export interface MapInfoInput {
   /** `sourcemap/originalPosition` at the cursor, already formatted. */
   cursor?: string | undefined;
   diagnostics?: string[] | undefined;
+  /** `sourcemap/mapInfo`, when the server answered it. */
+  server?: MapInfo | undefined;
 }
 
 export function formatBytes(n: number): string {
@@ -72,6 +75,18 @@ export function formatMapInfo(i: MapInfoInput): string {
   if (i.serverError !== undefined) {
     out.push(`Server: ${i.serverError}`);
   }
+  const m = i.server;
+  if (m !== undefined) {
+    out.push(`Map used by the server: ${m.map ?? "(inline data: URL)"} — found by ${m.foundBy}`);
+    out.push(
+      `  ${formatBytes(m.mapBytes)}, ${m.isIndexMap ? `index map, ${m.sections} sections` : "flat map"}, ` +
+        `${m.sources.length} sources, ${m.names} names${m.debugId !== null ? `, debugId ${m.debugId}` : ""}`,
+    );
+    out.push(
+      `  index memory: ${formatBytes(m.indexBytes)} for ${formatBytes(m.mappingsBytes)} of mappings ` +
+        `(${m.sectionsIndexed} of ${m.sections} sections indexed so far, ${m.segments} segments)`,
+    );
+  }
   if (i.cursor !== undefined) {
     out.push(`At the cursor: ${i.cursor}`);
   }
@@ -94,11 +109,12 @@ export function formatMapInfo(i: MapInfoInput): string {
       out.push(`  ${d}`);
     }
   }
-  out.push("");
-  out.push(
-    "Not shown: the map the server actually chose (it may come from the `sourcemap.maps` setting), its full source " +
-      "list and the index's memory. sourcemap-ls has no request for these yet (a `sourcemap/mapInfo` request would " +
-      "give them; `sourcemap-ls stats --json MAP` prints them on the command line).",
-  );
+  if (m !== undefined) {
+    out.push("");
+    out.push(`Sources of the map: ${m.sources.length}`);
+    for (const s of m.sources) {
+      out.push(`  ${s.url ?? "(null)"}${s.ignored ? "  [ignore-listed]" : ""}${s.uri !== null ? `  → ${s.uri}` : ""}`);
+    }
+  }
   return out.join("\n") + "\n";
 }

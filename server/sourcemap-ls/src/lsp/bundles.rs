@@ -34,6 +34,8 @@ pub struct BundleMap {
     /// The map's bytes when it is inline.
     pub inline: Option<Arc<Vec<u8>>>,
     pub span: Option<UrlSpan>,
+    /// How the map was found, for people: "sourceMappingURL", "data: URL", "sidecar", "maps setting", "itself".
+    pub found_by: &'static str,
 }
 
 /// The tail of a bundle, with the line number of its first line.
@@ -162,6 +164,7 @@ pub fn find_map(
             key: MapKey::File(path.to_path_buf()),
             inline: None,
             span: None,
+            found_by: "itself",
         });
     }
     let mut found = find_source_mapping_url(&tail.text).map(|(u, at)| (u.to_string(), at));
@@ -201,6 +204,7 @@ pub fn find_map(
                 key: MapKey::inline(path, &bytes),
                 inline: Some(Arc::new(bytes)),
                 span,
+                found_by: "data: URL",
             });
         }
         match resolve_map_url(path, url) {
@@ -209,6 +213,7 @@ pub fn find_map(
                     key: MapKey::File(p),
                     inline: None,
                     span,
+                    found_by: "sourceMappingURL",
                 })
             }
             Some(p) => tried.push(format!("{} (from sourceMappingURL)", p.display())),
@@ -221,6 +226,7 @@ pub fn find_map(
             key: MapKey::File(side),
             inline: None,
             span: None,
+            found_by: "sidecar",
         });
     }
     tried.push(side.display().to_string());
@@ -229,6 +235,7 @@ pub fn find_map(
             key: MapKey::File(p),
             inline: None,
             span: None,
+            found_by: "maps setting",
         });
     }
     Err(fail(

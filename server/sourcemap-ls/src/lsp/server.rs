@@ -553,6 +553,17 @@ impl Server {
         .await
     }
 
+    pub async fn map_info(
+        &self,
+        params: requests::map_info::Params,
+    ) -> Result<Option<requests::map_info::Answer>> {
+        guarded(
+            "sourcemap/mapInfo",
+            requests::map_info::map_info(&self.0, params),
+        )
+        .await
+    }
+
     /// Test hook, only when `SOURCEMAP_LS_TEST_PANIC=1`: panics inside a handler to prove the server survives.
     pub async fn debug_panic(&self, _: serde_json::Value) -> Result<()> {
         guarded("sourcemap/debugPanic", async {

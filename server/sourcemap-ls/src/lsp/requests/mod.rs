@@ -5,6 +5,7 @@ pub mod document_link;
 pub mod document_symbol;
 pub mod generated_positions;
 pub mod hover;
+pub mod map_info;
 pub mod original_position;
 pub mod source_content;
 pub mod symbolicate;

@@ -29,9 +29,9 @@ pub struct Answer {
 }
 
 pub async fn original_position(b: &Backend, params: Params) -> Result<Option<Answer>> {
-    let map = match b.map_of_bundle(&params.text_document.uri).await {
-        Ok(m) => m,
-        Err(e) => return Err(internal(e.to_string())),
+    // A document without a (usable) map has no original position: null, as for an unmapped position.
+    let Ok(map) = b.map_of_bundle(&params.text_document.uri).await else {
+        return Ok(None);
     };
     let original = map
         .index
