@@ -1,7 +1,7 @@
 //! Load: 10,000 hover / originalPosition requests at a concurrency of 16 against the real server while the map is
 //! rewritten (atomically, as bundlers' writers that rename do) and re-indexed in a loop. Every answer must be one of
 //! the two versions' right answers: zero errors, zero wrong or missing answers. Prints p50/p99 latency (reported,
-//! not asserted).
+//! not asserted). Also: one map's indexing does not block requests about another.
 
 #[path = "support/lsp_client.rs"]
 mod lsp_client;
@@ -120,5 +120,62 @@ fn ten_thousand_requests_while_the_map_is_rewritten() {
         wrong.len(),
         wrong.first()
     );
+    c.shutdown();
+}
+
+/// One map's indexing never holds up requests about another: a hover on a small bundle is answered while a large
+/// map is still being read and indexed for another bundle.
+#[test]
+fn indexing_one_map_does_not_block_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = sourcemap_fixtures::metro(&sourcemap_fixtures::MetroParams {
+        seed: 9,
+        modules: 6000,
+        mean_segments: 600,
+        huge_modules: 2,
+        sources_content: true,
+        facebook_sources: true,
+    });
+    std::fs::write(dir.path().join("big.js"), &g.bundle).unwrap();
+    std::fs::write(dir.path().join("big.js.map"), &g.index_map).unwrap();
+    let demo = std::fs::canonicalize(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo/dist"),
+    )
+    .unwrap();
+    let mut c = LspClient::start(&[("RUST_LOG", "warn")]);
+    c.initialize(dir.path(), json!({}), false);
+    let big = url::Url::from_file_path(dir.path().join("big.js"))
+        .unwrap()
+        .to_string();
+    let small = url::Url::from_file_path(demo.join("app.min.js"))
+        .unwrap()
+        .to_string();
+    let big_id = c.send_request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": big}, "position": {"line": 100, "character": 10}}),
+    );
+    std::thread::sleep(Duration::from_millis(20));
+    let small_id = c.send_request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": small}, "position": {"line": 0, "character": 49}}),
+    );
+    let first = c.next_response();
+    let second = c.next_response();
+    println!(
+        "map of {} bytes: answers in order {} then {}",
+        g.index_map.len(),
+        first["id"],
+        second["id"]
+    );
+    assert_eq!(
+        first["id"], small_id,
+        "the small bundle waited for the big map: {first}"
+    );
+    assert!(first["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .contains("orders.js:5:24"));
+    assert_eq!(second["id"], big_id);
+    assert!(second.get("error").is_none(), "{second}");
     c.shutdown();
 }
