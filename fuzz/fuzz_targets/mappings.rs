@@ -4,13 +4,14 @@
 //! Input layout: one flags byte, then `mappings|rangeMappings|scopes|functionMap` (`|` is not a base64 digit; the
 //! parts after `mappings` are optional). The map has 3 sources (one `null`) and 3 names. Flags: bit 0 wraps the map
 //! as section 1 of an index map (section 0 is `AAAA` at 0:0); bits 1–2 pick that section's offset line, bits 3–4
-//! its column (0, 1, 1000, near `u32::MAX`); bit 5 adds a third, empty section after it.
+//! its column (0, 1, 1000, `i32::MAX`); bit 5 adds a third, empty section after it.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 
-const OFFSETS: [u32; 4] = [0, 1, 1000, u32::MAX - 1];
+/// Section offsets to try; the last is the largest the parser accepts (offsets must fit in 31 bits).
+const OFFSETS: [u32; 4] = [0, 1, 1000, i32::MAX as u32];
 
 fuzz_target!(|data: &[u8]| {
     let Some((&flags, rest)) = data.split_first() else {

@@ -2,7 +2,8 @@
 //! format → original frames. Without MAP, each frame's map is found from its file: the file name (query string
 //! dropped) is looked for under `--root` (default: the current directory), and that bundle's `sourceMappingURL` or
 //! sidecar map is used. With MAPs, a frame uses the map whose bundle or `file` has the frame's file name (or the
-//! same `debugId` as the frame's bundle); a single MAP serves every frame that is not obviously foreign.
+//! same `debugId` as the frame's bundle); a single MAP serves every frame that is not obviously foreign. Maps are
+//! opened lazily (a section is validated and indexed when a frame first touches it).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -90,7 +91,9 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
         Some(bundle) => names.push(bundle.to_string()),
         None => names.push(own),
     }
-    let index = SourceMapIndex::from_bytes_with(loaded.bytes, IndexOptions::default())
+    // Lazy: a trace touches a few sections of a map that may have thousands; a section that turns out invalid makes
+    // its frames unresolved with the reason, while the JSON and every field are still checked here.
+    let index = SourceMapIndex::from_bytes_with(loaded.bytes, IndexOptions { lazy: true })
         .map_err(|e| CliError::Map(format!("{}: {e}", path.display())))?;
     if let Some(file) = &index.file {
         names.push(file_name_of(file).to_string());
@@ -191,7 +194,7 @@ impl Catalog {
             let bytes = crate::devserver::fetch_map(file, crate::lsp::DEFAULT_MAX_MAP_BYTES)
                 .map_err(|e| eprintln!("sourcemap-ls: {e}"))
                 .ok()?;
-            let index = SourceMapIndex::from_bytes(bytes)
+            let index = SourceMapIndex::from_bytes_with(bytes, IndexOptions { lazy: true })
                 .map_err(|e| eprintln!("sourcemap-ls: map of {file}: {e}"))
                 .ok()?;
             self.maps.push(KnownMap {
