@@ -2,15 +2,13 @@
 //! bundle links its location to the original source. Frames without a file (`LINE COLUMN`, logcat `fn@L:C`) are
 //! too ambiguous in free text and are not linked.
 
-use std::sync::Arc;
-
 use sourcemap_core::stack::{parse_stack, PlainInput, StackLine};
-use sourcemap_core::symbolicate::{symbolicate, SymbolicatedLine};
+use sourcemap_core::symbolicate::SymbolicatedLine;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
 
 use super::source_uri;
-use super::symbolicate::maps_for_frames;
+use super::symbolicate::symbolicate_in_workspace;
 use crate::lsp::position::utf16_len;
 use crate::lsp::server::Backend;
 
@@ -41,18 +39,7 @@ pub async fn document_link(
     if !lines.iter().any(|l| matches!(l, StackLine::Frame(_))) {
         return Ok(Some(Vec::new()));
     }
-    let maps = maps_for_frames(b, &lines, Some(&uri)).await;
-    let mut next = maps.iter();
-    let out = symbolicate(
-        &lines,
-        |_| {
-            Ok(next
-                .next()
-                .and_then(Option::as_ref)
-                .map(|m| (Arc::as_ptr(m) as usize, &m.index)))
-        },
-        |_| None,
-    );
+    let (out, maps) = symbolicate_in_workspace(b, &lines, Some(&uri)).await;
     let mut links = Vec::new();
     for (line_no, l) in out.iter().enumerate() {
         let SymbolicatedLine::Frame(f) = l else {
@@ -61,13 +48,7 @@ pub async fn document_link(
         let (Some(o), Some(span), Some(id)) = (&f.original, &f.frame.location_span, f.map) else {
             continue;
         };
-        let Some(map) = maps
-            .iter()
-            .flatten()
-            .find(|m| Arc::as_ptr(m) as usize == id)
-        else {
-            continue;
-        };
+        let map = &maps[id];
         let Some(mut target) = source_uri(b, map, o.source_id) else {
             continue;
         };

@@ -174,32 +174,46 @@ async fn map_for_frame(
     found
 }
 
-pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
-    let lines = parse_stack(&params.text, PlainInput::default());
-    let maps = maps_for_frames(b, &lines, params.uri.as_ref()).await;
-    let mut next = maps.iter();
+/// Symbolicates parsed lines against the workspace's maps. Each frame's `map` is an index into the returned maps.
+pub async fn symbolicate_in_workspace(
+    b: &Backend,
+    lines: &[StackLine],
+    uri: Option<&Url>,
+) -> (Vec<SymbolicatedLine>, Vec<Arc<LoadedMap>>) {
+    let per_frame = maps_for_frames(b, lines, uri).await;
+    let mut maps: Vec<Arc<LoadedMap>> = Vec::new();
+    let ids: Vec<Option<usize>> = per_frame
+        .iter()
+        .map(|m| {
+            let m = m.as_ref()?;
+            Some(match maps.iter().position(|k| Arc::ptr_eq(k, m)) {
+                Some(i) => i,
+                None => {
+                    maps.push(m.clone());
+                    maps.len() - 1
+                }
+            })
+        })
+        .collect();
+    let mut next = ids.iter();
     let out = symbolicate(
-        &lines,
-        |_| {
-            Ok(next
-                .next()
-                .and_then(Option::as_ref)
-                .map(|m| (Arc::as_ptr(m) as usize, &m.index)))
-        },
+        lines,
+        |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
         |_| None,
     );
-    let by_ptr: HashMap<usize, &Arc<LoadedMap>> = maps
-        .iter()
-        .flatten()
-        .map(|m| (Arc::as_ptr(m) as usize, m))
-        .collect();
+    (out, maps)
+}
+
+pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
+    let lines = parse_stack(&params.text, PlainInput::default());
+    let (out, maps) = symbolicate_in_workspace(b, &lines, params.uri.as_ref()).await;
     let options = TextOptions::default();
     let frames = out
         .iter()
         .filter_map(|l| match l {
             SymbolicatedLine::Text(_) => None,
             SymbolicatedLine::Frame(f) => {
-                let map = f.map.and_then(|p| by_ptr.get(&p));
+                let map = f.map.map(|i| &maps[i]);
                 let location = match (map, &f.original) {
                     (Some(m), Some(o)) => source_uri(b, m, o.source_id).map(|uri| {
                         let p = Position::new(o.line, o.column);
