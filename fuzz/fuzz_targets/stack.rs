@@ -8,7 +8,9 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use sourcemap_core::function_map::FunctionMap;
 use sourcemap_core::stack::{parse_line, parse_stack, PlainInput, StackLine};
-use sourcemap_core::symbolicate::{render_frame, render_text, symbolicate, symbolicate_frame, TextOptions};
+use sourcemap_core::symbolicate::{
+    render_frame, render_text, symbolicate, symbolicate_frame, TextOptions,
+};
 use sourcemap_core::SourceMapIndex;
 
 /// A small map with names, contents, a function map and Hermes offsets, built once.
@@ -21,7 +23,11 @@ fn index() -> &'static SourceMapIndex {
 }
 
 fn hermes_offsets() -> HashMap<u32, Vec<u32>> {
-    HashMap::from([(0, vec![0, 10, u32::MAX - 1]), (1, vec![5]), (u32::MAX, vec![u32::MAX])])
+    HashMap::from([
+        (0, vec![0, 10, u32::MAX - 1]),
+        (1, vec![5]),
+        (u32::MAX, vec![u32::MAX]),
+    ])
 }
 
 fn exercise_lines(lines: &[StackLine]) {
@@ -29,20 +35,43 @@ fn exercise_lines(lines: &[StackLine]) {
     for line in lines {
         if let StackLine::Frame(f) = line {
             if let Some(span) = &f.function_span {
-                assert!(f.raw.get(span.clone()).is_some(), "function_span {span:?} inside {:?}", f.raw);
+                assert!(
+                    f.raw.get(span.clone()).is_some(),
+                    "function_span {span:?} inside {:?}",
+                    f.raw
+                );
             }
             if let Some(span) = &f.location_span {
-                assert!(f.raw.get(span.clone()).is_some(), "location_span {span:?} inside {:?}", f.raw);
+                assert!(
+                    f.raw.get(span.clone()).is_some(),
+                    "location_span {span:?} inside {:?}",
+                    f.raw
+                );
             }
             let s = symbolicate_frame(index, f);
             let _ = render_frame(&s, TextOptions::default());
-            let _ = render_frame(&s, TextOptions { line_start: 0, column_start: 0, collapse_ignored: true });
+            let _ = render_frame(
+                &s,
+                TextOptions {
+                    line_start: 0,
+                    column_start: 0,
+                    collapse_ignored: true,
+                },
+            );
         }
     }
     let out = symbolicate(lines, |_| Ok(Some((0, index))), |_| Some((1, index)));
-    let _ = render_text(&out, TextOptions { collapse_ignored: true, ..TextOptions::default() });
+    let _ = render_text(
+        &out,
+        TextOptions {
+            collapse_ignored: true,
+            ..TextOptions::default()
+        },
+    );
     let _ = sourcemap_core::symbolicate::first_code_frame(&out, |f| {
-        index.source_content(f.original.as_ref()?.source_id).map(|c| c.into_owned())
+        index
+            .source_content(f.original.as_ref()?.source_id)
+            .map(|c| c.into_owned())
     });
 }
 
@@ -54,7 +83,13 @@ fuzz_target!(|data: &[u8]| {
     exercise_lines(&parse_stack(&text, PlainInput::default()));
     for (i, line) in text.lines().enumerate() {
         let column_start = if i % 2 == 0 { 1 } else { u32::MAX };
-        let _ = parse_line(line, PlainInput { line_start: 0, column_start });
+        let _ = parse_line(
+            line,
+            PlainInput {
+                line_start: 0,
+                column_start,
+            },
+        );
         let _ = sourcemap_core::stack::file_name_of(line);
         let _ = sourcemap_core::position::OneBasedLine::parse(line);
     }

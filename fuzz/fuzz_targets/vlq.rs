@@ -13,8 +13,14 @@ fuzz_target!(|data: &[u8]| {
         let start = pos;
         match vlq::decode_signed(data, &mut pos) {
             Ok(v) => {
-                assert!(pos > start && pos <= data.len(), "a decoded VLQ consumes input");
-                assert!((-(1i64 << 31)..=i64::from(i32::MAX)).contains(&v), "{v} is not 32-bit");
+                assert!(
+                    pos > start && pos <= data.len(),
+                    "a decoded VLQ consumes input"
+                );
+                assert!(
+                    (-(1i64 << 31)..=i64::from(i32::MAX)).contains(&v),
+                    "{v} is not 32-bit"
+                );
                 out.clear();
                 vlq::encode_signed(v, &mut out);
                 let mut p = 0;
@@ -22,7 +28,11 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(p, out.len());
                 // The validated (hot-path) decoder agrees on text the checking decoder accepted.
                 let mut q = start;
-                assert_eq!(vlq::decode_validated(data, &mut q), v, "decode_validated at {start}");
+                assert_eq!(
+                    vlq::decode_validated(data, &mut q),
+                    v,
+                    "decode_validated at {start}"
+                );
                 assert_eq!(q, pos, "decode_validated consumes the same digits");
                 assert!(data[start..pos].iter().all(|&b| vlq::is_digit(b)));
             }
@@ -41,7 +51,11 @@ fuzz_target!(|data: &[u8]| {
                 out.clear();
                 vlq::encode_unsigned(v, &mut out);
                 let mut p = 0;
-                assert_eq!(vlq::decode_unsigned(&out, &mut p), Ok(v), "round trip of {v}");
+                assert_eq!(
+                    vlq::decode_unsigned(&out, &mut p),
+                    Ok(v),
+                    "round trip of {v}"
+                );
                 assert_eq!(p, out.len());
             }
             Err(_) => pos = start + 1,

@@ -35,10 +35,22 @@ fn positions(index: &SourceMapIndex, data: &[u8]) -> Vec<GeneratedPosition> {
     for s in index.sections().iter().take(MAX_SECTIONS) {
         let o = s.offset;
         out.push(o);
-        out.push(GeneratedPosition { line: o.line, column: o.column.saturating_sub(1) });
-        out.push(GeneratedPosition { line: o.line, column: o.column.saturating_add(1) });
-        out.push(GeneratedPosition { line: o.line.saturating_add(1), column: 0 });
-        out.push(GeneratedPosition { line: o.line.saturating_sub(1), column: u32::MAX });
+        out.push(GeneratedPosition {
+            line: o.line,
+            column: o.column.saturating_sub(1),
+        });
+        out.push(GeneratedPosition {
+            line: o.line,
+            column: o.column.saturating_add(1),
+        });
+        out.push(GeneratedPosition {
+            line: o.line.saturating_add(1),
+            column: 0,
+        });
+        out.push(GeneratedPosition {
+            line: o.line.saturating_sub(1),
+            column: u32::MAX,
+        });
     }
     out
 }
@@ -72,10 +84,16 @@ pub fn exercise_index(index: &SourceMapIndex, data: &[u8]) {
                 .lookup(p, Bias::GreatestLowerBound)
                 .expect("the map validated")
                 .expect("a segment's own position has a mapping");
-            assert_eq!(hit.generated, p, "lookup at a segment's position lands on it");
+            assert_eq!(
+                hit.generated, p,
+                "lookup at a segment's position lands on it"
+            );
             let _ = index.segment_end(&hit);
             let all = index.all_at(p).expect("the map validated");
-            assert!(all.iter().any(|h| h.generated == p), "all_at at a segment's position includes it");
+            assert!(
+                all.iter().any(|h| h.generated == p),
+                "all_at at a segment's position includes it"
+            );
         }
     }
 

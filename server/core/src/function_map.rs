@@ -60,7 +60,14 @@ impl FunctionMap {
                 if pos != end {
                     return Err(format!("function map: extra data in entry at byte {start}"));
                 }
-                if line < 1 || column < 0 || name < 0 || name as usize >= names.len() {
+                // Lines and columns accumulate across entries: bound them by the u32 they are stored in (unchecked,
+                // `as u32` below would wrap a line of 2^32 to 0).
+                let max = i64::from(u32::MAX);
+                if !(1..=max).contains(&line)
+                    || !(0..=max).contains(&column)
+                    || name < 0
+                    || name as usize >= names.len()
+                {
                     return Err(format!("function map: entry out of range at byte {start}"));
                 }
                 entries.push((line as u32, column as u32, name as u32));
@@ -124,6 +131,17 @@ mod tests {
         assert_eq!(m.name_at(u32::MAX, u32::MAX), Some("f"));
         let empty = FunctionMap::decode(Vec::new(), "").unwrap();
         assert_eq!(empty.name_at(u32::MAX, 0), None);
+    }
+
+    #[test]
+    fn accumulated_line_or_column_past_u32_is_out_of_range() {
+        // Seen in code review, confirmed by the fuzz/fuzz_targets/stack.rs invariant: line deltas summing to
+        // 2^32 - 1 made line 2^32, stored as 0.
+        let names = || vec!["f".to_string()];
+        let m = FunctionMap::decode(names(), "AA+/////D;AA+/////D").unwrap();
+        assert_eq!(m.entries.last(), Some(&(u32::MAX, 0, 0)));
+        assert!(FunctionMap::decode(names(), "AA+/////D;AA+/////D;AAC").is_err());
+        assert!(FunctionMap::decode(names(), "+/////DAA,+/////DA,+/////DA").is_err());
     }
 
     #[test]
