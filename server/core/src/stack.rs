@@ -371,6 +371,16 @@ pub fn parse_stack(text: &str, plain: PlainInput) -> Vec<StackLine> {
     text.lines().map(|l| parse_line(l, plain)).collect()
 }
 
+/// Frames whose file no bundle map can describe: engine internals (`node:…`, `internal/…`, Hermes'
+/// `InternalBytecode.js`) and placeholders (`native`, `<anonymous>`).
+pub fn is_foreign_file(file: &str) -> bool {
+    file.starts_with("node:")
+        || file.starts_with("internal/")
+        || file == "native"
+        || file == "<anonymous>"
+        || file_name_of(file) == "InternalBytecode.js"
+}
+
 /// The file name a frame's URL or path refers to: last path segment, query and fragment dropped
 /// (`http://localhost:8081/index.bundle?platform=ios&dev=true` → `index.bundle`).
 pub fn file_name_of(url: &str) -> &str {

@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Value};
-use sourcemap_core::locate::{find_debug_id, load_map, looks_like_map, MapOrigin};
-use sourcemap_core::stack::{file_name_of, parse_stack, PlainInput, StackFrame, StackLine};
+use sourcemap_core::locate::{find_debug_id, find_file_named, load_map, looks_like_map, MapOrigin};
+use sourcemap_core::stack::{
+    file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
+};
 use sourcemap_core::symbolicate::{
     first_code_frame, render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
 };
@@ -67,15 +69,6 @@ struct KnownMap {
     dir: PathBuf,
 }
 
-/// Frames that never come from a bundle a map could describe.
-fn is_foreign(file: &str) -> bool {
-    file.starts_with("node:")
-        || file.starts_with("internal/")
-        || file == "native"
-        || file == "<anonymous>"
-        || file_name_of(file) == "InternalBytecode.js"
-}
-
 fn load(path: &Path) -> Result<KnownMap, CliError> {
     let loaded = load_map(path).map_err(CliError::Map)?;
     let map_dir = match &loaded.origin {
@@ -106,26 +99,6 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
     })
 }
 
-/// Finds a file named `name` under `root` (breadth-first, a few levels, skipping dependency and build folders).
-fn find_file(root: &Path, name: &str) -> Option<PathBuf> {
-    let mut queue = vec![(root.to_path_buf(), 0)];
-    while let Some((dir, depth)) = queue.pop() {
-        let entries = std::fs::read_dir(&dir).ok()?;
-        for e in entries.flatten() {
-            let p = e.path();
-            let fname = e.file_name();
-            let fname = fname.to_string_lossy();
-            if p.is_file() && fname == name {
-                return Some(p);
-            }
-            if p.is_dir() && depth < 6 && !matches!(&*fname, "node_modules" | ".git" | "target") {
-                queue.insert(0, (p, depth + 1));
-            }
-        }
-    }
-    None
-}
-
 struct Catalog {
     /// The maps given on the command line first, then those discovered from frames.
     maps: Vec<KnownMap>,
@@ -153,7 +126,7 @@ impl Catalog {
                 return Some(p);
             }
         }
-        find_file(&self.root, file_name_of(file))
+        find_file_named(&self.root, file_name_of(file), 6)
     }
 
     /// Which map (by position in `maps`) a frame uses.
@@ -170,7 +143,7 @@ impl Catalog {
         let Some(file) = frame.file.as_deref() else {
             return (self.explicit == 1).then_some(0);
         };
-        if is_foreign(file) {
+        if is_foreign_file(file) {
             return None;
         }
         let name = file_name_of(file).to_string();

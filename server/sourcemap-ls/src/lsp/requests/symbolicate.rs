@@ -10,7 +10,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use sourcemap_core::stack::{file_name_of, parse_stack, PlainInput, StackFrame, StackLine};
+use sourcemap_core::locate::find_file_named;
+use sourcemap_core::stack::{
+    file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
+};
 use sourcemap_core::symbolicate::{
     render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
 };
@@ -33,38 +36,6 @@ pub struct Params {
 pub struct Answer {
     pub text: String,
     pub frames: Vec<Value>,
-}
-
-/// Frames that never come from a bundle.
-fn is_foreign(file: &str) -> bool {
-    file.starts_with("node:")
-        || file.starts_with("internal/")
-        || file_name_of(file) == "InternalBytecode.js"
-}
-
-/// Finds a file named `name` under `root` (a few levels, skipping dependency and build folders).
-fn find_file(root: &Path, name: &str, depth: usize) -> Option<PathBuf> {
-    let entries = std::fs::read_dir(root).ok()?;
-    let mut dirs = Vec::new();
-    for e in entries.flatten() {
-        let p = e.path();
-        let fname = e.file_name();
-        let fname = fname.to_string_lossy();
-        if fname == name && p.is_file() {
-            return Some(p);
-        }
-        if p.is_dir()
-            && !matches!(&*fname, "node_modules" | ".git" | "target")
-            && !fname.starts_with('.')
-        {
-            dirs.push(p);
-        }
-    }
-    if depth == 0 {
-        return None;
-    }
-    dirs.into_iter()
-        .find_map(|d| find_file(&d, name, depth - 1))
 }
 
 /// The bundle on disk a frame's file names.
@@ -90,7 +61,7 @@ fn bundle_path(file: &str, base: Option<&Path>, folders: &[PathBuf]) -> Option<P
         }
     }
     let name = file_name_of(file);
-    folders.iter().find_map(|f| find_file(f, name, 5))
+    folders.iter().find_map(|f| find_file_named(f, name, 5))
 }
 
 /// Chooses and loads the map of every frame (in order), caching by file name.
@@ -128,7 +99,7 @@ async fn map_for_frame(
         let loaded = b.maps.loaded();
         return (loaded.len() == 1).then(|| loaded[0].clone());
     };
-    if is_foreign(file) {
+    if is_foreign_file(file) {
         return None;
     }
     // A loopback Metro dev server, when the `devServer` setting allows it: its map, fetched and cached briefly.
