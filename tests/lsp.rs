@@ -373,6 +373,93 @@ fn a_map_rewritten_while_the_server_runs_is_reindexed() {
     c.shutdown();
 }
 
+/// The newest diagnostics for `uri` whose text contains `needle`.
+fn diagnostic_containing(c: &mut LspClient, uri: &str, needle: &str) -> String {
+    let d = c.wait_for(needle, |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri
+            && m["params"]["diagnostics"].as_array().is_some_and(|a| {
+                a.iter()
+                    .any(|d| d["message"].as_str().unwrap_or("").contains(needle))
+            })
+    });
+    d["params"]["diagnostics"].to_string()
+}
+
+#[test]
+fn a_map_made_unreadable_a_fifo_or_a_directory_gets_an_error_and_the_server_recovers() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let demo = fixtures().join("demo");
+    std::fs::create_dir_all(d.join("dist")).unwrap();
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    for f in ["orders.js", "format.js", "index.js"] {
+        std::fs::copy(demo.join("src").join(f), d.join("src").join(f)).unwrap();
+    }
+    let bundle = d.join("dist/app.min.js");
+    std::fs::copy(demo.join("dist/app.min.js"), &bundle).unwrap();
+    // Without sourcesContent the code frame comes from the source file on disk.
+    let mut map: Value =
+        serde_json::from_slice(&std::fs::read(demo.join("dist/app.min.js.map")).unwrap()).unwrap();
+    map.as_object_mut().unwrap().remove("sourcesContent");
+    let map_text = map.to_string();
+    let map_path = d.join("dist/app.min.js.map");
+    std::fs::write(&map_path, &map_text).unwrap();
+
+    // Permissions do not bind root: run the server as `nobody` then, so that "unreadable" is real.
+    let user = (unsafe { libc::geteuid() } == 0).then_some((65534, 65534));
+    let mut c = LspClient::start_as(&[], user);
+    c.initialize(d, json!({}), false);
+    let u = c.open(&bundle, "javascript");
+    let answered = |c: &mut LspClient| hover_text(&c.result("textDocument/hover", at(&u, (0, 49))));
+    let first = answered(&mut c);
+    assert!(
+        first.contains("../src/orders.js:5:24") && first.contains("```js"),
+        "{first}"
+    );
+    let changed = |c: &mut LspClient| {
+        c.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": uri(&map_path), "type": 2}]}),
+        )
+    };
+
+    std::fs::set_permissions(&map_path, std::fs::Permissions::from_mode(0o000)).unwrap();
+    assert_eq!(c.result("textDocument/hover", at(&u, (0, 49))), Value::Null);
+    changed(&mut c);
+    diagnostic_containing(&mut c, &u, "Permission denied");
+    std::fs::set_permissions(&map_path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(answered(&mut c).contains("../src/orders.js:5:24"));
+
+    // A FIFO would block a plain open forever; a directory cannot be read.
+    std::fs::remove_file(&map_path).unwrap();
+    let fifo = std::ffi::CString::new(map_path.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    assert_eq!(c.result("textDocument/hover", at(&u, (0, 49))), Value::Null);
+    changed(&mut c);
+    diagnostic_containing(&mut c, &u, "not a regular file");
+    std::fs::remove_file(&map_path).unwrap();
+    std::fs::create_dir(&map_path).unwrap();
+    assert_eq!(c.result("textDocument/hover", at(&u, (0, 49))), Value::Null);
+    std::fs::remove_dir(&map_path).unwrap();
+    std::fs::write(&map_path, &map_text).unwrap();
+    assert!(answered(&mut c).contains("../src/orders.js:5:24"));
+
+    // A source that became a FIFO: the position is still answered, without a code frame, and at once.
+    let source = d.join("src/orders.js");
+    std::fs::remove_file(&source).unwrap();
+    let fifo = std::ffi::CString::new(source.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let text = answered(&mut c);
+    assert!(
+        text.contains("../src/orders.js:5:24") && !text.contains("```"),
+        "{text}"
+    );
+    c.shutdown();
+}
+
 #[test]
 fn settings_maps_glob_and_path_overrides() {
     let dir = tempfile::tempdir().unwrap();

@@ -43,7 +43,17 @@ fn read_message(r: &mut impl BufRead) -> Option<Value> {
 
 impl LspClient {
     pub fn start(envs: &[(&str, &str)]) -> Self {
+        Self::start_as(envs, None)
+    }
+
+    /// Starts the server as another user and group (the caller must be root), e.g. so that file permissions bind it.
+    pub fn start_as(envs: &[(&str, &str)], user: Option<(u32, u32)>) -> Self {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"));
+        if let Some((uid, gid)) = user {
+            // std drops root's supplementary groups too when it changes the user.
+            use std::os::unix::process::CommandExt;
+            cmd.uid(uid).gid(gid);
+        }
         cmd.arg("--stdio")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

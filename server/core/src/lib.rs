@@ -6,6 +6,7 @@
 pub mod code_frame;
 pub mod compact;
 pub mod error;
+pub mod files;
 pub mod function_map;
 pub mod hermes;
 pub mod index;

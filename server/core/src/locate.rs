@@ -190,7 +190,7 @@ pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<LoadedMa
             });
         }
         match resolve_map_url(bundle, url) {
-            Some(p) => match std::fs::read(&p) {
+            Some(p) => match crate::files::read_regular(&p, u64::MAX) {
                 Ok(bytes) => {
                     return Ok(LoadedMap {
                         bytes,
@@ -205,7 +205,7 @@ pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<LoadedMa
         }
     }
     let side = sidecar();
-    match std::fs::read(&side) {
+    match crate::files::read_regular(&side, u64::MAX) {
         Ok(bytes) => Ok(LoadedMap {
             bytes,
             origin: MapOrigin::File(side),

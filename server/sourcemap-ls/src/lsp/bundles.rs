@@ -60,10 +60,11 @@ fn tail_of_rope(rope: &Rope) -> Tail {
     }
 }
 
-fn tail_of_file(path: &Path, whole: bool) -> std::io::Result<Tail> {
-    let mut f = std::fs::File::open(path)?;
-    let len = f.metadata()?.len();
-    if whole || len <= TAIL_BYTES {
+/// The last `window` bytes of the bundle at `path` (all of it when it is shorter).
+fn tail_of_file(path: &Path, window: u64) -> std::io::Result<Tail> {
+    let (mut f, meta) = sourcemap_core::files::open_regular(path)?;
+    let len = meta.len();
+    if len <= window {
         let mut text = Vec::with_capacity(len as usize);
         f.read_to_end(&mut text)?;
         return Ok(Tail {
@@ -72,9 +73,9 @@ fn tail_of_file(path: &Path, whole: bool) -> std::io::Result<Tail> {
             complete: true,
         });
     }
-    f.seek(SeekFrom::Start(len - TAIL_BYTES))?;
-    let mut text = Vec::with_capacity(TAIL_BYTES as usize);
-    f.read_to_end(&mut text)?;
+    f.seek(SeekFrom::Start(len - window))?;
+    let mut text = Vec::with_capacity(window as usize);
+    f.take(window).read_to_end(&mut text)?;
     // Line numbers are unknown in a partial tail; the caller reads the whole file when it needs them.
     Ok(Tail {
         text,
@@ -104,6 +105,50 @@ fn span_in(tail: &Tail, offset: usize, len: usize) -> Option<UrlSpan> {
         start,
         end: start + value,
     })
+}
+
+/// When the partial `tail` of the bundle at `path` starts inside a `sourceMappingURL=data:` comment line: that
+/// line's length. Scans back for the line's start without holding it, so a huge inline map costs no memory.
+fn cut_inline_map_line(path: &Path, tail: &Tail) -> std::io::Result<Option<u64>> {
+    let (mut f, meta) = sourcemap_core::files::open_regular(path)?;
+    let tail_start = meta.len().saturating_sub(tail.text.len() as u64);
+    let mut chunk = vec![0; TAIL_BYTES as usize];
+    let mut end = tail_start;
+    let line_start = loop {
+        if end == 0 {
+            break 0;
+        }
+        let start = end.saturating_sub(TAIL_BYTES);
+        let buf = &mut chunk[..(end - start) as usize];
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(buf)?;
+        if let Some(i) = memchr::memrchr(b'\n', buf) {
+            break start + i as u64 + 1;
+        }
+        end = start;
+    };
+    let mut head = [0u8; 64];
+    f.seek(SeekFrom::Start(line_start))?;
+    let n = f.read(&mut head)?;
+    let head = String::from_utf8_lossy(&head[..n]);
+    let comment = head.trim_start();
+    let is_inline_map = ["//#", "//@"].iter().any(|p| {
+        comment
+            .strip_prefix(p)
+            .is_some_and(|c| c.trim_start().starts_with("sourceMappingURL=data:"))
+    });
+    let line_end = tail_start + memchr::memchr(b'\n', &tail.text).unwrap_or(tail.text.len()) as u64;
+    Ok(is_inline_map.then_some(line_end - line_start))
+}
+
+/// Why `path` cannot be a map file, or `None` when it is a regular file (symlinks followed).
+fn not_a_file(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) if m.is_dir() => Some("a directory".into()),
+        Ok(_) => Some("not a regular file".into()),
+        Err(e) => Some(e.to_string()),
+    }
 }
 
 fn sidecar(path: &Path) -> PathBuf {
@@ -154,7 +199,7 @@ pub fn find_map(
     let fail = |message: String, span: Option<UrlSpan>| NoMap { message, span };
     let tail = match rope {
         Some(r) => tail_of_rope(r),
-        None => tail_of_file(path, false)
+        None => tail_of_file(path, TAIL_BYTES)
             .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?,
     };
     if looks_like_map(&tail.text)
@@ -169,14 +214,32 @@ pub fn find_map(
     }
     let mut found = find_source_mapping_url(&tail.text).map(|(u, at)| (u.to_string(), at));
     let mut tail = tail;
-    // A partial tail whose last lines are very long may have cut a `data:` URL line: read it all.
+    // A partial tail whose last lines are very long may have cut a `data:` URL line: read as much as the longest
+    // inline map allowed (base64 is 4/3 of the bytes), not the whole bundle.
     if !tail.complete
         && found.is_none()
         && memchr::memchr_iter(b'\n', &tail.text).count() < TAIL_LINES
     {
-        tail = tail_of_file(path, true)
+        let window = (settings.max_map_bytes / 3)
+            .saturating_mul(4)
+            .saturating_add(TAIL_BYTES);
+        tail = tail_of_file(path, window)
             .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?;
         found = find_source_mapping_url(&tail.text).map(|(u, at)| (u.to_string(), at));
+        if found.is_none() && !tail.complete {
+            let cut = cut_inline_map_line(path, &tail)
+                .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?;
+            if let Some(line_bytes) = cut {
+                return Err(fail(
+                    format!(
+                        "the inline map is about {} bytes, above the limit sourcemap.maxMapBytes = {}",
+                        line_bytes / 4 * 3,
+                        settings.max_map_bytes
+                    ),
+                    None,
+                ));
+            }
+        }
     }
     let mut tried = Vec::new();
     let mut named_span = None;
@@ -208,15 +271,17 @@ pub fn find_map(
             });
         }
         match resolve_map_url(path, url) {
-            Some(p) if p.is_file() => {
-                return Ok(BundleMap {
-                    key: MapKey::File(p),
-                    inline: None,
-                    span,
-                    found_by: "sourceMappingURL",
-                })
-            }
-            Some(p) => tried.push(format!("{} (from sourceMappingURL)", p.display())),
+            Some(p) => match not_a_file(&p) {
+                None => {
+                    return Ok(BundleMap {
+                        key: MapKey::File(p),
+                        inline: None,
+                        span,
+                        found_by: "sourceMappingURL",
+                    })
+                }
+                Some(why) => tried.push(format!("{} (from sourceMappingURL: {why})", p.display())),
+            },
             None => tried.push(format!("{url} (not a local file)")),
         }
     }

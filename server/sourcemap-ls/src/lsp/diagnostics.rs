@@ -24,8 +24,14 @@ fn diagnostic(range: Range, message: String) -> Diagnostic {
 }
 
 /// Diagnostics for the map file itself, placed at each error's byte offset in the file.
-fn on_map_file(path: &Path, error: &LoadError) -> Vec<Diagnostic> {
-    let text = std::fs::read(path).unwrap_or_default();
+async fn on_map_file(path: &Path, error: &LoadError, max_bytes: u64) -> Vec<Diagnostic> {
+    // Offsets are into the file as indexed, so the text comes from disk (off the async workers).
+    let p = path.to_path_buf();
+    let text = tokio::task::spawn_blocking(move || {
+        sourcemap_core::files::read_regular(&p, max_bytes).unwrap_or_default()
+    })
+    .await
+    .unwrap_or_default();
     match error {
         LoadError::Invalid(errors) => errors
             .0
@@ -83,14 +89,16 @@ pub async fn publish(b: &Backend, uri: Url) {
         Err(MapProblem::Load { span, key, error }) => {
             let map_path = key.file().map(Path::to_path_buf);
             if map_path.as_deref() == Some(path.as_path()) {
-                on_map_file(&path, &error)
+                on_map_file(&path, &error, b.settings().max_map_bytes).await
             } else {
                 // Also on the map document, when it is open.
                 if let Some(mp) = &map_path {
                     if let Ok(map_uri) = Url::from_file_path(mp) {
                         if b.rope(&map_uri).is_some() {
+                            let max_bytes = b.settings().max_map_bytes;
+                            let diagnostics = on_map_file(mp, &error, max_bytes).await;
                             b.client
-                                .publish_diagnostics(map_uri, on_map_file(mp, &error), None)
+                                .publish_diagnostics(map_uri, diagnostics, None)
                                 .await;
                         }
                     }

@@ -1,19 +1,24 @@
 //! `MapStore`: one index per map, shared by every document that uses it, never stale.
 //!
-//! A map file is keyed by its path; each cached index remembers the file's stamp (size + modification time) when it
-//! was read. Every request stats the file first: a different stamp means a new entry and a rebuild; a stamp that
-//! changes while the file is being read or indexed means the result is thrown away and the build retried. So an
-//! answer always comes from an index of the file as it is now. Inline (`data:` URL) maps are keyed by the bundle and
+//! A map file is keyed by its path; each cached index remembers the file's stamp (device, inode, size, modification
+//! time) when it was read. Every request opens the file and takes its stamp from the descriptor: a different stamp
+//! means a new entry and a rebuild; a stamp that changes while the file is being read means the result is thrown
+//! away and the build retried. A stamp alone cannot see a rewrite in place that keeps the size within the file
+//! system's timestamp granularity, so an index read less than [`RACY_WINDOW`] after the file's modification time
+//! also keeps a hash of the bytes, and requests compare the file's content with it until the window has passed
+//! (git's "racily clean" rule). So an answer always comes from an index of the file as it is now. Inline (`data:` URL) maps are keyed by the bundle and
 //! a hash of their bytes. Building runs on the blocking pool, never on the async workers, with `$/progress` for maps
 //! large enough to take noticeable time.
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
+use sourcemap_core::files::open_regular;
 use sourcemap_core::{IndexOptions, MapErrors, SourceMapIndex};
 use tokio::sync::OnceCell;
 use tower_lsp::lsp_types::notification::Progress;
@@ -122,21 +127,46 @@ type Built = Result<Arc<LoadedMap>, Arc<LoadError>>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
+    /// Device and inode: a file renamed into place is another file even with the same size and time.
+    file_id: (u64, u64),
     len: u64,
     modified: Option<SystemTime>,
+}
+
+impl Stamp {
+    /// Whether a rewrite after `read_at` could still leave this stamp unchanged: the modification time is within
+    /// the timestamp granularity of `read_at` (a kernel tick on ext4, 2 s on FAT, 1 s on some network mounts).
+    fn is_racy(&self, read_at: SystemTime) -> bool {
+        match self.modified.and_then(|m| m.checked_add(RACY_WINDOW)) {
+            Some(end) => end > read_at,
+            None => true, // no time to trust
+        }
+    }
+}
+
+/// The coarsest file-system timestamp granularity the racy check allows for.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+fn content_hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
 /// How many times a request tries to read a map that keeps changing under it before it gives up.
 const MAX_ATTEMPTS: usize = 12;
 
-fn stamp_of(m: &std::fs::Metadata) -> Result<Stamp, String> {
-    if !m.is_file() {
-        return Err("not a file".into());
-    }
-    Ok(Stamp {
+fn stamp_of(m: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    let file_id = {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    };
+    #[cfg(not(unix))]
+    let file_id = (0, 0);
+    Stamp {
+        file_id,
         len: m.len(),
         modified: m.modified().ok(),
-    })
+    }
 }
 
 struct Entry {
@@ -144,6 +174,15 @@ struct Entry {
     cell: OnceCell<Built>,
     /// When a request last used it (a tick of `MapStore::clock`), for least-recently-used eviction.
     last_used: AtomicU64,
+    /// While the stamp is racy: the hash of the bytes indexed. `None` once a check after the window proved the
+    /// stamp enough (or when it never was racy).
+    racy_hash: tokio::sync::Mutex<Option<u64>>,
+}
+
+/// What a content check of a racy entry found.
+enum Recheck {
+    Same,
+    Differs,
 }
 
 impl Entry {
@@ -152,6 +191,7 @@ impl Entry {
             stamp,
             cell: OnceCell::new(),
             last_used: AtomicU64::new(0),
+            racy_hash: tokio::sync::Mutex::new(None),
         })
     }
 
@@ -293,9 +333,10 @@ impl MapStore {
                     path.display()
                 )))
             };
-            let file = std::fs::File::open(path).map_err(unreadable)?;
-            let now = stamp_of(&file.metadata().map_err(unreadable)?)
-                .map_err(|e| Arc::new(LoadError::Unreadable(format!("{}: {e}", path.display()))))?;
+            // Taken before the read: a rewrite after this instant either changes the stamp or is caught as racy.
+            let read_at = SystemTime::now();
+            let (file, meta) = open_regular(path).map_err(unreadable)?;
+            let now = stamp_of(&meta);
             if now.len > max_bytes {
                 return Err(Arc::new(LoadError::TooBig {
                     bytes: now.len,
@@ -313,14 +354,31 @@ impl MapStore {
                     }
                 }
             };
+            let mut file = Some(file);
             let result = entry
                 .cell
-                .get_or_init(|| self.build_file(path.to_path_buf(), file, now))
+                .get_or_init(|| {
+                    let file = file.take().expect("opened above");
+                    self.build_file(path.to_path_buf(), file, now, read_at, entry.clone())
+                })
                 .await
                 .clone();
             if matches!(&result, Err(e) if matches!(**e, LoadError::Changed)) {
                 self.remove_if_same(&key, &entry);
                 continue;
+            }
+            // Another request built this entry: if its stamp is racy, the bytes must still be the ones indexed.
+            if let (Some(file), Ok(_)) = (file, &result) {
+                match recheck(&entry, path, file, now).await {
+                    Ok(Recheck::Same) => {}
+                    Ok(Recheck::Differs) => {
+                        tracing::debug!(path = %path.display(), "same stamp, new content: rebuilding");
+                        self.remove_if_same(&key, &entry);
+                        continue;
+                    }
+                    Err(e) if matches!(*e, LoadError::Changed) => continue,
+                    Err(e) => return Err(e),
+                }
             }
             self.touch_and_evict(&entry);
             return result;
@@ -328,22 +386,21 @@ impl MapStore {
         Err(Arc::new(LoadError::Changed))
     }
 
-    async fn build_file(&self, path: PathBuf, file: std::fs::File, expected: Stamp) -> Built {
+    async fn build_file(
+        &self,
+        path: PathBuf,
+        file: File,
+        expected: Stamp,
+        read_at: SystemTime,
+        entry: Arc<Entry>,
+    ) -> Built {
         let progress = (expected.len >= PROGRESS_THRESHOLD).then(|| self.start_progress(&path));
         let p = path.clone();
         let task = tokio::task::spawn_blocking(move || -> Built {
-            let mut file = file;
-            let mut bytes = Vec::with_capacity(expected.len as usize);
-            std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| {
-                Arc::new(LoadError::Unreadable(format!(
-                    "cannot read {}: {e}",
-                    p.display()
-                )))
-            })?;
-            // Modified in place while we read: retry rather than index a mix of two versions.
-            let after = file.metadata().ok().and_then(|m| stamp_of(&m).ok());
-            if after != Some(expected) || bytes.len() as u64 != expected.len {
-                return Err(Arc::new(LoadError::Changed));
+            let bytes = read_unchanged(&p, file, expected)?;
+            if expected.is_racy(read_at) {
+                // Uncontended: the entry is new and only this build holds it.
+                *entry.racy_hash.blocking_lock() = Some(content_hash(&bytes));
             }
             // Lazy: the first hover pays for its own section only; diagnostics validate the rest in the background.
             let index = SourceMapIndex::from_bytes_with(bytes, IndexOptions { lazy: true })
@@ -365,7 +422,59 @@ impl MapStore {
         tracing::debug!(path = %path.display(), ok = result.is_ok(), "indexed map");
         result
     }
+}
 
+/// Reads an open map file, or `Changed` if it was modified in place while being read (retry rather than index a
+/// mix of two versions).
+fn read_unchanged(path: &Path, file: File, expected: Stamp) -> Result<Vec<u8>, Arc<LoadError>> {
+    let mut file = file;
+    let mut bytes = Vec::with_capacity(expected.len as usize);
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| {
+        Arc::new(LoadError::Unreadable(format!(
+            "cannot read {}: {e}",
+            path.display()
+        )))
+    })?;
+    let after = file.metadata().ok().map(|m| stamp_of(&m));
+    if after != Some(expected) || bytes.len() as u64 != expected.len {
+        return Err(Arc::new(LoadError::Changed));
+    }
+    Ok(bytes)
+}
+
+/// Compares the content of a racy entry's file (opened by this request, with the entry's stamp) with the hash of
+/// what was indexed. One check at a time per entry; a check made after the racy window ends them.
+async fn recheck(
+    entry: &Arc<Entry>,
+    path: &Path,
+    file: File,
+    stamp: Stamp,
+) -> Result<Recheck, Arc<LoadError>> {
+    let mut racy = entry.racy_hash.lock().await;
+    let Some(indexed) = *racy else {
+        return Ok(Recheck::Same);
+    };
+    let checked_at = SystemTime::now();
+    let path = path.to_path_buf();
+    let hash = tokio::task::spawn_blocking(move || {
+        read_unchanged(&path, file, stamp).map(|b| content_hash(&b))
+    })
+    .await
+    .unwrap_or_else(|e| {
+        Err(Arc::new(LoadError::Unreadable(format!(
+            "reading failed: {e}"
+        ))))
+    })?;
+    if hash != indexed {
+        return Ok(Recheck::Differs);
+    }
+    if !stamp.is_racy(checked_at) {
+        *racy = None;
+    }
+    Ok(Recheck::Same)
+}
+
+impl MapStore {
     /// Reports `$/progress` from a spawned task (a client request awaited inside a handler could deadlock).
     fn start_progress(&self, path: &Path) -> Option<tokio::sync::oneshot::Sender<bool>> {
         if !self.progress_supported.load(Ordering::Relaxed) {
@@ -470,6 +579,76 @@ mod tests {
                 .as_deref(),
             Some("b.map")
         );
+    }
+
+    fn rewrite_keeping_size_and_time(path: &Path, text: &str) {
+        let before = std::fs::metadata(path).unwrap();
+        assert_eq!(before.len(), text.len() as u64);
+        let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        std::io::Write::write_all(&mut &f, text.as_bytes()).unwrap();
+        f.set_modified(before.modified().unwrap()).unwrap();
+        let after = std::fs::metadata(path).unwrap();
+        assert_eq!(
+            stamp_of(&after),
+            stamp_of(&before),
+            "the stamp cannot tell them apart"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_same_size_rewrite_within_the_timestamp_granularity_is_seen_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.js.map");
+        let map = |name: &str| format!(r#"{{"version":3,"sources":["{name}"],"mappings":"AAAA"}}"#);
+        std::fs::write(&path, map("one.js")).unwrap();
+        let store = MapStore::default();
+        let first = store.load_file(&path, u64::MAX).await.unwrap();
+        assert_eq!(first.index.sources()[0].url.as_deref(), Some("one.js"));
+        // Same stamp, new bytes: only the content hash of a racy entry tells.
+        rewrite_keeping_size_and_time(&path, &map("two.js"));
+        let second = store.load_file(&path, u64::MAX).await.unwrap();
+        assert_eq!(second.index.sources()[0].url.as_deref(), Some("two.js"));
+        // Unchanged content keeps the index.
+        let third = store.load_file(&path, u64::MAX).await.unwrap();
+        assert!(Arc::ptr_eq(&second, &third));
+    }
+
+    #[tokio::test]
+    async fn an_old_stamp_is_trusted_without_reading_the_file_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.js.map");
+        let map = |name: &str| format!(r#"{{"version":3,"sources":["{name}"],"mappings":"AAAA"}}"#);
+        std::fs::write(&path, map("one.js")).unwrap();
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(an_hour_ago)
+            .unwrap();
+        let store = MapStore::default();
+        let first = store.load_file(&path, u64::MAX).await.unwrap();
+        let entry = store
+            .entries
+            .lock()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap()
+            .clone();
+        assert_eq!(
+            *entry.racy_hash.lock().await,
+            None,
+            "not racy: no hash kept"
+        );
+        // A rewrite that forges the old size and time is the one case a stamp cannot see (as for git and make);
+        // a watched-file event still invalidates it.
+        rewrite_keeping_size_and_time(&path, &map("two.js"));
+        let again = store.load_file(&path, u64::MAX).await.unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        store.invalidate(&path);
+        let fresh = store.load_file(&path, u64::MAX).await.unwrap();
+        assert_eq!(fresh.index.sources()[0].url.as_deref(), Some("two.js"));
     }
 
     #[tokio::test]

@@ -54,8 +54,9 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         md.push_str(" *(ignore-listed)*");
     }
     md.push('\n');
-    if let Some(frame) =
-        source_text(b, &map, o.source).and_then(|t| code_frame(&t, o.line, o.column))
+    if let Some(frame) = source_text(b, &map, o.source)
+        .await
+        .and_then(|t| code_frame(&t, o.line, o.column))
     {
         let _ = write!(md, "\n```{}\n{frame}```\n", fence_language(source));
     }

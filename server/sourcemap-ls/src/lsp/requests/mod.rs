@@ -42,12 +42,26 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
         .then(|| sources::virtual_uri(&map.key.to_uri_string(), id.0, url))
 }
 
-/// The source's text: `sourcesContent`, else the resolved local file.
-pub fn source_text<'a>(b: &Backend, map: &'a LoadedMap, id: SourceId) -> Option<Cow<'a, str>> {
+/// The biggest original source file read from disk for a code frame.
+const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
+
+/// The source's text: `sourcesContent`, else the resolved local file (a regular file of at most
+/// [`MAX_SOURCE_FILE_BYTES`], read on the blocking pool).
+pub async fn source_text<'a>(
+    b: &Backend,
+    map: &'a LoadedMap,
+    id: SourceId,
+) -> Option<Cow<'a, str>> {
     if let Some(c) = map.index.source_content(id) {
         return Some(c);
     }
     let url = map.index.source(id).url.as_deref()?;
     let path = b.resolve_source(map, url)?;
-    std::fs::read_to_string(path).ok().map(Cow::Owned)
+    let bytes = tokio::task::spawn_blocking(move || {
+        sourcemap_core::files::read_regular(&path, MAX_SOURCE_FILE_BYTES)
+    })
+    .await
+    .ok()?
+    .ok()?;
+    String::from_utf8(bytes).ok().map(Cow::Owned)
 }

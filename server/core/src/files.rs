@@ -1,0 +1,110 @@
+//! Reading files named by untrusted input (a map's `sources`, a bundle's `sourceMappingURL`, a glob) without hanging
+//! or running out of memory.
+//!
+//! A plain `File::open` of a FIFO blocks until a writer appears, and `fs::read` of `/dev/zero` never ends; a map can
+//! name either. So every such read opens without blocking, checks on the open descriptor (not by a separate `stat`,
+//! which a swap could slip past) that it is a regular file, and refuses files above a size limit before reading.
+
+use std::fs::{File, Metadata};
+use std::io::{self, Read};
+use std::path::Path;
+
+/// Opens `path` for reading only if it is a regular file (symlinks followed), without blocking on FIFOs or devices.
+/// The metadata comes from the open descriptor, so it describes the bytes that will be read.
+pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK only changes how the open of a FIFO or device behaves; reads of a regular file ignore it.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, what));
+    }
+    Ok((file, meta))
+}
+
+/// Reads the whole regular file at `path` if it holds at most `limit` bytes. A file that grows while it is read
+/// is cut at `limit + 1` bytes and refused, so memory stays bounded whatever happens to it.
+pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let (file, meta) = open_regular(path)?;
+    read_open(file, meta.len(), limit)
+}
+
+/// Reads an already opened file (see [`open_regular`]) whose size was `len`, refusing more than `limit` bytes.
+pub fn read_open(file: File, len: u64, limit: u64) -> io::Result<Vec<u8>> {
+    if len > limit {
+        return Err(too_big(len, limit));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big(bytes.len() as u64, limit));
+    }
+    Ok(bytes)
+}
+
+fn too_big(len: u64, limit: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{len} bytes, above the limit of {limit}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_are_read_within_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.js");
+        std::fs::write(&p, "hello").unwrap();
+        assert_eq!(read_regular(&p, 5).unwrap(), b"hello");
+        let e = read_regular(&p, 4).unwrap_err();
+        assert!(
+            e.to_string().contains("5 bytes, above the limit of 4"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn directories_devices_and_missing_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read_regular(dir.path(), u64::MAX)
+            .unwrap_err()
+            .to_string()
+            .contains("a directory"));
+        assert!(read_regular(Path::new("/dev/zero"), u64::MAX)
+            .unwrap_err()
+            .to_string()
+            .contains("not a regular file"));
+        assert_eq!(
+            read_regular(&dir.path().join("nope"), 10)
+                .unwrap_err()
+                .kind(),
+            io::ErrorKind::NotFound
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_at_once_instead_of_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("pipe.map");
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        // Without O_NONBLOCK this open would wait for a writer forever.
+        let e = read_regular(&p, u64::MAX).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+    }
+}
