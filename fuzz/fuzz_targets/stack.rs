@@ -130,4 +130,21 @@ fuzz_target!(|data: &[u8]| {
     let _ = sourcemap_core::locate::find_debug_id(data);
     let _ = sourcemap_core::locate::looks_like_map(data);
     let _ = sourcemap_core::locate::decode_data_url(&text);
+    // Only stats the paths it resolves (never reads them); offsets it reports must lie in the text.
+    match sourcemap_core::locate::find_bundle_map(
+        std::path::Path::new("/nonexistent/app.js"),
+        data,
+        1 << 16,
+    ) {
+        Ok(found) => {
+            if let Some((at, len)) = found.url_at {
+                assert!(at + len <= data.len());
+            }
+        }
+        Err(e) => {
+            if let Some((at, len)) = e.url_at() {
+                assert!(at + len <= data.len());
+            }
+        }
+    }
 });

@@ -172,52 +172,182 @@ pub fn load_map(path: &Path) -> Result<LoadedMap, String> {
 
 /// Finds and loads the map of a bundle whose text is `bundle_text`.
 pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<LoadedMap, String> {
-    let sidecar = || {
-        let mut p = bundle.as_os_str().to_owned();
-        p.push(".map");
-        PathBuf::from(p)
-    };
+    let found = find_bundle_map(bundle, bundle_text, u64::MAX).map_err(|e| e.to_string())?;
+    match found.map {
+        BundleMapRef::Inline(bytes) => Ok(LoadedMap {
+            bytes,
+            origin: MapOrigin::DataUrl {
+                bundle: bundle.to_path_buf(),
+            },
+        }),
+        BundleMapRef::File(p) => Ok(LoadedMap {
+            bytes: crate::files::read_regular(&p, u64::MAX)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?,
+            origin: MapOrigin::File(p),
+        }),
+    }
+}
+
+/// The map a bundle names, before any map file is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BundleMapRef {
+    /// A regular file (it existed when looked for).
+    File(PathBuf),
+    /// The decoded bytes of an inline `data:` URL.
+    Inline(Vec<u8>),
+}
+
+/// How a bundle's map was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundBy {
+    SourceMappingUrl,
+    DataUrl,
+    Sidecar,
+}
+
+impl FoundBy {
+    pub fn describe(self) -> &'static str {
+        match self {
+            FoundBy::SourceMappingUrl => "sourceMappingURL",
+            FoundBy::DataUrl => "data: URL",
+            FoundBy::Sidecar => "sidecar",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundMap {
+    pub map: BundleMapRef,
+    pub found_by: FoundBy,
+    /// Byte offset and length of the `sourceMappingURL` value in the text searched, when it named the map.
+    pub url_at: Option<(usize, usize)>,
+}
+
+/// Why a bundle has no usable map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoBundleMap {
+    /// The `data:` URL cannot be decoded.
+    BadDataUrl {
+        error: String,
+        url_at: (usize, usize),
+    },
+    /// The inline map is bigger than allowed.
+    InlineTooBig {
+        bytes: u64,
+        limit: u64,
+        url_at: (usize, usize),
+    },
+    /// Nothing usable at any of the places tried (each with why); `url_at` when a comment named one of them.
+    NotFound {
+        bundle: PathBuf,
+        tried: Vec<String>,
+        url_at: Option<(usize, usize)>,
+    },
+}
+
+impl NoBundleMap {
+    /// Where the `sourceMappingURL` value is, when the problem is about it.
+    pub fn url_at(&self) -> Option<(usize, usize)> {
+        match self {
+            NoBundleMap::BadDataUrl { url_at, .. } | NoBundleMap::InlineTooBig { url_at, .. } => {
+                Some(*url_at)
+            }
+            NoBundleMap::NotFound { url_at, .. } => *url_at,
+        }
+    }
+}
+
+impl std::fmt::Display for NoBundleMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoBundleMap::BadDataUrl { error, .. } => write!(f, "sourceMappingURL: {error}"),
+            NoBundleMap::InlineTooBig { bytes, limit, .. } => {
+                write!(
+                    f,
+                    "the inline map is {bytes} bytes, above the limit of {limit}"
+                )
+            }
+            NoBundleMap::NotFound { bundle, tried, .. } => write!(
+                f,
+                "no source map found for {}: tried {}",
+                bundle.display(),
+                tried.join(", ")
+            ),
+        }
+    }
+}
+
+/// Finds the map of the bundle at `bundle` from `text`, the bundle's text or at least its last lines (offsets in
+/// the answer are into `text`): the `sourceMappingURL` comment (a `data:` URL up to `max_inline_bytes` decoded, or a
+/// local path that is a regular file), else the sidecar `BUNDLE.map`.
+pub fn find_bundle_map(
+    bundle: &Path,
+    text: &[u8],
+    max_inline_bytes: u64,
+) -> Result<FoundMap, NoBundleMap> {
     let mut tried = Vec::new();
-    if let Some((url, _)) = find_source_mapping_url(bundle_text) {
+    let named = find_source_mapping_url(text);
+    let url_at = named.map(|(url, at)| (at, url.len()));
+    if let (Some((url, _)), Some(url_at)) = (named, url_at) {
         if url.starts_with("data:") {
-            let bytes = decode_data_url(url)
-                .map_err(|e| format!("{}: sourceMappingURL: {e}", bundle.display()))?;
-            return Ok(LoadedMap {
-                bytes,
-                origin: MapOrigin::DataUrl {
-                    bundle: bundle.to_path_buf(),
-                },
+            let bytes =
+                decode_data_url(url).map_err(|error| NoBundleMap::BadDataUrl { error, url_at })?;
+            if bytes.len() as u64 > max_inline_bytes {
+                return Err(NoBundleMap::InlineTooBig {
+                    bytes: bytes.len() as u64,
+                    limit: max_inline_bytes,
+                    url_at,
+                });
+            }
+            return Ok(FoundMap {
+                map: BundleMapRef::Inline(bytes),
+                found_by: FoundBy::DataUrl,
+                url_at: Some(url_at),
             });
         }
         match resolve_map_url(bundle, url) {
-            Some(p) => match crate::files::read_regular(&p, u64::MAX) {
-                Ok(bytes) => {
-                    return Ok(LoadedMap {
-                        bytes,
-                        origin: MapOrigin::File(p),
+            Some(p) => match why_not_a_file(&p) {
+                None => {
+                    return Ok(FoundMap {
+                        map: BundleMapRef::File(p),
+                        found_by: FoundBy::SourceMappingUrl,
+                        url_at: Some(url_at),
                     })
                 }
-                Err(e) => tried.push(format!("{} ({e})", p.display())),
+                Some(why) => tried.push(format!("{} (from sourceMappingURL: {why})", p.display())),
             },
             None => tried.push(format!(
                 "{url} (not a local file; remote maps are not fetched)"
             )),
         }
     }
-    let side = sidecar();
-    match crate::files::read_regular(&side, u64::MAX) {
-        Ok(bytes) => Ok(LoadedMap {
-            bytes,
-            origin: MapOrigin::File(side),
+    let mut side = bundle.as_os_str().to_owned();
+    side.push(".map");
+    let side = PathBuf::from(side);
+    match why_not_a_file(&side) {
+        None => Ok(FoundMap {
+            map: BundleMapRef::File(side),
+            found_by: FoundBy::Sidecar,
+            url_at: None,
         }),
-        Err(e) => {
-            tried.push(format!("{} ({e})", side.display()));
-            Err(format!(
-                "no source map found for {}: tried {}",
-                bundle.display(),
-                tried.join(", ")
-            ))
+        Some(why) => {
+            tried.push(format!("{} ({why})", side.display()));
+            Err(NoBundleMap::NotFound {
+                bundle: bundle.to_path_buf(),
+                tried,
+                url_at,
+            })
         }
+    }
+}
+
+/// Why `path` cannot be a map file, or `None` when it is a regular file (symlinks followed).
+fn why_not_a_file(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) if m.is_dir() => Some("a directory".into()),
+        Ok(_) => Some("not a regular file".into()),
+        Err(e) => Some(e.to_string()),
     }
 }
 
@@ -278,6 +408,56 @@ mod tests {
         assert_eq!(find_file_named(d, "app.js", 6), Some(d.join("a/b/app.js")));
         assert_eq!(find_file_named(d, "app.js", 1), None);
         assert_eq!(find_file_named(d, "nope.js", 6), None);
+    }
+
+    #[test]
+    fn finds_a_bundles_map_by_comment_data_url_or_sidecar() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let bundle = d.join("app.js");
+        std::fs::write(d.join("named.map"), "{}").unwrap();
+        let text = b"x\n//# sourceMappingURL=named.map\n";
+        let found = find_bundle_map(&bundle, text, u64::MAX).unwrap();
+        assert_eq!(found.map, BundleMapRef::File(d.join("named.map")));
+        assert_eq!(found.found_by, FoundBy::SourceMappingUrl);
+        assert_eq!(found.url_at, Some((23, 9)));
+
+        let inline = b"x\n//# sourceMappingURL=data:application/json,%7B%7D";
+        let found = find_bundle_map(&bundle, inline, 2).unwrap();
+        assert_eq!(found.map, BundleMapRef::Inline(b"{}".to_vec()));
+        assert_eq!(found.found_by, FoundBy::DataUrl);
+        assert!(matches!(
+            find_bundle_map(&bundle, inline, 1),
+            Err(NoBundleMap::InlineTooBig {
+                bytes: 2,
+                limit: 1,
+                url_at: (23, _)
+            })
+        ));
+        let bad = find_bundle_map(&bundle, b"//# sourceMappingURL=data:;base64,!!", 9).unwrap_err();
+        assert!(matches!(bad, NoBundleMap::BadDataUrl { .. }), "{bad:?}");
+        assert!(
+            bad.to_string()
+                .starts_with("sourceMappingURL: invalid base64"),
+            "{bad}"
+        );
+
+        // A named map that is missing or a directory falls back to the sidecar, and the message says what was tried.
+        std::fs::create_dir(d.join("dir.map")).unwrap();
+        let e = find_bundle_map(&bundle, b"//# sourceMappingURL=dir.map", 9).unwrap_err();
+        assert_eq!(e.url_at(), Some((21, 7)));
+        let message = e.to_string();
+        assert!(
+            message.contains("dir.map (from sourceMappingURL: a directory)")
+                && message.contains("app.js.map (No such file"),
+            "{message}"
+        );
+        let e = find_bundle_map(&bundle, b"//# sourceMappingURL=https://cdn/x.map", 9).unwrap_err();
+        assert!(e.to_string().contains("remote maps are not fetched"), "{e}");
+        std::fs::write(d.join("app.js.map"), "{}").unwrap();
+        let found = find_bundle_map(&bundle, b"//# sourceMappingURL=dir.map", 9).unwrap();
+        assert_eq!(found.map, BundleMapRef::File(d.join("app.js.map")));
+        assert_eq!((found.found_by, found.url_at), (FoundBy::Sidecar, None));
     }
 
     #[test]

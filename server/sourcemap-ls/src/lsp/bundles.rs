@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use ropey::Rope;
 use sourcemap_core::locate::{
-    decode_data_url, find_source_mapping_url, looks_like_map, resolve_map_url,
+    find_bundle_map, find_source_mapping_url, looks_like_map, BundleMapRef, NoBundleMap,
 };
 
 use super::map_store::MapKey;
@@ -141,22 +141,6 @@ fn cut_inline_map_line(path: &Path, tail: &Tail) -> std::io::Result<Option<u64>>
     Ok(is_inline_map.then_some(line_end - line_start))
 }
 
-/// Why `path` cannot be a map file, or `None` when it is a regular file (symlinks followed).
-fn not_a_file(path: &Path) -> Option<String> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => None,
-        Ok(m) if m.is_dir() => Some("a directory".into()),
-        Ok(_) => Some("not a regular file".into()),
-        Err(e) => Some(e.to_string()),
-    }
-}
-
-fn sidecar(path: &Path) -> PathBuf {
-    let mut p = path.as_os_str().to_owned();
-    p.push(".map");
-    PathBuf::from(p)
-}
-
 fn from_settings(path: &Path, settings: &Settings, folders: &[PathBuf]) -> Option<PathBuf> {
     for (glob, map) in &settings.maps {
         let Ok(matcher) = globset::Glob::new(glob).map(|g| g.compile_matcher()) else {
@@ -212,12 +196,11 @@ pub fn find_map(
             found_by: "itself",
         });
     }
-    let mut found = find_source_mapping_url(&tail.text).map(|(u, at)| (u.to_string(), at));
     let mut tail = tail;
     // A partial tail whose last lines are very long may have cut a `data:` URL line: read as much as the longest
     // inline map allowed (base64 is 4/3 of the bytes), not the whole bundle.
     if !tail.complete
-        && found.is_none()
+        && find_source_mapping_url(&tail.text).is_none()
         && memchr::memchr_iter(b'\n', &tail.text).count() < TAIL_LINES
     {
         let window = (settings.max_map_bytes / 3)
@@ -225,8 +208,7 @@ pub fn find_map(
             .saturating_add(TAIL_BYTES);
         tail = tail_of_file(path, window)
             .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?;
-        found = find_source_mapping_url(&tail.text).map(|(u, at)| (u.to_string(), at));
-        if found.is_none() && !tail.complete {
+        if !tail.complete && find_source_mapping_url(&tail.text).is_none() {
             let cut = cut_inline_map_line(path, &tail)
                 .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?;
             if let Some(line_bytes) = cut {
@@ -241,76 +223,51 @@ pub fn find_map(
             }
         }
     }
-    let mut tried = Vec::new();
-    let mut named_span = None;
-    if let Some((url, at)) = &found {
-        let span = span_in(&tail, *at, url.len());
-        named_span = Some(span.unwrap_or(UrlSpan {
-            line: 0,
-            start: 0,
-            end: 0,
-        }));
-        if url.starts_with("data:") {
-            let bytes =
-                decode_data_url(url).map_err(|e| fail(format!("sourceMappingURL: {e}"), span))?;
-            if bytes.len() as u64 > settings.max_map_bytes {
-                return Err(fail(
-                    format!(
-                        "the inline map is {} bytes, above the limit sourcemap.maxMapBytes = {}",
-                        bytes.len(),
-                        settings.max_map_bytes
-                    ),
-                    span,
-                ));
-            }
-            return Ok(BundleMap {
-                key: MapKey::inline(path, &bytes),
-                inline: Some(Arc::new(bytes)),
-                span,
-                found_by: "data: URL",
-            });
-        }
-        match resolve_map_url(path, url) {
-            Some(p) => match not_a_file(&p) {
-                None => {
-                    return Ok(BundleMap {
-                        key: MapKey::File(p),
-                        inline: None,
-                        span,
-                        found_by: "sourceMappingURL",
-                    })
-                }
-                Some(why) => tried.push(format!("{} (from sourceMappingURL: {why})", p.display())),
+    let fail_at = |message: String, url_at: Option<(usize, usize)>| {
+        // A diagnostic needs a place; a partial tail has no line numbers (only never-opened bundles read one).
+        let span = url_at.map(|(at, len)| {
+            span_in(&tail, at, len).unwrap_or(UrlSpan {
+                line: 0,
+                start: 0,
+                end: 0,
+            })
+        });
+        fail(message, span)
+    };
+    match find_bundle_map(path, &tail.text, settings.max_map_bytes) {
+        Ok(found) => Ok(BundleMap {
+            key: match &found.map {
+                BundleMapRef::File(p) => MapKey::File(p.clone()),
+                BundleMapRef::Inline(bytes) => MapKey::inline(path, bytes),
             },
-            None => tried.push(format!("{url} (not a local file)")),
-        }
+            span: found.url_at.and_then(|(at, len)| span_in(&tail, at, len)),
+            found_by: found.found_by.describe(),
+            inline: match found.map {
+                BundleMapRef::Inline(bytes) => Some(Arc::new(bytes)),
+                BundleMapRef::File(_) => None,
+            },
+        }),
+        Err(e @ NoBundleMap::NotFound { .. }) => match from_settings(path, settings, folders) {
+            Some(p) => Ok(BundleMap {
+                key: MapKey::File(p),
+                inline: None,
+                span: None,
+                found_by: "maps setting",
+            }),
+            None => Err(fail_at(e.to_string(), e.url_at())),
+        },
+        Err(NoBundleMap::InlineTooBig {
+            bytes,
+            limit,
+            url_at,
+        }) => Err(fail_at(
+            format!(
+                "the inline map is {bytes} bytes, above the limit sourcemap.maxMapBytes = {limit}"
+            ),
+            Some(url_at),
+        )),
+        Err(e) => Err(fail_at(e.to_string(), e.url_at())),
     }
-    let side = sidecar(path);
-    if side.is_file() {
-        return Ok(BundleMap {
-            key: MapKey::File(side),
-            inline: None,
-            span: None,
-            found_by: "sidecar",
-        });
-    }
-    tried.push(side.display().to_string());
-    if let Some(p) = from_settings(path, settings, folders) {
-        return Ok(BundleMap {
-            key: MapKey::File(p),
-            inline: None,
-            span: None,
-            found_by: "maps setting",
-        });
-    }
-    Err(fail(
-        format!(
-            "no source map found for {}: tried {}",
-            path.display(),
-            tried.join(", ")
-        ),
-        named_span,
-    ))
 }
 
 #[cfg(test)]
