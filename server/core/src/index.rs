@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 use crate::compact::{Bias, CompactMappings};
 use crate::error::{ErrorLocation, MapError, MapErrors};
 use crate::function_map::FunctionMap;
+use crate::names::NameTable;
 use crate::parse::{parse_document, ParsedMap, TextRef};
 use crate::reverse::ReverseIndex;
 use crate::scopes::{decode_scopes, DecodedScopes};
@@ -75,7 +76,7 @@ pub struct Section {
     pub path: String,
     mappings: TextRef,
     range_mappings: Option<TextRef>,
-    names: Box<[Box<str>]>,
+    names: NameTable,
     /// Local source index → global source.
     sources: Box<[SourceId]>,
     compact: OnceLock<Result<CompactMappings, MapError>>,
@@ -93,7 +94,7 @@ impl Section {
         self.mappings.len()
     }
 
-    pub fn names(&self) -> &[Box<str>] {
+    pub fn names(&self) -> &NameTable {
         &self.names
     }
 
@@ -230,7 +231,7 @@ impl SourceMapIndex {
             path: map.path,
             mappings: map.mappings,
             range_mappings: map.range_mappings,
-            names: map.names.into_boxed_slice(),
+            names: map.names,
             sources: local.into_boxed_slice(),
             compact: OnceLock::new(),
             function_maps: OnceLock::new(),
@@ -379,7 +380,7 @@ impl SourceMapIndex {
                     source_url: self.source(source).url.as_deref(),
                     line: o.line,
                     column: o.column,
-                    name: o.name.map(|n| &*s.names[n as usize]),
+                    name: o.name.and_then(|n| s.names.get(n as usize)),
                 }
             }),
         }

@@ -12,6 +12,7 @@ pub mod hermes;
 pub mod index;
 pub mod locate;
 pub mod measure;
+pub mod names;
 pub mod parse;
 pub mod position;
 pub mod reverse;

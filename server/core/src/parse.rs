@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{MapError, MapErrors};
+use crate::names::NameTable;
 
 /// Text that is either a range of the file buffer (the common case) or, when the JSON string had escapes, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,7 +59,7 @@ pub struct ParsedMap {
     /// JSON path prefix of this map's fields: "" or "sections[3].map.".
     pub path: String,
     pub mappings: TextRef,
-    pub names: Vec<Box<str>>,
+    pub names: NameTable,
     /// `sources` with `sourceRoot` applied; `None` for a `null` entry.
     pub sources: Vec<Option<Box<str>>>,
     /// Per source, the raw JSON string literal (quotes included) of its `sourcesContent` entry.
@@ -85,8 +86,11 @@ pub struct ParsedDocument {
     pub warnings: Vec<MapError>,
 }
 
+/// A map's fields, each kept as raw JSON text. `S` is what `sections` is read as: raw text, or (on the one-pass
+/// fast path for index maps) the sections themselves.
 #[derive(Deserialize)]
-struct RawMap<'a> {
+#[serde(bound(deserialize = "'de: 'a, S: Deserialize<'de>"))]
+struct RawMap<'a, S = &'a RawValue> {
     #[serde(borrow, default)]
     version: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -109,8 +113,8 @@ struct RawMap<'a> {
     debug_id: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "rangeMappings")]
     range_mappings: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    sections: Option<&'a RawValue>,
+    #[serde(default)]
+    sections: Option<S>,
     #[serde(borrow, default)]
     x_facebook_sources: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -127,6 +131,60 @@ struct RawSection<'a> {
     map: Option<&'a RawValue>,
     #[serde(borrow, default)]
     url: Option<&'a RawValue>,
+}
+
+/// A section read in the same pass as the whole document (the fast path for valid index maps).
+#[derive(Deserialize)]
+struct TypedSection<'a> {
+    #[serde(borrow, default)]
+    offset: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    map: Option<ObjectOnly<RawMap<'a>>>,
+    #[serde(borrow, default)]
+    url: Option<&'a RawValue>,
+}
+
+/// Reads `T` only from a JSON object: serde's derived structs also accept arrays (fields by position), which a
+/// source map must not.
+struct ObjectOnly<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+            type Value = ObjectOnly<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(ObjectOnly)
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+/// A section's parts, however it was read.
+struct SectionParts<'b> {
+    /// The section's own text (only when read element by element).
+    raw: Option<&'b RawValue>,
+    offset: Option<&'b RawValue>,
+    url: Option<&'b RawValue>,
+    map: MapPart<'b>,
+}
+
+/// A section, or the text of an element of `sections` that is not one.
+type Element<'b> = Result<SectionParts<'b>, &'b RawValue>;
+
+// Lives briefly, one per section in one Vec; boxing the big variant would cost an allocation per section.
+#[allow(clippy::large_enum_variant)]
+enum MapPart<'b> {
+    Missing,
+    Raw(&'b RawValue),
+    Read(RawMap<'b>),
 }
 
 #[derive(Deserialize)]
@@ -240,6 +298,65 @@ impl<'b> Parser<'b> {
                 ));
             }
         }
+        // One pass over the whole text, sections and their maps included. Anything odd (or any error found after)
+        // takes the path below, which reads each part again on its own to say exactly where it is wrong.
+        if let Ok(raw) = serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>>>(text) {
+            let RawMap {
+                sections,
+                version,
+                file,
+                source_root,
+                sources,
+                sources_content,
+                names,
+                mappings,
+                ignore_list,
+                x_google_ignore_list,
+                debug_id,
+                range_mappings,
+                x_facebook_sources,
+                x_hermes_function_offsets,
+                scopes,
+            } = raw;
+            let flat: RawMap<'b> = RawMap {
+                sections: None,
+                version,
+                file,
+                source_root,
+                sources,
+                sources_content,
+                names,
+                mappings,
+                ignore_list,
+                x_google_ignore_list,
+                debug_id,
+                range_mappings,
+                x_facebook_sources,
+                x_hermes_function_offsets,
+                scopes,
+            };
+            let parts = sections.map(|list| {
+                list.into_iter()
+                    .map(|ObjectOnly(s)| SectionParts {
+                        raw: None,
+                        offset: s.offset,
+                        url: s.url,
+                        map: s
+                            .map
+                            .map_or(MapPart::Missing, |ObjectOnly(m)| MapPart::Read(m)),
+                    })
+                    .map(Ok)
+                    .collect()
+            });
+            let doc = self.document(&flat, parts, None);
+            if self.errors.is_empty() {
+                let mut doc = doc;
+                doc.warnings = std::mem::take(&mut self.warnings);
+                return Ok(doc);
+            }
+            self.errors.clear();
+            self.warnings.clear();
+        }
         let raw: RawMap = match serde_json::from_slice(text) {
             Ok(r) => r,
             Err(e) => {
@@ -259,7 +376,8 @@ impl<'b> Parser<'b> {
                 ));
             }
         };
-        let doc = self.document(&raw);
+        let parts = raw.sections.map(|sections| self.section_parts(sections));
+        let doc = self.document(&raw, parts, raw.sections);
         if self.errors.is_empty() {
             let mut doc = doc;
             doc.warnings = self.warnings;
@@ -269,9 +387,49 @@ impl<'b> Parser<'b> {
         }
     }
 
-    fn document(&mut self, raw: &RawMap<'b>) -> ParsedDocument {
+    /// The sections read from their raw text: the array at once when every element reads (the common case), else
+    /// element by element, which can say which element is wrong.
+    fn section_parts(&mut self, sections: &'b RawValue) -> Vec<Element<'b>> {
+        let parts = |raw: Option<&'b RawValue>, s: RawSection<'b>| SectionParts {
+            raw,
+            offset: s.offset,
+            url: s.url,
+            map: s.map.map_or(MapPart::Missing, MapPart::Raw),
+        };
+        match serde_json::from_str::<Vec<RawSection<'b>>>(sections.get()) {
+            Ok(typed) => typed.into_iter().map(|s| Ok(parts(None, s))).collect(),
+            Err(_) => match serde_json::from_str::<Vec<&'b RawValue>>(sections.get()) {
+                Err(_) => {
+                    self.error(
+                        "sections".into(),
+                        Some(sections),
+                        "`sections` must be an array",
+                    );
+                    Vec::new()
+                }
+                Ok(list) => list
+                    .into_iter()
+                    .map(|raw| {
+                        is_object(raw)
+                            .then(|| serde_json::from_str::<RawSection>(raw.get()).ok())
+                            .flatten()
+                            .map(|s| parts(Some(raw), s))
+                            .ok_or(raw)
+                    })
+                    .collect(),
+            },
+        }
+    }
+
+    /// `sections_raw`: the `sections` text, when it was read on its own (for error locations).
+    fn document(
+        &mut self,
+        raw: &RawMap<'b>,
+        sections: Option<Vec<Element<'b>>>,
+        sections_raw: Option<&'b RawValue>,
+    ) -> ParsedDocument {
         let hermes = raw.x_hermes_function_offsets.map(|r| self.range_of(r));
-        let Some(sections) = raw.sections else {
+        let Some(sections) = sections else {
             let map = self.regular_map(raw, (0, 0), String::new());
             return ParsedDocument {
                 is_index_map: false,
@@ -293,44 +451,22 @@ impl<'b> Parser<'b> {
             );
         }
         let mut maps = Vec::new();
-        // Fast path: the array read once, as section structs (the valid case; a Metro map has 16,500 sections and
-        // reading each one again from its own text would scan every `mappings` twice more). Anything odd falls back
-        // to reading element by element, which can say which element is wrong.
-        let elements: Vec<(Option<&'b RawValue>, Option<RawSection<'b>>)> =
-            match serde_json::from_str::<Vec<RawSection<'b>>>(sections.get()) {
-                Ok(typed) => typed.into_iter().map(|s| (None, Some(s))).collect(),
-                Err(_) => match serde_json::from_str::<Vec<&'b RawValue>>(sections.get()) {
-                    Err(_) => {
-                        self.error(
-                            "sections".into(),
-                            Some(sections),
-                            "`sections` must be an array",
-                        );
-                        Vec::new()
-                    }
-                    Ok(list) => list
-                        .into_iter()
-                        .map(|raw| {
-                            let section = is_object(raw)
-                                .then(|| serde_json::from_str::<RawSection>(raw.get()).ok())
-                                .flatten();
-                            (Some(raw), section)
-                        })
-                        .collect(),
-                },
-            };
         let mut previous: Option<(u32, u32)> = None;
-        for (i, (raw_section, section)) in elements.into_iter().enumerate() {
+        for (i, element) in sections.into_iter().enumerate() {
             let path = format!("sections[{i}]");
-            let Some(section) = section else {
-                self.error(path, raw_section, "a section must be an object");
-                continue;
+            let section = match element {
+                Ok(section) => section,
+                Err(raw) => {
+                    self.error(path, Some(raw), "a section must be an object");
+                    continue;
+                }
+            };
+            let map_raw = match section.map {
+                MapPart::Raw(m) => Some(m),
+                _ => None,
             };
             // Where to point when the section itself is at fault.
-            let anchor = raw_section
-                .or(section.offset)
-                .or(section.map)
-                .unwrap_or(sections);
+            let anchor = section.raw.or(section.offset).or(map_raw).or(sections_raw);
             let Some(offset) = self.offset(section.offset, &path, anchor) else {
                 continue;
             };
@@ -355,22 +491,25 @@ impl<'b> Parser<'b> {
                 );
                 continue;
             }
-            let Some(map) = section.map else {
-                self.error(
-                    format!("{path}.map"),
-                    Some(anchor),
-                    "a section must have a `map`",
-                );
-                continue;
-            };
-            let inner = is_object(map).then(|| serde_json::from_str::<RawMap>(map.get()));
-            let Some(Ok(inner)) = inner else {
-                self.error(
-                    format!("{path}.map"),
-                    Some(map),
-                    "a section's `map` must be an object",
-                );
-                continue;
+            let inner = match section.map {
+                MapPart::Missing => {
+                    self.error(format!("{path}.map"), anchor, "a section must have a `map`");
+                    continue;
+                }
+                MapPart::Read(inner) => inner,
+                MapPart::Raw(map) => {
+                    match is_object(map).then(|| serde_json::from_str::<RawMap>(map.get())) {
+                        Some(Ok(inner)) => inner,
+                        _ => {
+                            self.error(
+                                format!("{path}.map"),
+                                Some(map),
+                                "a section's `map` must be an object",
+                            );
+                            continue;
+                        }
+                    }
+                }
             };
             if inner.sections.is_some() {
                 self.error(
@@ -398,12 +537,12 @@ impl<'b> Parser<'b> {
         &mut self,
         raw: Option<&RawValue>,
         path: &str,
-        section: &RawValue,
+        section: Option<&RawValue>,
     ) -> Option<(u32, u32)> {
         let Some(raw) = raw else {
             self.error(
                 format!("{path}.offset"),
-                Some(section),
+                section,
                 "a section must have an `offset`",
             );
             return None;
@@ -517,6 +656,30 @@ impl<'b> Parser<'b> {
         }
     }
 
+    /// `names` read one by one (escapes, or something that is not a string: each error located).
+    fn owned_names(&mut self, list: &RawValue, path: &str) -> Vec<String> {
+        let mut names = Vec::new();
+        match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+            Err(_) => self.error(path.into(), Some(list), "`names` must be an array"),
+            Ok(items) => {
+                for (i, item) in items.into_iter().enumerate() {
+                    match serde_json::from_str::<String>(item.get()) {
+                        Ok(s) => names.push(s),
+                        Err(_) => {
+                            self.error(
+                                format!("{path}[{i}]"),
+                                Some(item),
+                                "a name must be a string",
+                            );
+                            names.push(String::new());
+                        }
+                    }
+                }
+            }
+        }
+        names
+    }
+
     fn regular_map(
         &mut self,
         raw: &RawMap<'b>,
@@ -586,27 +749,22 @@ impl<'b> Parser<'b> {
         }
         contents.resize(sources.len(), None);
 
-        let mut names = Vec::new();
-        if let Some(list) = raw.names {
-            match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
-                Err(_) => self.error(p("names"), Some(list), "`names` must be an array"),
-                Ok(items) => {
-                    for (i, item) in items.into_iter().enumerate() {
-                        match serde_json::from_str::<String>(item.get()) {
-                            Ok(s) => names.push(s.into_boxed_str()),
-                            Err(_) => {
-                                self.error(
-                                    format!("{}[{i}]", p("names")),
-                                    Some(item),
-                                    "a name must be a string",
-                                );
-                                names.push("".into());
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let names = match raw.names {
+            None => Ok(NameTable::default()),
+            // Fast path: names without escapes, borrowed from the buffer, copied once into the table.
+            Some(list) => match serde_json::from_str::<Vec<&str>>(list.get()) {
+                Ok(borrowed) => NameTable::new(borrowed),
+                Err(_) => NameTable::new(self.owned_names(list, &p("names"))),
+            },
+        };
+        let names = names.unwrap_or_else(|_| {
+            self.error(
+                p("names"),
+                raw.names,
+                "`names` hold more than 4 GiB of text",
+            );
+            NameTable::default()
+        });
 
         let mut ignore_list = Vec::new();
         let (ignore_field, ignore_raw) = match (raw.ignore_list, raw.x_google_ignore_list) {

@@ -30,6 +30,7 @@
 //! are skipped (the proposal keeps start items extensible), unknown flag bits are ignored, an empty item stands for
 //! "no scope tree" like `A`, and sources after the last scope tree have none.
 
+use crate::names::NameTable;
 use crate::vlq::{decode_signed, decode_unsigned, is_digit};
 
 /// A scope in an original (authored) source. Positions are 0-based `(line, column)`; `end` is exclusive.
@@ -211,7 +212,7 @@ fn relative_name(
     f: &Fields<'_>,
     state: &mut i64,
     delta: i64,
-    names: &[Box<str>],
+    names: &NameTable,
     what: &str,
 ) -> Result<String, String> {
     let index = *state + delta;
@@ -228,7 +229,7 @@ fn relative_name(
 }
 
 /// A 1-based absolute binding index; 0 is "unavailable".
-fn binding_name(f: &Fields<'_>, value: u64, names: &[Box<str>]) -> Result<Option<String>, String> {
+fn binding_name(f: &Fields<'_>, value: u64, names: &NameTable) -> Result<Option<String>, String> {
     if value == 0 {
         return Ok(None);
     }
@@ -252,7 +253,7 @@ struct OpenRange {
 /// `sources` its source count.
 pub fn decode_scopes(
     scopes: &str,
-    names: &[Box<str>],
+    names: &NameTable,
     sources: usize,
 ) -> Result<DecodedScopes, String> {
     let mut out = DecodedScopes::default();
@@ -655,8 +656,8 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
-    fn names(list: &[&str]) -> Vec<Box<str>> {
-        list.iter().map(|s| Box::<str>::from(*s)).collect()
+    fn names(list: &[&str]) -> NameTable {
+        NameTable::new(list).unwrap()
     }
 
     /// names: 0 outer, 1 inner, 2 function, 3 block, 4 x, 5 _x
@@ -816,12 +817,15 @@ mod tests {
             &[U(99), U(7), S(-3)],
             &[U(5), U(1)],
         ]);
-        let d = decode_scopes(&s, &[], 3).unwrap();
+        let d = decode_scopes(&s, &NameTable::default(), 3).unwrap();
         assert_eq!(d.scopes.len(), 3);
         assert!(d.scopes[0].is_none() && d.scopes[1].is_some() && d.scopes[2].is_none());
         assert_eq!(d.ranges[0].stack_frame_type, StackFrameType::Hidden);
         assert_eq!((d.ranges[0].start, d.ranges[0].end), ((0, 3), (0, 4)));
-        assert_eq!(decode_scopes("", &[], 2).unwrap().scopes, [None, None]);
+        assert_eq!(
+            decode_scopes("", &NameTable::default(), 2).unwrap().scopes,
+            [None, None]
+        );
     }
 
     #[test]

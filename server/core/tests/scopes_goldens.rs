@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
+use sourcemap_core::names::NameTable;
 use sourcemap_core::scopes::{
     decode_scopes, Binding, DecodedScopes, GeneratedRange, OriginalScope, StackFrameType,
 };
@@ -107,13 +108,14 @@ fn check(map_path: &Path) -> Result<(), String> {
     let golden: Value = serde_json::from_str(&strip_trailing_commas(&golden_text))
         .map_err(|e| format!("golden JSON: {e}"))?;
 
-    let names: Vec<Box<str>> = match &map["names"] {
+    let names: Vec<&str> = match &map["names"] {
         Value::Array(a) => a
             .iter()
-            .map(|v| v.as_str().map(Box::from).ok_or("non-string name"))
+            .map(|v| v.as_str().ok_or("non-string name"))
             .collect::<Result<_, _>>()?,
         _ => Vec::new(),
     };
+    let names = NameTable::new(names).map_err(|_| "names too long")?;
     let source_count = map["sources"].as_array().map_or(0, Vec::len);
     let decoded = match &map["scopes"] {
         Value::Null => DecodedScopes {

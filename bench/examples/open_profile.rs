@@ -1,0 +1,35 @@
+//! Times one map's lazy open against the serde_json floor, in a loop long enough for `perf record`:
+//!
+//!     cargo run --release -p sourcemap-bench --example open_profile -- fixtures/generated/metro/bundle.js.map 20
+use std::time::Instant;
+
+use sourcemap_core::{IndexOptions, SourceMapIndex};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: open_profile MAP [ROUNDS]");
+    let rounds: usize = args.next().map_or(10, |n| n.parse().expect("ROUNDS"));
+    let bytes = std::fs::read(&path).expect("read the map");
+    let mut floor = Vec::new();
+    let mut lazy = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let _: serde::de::IgnoredAny = serde_json::from_slice(&bytes).expect("JSON");
+        floor.push(t.elapsed());
+        let copy = bytes.clone();
+        let t = Instant::now();
+        let index =
+            SourceMapIndex::from_bytes_with(copy, IndexOptions { lazy: true }).expect("map");
+        lazy.push(t.elapsed());
+        drop(index);
+    }
+    floor.sort();
+    lazy.sort();
+    let (f, l) = (floor[rounds / 2], lazy[rounds / 2]);
+    println!(
+        "median of {rounds}: serde floor {:.1} ms, lazy open {:.1} ms, ratio {:.2}x",
+        f.as_secs_f64() * 1e3,
+        l.as_secs_f64() * 1e3,
+        l.as_secs_f64() / f.as_secs_f64()
+    );
+}
