@@ -113,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = FunctionMap::decode_facebook_sources(&text);
 
     // The text as the `scopes` field.
-    let names = sourcemap_core::names::NameTable::new(["n0", "n1", "n2"]).expect("short names");
+    let names = sourcemap_core::names::NameTable::new(&["n0", "n1", "n2"]).expect("short names");
     for sources in [0, 3] {
         if let Ok(scopes) = sourcemap_core::scopes::decode_scopes(&text, &names, sources) {
             let _ = scopes.flattened();

@@ -16,11 +16,9 @@ pub struct NameTable {
 pub struct NamesTooLong;
 
 impl NameTable {
-    pub fn new<S: AsRef<str>>(
-        names: impl IntoIterator<Item = S>,
-    ) -> Result<NameTable, NamesTooLong> {
-        let mut text = String::new();
-        let mut ends = Vec::new();
+    pub fn new<S: AsRef<str>>(names: &[S]) -> Result<NameTable, NamesTooLong> {
+        let mut text = String::with_capacity(names.iter().map(|n| n.as_ref().len()).sum());
+        let mut ends = Vec::with_capacity(names.len());
         for name in names {
             text.push_str(name.as_ref());
             ends.push(u32::try_from(text.len()).map_err(|_| NamesTooLong)?);
@@ -29,6 +27,65 @@ impl NameTable {
             text: text.into_boxed_str(),
             ends: ends.into_boxed_slice(),
         })
+    }
+
+    /// Reads a JSON array of strings straight into a table: no string or list allocated per name. Fails on anything
+    /// that is not an array of strings (the caller then reads it item by item to say where).
+    pub fn from_json_array(json: &str) -> Result<NameTable, serde_json::Error> {
+        use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
+
+        /// Capacities: the JSON text bounds the names' text, and its commas their count (both trimmed at the end).
+        struct Table {
+            text: usize,
+            count: usize,
+        }
+        impl<'de> Visitor<'de> for Table {
+            type Value = NameTable;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of strings")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NameTable, A::Error> {
+                let mut text = String::with_capacity(self.text);
+                let mut ends = Vec::with_capacity(self.count);
+                while seq.next_element_seed(AppendTo(&mut text))?.is_some() {
+                    ends.push(
+                        u32::try_from(text.len()).map_err(|_| {
+                            A::Error::custom("the names hold more than 4 GiB of text")
+                        })?,
+                    );
+                }
+                Ok(NameTable {
+                    text: text.into_boxed_str(),
+                    ends: ends.into_boxed_slice(),
+                })
+            }
+        }
+        /// Appends one string element, escaped or not, to the table's text.
+        struct AppendTo<'t>(&'t mut String);
+        impl<'de> DeserializeSeed<'de> for AppendTo<'_> {
+            type Value = ();
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                d.deserialize_str(self)
+            }
+        }
+        impl<'de> Visitor<'de> for AppendTo<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<(), E> {
+                self.0.push_str(v);
+                Ok(())
+            }
+        }
+
+        let mut de = serde_json::Deserializer::from_str(json);
+        let table = de.deserialize_seq(Table {
+            text: json.len(),
+            count: memchr::memchr_iter(b',', json.as_bytes()).count() + 1,
+        })?;
+        de.end()?;
+        Ok(table)
     }
 
     pub fn len(&self) -> usize {
@@ -64,7 +121,7 @@ mod tests {
 
     #[test]
     fn names_come_back_by_index_empty_ones_included() {
-        let t = NameTable::new(["a", "", "ünï", "b"]).unwrap();
+        let t = NameTable::new(&["a", "", "ünï", "b"]).unwrap();
         assert_eq!(t.len(), 4);
         assert_eq!(
             (t.get(0), t.get(1), t.get(2), t.get(3), t.get(4)),
@@ -72,5 +129,9 @@ mod tests {
         );
         assert_eq!(t.iter().collect::<Vec<_>>(), ["a", "", "ünï", "b"]);
         assert!(NameTable::default().is_empty());
+        let json = NameTable::from_json_array(r#"["a", "", "\u00fcn\u00ef", "b"]"#).unwrap();
+        assert_eq!(json, t);
+        assert!(NameTable::from_json_array(r#"["a", 1]"#).is_err());
+        assert!(NameTable::from_json_array(r#"{"a": 1}"#).is_err());
     }
 }

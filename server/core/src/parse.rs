@@ -236,6 +236,20 @@ pub fn parse_document(buffer: &mut [u8]) -> Result<ParsedDocument, MapErrors> {
     Err(MapError::at("", "too many trailing commas").into())
 }
 
+/// A field's JSON path, built only when an error needs it (a Metro map has 16,500 sections of ~8 fields each).
+#[derive(Clone, Copy)]
+struct Field<'p> {
+    /// "" or "sections[3].map."
+    prefix: &'p str,
+    name: &'static str,
+}
+
+impl Field<'_> {
+    fn path(&self) -> String {
+        format!("{}{}", self.prefix, self.name)
+    }
+}
+
 enum ParseFailure {
     TrailingComma(usize),
     Errors(MapErrors),
@@ -440,9 +454,10 @@ impl<'b> Parser<'b> {
                 warnings: Vec::new(),
             };
         };
-        self.version(raw.version, "version");
-        let file = self.optional_string(raw.file, "file");
-        let debug_id = self.debug_id(raw.debug_id, "debugId");
+        let top = |name| Field { prefix: "", name };
+        self.version(raw.version, top("version"));
+        let file = self.optional_string(raw.file, top("file"));
+        let debug_id = self.debug_id(raw.debug_id, top("debugId"));
         if raw.mappings.is_some() {
             self.error(
                 "mappings".into(),
@@ -581,18 +596,18 @@ impl<'b> Parser<'b> {
         }
     }
 
-    fn version(&mut self, raw: Option<&RawValue>, path: &str) {
+    fn version(&mut self, raw: Option<&RawValue>, at: Field) {
         match raw {
-            None => self.error(path.into(), None, "`version` is missing (must be 3)"),
+            None => self.error(at.path(), None, "`version` is missing (must be 3)"),
             Some(r) => match serde_json::from_str::<serde_json::Number>(r.get()) {
                 Ok(n) if n.as_f64() == Some(3.0) => {}
                 Ok(n) => self.error(
-                    path.into(),
+                    at.path(),
                     Some(r),
                     format!("unsupported version {n} (must be 3)"),
                 ),
                 Err(_) => self.error(
-                    path.into(),
+                    at.path(),
                     Some(r),
                     format!("`version` must be the number 3, not {}", r.get()),
                 ),
@@ -600,45 +615,46 @@ impl<'b> Parser<'b> {
         }
     }
 
-    fn optional_string(&mut self, raw: Option<&RawValue>, path: &str) -> Option<String> {
+    fn optional_string(&mut self, raw: Option<&RawValue>, at: Field) -> Option<String> {
         let raw = raw?;
         match serde_json::from_str::<String>(raw.get()) {
             Ok(s) => Some(s),
             Err(_) => {
-                let field = path.rsplit('.').next().unwrap_or(path);
                 self.error(
-                    path.into(),
+                    at.path(),
                     Some(raw),
-                    format!("`{field}` must be a string"),
+                    format!("`{}` must be a string", at.name),
                 );
                 None
             }
         }
     }
 
-    fn debug_id(&mut self, raw: Option<&RawValue>, path: &str) -> Option<String> {
-        let id = self.optional_string(raw, path)?;
+    fn debug_id(&mut self, raw: Option<&RawValue>, at: Field) -> Option<String> {
+        let id = self.optional_string(raw, at)?;
         if is_uuid(&id) {
             Some(id)
         } else {
             let offset = raw.map(|r| self.offset_of(r));
             self.warnings.push(
-                MapError::at(path, format!("`debugId` {id:?} is not a UUID; ignored"))
-                    .with_file_offset(offset),
+                MapError::at(
+                    at.path(),
+                    format!("`debugId` {id:?} is not a UUID; ignored"),
+                )
+                .with_file_offset(offset),
             );
             None
         }
     }
 
     /// A JSON string as a [`TextRef`], borrowed when it has no escapes.
-    fn text(&mut self, raw: &RawValue, path: &str) -> Option<TextRef> {
+    fn text(&mut self, raw: &RawValue, at: Field) -> Option<TextRef> {
         let s = raw.get();
         if !s.starts_with('"') {
-            let field = path.rsplit('.').next().unwrap_or(path);
             self.error(
-                path.into(),
+                at.path(),
                 Some(raw),
-                format!("`{field}` must be a string"),
+                format!("`{}` must be a string", at.name),
             );
             return None;
         }
@@ -650,24 +666,24 @@ impl<'b> Parser<'b> {
         match serde_json::from_str::<String>(s) {
             Ok(owned) => Some(TextRef::Owned(owned.into_bytes().into_boxed_slice())),
             Err(e) => {
-                self.error(path.into(), Some(raw), format!("invalid string: {e}"));
+                self.error(at.path(), Some(raw), format!("invalid string: {e}"));
                 None
             }
         }
     }
 
     /// `names` read one by one (escapes, or something that is not a string: each error located).
-    fn owned_names(&mut self, list: &RawValue, path: &str) -> Vec<String> {
+    fn owned_names(&mut self, list: &RawValue, at: Field) -> Vec<String> {
         let mut names = Vec::new();
         match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
-            Err(_) => self.error(path.into(), Some(list), "`names` must be an array"),
+            Err(_) => self.error(at.path(), Some(list), "`names` must be an array"),
             Ok(items) => {
                 for (i, item) in items.into_iter().enumerate() {
                     match serde_json::from_str::<String>(item.get()) {
                         Ok(s) => names.push(s),
                         Err(_) => {
                             self.error(
-                                format!("{path}[{i}]"),
+                                format!("{}[{i}]", at.path()),
                                 Some(item),
                                 "a name must be a string",
                             );
@@ -688,13 +704,28 @@ impl<'b> Parser<'b> {
     ) -> Option<ParsedMap> {
         let errors_before = self.errors.len();
         let p = |field: &str| format!("{path}{field}");
-        self.version(raw.version, &p("version"));
-        let file = self.optional_string(raw.file, &p("file"));
-        let source_root = self.optional_string(raw.source_root, &p("sourceRoot"));
-        let debug_id = self.debug_id(raw.debug_id, &p("debugId"));
+        let f = |name| Field {
+            prefix: &path,
+            name,
+        };
+        self.version(raw.version, f("version"));
+        let file = self.optional_string(raw.file, f("file"));
+        let source_root = self.optional_string(raw.source_root, f("sourceRoot"));
+        let debug_id = self.debug_id(raw.debug_id, f("debugId"));
 
         let mut sources = Vec::new();
+        // Fast path: sources without escapes, borrowed.
+        let borrowed = raw
+            .sources
+            .and_then(|list| serde_json::from_str::<Vec<Option<&str>>>(list.get()).ok());
         match raw.sources {
+            _ if borrowed.is_some() => {
+                sources = borrowed
+                    .into_iter()
+                    .flatten()
+                    .map(|s| s.map(|s| apply_source_root(source_root.as_deref(), s).into()))
+                    .collect()
+            }
             None => self.error(p("sources"), None, "`sources` is missing"),
             Some(list) => match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
                 Err(_) => self.error(p("sources"), Some(list), "`sources` must be an array"),
@@ -751,10 +782,10 @@ impl<'b> Parser<'b> {
 
         let names = match raw.names {
             None => Ok(NameTable::default()),
-            // Fast path: names without escapes, borrowed from the buffer, copied once into the table.
-            Some(list) => match serde_json::from_str::<Vec<&str>>(list.get()) {
-                Ok(borrowed) => NameTable::new(borrowed),
-                Err(_) => NameTable::new(self.owned_names(list, &p("names"))),
+            // Fast path: straight into the table; anything odd is read again item by item to locate the error.
+            Some(list) => match NameTable::from_json_array(list.get()) {
+                Ok(table) => Ok(table),
+                Err(_) => NameTable::new(&self.owned_names(list, f("names"))),
             },
         };
         let names = names.unwrap_or_else(|_| {
@@ -801,11 +832,11 @@ impl<'b> Parser<'b> {
                 self.error(p("mappings"), None, "`mappings` is missing");
                 None
             }
-            Some(m) => self.text(m, &p("mappings")),
+            Some(m) => self.text(m, f("mappings")),
         };
         let range_mappings = raw
             .range_mappings
-            .and_then(|r| self.text(r, &p("rangeMappings")));
+            .and_then(|r| self.text(r, f("rangeMappings")));
 
         if self.errors.len() > errors_before {
             return None;

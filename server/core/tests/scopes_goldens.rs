@@ -115,7 +115,7 @@ fn check(map_path: &Path) -> Result<(), String> {
             .collect::<Result<_, _>>()?,
         _ => Vec::new(),
     };
-    let names = NameTable::new(names).map_err(|_| "names too long")?;
+    let names = NameTable::new(&names).map_err(|_| "names too long")?;
     let source_count = map["sources"].as_array().map_or(0, Vec::len);
     let decoded = match &map["scopes"] {
         Value::Null => DecodedScopes {
