@@ -410,8 +410,11 @@ impl<'b> Parser<'b> {
             url: s.url,
             map: s.map.map_or(MapPart::Missing, MapPart::Raw),
         };
-        match serde_json::from_str::<Vec<RawSection<'b>>>(sections.get()) {
-            Ok(typed) => typed.into_iter().map(|s| Ok(parts(None, s))).collect(),
+        match serde_json::from_str::<Vec<ObjectOnly<RawSection<'b>>>>(sections.get()) {
+            Ok(typed) => typed
+                .into_iter()
+                .map(|ObjectOnly(s)| Ok(parts(None, s)))
+                .collect(),
             Err(_) => match serde_json::from_str::<Vec<&'b RawValue>>(sections.get()) {
                 Err(_) => {
                     self.error(
@@ -948,6 +951,38 @@ mod tests {
         assert!(err.contains("sections[0].map.mappings"), "{err}");
         let err = parse(r#"{"version":3,"sources":[],"mappings":""#).unwrap_err();
         assert!(err.contains("ends too early"), "{err}");
+    }
+
+    #[test]
+    fn the_one_pass_reading_of_sections_accepts_only_objects() {
+        // serde's derived structs read arrays by position: these would pass as valid maps if nothing checked.
+        let section = r#"{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["a.js"],"names":["x"],"mappings":"AAAAA"}}"#;
+        let ok = parse(&format!(r#"{{"version":3,"sections":[{section}]}}"#)).unwrap();
+        assert_eq!(ok.maps.len(), 1);
+        assert_eq!(ok.maps[0].names.get(0), Some("x"));
+        let as_array = r#"[3,null,null,["a.js"],null,["x"],"AAAAA"]"#;
+        let err = parse(&format!(
+            r#"{{"version":3,"sections":[{{"offset":{{"line":0,"column":0}},"map":{as_array}}}]}}"#
+        ))
+        .unwrap_err();
+        assert!(
+            err.contains("sections[0].map") && err.contains("must be an object"),
+            "{err}"
+        );
+        let err = parse(r#"{"version":3,"sections":[[{"line":0,"column":0},{"version":3,"sources":[],"mappings":""}]]}"#)
+            .unwrap_err();
+        assert!(
+            err.contains("sections[0]") && err.contains("a section must be an object"),
+            "{err}"
+        );
+        // Names with escapes and unusual sources read the same as through the located path.
+        let escaped = parse(
+            r#"{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["a\u00e9.js",null],"names":["\"q\"","\u00fc"],"mappings":"AAAAA"}}]}"#,
+        )
+        .unwrap();
+        let m = &escaped.maps[0];
+        assert_eq!((m.names.get(0), m.names.get(1)), (Some("\"q\""), Some("ü")));
+        assert_eq!(m.sources, [Some("aé.js".into()), None]);
     }
 
     #[test]
