@@ -315,40 +315,8 @@ impl<'b> Parser<'b> {
         // One pass over the whole text, sections and their maps included. Anything odd (or any error found after)
         // takes the path below, which reads each part again on its own to say exactly where it is wrong.
         if let Ok(raw) = serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>>>(text) {
-            let RawMap {
-                sections,
-                version,
-                file,
-                source_root,
-                sources,
-                sources_content,
-                names,
-                mappings,
-                ignore_list,
-                x_google_ignore_list,
-                debug_id,
-                range_mappings,
-                x_facebook_sources,
-                x_hermes_function_offsets,
-                scopes,
-            } = raw;
-            let flat: RawMap<'b> = RawMap {
-                sections: None,
-                version,
-                file,
-                source_root,
-                sources,
-                sources_content,
-                names,
-                mappings,
-                ignore_list,
-                x_google_ignore_list,
-                debug_id,
-                range_mappings,
-                x_facebook_sources,
-                x_hermes_function_offsets,
-                scopes,
-            };
+            let mut raw = raw;
+            let sections = raw.sections.take();
             let parts = sections.map(|list| {
                 list.into_iter()
                     .map(|ObjectOnly(s)| SectionParts {
@@ -362,7 +330,7 @@ impl<'b> Parser<'b> {
                     .map(Ok)
                     .collect()
             });
-            let doc = self.document(&flat, parts, None);
+            let doc = self.document(&raw, parts, None);
             if self.errors.is_empty() {
                 let mut doc = doc;
                 doc.warnings = std::mem::take(&mut self.warnings);
@@ -439,9 +407,9 @@ impl<'b> Parser<'b> {
     }
 
     /// `sections_raw`: the `sections` text, when it was read on its own (for error locations).
-    fn document(
+    fn document<S>(
         &mut self,
-        raw: &RawMap<'b>,
+        raw: &RawMap<'b, S>,
         sections: Option<Vec<Element<'b>>>,
         sections_raw: Option<&'b RawValue>,
     ) -> ParsedDocument {
@@ -699,9 +667,9 @@ impl<'b> Parser<'b> {
         names
     }
 
-    fn regular_map(
+    fn regular_map<S>(
         &mut self,
-        raw: &RawMap<'b>,
+        raw: &RawMap<'b, S>,
         offset: (u32, u32),
         path: String,
     ) -> Option<ParsedMap> {
