@@ -542,8 +542,8 @@ impl<'b> Parser<'b> {
             );
             return None;
         };
-        let line = self.integer(offset.line, &format!("{path}.offset.line"), Some(raw));
-        let column = self.integer(offset.column, &format!("{path}.offset.column"), Some(raw));
+        let line = self.integer(offset.line, || format!("{path}.offset.line"), Some(raw));
+        let column = self.integer(offset.column, || format!("{path}.offset.column"), Some(raw));
         Some((line?, column?))
     }
 
@@ -551,17 +551,17 @@ impl<'b> Parser<'b> {
     fn integer(
         &mut self,
         raw: Option<&RawValue>,
-        path: &str,
+        path: impl Fn() -> String,
         parent: Option<&RawValue>,
     ) -> Option<u32> {
         let Some(raw) = raw else {
-            self.error(path.into(), parent, "missing");
+            self.error(path(), parent, "missing");
             return None;
         };
         match non_negative_integer(raw) {
             Ok(v) => Some(v),
             Err(why) => {
-                self.error(path.into(), Some(raw), why);
+                self.error(path(), Some(raw), why);
                 None
             }
         }
@@ -855,6 +855,10 @@ fn is_object(raw: &RawValue) -> bool {
 }
 
 fn non_negative_integer(raw: &RawValue) -> Result<u32, String> {
+    // The common case, plain digits (the text is valid JSON, so no sign or leading zero can be there).
+    if let Ok(v @ 0..=0x7fff_ffff) = raw.get().parse::<u32>() {
+        return Ok(v);
+    }
     match serde_json::from_str::<serde_json::Number>(raw.get()) {
         Ok(n) => {
             let v = n.as_u64().or_else(|| {
