@@ -6,9 +6,10 @@
 //! away and the build retried. A stamp alone cannot see a rewrite in place that keeps the size within the file
 //! system's timestamp granularity, so an index read less than [`RACY_WINDOW`] after the file's modification time
 //! also keeps a hash of the bytes, and requests compare the file's content with it until the window has passed
-//! (git's "racily clean" rule). So an answer always comes from an index of the file as it is now. Inline (`data:` URL) maps are keyed by the bundle and
-//! a hash of their bytes. Building runs on the blocking pool, never on the async workers, with `$/progress` for maps
-//! large enough to take noticeable time.
+//! (git's "racily clean" rule). So an answer always comes from an index of the file as it is now.
+//!
+//! Inline (`data:` URL) maps are keyed by the bundle and a hash of their bytes. Building runs on the blocking pool,
+//! never on the async workers, with `$/progress` for maps large enough to take noticeable time.
 
 use std::collections::HashMap;
 use std::fs::File;
