@@ -213,11 +213,18 @@ pub fn document_start(buffer: &[u8]) -> usize {
 /// Parses a source map held in `buffer`. Trailing commas are blanked out in place (same length, so byte offsets
 /// still point into the original file), with a warning.
 pub fn parse_document(buffer: &mut [u8]) -> Result<ParsedDocument, MapErrors> {
+    parse_document_with(buffer, true)
+}
+
+/// `one_pass: false` skips the fast path (tests compare the two ways through).
+fn parse_document_with(buffer: &mut [u8], one_pass: bool) -> Result<ParsedDocument, MapErrors> {
     let start = document_start(buffer);
     let mut warnings = Vec::new();
     // A handful of trailing commas are tolerated; a file full of them is not what this leniency is for.
     for _ in 0..64 {
-        match Parser::new(buffer, start).parse() {
+        let mut parser = Parser::new(buffer, start);
+        parser.one_pass = one_pass;
+        match parser.parse() {
             Err(ParseFailure::TrailingComma(at)) => {
                 buffer[at] = b' ';
                 warnings.push(
@@ -258,6 +265,8 @@ enum ParseFailure {
 struct Parser<'b> {
     buffer: &'b [u8],
     start: usize,
+    /// Try the one-pass reading first.
+    one_pass: bool,
     errors: Vec<MapError>,
     warnings: Vec<MapError>,
 }
@@ -281,6 +290,7 @@ impl<'b> Parser<'b> {
         Parser {
             buffer,
             start,
+            one_pass: true,
             errors: Vec::new(),
             warnings: Vec::new(),
         }
@@ -314,7 +324,11 @@ impl<'b> Parser<'b> {
         }
         // One pass over the whole text, sections and their maps included. Anything odd (or any error found after)
         // takes the path below, which reads each part again on its own to say exactly where it is wrong.
-        if let Ok(raw) = serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>>>(text) {
+        let one_pass = self
+            .one_pass
+            .then(|| serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>>>(text).ok())
+            .flatten();
+        if let Some(raw) = one_pass {
             let mut raw = raw;
             let sections = raw.sections.take();
             let parts = sections.map(|list| {
@@ -907,6 +921,143 @@ mod tests {
     fn parse(text: &str) -> Result<ParsedDocument, String> {
         let mut buf = text.as_bytes().to_vec();
         parse_document(&mut buf).map_err(|e| e.to_string())
+    }
+
+    mod one_pass_matches_the_located_path {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::strategy::ValueTree;
+
+        /// A JSON fragment: usually what a map holds, sometimes what a broken one does.
+        fn string_list() -> impl Strategy<Value = String> {
+            let item = prop_oneof![
+                30 => "[a-z./]{0,6}".prop_map(|s| format!("\"{s}\"")),
+                3 => Just(r#""\u00e9\"q\"""#.to_string()),
+                3 => Just("null".to_string()),
+                1 => Just("7".to_string()),
+            ];
+            prop::collection::vec(item, 0..4).prop_map(|v| format!("[{}]", v.join(",")))
+        }
+
+        fn regular_map() -> impl Strategy<Value = String> {
+            (
+                prop_oneof![30 => Just("3"), 1 => Just("\"3\""), 1 => Just("2")],
+                string_list(),
+                string_list(),
+                prop_oneof![
+                    30 => "[A-Za-z0-9+/,;]{0,12}".prop_map(|m| format!("\"{m}\"")),
+                    1 => Just("5".to_string()),
+                ],
+                prop::option::of(string_list()),
+                prop::option::of(prop_oneof![
+                    20 => Just("[]"),
+                    1 => Just("[0]"),
+                    1 => Just("[9]"),
+                    1 => Just("{}")
+                ]),
+                prop::option::of(prop_oneof![
+                    Just("\"85314830-023f-4cf1-a267-535f4e37bb17\""),
+                    Just("\"nope\"")
+                ]),
+                prop::option::of(Just(r#"[[{"names":["<global>"],"mappings":"AAA"}]]"#)),
+            )
+                .prop_map(
+                    |(version, sources, names, mappings, contents, ignore, debug_id, fb)| {
+                        let mut fields = vec![
+                            format!("\"version\":{version}"),
+                            format!("\"sources\":{sources}"),
+                            format!("\"names\":{names}"),
+                            format!("\"mappings\":{mappings}"),
+                        ];
+                        if let Some(c) = contents {
+                            fields.push(format!("\"sourcesContent\":{c}"));
+                        }
+                        if let Some(i) = ignore {
+                            fields.push(format!("\"ignoreList\":{i}"));
+                        }
+                        if let Some(d) = debug_id {
+                            fields.push(format!("\"debugId\":{d}"));
+                        }
+                        if let Some(f) = fb {
+                            fields.push(format!("\"x_facebook_sources\":{f}"));
+                        }
+                        format!("{{{}}}", fields.join(","))
+                    },
+                )
+        }
+
+        /// A section at `line` (sections come in order unless `out_of_order`).
+        fn section() -> impl Strategy<Value = (String, u32, bool)> {
+            (
+                regular_map(),
+                prop_oneof![
+                    40 => Just(""),
+                    1 => Just(",\"url\":\"x.map\""),
+                    1 => Just("!nomap"),
+                    1 => Just("!array"),
+                    1 => Just("!maparray"),
+                ],
+                0u32..20,
+                prop::bool::weighted(0.03),
+            )
+                .prop_map(|(map, extra, column, out_of_order)| {
+                    let section = match extra {
+                        "!nomap" => "{OFFSET}".to_string(),
+                        "!array" => format!("[{{\"line\":0}},{map}]"),
+                        // Read by position this would be a valid map: it must be refused on both paths.
+                        "!maparray" => {
+                            r#"{OFFSET,"map":[3,null,null,["a.js"],null,[],"AAAA"]}"#.to_string()
+                        }
+                        _ => format!("{{OFFSET,\"map\":{map}{extra}}}"),
+                    };
+                    (section, column, out_of_order)
+                })
+        }
+
+        fn document() -> impl Strategy<Value = String> {
+            prop_oneof![
+                1 => regular_map(),
+                3 => prop::collection::vec(section(), 0..5).prop_map(|sections| {
+                    let sections: Vec<String> = sections
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (text, column, out_of_order))| {
+                            let line = if out_of_order { 0 } else { 2 * i };
+                            let offset = format!("\"offset\":{{\"line\":{line},\"column\":{column}}}");
+                            text.replace("OFFSET", &offset)
+                        })
+                        .collect();
+                    format!("{{\"version\":3,\"file\":\"app.js\",\"sections\":[{}]}}", sections.join(","))
+                }),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(600))]
+            #[test]
+            fn on_valid_and_broken_maps(text in document()) {
+                let fast = parse_document_with(&mut text.clone().into_bytes(), true);
+                let located = parse_document_with(&mut text.clone().into_bytes(), false);
+                prop_assert_eq!(format!("{fast:?}"), format!("{located:?}"), "{}", text);
+            }
+        }
+
+        #[test]
+        fn the_generator_makes_valid_index_maps_too() {
+            // Without valid ones the property above would only compare error paths.
+            let mut runner = proptest::test_runner::TestRunner::deterministic();
+            let valid = (0..300)
+                .filter(|_| {
+                    let text = document().new_tree(&mut runner).unwrap().current();
+                    text.contains("sections")
+                        && parse_document(&mut text.into_bytes()).is_ok_and(|d| !d.maps.is_empty())
+                })
+                .count();
+            assert!(
+                valid >= 10,
+                "only {valid} valid index maps with sections in 300"
+            );
+        }
     }
 
     #[test]
