@@ -72,6 +72,33 @@ pub struct CompactMappings {
     lines: u32,
     /// Generated (line, column) of the last segment, for the index-map overlap check.
     last_position: Option<(u32, u32)>,
+    /// Per section-local source: byte offsets of its first and last segment, so that one source's reverse index
+    /// decodes only that stretch (in a flat bundle a module's segments sit together). `None` when a map names
+    /// source indexes so large that the table would outweigh the VLQ.
+    source_spans: Option<Box<[SourceSpan]>>,
+}
+
+/// Byte offsets in `mappings` of a source's first and last segment (`first > last`: no segment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceSpan {
+    pub first: u32,
+    pub last: u32,
+}
+
+impl SourceSpan {
+    const NONE: SourceSpan = SourceSpan {
+        first: u32::MAX,
+        last: 0,
+    };
+
+    fn add(&mut self, offset: u32) {
+        self.first = self.first.min(offset);
+        self.last = self.last.max(offset);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first > self.last
+    }
 }
 
 /// Parses `rangeMappings` into (line, 1-based segment index) pairs, sorted.
@@ -148,6 +175,9 @@ impl CompactMappings {
         let mut prev_column = 0u32;
         let mut segment_in_line = 0u32;
         let mut last_position = None;
+        let mut source_spans = Some(Vec::new());
+        // A table entry is 8 B; a table longer than a quarter of the VLQ bytes is not kept.
+        let max_spans = bytes.len() / 4 + 16;
         while let Some(seg) = {
             let acc = cursor.accumulators();
             cursor.next_segment().map(|r| r.map(|s| (s, acc)))
@@ -185,6 +215,19 @@ impl CompactMappings {
                 });
                 last_cp_offset = Some(seg.offset as usize);
             }
+            if let (Some(o), Some(spans)) = (seg.original, source_spans.as_mut()) {
+                let i = o.source as usize;
+                if i >= spans.len() {
+                    if i < max_spans {
+                        spans.resize(i + 1, SourceSpan::NONE);
+                    } else {
+                        source_spans = None;
+                    }
+                }
+                if let Some(spans) = source_spans.as_mut() {
+                    spans[i].add(seg.offset);
+                }
+            }
             prev_column = seg.column;
             last_position = Some(match last_position {
                 Some((l, c)) if l == seg.line => (l, seg.column.max(c)),
@@ -218,7 +261,44 @@ impl CompactMappings {
             segments,
             lines,
             last_position,
+            source_spans: source_spans.map(Vec::into_boxed_slice),
         })
+    }
+
+    /// Where the segments of any of these section-local sources lie: `None` when unknown (decode everything).
+    pub fn span_of(&self, sources: impl IntoIterator<Item = u32>) -> Option<SourceSpan> {
+        let spans = self.source_spans.as_ref()?;
+        let mut span = SourceSpan::NONE;
+        for s in sources {
+            if let Some(one) = spans.get(s as usize).filter(|one| !one.is_empty()) {
+                span.add(one.first);
+                span.add(one.last);
+            }
+        }
+        Some(span)
+    }
+
+    /// Calls `f` with every segment from the last checkpoint at or before byte `span.first` through the segment at
+    /// `span.last`, in text order (a superset of the span's segments: the caller filters).
+    pub fn for_each_in(&self, bytes: &[u8], span: SourceSpan, mut f: impl FnMut(&Segment)) {
+        if span.is_empty() {
+            return;
+        }
+        let idx = self
+            .checkpoints
+            .partition_point(|cp| cp.offset <= span.first);
+        let mut cursor = match idx.checked_sub(1).map(|i| self.checkpoints[i]) {
+            Some(cp) => {
+                ValidatedCursor::resume(bytes, cp.offset, cp.line, cp.column, cp.accumulators)
+            }
+            None => ValidatedCursor::new(bytes),
+        };
+        while let Some(seg) = cursor.next_segment() {
+            if seg.offset > span.last {
+                break;
+            }
+            f(&seg);
+        }
     }
 
     pub fn segment_count(&self) -> u64 {
@@ -243,6 +323,10 @@ impl CompactMappings {
         std::mem::size_of_val(&*self.checkpoints)
             + std::mem::size_of_val(&*self.unsorted_lines)
             + std::mem::size_of_val(&*self.range_segments)
+            + self
+                .source_spans
+                .as_ref()
+                .map_or(0, |s| std::mem::size_of_val(&**s))
     }
 
     fn is_unsorted(&self, line: u32) -> bool {
@@ -490,6 +574,64 @@ mod tests {
         assert_eq!(col(m.lookup(b, 1, 0, Bias::GreatestLowerBound)), None);
         assert_eq!(col(m.lookup(b, 1, 9, Bias::GreatestLowerBound)), Some(3));
         assert_eq!(col(m.lookup(b, 2, 0, Bias::LeastUpperBound)), None);
+    }
+
+    #[test]
+    fn a_sources_span_covers_its_segments_and_reverse_reads_only_that_stretch() {
+        // 3,000 segments on one line: source 0 for the first 1,000, source 1 for the next 1,000, then source 0.
+        let mut text = Vec::new();
+        let (mut prev_col, mut prev_src) = (0i64, 0i64);
+        let source_of = |i: i64| if (1000..2000).contains(&i) { 1 } else { 0 };
+        for i in 0..3000i64 {
+            if i > 0 {
+                text.push(b',');
+            }
+            vlq::encode_signed(i * 2 - prev_col, &mut text);
+            vlq::encode_signed(source_of(i) - prev_src, &mut text);
+            text.extend_from_slice(b"AA");
+            (prev_col, prev_src) = (i * 2, source_of(i));
+        }
+        let m = CompactMappings::build(&text, LIMITS, None).unwrap();
+        let collect = |span: SourceSpan, source: u32| {
+            let mut columns = Vec::new();
+            m.for_each_in(&text, span, |seg| {
+                if seg.original.map(|o| o.source) == Some(source) {
+                    columns.push(seg.column);
+                }
+            });
+            columns
+        };
+        let one = m.span_of([1]).unwrap();
+        assert_eq!(
+            collect(one, 1),
+            (1000..2000).map(|i| i * 2).collect::<Vec<u32>>()
+        );
+        // Decoding starts at the checkpoint before the span, not at the start of the line.
+        let mut visited = 0;
+        m.for_each_in(&text, one, |_| visited += 1);
+        assert!(
+            visited < 1200,
+            "visited {visited} segments for a 1,000-segment span"
+        );
+        let zero = m.span_of([0]).unwrap();
+        assert_eq!(collect(zero, 0).len(), 2000);
+        assert!(m.span_of([2]).unwrap().is_empty());
+        assert!(m.span_of([0, 1]).is_some_and(|s| s.first == 0));
+    }
+
+    #[test]
+    fn a_huge_source_index_drops_the_span_table() {
+        // One segment naming source 2^20 in a few bytes: a dense table would be 8 MB for 7 bytes of VLQ.
+        let mut text = b"A".to_vec();
+        vlq::encode_signed(1 << 20, &mut text);
+        text.extend_from_slice(b"AA");
+        let limits = Limits {
+            sources: (1 << 20) + 1,
+            names: 0,
+        };
+        let m = CompactMappings::build(&text, limits, None).unwrap();
+        assert_eq!(m.span_of([0]), None);
+        assert!(m.heap_bytes() < 1000);
     }
 
     #[test]

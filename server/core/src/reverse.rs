@@ -40,7 +40,8 @@ impl ReverseIndex {
             let compact = index.compact(i)?;
             let locals = section.sources();
             let bytes = index.section_mappings(i);
-            compact.for_each(bytes, |seg| {
+            let mine = (0..locals.len() as u32).filter(|&l| locals[l as usize] == source);
+            let visit = |seg: &crate::segment::Segment| {
                 let Some(o) = seg.original else { return };
                 if locals[o.source as usize] != source {
                     return;
@@ -51,7 +52,12 @@ impl ReverseIndex {
                     name_key: o.name.map_or(0, |n| n + 1),
                     generated: section.to_global(seg.line, seg.column),
                 });
-            });
+            };
+            // Only the stretch of `mappings` where this source's segments lie, when the section knows it.
+            match compact.span_of(mine) {
+                Some(span) => compact.for_each_in(bytes, span, visit),
+                None => compact.for_each(bytes, visit),
+            }
         }
         entries.sort_unstable();
         Ok(ReverseIndex {
