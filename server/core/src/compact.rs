@@ -8,7 +8,9 @@
 //!
 //! Cost: the VLQ bytes themselves (not copied: they stay in the map's file buffer), plus 28 B per checkpoint at one
 //! checkpoint per ≥ 256 B of VLQ (≤ 0.11 B per VLQ byte, ≈ 0.8 B per segment at 7 B/segment), plus 4 B per generated
-//! line whose columns are not sorted and 8 B per range mapping (both rare). No decoded segments are retained.
+//! line whose columns are not sorted and 8 B per range mapping (both rare), plus 8 B per source the section's
+//! segments name (its `SourceSpan`; not kept when that would exceed a quarter of the VLQ bytes). No decoded segments
+//! are retained.
 //!
 //! Invariants:
 //! - a checkpoint stands at a segment that is the first of its line, or whose column is strictly greater than the
