@@ -1,9 +1,12 @@
 //! End-to-end tests of the `sourcemap-ls` command line: the real binary, real files in temporary directories.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+#[path = "support/process.rs"]
+mod process;
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use process::output_with_stdin;
 use serde_json::{json, Value};
 use sourcemap_fixtures::{metro, minified, MetroParams};
 
@@ -20,20 +23,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn run_stdin(args: &[&str], stdin: &str) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    output_with_stdin(bin().args(args), stdin)
 }
 
 fn json_lines(o: &Output) -> Vec<Value> {

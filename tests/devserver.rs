@@ -4,11 +4,14 @@
 
 #[path = "support/lsp_client.rs"]
 mod lsp_client;
+#[path = "support/process.rs"]
+mod process;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+use process::output_with_stdin;
 use serde_json::json;
 
 struct Metro(Child);
@@ -67,21 +70,17 @@ fn trace(port: u16) -> String {
 }
 
 fn symbolicate(args: &[&str], input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
-        .arg("symbolicate")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
+    let out = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+            .arg("symbolicate")
+            .args(args),
+        input,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 

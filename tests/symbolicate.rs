@@ -2,10 +2,13 @@
 //! produced live by running node), and Meta's `metro-symbolicate` (pinned in `fixtures/metro-reference`) frame by
 //! frame on Metro-format maps with function maps.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+#[path = "support/process.rs"]
+mod process;
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use process::output_with_stdin;
 use serde_json::Value;
 
 fn repo() -> PathBuf {
@@ -13,22 +16,13 @@ fn repo() -> PathBuf {
 }
 
 fn symbolicate(cwd: &Path, args: &[&str], stdin: &str) -> (String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
-        .arg("symbolicate")
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+            .arg("symbolicate")
+            .args(args)
+            .current_dir(cwd),
+        stdin,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         out.status.success(),
@@ -299,27 +293,20 @@ fn hermes_crash_reports_agree_with_metro_symbolicate() {
     let dir = repo().join("fixtures/traces");
     let crash = std::fs::read_to_string(dir.join("hermes-crash.json")).unwrap();
     let ours = symbolicate_json(&dir, &["--hermes-crash", "hermes/app.hbc.map"], &crash);
-    let mut child = Command::new("node")
-        .args([
-            repo()
-                .join("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js")
-                .to_str()
-                .unwrap(),
-            "hermes/app.hbc.map",
-            "--hermes-crash",
-        ])
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("node");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(crash.as_bytes())
-        .unwrap();
-    let metro: Value = serde_json::from_slice(&child.wait_with_output().unwrap().stdout).unwrap();
+    let metro = output_with_stdin(
+        Command::new("node")
+            .args([
+                repo()
+                    .join("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js")
+                    .to_str()
+                    .unwrap(),
+                "hermes/app.hbc.map",
+                "--hermes-crash",
+            ])
+            .current_dir(&dir),
+        &crash,
+    );
+    let metro: Value = serde_json::from_slice(&metro.stdout).unwrap();
     let metro = metro.as_array().unwrap();
     let stack = ours["stack"].as_array().unwrap();
     assert_eq!(stack.len(), metro.len());

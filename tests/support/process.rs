@@ -1,0 +1,22 @@
+//! Running a command with text on its stdin and collecting its output (the CLI tests, the dev-server test and the
+//! metro-symbolicate comparisons all need it).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `cmd` with `stdin` as its input; stdout and stderr are captured.
+pub fn output_with_stdin(cmd: &mut Command, stdin: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // A writer thread: a child that answers before reading all of its input cannot deadlock on a full pipe.
+    let mut input = child.stdin.take().expect("piped stdin");
+    let text = stdin.to_string();
+    let writer = std::thread::spawn(move || input.write_all(text.as_bytes()));
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer thread").expect("write stdin");
+    out
+}
