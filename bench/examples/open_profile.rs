@@ -19,7 +19,7 @@ fn main() {
         floor.push(t.elapsed());
         let mut copy = bytes.clone();
         let t = Instant::now();
-        let parsed = sourcemap_core::parse::parse_document(&mut copy).expect("map");
+        let parsed = sourcemap_core::map::parse::parse_document(&mut copy).expect("map");
         parse.push(t.elapsed());
         drop(parsed);
         let t = Instant::now();

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sourcemap_core::function_map::FunctionMap;
-use sourcemap_core::stack::{parse_line, parse_stack, PlainInput, StackLine};
-use sourcemap_core::symbolicate::{
+use sourcemap_core::map::function_map::FunctionMap;
+use sourcemap_core::trace::stack::{parse_line, parse_stack, PlainInput, StackLine};
+use sourcemap_core::trace::symbolicate::{
     render_frame, render_text, symbolicate, symbolicate_frame, TextOptions,
 };
 use sourcemap_core::SourceMapIndex;
@@ -68,7 +68,7 @@ fn exercise_lines(lines: &[StackLine]) {
             ..TextOptions::default()
         },
     );
-    let _ = sourcemap_core::symbolicate::first_code_frame(&out, |f| {
+    let _ = sourcemap_core::trace::symbolicate::first_code_frame(&out, |f| {
         index
             .source_content(f.original.as_ref()?.source_id)
             .map(|c| c.into_owned())
@@ -90,11 +90,11 @@ fuzz_target!(|data: &[u8]| {
                 column_start,
             },
         );
-        let _ = sourcemap_core::stack::file_name_of(line);
+        let _ = sourcemap_core::trace::stack::file_name_of(line);
         let _ = sourcemap_core::position::OneBasedLine::parse(line);
     }
 
-    if let Ok(lines) = sourcemap_core::hermes::parse_hermes_crash(&text, &hermes_offsets()) {
+    if let Ok(lines) = sourcemap_core::trace::hermes::parse_hermes_crash(&text, &hermes_offsets()) {
         exercise_lines(&lines);
     }
 
@@ -113,9 +113,9 @@ fuzz_target!(|data: &[u8]| {
     let _ = FunctionMap::decode_facebook_sources(&text);
 
     // The text as the `scopes` field.
-    let names = sourcemap_core::names::NameTable::new(&["n0", "n1", "n2"]).expect("short names");
+    let names = sourcemap_core::map::names::NameTable::new(&["n0", "n1", "n2"]).expect("short names");
     for sources in [0, 3] {
-        if let Ok(scopes) = sourcemap_core::scopes::decode_scopes(&text, &names, sources) {
+        if let Ok(scopes) = sourcemap_core::map::scopes::decode_scopes(&text, &names, sources) {
             let _ = scopes.flattened();
             for (line, column) in [(0, 0), (0, 9), (2, 1), (u32::MAX, u32::MAX)] {
                 let _ = scopes.function_name_at(line, column);
@@ -124,8 +124,8 @@ fuzz_target!(|data: &[u8]| {
     }
 
     // Helpers that take text from bundles and editors.
-    let _ = sourcemap_core::code_frame::code_frame(&text, 1, 3);
-    let _ = sourcemap_core::code_frame::code_frame(&text, 0, u32::MAX);
+    let _ = sourcemap_core::trace::code_frame::code_frame(&text, 1, 3);
+    let _ = sourcemap_core::trace::code_frame::code_frame(&text, 0, u32::MAX);
     let _ = sourcemap_core::locate::find_source_mapping_url(data);
     let _ = sourcemap_core::locate::find_debug_id(data);
     let _ = sourcemap_core::locate::looks_like_map(data);

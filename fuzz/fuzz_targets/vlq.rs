@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sourcemap_core::vlq;
+use sourcemap_core::map::vlq;
 
 fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();

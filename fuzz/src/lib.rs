@@ -129,12 +129,12 @@ pub fn exercise_index(index: &SourceMapIndex, data: &[u8]) {
         }
     }
 
-    if let Ok(offsets) = sourcemap_core::hermes::function_offsets(index) {
+    if let Ok(offsets) = sourcemap_core::trace::hermes::function_offsets(index) {
         let crash = r#"{"callstack":[{"CJSModuleOffset":0,"FunctionID":1,"ByteCodeOffset":3},{"SegmentID":0,"FunctionID":0,"ByteCodeOffset":4294967295}]}"#;
-        if let Ok(lines) = sourcemap_core::hermes::parse_hermes_crash(crash, &offsets) {
+        if let Ok(lines) = sourcemap_core::trace::hermes::parse_hermes_crash(crash, &offsets) {
             for line in &lines {
-                if let sourcemap_core::stack::StackLine::Frame(f) = line {
-                    let _ = sourcemap_core::symbolicate::symbolicate_frame(index, f);
+                if let sourcemap_core::trace::stack::StackLine::Frame(f) = line {
+                    let _ = sourcemap_core::trace::symbolicate::symbolicate_frame(index, f);
                 }
             }
         }

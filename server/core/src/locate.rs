@@ -106,7 +106,7 @@ pub fn decode_data_url(url: &str) -> Result<Vec<u8>, String> {
 
 /// Whether `bytes` look like a source map rather than a bundle: JSON object after a BOM and `)]}'` line.
 pub fn looks_like_map(bytes: &[u8]) -> bool {
-    let start = crate::parse::document_start(bytes);
+    let start = crate::map::parse::document_start(bytes);
     bytes[start..]
         .iter()
         .find(|b| !b.is_ascii_whitespace())

@@ -4,7 +4,7 @@
 //! The CLI's `lookup` and mozilla/source-map count lines from 1 and columns from 0; stack traces count both from 1
 //! (that one lives with the stack-trace parser). Nothing else converts.
 
-use crate::index::GeneratedPosition;
+use crate::map::index::GeneratedPosition;
 
 /// A position with a 1-based line and a 0-based column (mozilla/source-map, `sourcemap-ls lookup`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use sourcemap_core::names::NameTable;
-use sourcemap_core::scopes::{
+use sourcemap_core::map::names::NameTable;
+use sourcemap_core::map::scopes::{
     decode_scopes, Binding, DecodedScopes, GeneratedRange, OriginalScope, StackFrameType,
 };
 

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::{json, Value};
 use sourcemap_core::locate::{find_debug_id, find_file_named, load_map, looks_like_map, MapOrigin};
-use sourcemap_core::stack::{
+use sourcemap_core::trace::stack::{
     file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
 };
-use sourcemap_core::symbolicate::{
+use sourcemap_core::trace::symbolicate::{
     first_code_frame, render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
 };
 use sourcemap_core::{IndexOptions, SourceMapIndex};
@@ -135,7 +135,7 @@ impl Catalog {
             return None;
         }
         // A Hermes crash frame is resolved against the first map, which its position was computed from.
-        if frame.format == sourcemap_core::stack::FrameFormat::HermesBytecode
+        if frame.format == sourcemap_core::trace::stack::FrameFormat::HermesBytecode
             && frame.written.is_none()
         {
             return (self.explicit > 0 && frame.generated.is_some()).then_some(0);
@@ -249,8 +249,9 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             ));
         };
         let offsets =
-            sourcemap_core::hermes::function_offsets(&first.index).map_err(CliError::Map)?;
-        sourcemap_core::hermes::parse_hermes_crash(&text, &offsets).map_err(CliError::Usage)?
+            sourcemap_core::trace::hermes::function_offsets(&first.index).map_err(CliError::Map)?;
+        sourcemap_core::trace::hermes::parse_hermes_crash(&text, &offsets)
+            .map_err(CliError::Usage)?
     } else {
         parse_stack(&text, plain)
     };

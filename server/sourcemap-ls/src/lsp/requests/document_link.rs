@@ -2,8 +2,8 @@
 //! bundle links its location to the original source. Frames without a file (`LINE COLUMN`, logcat `fn@L:C`) are
 //! too ambiguous in free text and are not linked.
 
-use sourcemap_core::stack::{parse_stack, PlainInput, StackLine};
-use sourcemap_core::symbolicate::SymbolicatedLine;
+use sourcemap_core::trace::stack::{parse_stack, PlainInput, StackLine};
+use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
 

@@ -9,7 +9,7 @@ use tower_lsp::lsp_types::{
     Hover, HoverContents, HoverParams, MarkupContent, MarkupKind, Position, Range,
 };
 
-use sourcemap_core::code_frame::code_frame;
+use sourcemap_core::trace::code_frame::code_frame;
 
 use super::source_text;
 use crate::lsp::position::{to_generated, to_lsp, utf16_len};

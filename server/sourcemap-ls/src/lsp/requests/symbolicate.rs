@@ -11,10 +11,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sourcemap_core::locate::find_file_named;
-use sourcemap_core::stack::{
+use sourcemap_core::trace::stack::{
     file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
 };
-use sourcemap_core::symbolicate::{
+use sourcemap_core::trace::symbolicate::{
     render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
 };
 use tower_lsp::jsonrpc::Result;

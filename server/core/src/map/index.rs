@@ -15,14 +15,14 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use crate::compact::{Bias, CompactMappings};
 use crate::error::{ErrorLocation, MapError, MapErrors};
-use crate::function_map::FunctionMap;
-use crate::names::NameTable;
-use crate::parse::{parse_document, ParsedMap, TextRef};
-use crate::reverse::ReverseIndex;
-use crate::scopes::{decode_scopes, DecodedScopes};
-use crate::segment::{Limits, Segment, SegmentOriginal};
+use crate::map::compact::{Bias, CompactMappings};
+use crate::map::function_map::FunctionMap;
+use crate::map::names::NameTable;
+use crate::map::parse::{parse_document, ParsedMap, TextRef};
+use crate::map::reverse::ReverseIndex;
+use crate::map::scopes::{decode_scopes, DecodedScopes};
+use crate::map::segment::{Limits, Segment, SegmentOriginal};
 
 /// A source, deduplicated across sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::index::GeneratedPosition;
+use crate::map::index::GeneratedPosition;
 
 /// Which format a frame was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 
 use serde::Deserialize;
 
-use crate::vlq;
+use crate::map::vlq;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionMap {

@@ -20,10 +20,10 @@
 //!   them decodes the whole line.
 
 use crate::error::MappingsLocation;
-use crate::segment::{
+use crate::map::segment::{
     Accumulators, Limits, Segment, SegmentCursor, SegmentError, SegmentOriginal, ValidatedCursor,
 };
-use crate::vlq;
+use crate::map::vlq;
 
 /// Minimum distance in VLQ bytes between two checkpoints.
 pub const CHECKPOINT_INTERVAL: usize = 256;

@@ -12,9 +12,9 @@
 //! map all sections that list the source are searched together, as if the map were flat (mozilla looks only at the
 //! first such section, and its `allGeneratedPositionsFor` throws).
 
-use crate::compact::Bias;
 use crate::error::MapError;
-use crate::index::{GeneratedPosition, SourceId, SourceMapIndex};
+use crate::map::compact::Bias;
+use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ReverseEntry {
@@ -41,7 +41,7 @@ impl ReverseIndex {
             let locals = section.sources();
             let bytes = index.section_mappings(i);
             let mine = (0..locals.len() as u32).filter(|&l| locals[l as usize] == source);
-            let visit = |seg: &crate::segment::Segment| {
+            let visit = |seg: &crate::map::segment::Segment| {
                 let Some(o) = seg.original else { return };
                 if locals[o.source as usize] != source {
                     return;

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use crate::index::{GeneratedPosition, SourceMapIndex};
-use crate::stack::{FrameFormat, StackFrame, StackLine};
+use crate::map::index::{GeneratedPosition, SourceMapIndex};
+use crate::trace::stack::{FrameFormat, StackFrame, StackLine};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]

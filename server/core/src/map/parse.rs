@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{MapError, MapErrors};
-use crate::names::NameTable;
+use crate::map::names::NameTable;
 
 /// Text that is either a range of the file buffer (the common case) or, when the JSON string had escapes, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,10 +9,10 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::code_frame::code_frame;
-use crate::compact::Bias;
-use crate::index::{SourceId, SourceMapIndex};
-use crate::stack::{FrameFormat, StackFrame, StackLine};
+use crate::map::compact::Bias;
+use crate::map::index::{SourceId, SourceMapIndex};
+use crate::trace::code_frame::code_frame;
+use crate::trace::stack::{FrameFormat, StackFrame, StackLine};
 
 /// Where a frame's function name came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -146,7 +146,7 @@ fn follow<'a>(
             break;
         }
         let mut frame = f.frame.clone();
-        frame.generated = Some(crate::index::GeneratedPosition {
+        frame.generated = Some(crate::map::index::GeneratedPosition {
             line: o.line,
             column: o.column,
         });
@@ -330,7 +330,7 @@ pub fn first_code_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stack::{parse_stack, PlainInput};
+    use crate::trace::stack::{parse_stack, PlainInput};
 
     fn demo_map() -> SourceMapIndex {
         let path = concat!(
@@ -387,8 +387,10 @@ mod tests {
     fn collapse_ignored_runs() {
         let f = |ignored| {
             SymbolicatedLine::Frame(SymbolicatedFrame {
-                frame: match crate::stack::parse_line("    at x (a.js:1:1)", PlainInput::default())
-                {
+                frame: match crate::trace::stack::parse_line(
+                    "    at x (a.js:1:1)",
+                    PlainInput::default(),
+                ) {
                     StackLine::Frame(f) => f,
                     _ => unreachable!(),
                 },

@@ -3,10 +3,10 @@
 //! The same cursor serves the validating build pass and the lookups that resume from a [`Checkpoint`], so there is
 //! one decoder and one set of rules. Positions here are relative to the section and 0-based, as in the format.
 //!
-//! [`Checkpoint`]: crate::compact::Checkpoint
+//! [`Checkpoint`]: crate::map::compact::Checkpoint
 
 use crate::error::MappingsLocation;
-use crate::vlq::{self, VlqError};
+use crate::map::vlq::{self, VlqError};
 
 /// What a segment maps to; `None` on a [`Segment`] means a 1-field segment (maps to nothing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,0 +1,16 @@
+//! The map index: a source map read once and kept as its VLQ text plus checkpoints, looked up both ways.
+//!
+//! Layers, bottom up: `vlq` (digits) → `segment` (segments and every validity rule) → `compact` (checkpoints and the
+//! generated → original lookups) → `parse` (the JSON, located errors) → `index` (sections and sources) → `reverse`
+//! (original → generated). `names` holds a map's `names`; `function_map` and `scopes` read the two fields that name
+//! functions (Metro's `x_facebook_sources`, ECMA-426 `scopes`).
+
+pub mod compact;
+pub mod function_map;
+pub mod index;
+pub mod names;
+pub mod parse;
+pub mod reverse;
+pub mod scopes;
+pub mod segment;
+pub mod vlq;

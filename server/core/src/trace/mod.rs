@@ -1,0 +1,7 @@
+//! Stack traces: parsing every engine's format (`stack`), Hermes crash reports (`hermes`), resolving frames
+//! against maps (`symbolicate`) and showing the original code around a frame (`code_frame`).
+
+pub mod code_frame;
+pub mod hermes;
+pub mod stack;
+pub mod symbolicate;
