@@ -3,5 +3,6 @@
 
 pub mod code_frame;
 pub mod hermes;
+pub mod js_scopes;
 pub mod stack;
 pub mod symbolicate;
