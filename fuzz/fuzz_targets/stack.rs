@@ -7,6 +7,8 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use sourcemap_core::map::function_map::FunctionMap;
+use sourcemap_core::trace::function_name::ScopeCache;
+use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
 use sourcemap_core::trace::stack::{parse_line, parse_stack, PlainInput, StackLine};
 use sourcemap_core::trace::symbolicate::{
     render_frame, render_text, symbolicate, symbolicate_frame, TextOptions,
@@ -18,6 +20,15 @@ fn index() -> &'static SourceMapIndex {
     static INDEX: OnceLock<SourceMapIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
         let map = br#"{"version":3,"sources":["a.js","b.js"],"sourcesContent":["function f() {\n  g();\n}\n","x"],"names":["f","g"],"mappings":"AAAAA,SAACC;AACA,CAAC;ACDD","x_facebook_sources":[[{"names":["<global>","f"],"mappings":"AAA,SC;EDC"}],null],"x_hermes_function_offsets":{"0":[0,10,20],"1":[5]}}"#;
+        SourceMapIndex::from_bytes(map.to_vec()).expect("the fixed map is valid")
+    })
+}
+
+/// A map with names and no function maps: frames against it are named by scope analysis.
+fn plain_index() -> &'static SourceMapIndex {
+    static INDEX: OnceLock<SourceMapIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let map = br#"{"version":3,"sources":["o.js"],"names":["f","g"],"mappings":"AAAA,SAASA,EAAE,EAAEC,IAAI;AACjB,CAAC"}"#;
         SourceMapIndex::from_bytes(map.to_vec()).expect("the fixed map is valid")
     })
 }
@@ -60,7 +71,12 @@ fn exercise_lines(lines: &[StackLine]) {
             );
         }
     }
-    let out = symbolicate(lines, |_| Ok(Some((0, index))), |_| Some((1, index)));
+    let out = symbolicate(
+        lines,
+        |_| Ok(Some((0, index))),
+        |_| Some((1, index)),
+        &sourcemap_core::trace::function_name::NoCode,
+    );
     let _ = render_text(
         &out,
         TextOptions {
@@ -113,7 +129,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = FunctionMap::decode_facebook_sources(&text);
 
     // The text as the `scopes` field.
-    let names = sourcemap_core::map::names::NameTable::new(&["n0", "n1", "n2"]).expect("short names");
+    let names =
+        sourcemap_core::map::names::NameTable::new(&["n0", "n1", "n2"]).expect("short names");
     for sources in [0, 3] {
         if let Ok(scopes) = sourcemap_core::map::scopes::decode_scopes(&text, &names, sources) {
             let _ = scopes.flattened();
@@ -122,6 +139,31 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
+
+    // The text as JavaScript: its function scopes, then as the generated file of a map without function maps, so
+    // frames are named by scope analysis (the text is also every original source).
+    for (name, dialect) in [("b.js", Dialect::Generated), ("o.tsx", Dialect::Original)] {
+        if let Ok(scopes) = FunctionScopes::parse(&text, name, dialect) {
+            for f in scopes.iter().take(64) {
+                assert!(f.start <= f.end, "{:?} > {:?}", f.start, f.end);
+                let inner = scopes
+                    .innermost(f.start)
+                    .expect("a function holds its own start");
+                assert!(inner.start >= f.start && inner.end <= f.end || f.start == f.end);
+                let _ = f.written_name();
+            }
+        }
+    }
+    let plain = plain_index();
+    let code = ScopeCache::new(
+        |_| Some(("b.js".into(), text.to_string())),
+        |_, _| Some(("o.js".into(), text.to_string())),
+    );
+    let lines = parse_stack(
+        "at f (b.js:1:1)\nat g (b.js:1:30)\nat b.js:2:3\n",
+        PlainInput::default(),
+    );
+    let _ = symbolicate(&lines, |_| Ok(Some((0, plain))), |_| None, &code);
 
     // Helpers that take text from bundles and editors.
     let _ = sourcemap_core::trace::code_frame::code_frame(&text, 1, 3);

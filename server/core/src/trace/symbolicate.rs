@@ -1,9 +1,11 @@
-//! Symbolication: parsed stack frames → original frames, with the best function name available.
+//! Symbolication: parsed stack frames → original frames, with the function each frame is in.
 //!
 //! Which map a frame uses is the caller's business (it may involve the file system or a dev server); this module
-//! takes the map and does the lookups. Function names, best source first: Metro's function map
-//! (`x_facebook_sources`), the ECMA-426 `scopes` field, the original name of the mapping at the frame, the frame's
-//! own name. Which one was used is recorded.
+//! takes the map and does the lookups. The frame's function, best source first: Metro's function map
+//! (`x_facebook_sources`), the ECMA-426 `scopes` field, scope analysis of the generated code, then of the original
+//! source (`function_name`), the frame's own name. Which one was used is recorded. The `names` entry of the mapping
+//! at the frame is kept as `name` — it is the token executed there, usually the callee — and never becomes the
+//! function.
 
 use std::fmt::Write;
 
@@ -12,6 +14,7 @@ use serde::Serialize;
 use crate::map::compact::Bias;
 use crate::map::index::{SourceId, SourceMapIndex};
 use crate::trace::code_frame::code_frame;
+use crate::trace::function_name::{function_by_scopes, CodeScopes, NoCode, ScopeOrigin};
 use crate::trace::stack::{FrameFormat, StackFrame, StackLine};
 
 /// Where a frame's function name came from.
@@ -22,8 +25,10 @@ pub enum FunctionNameSource {
     FunctionMap,
     /// The ECMA-426 `scopes` field.
     Scopes,
-    /// The `names` entry of the mapping at the frame.
-    MappingName,
+    /// The function around the frame in the generated file, its name tokens looked up in the map.
+    GeneratedScopes,
+    /// The function around the original position in the original source.
+    OriginalScopes,
     /// The name printed in the trace.
     Frame,
 }
@@ -35,8 +40,11 @@ pub struct OriginalFrame {
     pub source: Option<String>,
     pub line: u32,
     pub column: u32,
-    /// The mapping's own name, if any.
+    /// The `names` entry of the mapping at the frame: the token executed there (often the callee), not the frame's
+    /// function.
     pub name: Option<String>,
+    /// The function the frame is in; `None` with a `function_source` means known to be anonymous (a callback) or
+    /// top-level code.
     pub function: Option<String>,
     pub function_source: Option<FunctionNameSource>,
 }
@@ -62,8 +70,18 @@ pub enum SymbolicatedLine {
     Text(String),
 }
 
-/// Looks one frame up in `index` (the map chosen for it).
+/// Looks one frame up in `index` (the map chosen for it), with names from the maps and the frame only.
 pub fn symbolicate_frame(index: &SourceMapIndex, frame: &StackFrame) -> SymbolicatedFrame {
+    symbolicate_frame_with(index, 0, frame, &NoCode)
+}
+
+/// Looks one frame up in `index`, whose identifier for `code` is `map`.
+pub fn symbolicate_frame_with(
+    index: &SourceMapIndex,
+    map: usize,
+    frame: &StackFrame,
+    code: &dyn CodeScopes,
+) -> SymbolicatedFrame {
     let unresolved = |why: &str| SymbolicatedFrame {
         frame: frame.clone(),
         map: None,
@@ -86,30 +104,7 @@ pub fn symbolicate_frame(index: &SourceMapIndex, frame: &StackFrame) -> Symbolic
     let Some(o) = hit.original else {
         return unresolved("no mapping at this position");
     };
-    let mut function = None;
-    let mut function_source = None;
-    if let Ok(Some(name)) = index.facebook_function_name(hit.section, o.source, o.line, o.column) {
-        function = Some(name.to_string());
-        function_source = Some(FunctionNameSource::FunctionMap);
-    }
-    if function.is_none() {
-        if let Some(name) = index.scopes_function_name(hit.section, p) {
-            function = Some(name);
-            function_source = Some(FunctionNameSource::Scopes);
-        }
-    }
-    if function.is_none() {
-        if let Some(name) = o.name {
-            function = Some(name.to_string());
-            function_source = Some(FunctionNameSource::MappingName);
-        }
-    }
-    if function.is_none() {
-        if let Some(name) = &frame.function {
-            function = Some(name.clone());
-            function_source = Some(FunctionNameSource::Frame);
-        }
-    }
+    let (function, function_source) = frame_function(index, map, hit.section, p, &o, frame, code);
     SymbolicatedFrame {
         frame: frame.clone(),
         map: None,
@@ -127,6 +122,49 @@ pub fn symbolicate_frame(index: &SourceMapIndex, frame: &StackFrame) -> Symbolic
     }
 }
 
+/// The frame's function by the precedence in the module documentation.
+fn frame_function(
+    index: &SourceMapIndex,
+    map: usize,
+    section: usize,
+    p: crate::map::index::GeneratedPosition,
+    o: &crate::map::index::OriginalPosition<'_>,
+    frame: &StackFrame,
+    code: &dyn CodeScopes,
+) -> (Option<String>, Option<FunctionNameSource>) {
+    if let Ok(Some(name)) = index.facebook_function_name(section, o.source, o.line, o.column) {
+        return (
+            Some(name.to_string()),
+            Some(FunctionNameSource::FunctionMap),
+        );
+    }
+    if let Some(name) = index.scopes_function_name(section, p) {
+        return (Some(name), Some(FunctionNameSource::Scopes));
+    }
+    // A section with a function map or `scopes` that does not cover the position is not parsed for more.
+    let section_names_functions = {
+        let s = &index.sections()[section];
+        s.x_facebook_sources.is_some() || s.scopes.is_some()
+    };
+    if !section_names_functions {
+        let generated = code.generated(map);
+        let original = code.original(map, o.source);
+        if let Some(answer) =
+            function_by_scopes(index, p, o, generated.as_deref(), original.as_deref())
+        {
+            let source = match answer.origin {
+                ScopeOrigin::Generated => FunctionNameSource::GeneratedScopes,
+                ScopeOrigin::Original => FunctionNameSource::OriginalScopes,
+            };
+            return (answer.function, Some(source));
+        }
+    }
+    match &frame.function {
+        Some(name) => (Some(name.clone()), Some(FunctionNameSource::Frame)),
+        None => (None, None),
+    }
+}
+
 /// How many maps a frame may pass through (a Hermes bytecode map, then the bundler's map, …).
 const MAX_CHAIN: usize = 4;
 
@@ -136,6 +174,7 @@ const MAX_CHAIN: usize = 4;
 fn follow<'a>(
     mut f: SymbolicatedFrame,
     next_map: &mut impl FnMut(&str) -> Option<(usize, &'a SourceMapIndex)>,
+    code: &dyn CodeScopes,
 ) -> SymbolicatedFrame {
     for _ in 0..MAX_CHAIN {
         let Some(o) = &f.original else { break };
@@ -150,7 +189,7 @@ fn follow<'a>(
             line: o.line,
             column: o.column,
         });
-        let next = symbolicate_frame(index, &frame);
+        let next = symbolicate_frame_with(index, id, &frame, code);
         let Some(mut original) = next.original else {
             break;
         };
@@ -175,11 +214,13 @@ fn follow<'a>(
 
 /// Symbolicates parsed lines, asking `map_for` which index (if any) each frame uses, with an identifier of the
 /// caller's choosing that is recorded in [`SymbolicatedFrame::map`]; `next_map` names the map of an original source
-/// that is itself generated, to follow chains of maps (return `None` when there are none).
+/// that is itself generated, to follow chains of maps (return `None` when there are none); `code` reads the
+/// generated files and original sources that name functions (see `function_name`; [`NoCode`] for none).
 pub fn symbolicate<'a>(
     lines: &[StackLine],
     mut map_for: impl FnMut(&StackFrame) -> Result<Option<(usize, &'a SourceMapIndex)>, String>,
     mut next_map: impl FnMut(&str) -> Option<(usize, &'a SourceMapIndex)>,
+    code: &dyn CodeScopes,
 ) -> Vec<SymbolicatedLine> {
     lines
         .iter()
@@ -189,9 +230,10 @@ pub fn symbolicate<'a>(
                 Ok(Some((id, index))) => follow(
                     SymbolicatedFrame {
                         map: Some(id),
-                        ..symbolicate_frame(index, f)
+                        ..symbolicate_frame_with(index, id, f, code)
                     },
                     &mut next_map,
+                    code,
                 ),
                 Ok(None) => SymbolicatedFrame {
                     frame: f.clone(),
@@ -247,7 +289,16 @@ pub fn render_frame(f: &SymbolicatedFrame, options: TextOptions) -> String {
         o.line + options.line_start,
         o.column + options.column_start
     );
-    let function = o.function.as_deref();
+    let function = match (&o.function, o.function_source) {
+        (Some(name), _) => Some(name.as_str()),
+        // Known to be anonymous: V8's own word for it (`Object.<anonymous>`) stays, a minified name does not.
+        (None, Some(_)) => f
+            .frame
+            .function
+            .as_deref()
+            .filter(|n| n.ends_with("<anonymous>")),
+        (None, None) => None,
+    };
     let raw = &f.frame.raw;
     match (f.frame.format, &f.frame.location_span) {
         (FrameFormat::V8 | FrameFormat::HermesBytecode, Some(loc)) => {
@@ -340,27 +391,75 @@ mod tests {
         SourceMapIndex::from_bytes(std::fs::read(path).unwrap()).unwrap()
     }
 
-    #[test]
-    fn the_demo_crash_symbolicates() {
+    fn demo_trace() -> Vec<StackLine> {
         let trace = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../fixtures/demo/crash.txt"
         ))
         .unwrap();
-        let index = demo_map();
-        let lines = parse_stack(&trace, PlainInput::default());
-        let out = symbolicate(
-            &lines,
+        parse_stack(&trace, PlainInput::default())
+    }
+
+    fn run(
+        index: &SourceMapIndex,
+        lines: &[StackLine],
+        code: &dyn CodeScopes,
+    ) -> Vec<SymbolicatedLine> {
+        symbolicate(
+            lines,
             |f| {
                 Ok(f.file
                     .as_deref()
                     .is_some_and(|u| u.ends_with("app.min.js"))
-                    .then_some((0, &index)))
+                    .then_some((0, index)))
             },
             |_| None,
+            code,
+        )
+    }
+
+    fn function_at(
+        out: &[SymbolicatedLine],
+        column: &str,
+    ) -> (Option<String>, Option<FunctionNameSource>) {
+        out.iter()
+            .find_map(|l| match l {
+                SymbolicatedLine::Frame(f) if f.frame.raw.contains(column) => f
+                    .original
+                    .as_ref()
+                    .map(|o| (o.function.clone(), o.function_source)),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn the_demo_crash_symbolicates_with_original_function_names() {
+        let index = demo_map();
+        let bundle = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/demo/dist/app.min.js"
         );
+        let code = crate::trace::function_name::ScopeCache::new(
+            |_| Some(("app.min.js".into(), std::fs::read_to_string(bundle).ok()?)),
+            |_, source| {
+                Some((
+                    "src.js".into(),
+                    demo_map().source_content(source)?.into_owned(),
+                ))
+            },
+        );
+        let out = run(&index, &demo_trace(), &code);
         let text = render_text(&out, TextOptions::default());
-        assert!(text.contains("    at e (../src/orders.js:5:24)"), "{text}");
+        // The mapping at the crash is `map` (the callee); the frame is in `parseOrder` (minified `e`).
+        assert!(
+            text.contains("    at parseOrder (../src/orders.js:5:24)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("    at main (../src/index.js:12:22)"),
+            "{text}"
+        );
         assert!(text.contains("TypeError: Cannot read properties of null (reading 'map')"));
         assert!(
             text.contains("    at Array.map (<anonymous>)"),
@@ -370,16 +469,36 @@ mod tests {
             text.contains("    at Module._compile (node:internal/modules/cjs/loader"),
             "{text}"
         );
-        let main = out
-            .iter()
-            .find_map(|l| match l {
-                SymbolicatedLine::Frame(f) if f.frame.raw.contains("1:371") => f.original.clone(),
-                _ => None,
-            })
-            .unwrap();
         assert_eq!(
-            (main.function.as_deref(), main.function_source),
-            (Some("main"), Some(FunctionNameSource::MappingName))
+            function_at(&out, "1:311"),
+            (
+                Some("main".into()),
+                Some(FunctionNameSource::GeneratedScopes)
+            )
+        );
+        // The module's top-level code runs in esbuild's IIFE: that arrow is not an original function (its first
+        // segment is not the frame's source's), so the original source decides: top level, no function.
+        assert_eq!(
+            function_at(&out, "1:371"),
+            (None, Some(FunctionNameSource::OriginalScopes))
+        );
+    }
+
+    #[test]
+    fn without_code_the_frame_keeps_its_own_name() {
+        let index = demo_map();
+        let out = run(&index, &demo_trace(), &NoCode);
+        let SymbolicatedLine::Frame(f) = out
+            .iter()
+            .find(|l| matches!(l, SymbolicatedLine::Frame(f) if f.frame.raw.contains("1:50")))
+            .unwrap()
+        else {
+            unreachable!()
+        };
+        let o = f.original.as_ref().unwrap();
+        assert_eq!(
+            (o.function.as_deref(), o.function_source),
+            (Some("e"), Some(FunctionNameSource::Frame))
         );
     }
 

@@ -11,14 +11,18 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Value};
-use sourcemap_core::locate::{find_debug_id, find_file_named, load_map, looks_like_map, MapOrigin};
+use sourcemap_core::locate::{
+    find_debug_id, find_file_named, find_source_mapping_url, load_map, looks_like_map,
+    resolve_map_url, MapOrigin,
+};
+use sourcemap_core::trace::function_name::ScopeCache;
 use sourcemap_core::trace::stack::{
     file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
 };
 use sourcemap_core::trace::symbolicate::{
     first_code_frame, render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
 };
-use sourcemap_core::{IndexOptions, SourceMapIndex};
+use sourcemap_core::{IndexOptions, SourceId, SourceMapIndex};
 
 use super::CliError;
 
@@ -62,6 +66,9 @@ pub struct SymbolicateArgs {
 
 struct KnownMap {
     index: SourceMapIndex,
+    /// The generated file the map describes, when it is on disk and names this map (its function scopes name
+    /// frames).
+    bundle: Option<PathBuf>,
     /// File names of the bundles this map serves.
     names: Vec<String>,
     debug_id: Option<String>,
@@ -82,7 +89,7 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
         .unwrap_or_default();
     match own.strip_suffix(".map") {
         Some(bundle) => names.push(bundle.to_string()),
-        None => names.push(own),
+        None => names.push(own.clone()),
     }
     // Lazy: a trace touches a few sections of a map that may have thousands; a section that turns out invalid makes
     // its frames unresolved with the reason, while the JSON and every field are still checked here.
@@ -91,12 +98,52 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
     if let Some(file) = &index.file {
         names.push(file_name_of(file).to_string());
     }
+    let bundle = match &loaded.origin {
+        MapOrigin::DataUrl { bundle } => Some(bundle.clone()),
+        MapOrigin::File(map) if map != path => Some(path.to_path_buf()),
+        MapOrigin::File(map) => {
+            let beside = own.strip_suffix(".map").map(|b| map_dir.join(b));
+            let named = index.file.as_deref().map(|f| map_dir.join(f));
+            beside
+                .into_iter()
+                .chain(named)
+                .find(|b| bundle_names_map(b, map))
+        }
+    };
     Ok(KnownMap {
+        bundle,
         debug_id: index.debug_id.clone(),
         index,
         names,
         dir: map_dir,
     })
+}
+
+/// Whether the bundle at `bundle` leads to the map file `map` (its `sourceMappingURL`, or the sidecar when it has
+/// none): only then is its text the code the map describes.
+fn bundle_names_map(bundle: &Path, map: &Path) -> bool {
+    let Ok(text) = sourcemap_core::files::read_regular(bundle, MAX_GENERATED_BYTES) else {
+        return false;
+    };
+    let same = |p: &Path| std::fs::canonicalize(p).ok() == std::fs::canonicalize(map).ok();
+    match find_source_mapping_url(&text) {
+        Some((url, _)) => resolve_map_url(bundle, url).is_some_and(|p| same(&p)),
+        None => same(&PathBuf::from(format!("{}.map", bundle.display()))),
+    }
+}
+
+/// Generated files and original sources above this size are not parsed for function names.
+const MAX_GENERATED_BYTES: u64 = 256 << 20;
+
+/// The text of an original source: `sourcesContent`, else the file the source names (relative to the map).
+fn original_text(m: &KnownMap, source: SourceId) -> Option<String> {
+    if let Some(content) = m.index.source_content(source) {
+        return Some(content.into_owned());
+    }
+    let url = m.index.source(source).url.as_deref()?;
+    let path = url.strip_prefix("file://").unwrap_or(url);
+    let bytes = sourcemap_core::files::read_regular(&m.dir.join(path), MAX_GENERATED_BYTES).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 struct Catalog {
@@ -173,6 +220,7 @@ impl Catalog {
             self.maps.push(KnownMap {
                 debug_id: index.debug_id.clone(),
                 index,
+                bundle: None,
                 names: vec![file_name_of(file).to_string()],
                 dir: self.root.clone(),
             });
@@ -264,6 +312,17 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         })
         .collect();
     let maps = &catalog.maps;
+    let code = ScopeCache::new(
+        |i| {
+            let bundle = maps[i].bundle.as_ref()?;
+            let bytes = sourcemap_core::files::read_regular(bundle, MAX_GENERATED_BYTES).ok()?;
+            Some((bundle.display().to_string(), String::from_utf8(bytes).ok()?))
+        },
+        |i, source| {
+            let name = maps[i].index.source(source).url.as_deref()?.to_string();
+            Some((name, original_text(&maps[i], source)?))
+        },
+    );
     let mut next = choices.iter();
     let out = symbolicate(
         &lines,
@@ -275,6 +334,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 .position(|m| m.names.iter().any(|n| n == name))
                 .map(|i| (i, &maps[i].index))
         },
+        &code,
     );
     let options = TextOptions {
         line_start: args.output_line_start,
@@ -287,12 +347,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     }
     // The code frame's source: sourcesContent, else the file next to the map.
     let code_frame = first_code_frame(&out, |f| {
-        let m = &maps[f.map?];
-        let o = f.original.as_ref()?;
-        if let Some(content) = m.index.source_content(o.source_id) {
-            return Some(content.into_owned());
-        }
-        std::fs::read_to_string(m.dir.join(o.source.as_deref()?)).ok()
+        original_text(&maps[f.map?], f.original.as_ref()?.source_id)
     });
     let stack: Vec<Value> = out
         .iter()

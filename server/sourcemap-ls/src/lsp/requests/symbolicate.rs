@@ -171,6 +171,7 @@ pub async fn symbolicate_in_workspace(
         lines,
         |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
         |_| None,
+        &sourcemap_core::trace::function_name::NoCode,
     );
     (out, maps)
 }

@@ -1,0 +1,462 @@
+//! The original function a frame is in, from the code itself when the map has no `scopes` or function map.
+//!
+//! The name of the mapping at a frame belongs to the token executed there (usually the callee), not to the
+//! function the frame is in, so it is never used as the frame's function. Instead:
+//!
+//! 1. **Generated-code scopes.** The innermost function of the generated file around the frame's generated
+//!    position; each token of its name (`e` of `function e(`) is looked up in the map *exactly* at the token, and the
+//!    mapping's original name is used (`arrayMap`), or the token's own text when the mapping has no name (the
+//!    identifier was not renamed). A token with no segment starting on it cannot be trusted; a `Class.` qualifier
+//!    that cannot be mapped is dropped.
+//!    The function must also be the frame's original function, not one a minifier inlined the frame's code into or
+//!    a bundler's module wrapper: its first segment must map into the frame's source, at or before the frame, and
+//!    its last segment at or after it; with the original source at hand, its start must lie in the same original
+//!    function as the frame.
+//! 2. **Original-source scopes.** The innermost function of the original source around the frame's original
+//!    position, named as written. Top-level code has no function.
+//!
+//! Each answer is either a name, or "anonymous" (a callback, or top-level code), with where it came from.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::map::compact::Bias;
+use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
+use crate::trace::js_scopes::{Dialect, FunctionAt, FunctionScopes, TextPosition};
+
+/// What symbolication can read besides the maps: the function scopes of the file a map describes and of its
+/// original sources. `map` is the caller's identifier of a map (as in [`crate::trace::symbolicate::symbolicate`]).
+pub trait CodeScopes {
+    fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>>;
+    fn original(&self, map: usize, source: SourceId) -> Option<Arc<FunctionScopes>>;
+}
+
+/// No code at hand: names come from the maps and the frames only.
+pub struct NoCode;
+
+impl CodeScopes for NoCode {
+    fn generated(&self, _: usize) -> Option<Arc<FunctionScopes>> {
+        None
+    }
+    fn original(&self, _: usize, _: SourceId) -> Option<Arc<FunctionScopes>> {
+        None
+    }
+}
+
+type GeneratedText<'a> = Box<dyn Fn(usize) -> Option<(String, String)> + Send + Sync + 'a>;
+type OriginalText<'a> = Box<dyn Fn(usize, SourceId) -> Option<(String, String)> + Send + Sync + 'a>;
+
+/// [`CodeScopes`] over two text readers, each file parsed at most once (a parse error is remembered as no table).
+/// The readers return `(file name, text)`; the name chooses the dialect (`.ts`, `.jsx`…).
+pub struct ScopeCache<'a> {
+    generated_text: GeneratedText<'a>,
+    original_text: OriginalText<'a>,
+    generated: Mutex<HashMap<usize, Parsed>>,
+    original: Mutex<HashMap<(usize, SourceId), Parsed>>,
+}
+
+/// A file's scopes, or `None` when it could not be read or parsed.
+type Parsed = Option<Arc<FunctionScopes>>;
+
+impl<'a> ScopeCache<'a> {
+    pub fn new(
+        generated_text: impl Fn(usize) -> Option<(String, String)> + Send + Sync + 'a,
+        original_text: impl Fn(usize, SourceId) -> Option<(String, String)> + Send + Sync + 'a,
+    ) -> Self {
+        ScopeCache {
+            generated_text: Box::new(generated_text),
+            original_text: Box::new(original_text),
+            generated: Mutex::default(),
+            original: Mutex::default(),
+        }
+    }
+}
+
+fn parse(text: Option<(String, String)>, dialect: Dialect) -> Option<Arc<FunctionScopes>> {
+    let (name, text) = text?;
+    FunctionScopes::parse(&text, &name, dialect)
+        .ok()
+        .map(Arc::new)
+}
+
+impl CodeScopes for ScopeCache<'_> {
+    fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>> {
+        let mut cache = self.generated.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(map)
+            .or_insert_with(|| parse((self.generated_text)(map), Dialect::Generated))
+            .clone()
+    }
+
+    fn original(&self, map: usize, source: SourceId) -> Option<Arc<FunctionScopes>> {
+        let mut cache = self.original.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry((map, source))
+            .or_insert_with(|| parse((self.original_text)(map, source), Dialect::Original))
+            .clone()
+    }
+}
+
+/// Where a name was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeOrigin {
+    Generated,
+    Original,
+}
+
+/// The frame's function by scope analysis: `Some(name)`, or `None` for an anonymous function or top-level code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeAnswer {
+    pub function: Option<String>,
+    pub origin: ScopeOrigin,
+}
+
+/// See the module documentation. `p` is the frame's generated position and `at` what it maps to.
+pub fn function_by_scopes(
+    index: &SourceMapIndex,
+    p: GeneratedPosition,
+    at: &OriginalPosition<'_>,
+    generated: Option<&FunctionScopes>,
+    original: Option<&FunctionScopes>,
+) -> Option<ScopeAnswer> {
+    let original_function = original.map(|o| {
+        o.innermost(TextPosition {
+            line: at.line,
+            column: at.column,
+        })
+    });
+    if let Some(function) = generated.and_then(|g| {
+        let f = g.innermost(TextPosition {
+            line: p.line,
+            column: p.column,
+        })?;
+        if !is_frames_function(index, &f, at, original_function.as_ref()) {
+            return None;
+        }
+        generated_name(index, &f)
+    }) {
+        return Some(ScopeAnswer {
+            function,
+            origin: ScopeOrigin::Generated,
+        });
+    }
+    original_function.map(|f| ScopeAnswer {
+        function: f.and_then(|f| f.written_name()),
+        origin: ScopeOrigin::Original,
+    })
+}
+
+fn position_of(o: &OriginalPosition<'_>) -> (u32, u32) {
+    (o.line, o.column)
+}
+
+/// Whether the generated function `f` is the original function the frame's code is in (see the module docs).
+fn is_frames_function(
+    index: &SourceMapIndex,
+    f: &FunctionAt<'_>,
+    at: &OriginalPosition<'_>,
+    original_function: Option<&Option<FunctionAt<'_>>>,
+) -> bool {
+    let start = GeneratedPosition {
+        line: f.start.line,
+        column: f.start.column,
+    };
+    let end = GeneratedPosition {
+        line: f.end.line,
+        column: f.end.column,
+    };
+    // The function's first segment: the first one at or after its start, inside it.
+    let Ok(Some(first)) = index.lookup(start, Bias::LeastUpperBound) else {
+        return false;
+    };
+    if first.generated >= end {
+        return false;
+    }
+    let Some(first) = first.original else {
+        return false;
+    };
+    if first.source != at.source || position_of(&first) > position_of(at) {
+        return false;
+    }
+    // Its last segment: the last one before its end, on the end's line (functions that end a line early are common
+    // in unminified output: then the check is skipped rather than searching back).
+    if end.column > 0 {
+        let before_end = GeneratedPosition {
+            line: end.line,
+            column: end.column - 1,
+        };
+        if let Ok(Some(last)) = index.lookup(before_end, Bias::GreatestLowerBound) {
+            if let Some(last) = last.original.filter(|_| last.generated >= start) {
+                if last.source != at.source || position_of(&last) < position_of(at) {
+                    return false;
+                }
+            }
+        }
+    }
+    match original_function {
+        // The original source is known: the function's start must lie in the frame's original function (it is that
+        // function's own start, or a position in its head), not outside it.
+        Some(frame_function) => {
+            let Some(frame_function) = frame_function else {
+                return false;
+            };
+            let start_in = TextPosition {
+                line: first.line,
+                column: first.column,
+            };
+            start_in >= frame_function.start && start_in < frame_function.end
+        }
+        None => true,
+    }
+}
+
+/// The original name of the generated function `f`: `Some(None)` when anonymous, `None` when its name cannot be
+/// mapped.
+fn generated_name(index: &SourceMapIndex, f: &FunctionAt<'_>) -> Option<Option<String>> {
+    if f.parts.is_empty() {
+        return Some(None);
+    }
+    let mut qualifier = String::new();
+    let mut name = String::new();
+    let mut qualifier_ok = true;
+    for (i, part) in f.parts.iter().enumerate() {
+        let in_qualifier = i < f.qualifier;
+        let text = match part.token {
+            None => Some(f.text(part).to_string()),
+            Some(t) => token_name(index, t, f.text(part)),
+        };
+        match (text, in_qualifier) {
+            (Some(t), true) => qualifier.push_str(&t),
+            (None, true) => qualifier_ok = false,
+            (Some(t), false) => name.push_str(&t),
+            (None, false) => return None,
+        }
+    }
+    if qualifier_ok {
+        qualifier.push_str(&name);
+        return Some(Some(qualifier));
+    }
+    Some(Some(name))
+}
+
+/// The original name of the identifier `text` at `t` in the generated file: the `names` entry of the segment that
+/// starts exactly there, or the text itself when that segment has none (not renamed). No segment there: unknown.
+fn token_name(index: &SourceMapIndex, t: TextPosition, text: &str) -> Option<String> {
+    let p = GeneratedPosition {
+        line: t.line,
+        column: t.column,
+    };
+    let hit = index.lookup(p, Bias::GreatestLowerBound).ok()??;
+    if hit.generated != p {
+        return None;
+    }
+    let o = hit.original?;
+    Some(o.name.unwrap_or(text).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::vlq::encode_signed;
+
+    /// A map from (generated line/col, original line/col, name) triples, one generated line, one source.
+    /// (generated line and column, original line and column, name index)
+    type Seg = ((u32, u32), (u32, u32), Option<u32>);
+
+    fn map(segments: &[Seg], names: &[&str]) -> SourceMapIndex {
+        let mut mappings = Vec::new();
+        let (mut gl, mut gc, mut ol, mut oc, mut n) = (0u32, 0i64, 0i64, 0i64, 0i64);
+        let mut first = true;
+        for &((line, col), (oline, ocol), name) in segments {
+            while gl < line {
+                mappings.push(b';');
+                gl += 1;
+                gc = 0;
+                first = true;
+            }
+            if !first {
+                mappings.push(b',');
+            }
+            first = false;
+            encode_signed(col as i64 - gc, &mut mappings);
+            encode_signed(0, &mut mappings);
+            encode_signed(oline as i64 - ol, &mut mappings);
+            encode_signed(ocol as i64 - oc, &mut mappings);
+            (gc, ol, oc) = (col as i64, oline as i64, ocol as i64);
+            if let Some(name) = name {
+                encode_signed(name as i64 - n, &mut mappings);
+                n = name as i64;
+            }
+        }
+        let json = serde_json::json!({
+            "version": 3, "sources": ["orig.js"], "names": names, "mappings": String::from_utf8(mappings).unwrap(),
+        });
+        SourceMapIndex::from_bytes(json.to_string().into_bytes()).unwrap()
+    }
+
+    fn answer(
+        index: &SourceMapIndex,
+        generated: &str,
+        original: Option<&str>,
+        p: (u32, u32),
+    ) -> Option<ScopeAnswer> {
+        let g = FunctionScopes::parse(generated, "b.js", Dialect::Generated).unwrap();
+        let o = original.map(|t| FunctionScopes::parse(t, "orig.js", Dialect::Original).unwrap());
+        let p = GeneratedPosition {
+            line: p.0,
+            column: p.1,
+        };
+        let at = index
+            .original_position(p, Bias::GreatestLowerBound)
+            .unwrap()
+            .unwrap();
+        function_by_scopes(index, p, &at, Some(&g), o.as_ref())
+    }
+
+    fn named(name: &str, origin: ScopeOrigin) -> Option<ScopeAnswer> {
+        Some(ScopeAnswer {
+            function: Some(name.into()),
+            origin,
+        })
+    }
+
+    // orig.js (line 0):  function arrayMap(array, iteratee) { return iteratee(array) }
+    //                    0         1         2         3         4         5
+    //                    0123456789012345678901234567890123456789012345678901234567890
+    const ORIGINAL: &str = "function arrayMap(array, iteratee) { return iteratee(array) }";
+    // b.js:               function e(n,t){return t(n)}
+    //                    0123456789012345678901234567
+    const GENERATED: &str = "function e(n,t){return t(n)}";
+
+    fn minified() -> SourceMapIndex {
+        map(
+            &[
+                ((0, 0), (0, 0), None),
+                ((0, 9), (0, 9), Some(0)),   // e → arrayMap
+                ((0, 11), (0, 18), Some(1)), // n → array
+                ((0, 13), (0, 25), Some(2)), // t → iteratee
+                ((0, 16), (0, 37), None),    // return
+                ((0, 23), (0, 44), Some(2)), // t( → iteratee: the callee, what the old code reported
+                ((0, 25), (0, 53), Some(1)),
+                ((0, 27), (0, 60), None), // }
+            ],
+            &["arrayMap", "array", "iteratee"],
+        )
+    }
+
+    #[test]
+    fn the_enclosing_function_not_the_callee() {
+        let index = minified();
+        // The frame is at the call `t(n)`: its mapping's name is `iteratee`, the function is `arrayMap`.
+        assert_eq!(
+            answer(&index, GENERATED, None, (0, 23)),
+            named("arrayMap", ScopeOrigin::Generated)
+        );
+        assert_eq!(
+            answer(&index, GENERATED, Some(ORIGINAL), (0, 23)),
+            named("arrayMap", ScopeOrigin::Generated)
+        );
+    }
+
+    #[test]
+    fn an_unmapped_name_token_falls_back_to_the_original_source() {
+        // No segment at `e`: the generated name cannot be trusted.
+        let index = map(
+            &[
+                ((0, 0), (0, 0), None),
+                ((0, 23), (0, 44), Some(0)),
+                ((0, 27), (0, 60), None),
+            ],
+            &["iteratee"],
+        );
+        assert_eq!(answer(&index, GENERATED, None, (0, 23)), None);
+        assert_eq!(
+            answer(&index, GENERATED, Some(ORIGINAL), (0, 23)),
+            named("arrayMap", ScopeOrigin::Original)
+        );
+    }
+
+    #[test]
+    fn inlined_code_is_not_named_after_the_function_it_was_inlined_into() {
+        // orig: function outer(){ return 1 }  function helper(){ throw x }
+        // gen:  function o(){throw x}          (helper's body inlined into outer)
+        let original = "function outer(){ return 1 }  function helper(){ throw x }";
+        let generated = "function o(){throw x}";
+        let index = map(
+            &[
+                ((0, 0), (0, 0), None),
+                ((0, 9), (0, 9), Some(0)),
+                ((0, 13), (0, 49), None), // throw → helper's throw
+                ((0, 20), (0, 27), None), // } → outer's }
+            ],
+            &["outer"],
+        );
+        // Without the original: the last segment maps before the frame, so `outer` is refused.
+        assert_eq!(answer(&index, generated, None, (0, 13)), None);
+        assert_eq!(
+            answer(&index, generated, Some(original), (0, 13)),
+            named("helper", ScopeOrigin::Original)
+        );
+    }
+
+    #[test]
+    fn class_members_are_qualified_when_the_class_maps() {
+        // orig: class Parser { parse() { throw 1 } }
+        // gen:  class r{p(){throw 1}}   (property names kept: `parse`)
+        let original = "class Parser { parse() { throw 1 } }";
+        let generated = "class r{parse(){throw 1}}";
+        let segments = [
+            ((0, 0), (0, 0), None),
+            ((0, 6), (0, 6), Some(0)),
+            ((0, 8), (0, 15), None),
+            ((0, 16), (0, 25), None),
+            ((0, 24), (0, 33), None),
+        ];
+        let index = map(&segments, &["Parser"]);
+        assert_eq!(
+            answer(&index, generated, Some(original), (0, 16)),
+            named("Parser.parse", ScopeOrigin::Generated)
+        );
+        // The class name has no segment: the method alone.
+        let index = map(
+            &[segments[0], segments[2], segments[3], segments[4]],
+            &["Parser"],
+        );
+        assert_eq!(
+            answer(&index, generated, Some(original), (0, 16)),
+            named("parse", ScopeOrigin::Generated)
+        );
+    }
+
+    #[test]
+    fn top_level_code_and_callbacks_have_no_function() {
+        // orig: list.forEach(function (x) { throw x }); throw 2
+        let original = "list.forEach(function (x) { throw x }); throw 2";
+        let generated = "l.forEach(function(x){throw x});throw 2";
+        let index = map(
+            &[
+                ((0, 0), (0, 0), Some(0)),
+                ((0, 2), (0, 5), None),
+                ((0, 10), (0, 13), None),
+                ((0, 22), (0, 28), None),
+                ((0, 30), (0, 37), None),
+                ((0, 32), (0, 40), None),
+            ],
+            &["list"],
+        );
+        let anonymous = |origin| {
+            Some(ScopeAnswer {
+                function: None,
+                origin,
+            })
+        };
+        assert_eq!(
+            answer(&index, generated, Some(original), (0, 22)),
+            anonymous(ScopeOrigin::Generated)
+        );
+        assert_eq!(
+            answer(&index, generated, Some(original), (0, 32)),
+            anonymous(ScopeOrigin::Original)
+        );
+    }
+}
