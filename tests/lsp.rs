@@ -567,7 +567,7 @@ fn symbolicate_request_and_document_links_in_a_log() {
         r["text"]
             .as_str()
             .unwrap()
-            .contains("    at e (../../demo/src/orders.js:5:24)"),
+            .contains("    at parseOrder (../../demo/src/orders.js:5:24)"),
         "{r}"
     );
     let top = &r["frames"][0];

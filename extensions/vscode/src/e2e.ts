@@ -20,7 +20,7 @@ interface Check {
 
 const HOVER_EXPECTED = "/home/ci/build/MyApp/src/App.js:4:17";
 const VIRTUAL_EXPECTED = "exports.createElement = function (type) {";
-const SYMBOLICATED_EXPECTED = "at e (../../demo/src/orders.js:5:24)";
+const SYMBOLICATED_EXPECTED = "at parseOrder (../../demo/src/orders.js:5:24)";
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

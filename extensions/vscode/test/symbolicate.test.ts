@@ -21,16 +21,16 @@ function frame(raw: string, text: string, o: { source: string; line: number; cha
 const v8: SymbolicateResult = {
   text: [
     "TypeError: Cannot read properties of null (reading 'map')",
-    "    at e (../../demo/src/orders.js:5:24)",
+    "    at parseOrder (../../demo/src/orders.js:5:24)",
     "    at Array.map (<anonymous>)",
-    "    at d (../../demo/src/index.js:12:22)",
+    "    at main (../../demo/src/index.js:12:22)",
     "    at Module._compile (node:internal/modules/cjs/loader:1521:14)",
     "",
   ].join("\n"),
   frames: [
-    frame("    at e (v8/app.min.js:1:50)", "    at e (../../demo/src/orders.js:5:24)", { source: "../../demo/src/orders.js", line: 4, character: 23, uri: "file:///w/demo/src/orders.js", fn: "e" }),
+    frame("    at e (v8/app.min.js:1:50)", "    at parseOrder (../../demo/src/orders.js:5:24)", { source: "../../demo/src/orders.js", line: 4, character: 23, uri: "file:///w/demo/src/orders.js", fn: "parseOrder" }),
     frame("    at Array.map (<anonymous>)", "    at Array.map (<anonymous>)", null),
-    frame("    at d (v8/app.min.js:1:311)", "    at d (../../demo/src/index.js:12:22)", { source: "../../demo/src/index.js", line: 11, character: 21, uri: "file:///w/demo/src/index.js", fn: "d" }),
+    frame("    at d (v8/app.min.js:1:311)", "    at main (../../demo/src/index.js:12:22)", { source: "../../demo/src/index.js", line: 11, character: 21, uri: "file:///w/demo/src/index.js", fn: "main" }),
     frame("    at Module._compile (node:internal/modules/cjs/loader:1521:14)", "    at Module._compile (node:internal/modules/cjs/loader:1521:14)", null),
   ],
 };

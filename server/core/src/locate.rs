@@ -133,6 +133,22 @@ pub fn resolve_map_url(bundle: &Path, url: &str) -> Option<PathBuf> {
     })
 }
 
+/// Whether a bundle at `bundle` whose text is `text` leads to the map file `map`: its `sourceMappingURL` names that
+/// file, or it has none and `map` is its sidecar `BUNDLE.map`. Only then is its text the code `map` describes (an old
+/// build beside a new one is not).
+pub fn bundle_leads_to_map(bundle: &Path, text: &[u8], map: &Path) -> bool {
+    let same =
+        |p: &Path| p == map || std::fs::canonicalize(p).ok() == std::fs::canonicalize(map).ok();
+    match find_source_mapping_url(text) {
+        Some((url, _)) => resolve_map_url(bundle, url).is_some_and(|p| same(&p)),
+        None => {
+            let mut sidecar = bundle.as_os_str().to_owned();
+            sidecar.push(".map");
+            same(Path::new(&sidecar))
+        }
+    }
+}
+
 /// Finds a file named `name` under `root`, breadth first, at most `max_depth` folders down, skipping dependency,
 /// build and hidden folders (where a bundle named by a stack frame is not).
 pub fn find_file_named(root: &Path, name: &str, max_depth: usize) -> Option<PathBuf> {

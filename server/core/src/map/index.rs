@@ -67,6 +67,13 @@ pub struct Source {
     pub ignored: bool,
 }
 
+impl Source {
+    /// Whether the map carries this source's content (`sourcesContent`).
+    pub fn has_content(&self) -> bool {
+        self.content.is_some()
+    }
+}
+
 /// One section of the map (the whole map when it is flat).
 #[derive(Debug)]
 pub struct Section {

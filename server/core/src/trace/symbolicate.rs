@@ -12,7 +12,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::map::compact::Bias;
-use crate::map::index::{SourceId, SourceMapIndex};
+use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
 use crate::trace::code_frame::code_frame;
 use crate::trace::function_name::{function_by_scopes, CodeScopes, NoCode, ScopeOrigin};
 use crate::trace::stack::{FrameFormat, StackFrame, StackLine};
@@ -96,7 +96,7 @@ pub fn symbolicate_frame_with(
             "no position"
         });
     };
-    let hit = match index.lookup(p, Bias::GreatestLowerBound) {
+    let hit = match frame_segment(index, p) {
         Ok(Some(hit)) => hit,
         Ok(None) => return unresolved("no mapping at this position"),
         Err(e) => return unresolved(&format!("invalid map: {e}")),
@@ -122,47 +122,110 @@ pub fn symbolicate_frame_with(
     }
 }
 
-/// The frame's function by the precedence in the module documentation.
+/// The segment a frame's position maps by: the greatest lower bound, and where several segments share its column,
+/// the first written. A frame's column is where the executing expression starts; bundlers write the outermost
+/// expression starting there first (swc maps `Error(` of a dropped `new` after the `new` itself), and that first one
+/// is what the original program reports (checked on the round-trip corpus, `tests/roundtrip.rs`).
+/// `@jridgewell/trace-mapping` picks the same; mozilla/source-map 0.7's `originalPositionFor` picks the last by its
+/// own tie order, which `lookup` keeps for the `lookup` command.
+fn frame_segment(
+    index: &SourceMapIndex,
+    p: GeneratedPosition,
+) -> Result<Option<crate::map::index::MappingHit<'_>>, crate::MapError> {
+    let Some(hit) = index.lookup(p, Bias::GreatestLowerBound)? else {
+        return Ok(None);
+    };
+    let tied = index.all_at(p)?;
+    Ok(Some(match tied.first() {
+        Some(first) if tied.len() > 1 && first.generated == hit.generated => *first,
+        _ => hit,
+    }))
+}
+
+/// The frame's function by the precedence in the module documentation. In an anonymous function, the frame's own
+/// name is kept when V8 made it at run time from the receiver (`Function.sortBy`, `Object.<anonymous>`: it has a
+/// `.`), not when it is a bare name V8 inferred from the minified code around the function. Top-level code never
+/// takes the frame's name (in a bundle it names the bundler's module wrapper: webpack's `129`).
 fn frame_function(
     index: &SourceMapIndex,
     map: usize,
     section: usize,
-    p: crate::map::index::GeneratedPosition,
-    o: &crate::map::index::OriginalPosition<'_>,
+    p: GeneratedPosition,
+    o: &OriginalPosition<'_>,
     frame: &StackFrame,
     code: &dyn CodeScopes,
 ) -> (Option<String>, Option<FunctionNameSource>) {
+    let own = frame.function.as_deref();
+    match enclosing_function(index, map, section, p, o, code) {
+        Some(Enclosing {
+            function: Some(name),
+            source,
+            ..
+        }) => (Some(name), Some(source)),
+        Some(Enclosing {
+            function: None,
+            source,
+            top_level,
+        }) => match own {
+            Some(name) if !top_level && name.contains('.') => {
+                (Some(name.to_string()), Some(FunctionNameSource::Frame))
+            }
+            _ => (None, Some(source)),
+        },
+        None => match own {
+            Some(name) => (Some(name.to_string()), Some(FunctionNameSource::Frame)),
+            None => (None, None),
+        },
+    }
+}
+
+/// The original function around a position, as far as the map and the code tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enclosing {
+    /// `None`: an anonymous function, or top-level code.
+    pub function: Option<String>,
+    pub source: FunctionNameSource,
+    /// In no function at all.
+    pub top_level: bool,
+}
+
+/// The original function around generated position `p` (in `section`, mapping to `o`) of the map `map`, with
+/// where that was learned. `None` when nothing tells.
+pub fn enclosing_function(
+    index: &SourceMapIndex,
+    map: usize,
+    section: usize,
+    p: GeneratedPosition,
+    o: &OriginalPosition<'_>,
+    code: &dyn CodeScopes,
+) -> Option<Enclosing> {
+    let named = |name: String, source| Enclosing {
+        function: Some(name),
+        source,
+        top_level: false,
+    };
     if let Ok(Some(name)) = index.facebook_function_name(section, o.source, o.line, o.column) {
-        return (
-            Some(name.to_string()),
-            Some(FunctionNameSource::FunctionMap),
-        );
+        return Some(named(name.to_string(), FunctionNameSource::FunctionMap));
     }
     if let Some(name) = index.scopes_function_name(section, p) {
-        return (Some(name), Some(FunctionNameSource::Scopes));
+        return Some(named(name, FunctionNameSource::Scopes));
     }
     // A section with a function map or `scopes` that does not cover the position is not parsed for more.
-    let section_names_functions = {
-        let s = &index.sections()[section];
-        s.x_facebook_sources.is_some() || s.scopes.is_some()
-    };
-    if !section_names_functions {
-        let generated = code.generated(map);
-        let original = code.original(map, o.source);
-        if let Some(answer) =
-            function_by_scopes(index, p, o, generated.as_deref(), original.as_deref())
-        {
-            let source = match answer.origin {
-                ScopeOrigin::Generated => FunctionNameSource::GeneratedScopes,
-                ScopeOrigin::Original => FunctionNameSource::OriginalScopes,
-            };
-            return (answer.function, Some(source));
-        }
+    let s = &index.sections()[section];
+    if s.x_facebook_sources.is_some() || s.scopes.is_some() {
+        return None;
     }
-    match &frame.function {
-        Some(name) => (Some(name.clone()), Some(FunctionNameSource::Frame)),
-        None => (None, None),
-    }
+    let generated = code.generated(map);
+    let original = code.original(map, o.source);
+    let answer = function_by_scopes(index, p, o, generated.as_deref(), original.as_deref())?;
+    Some(Enclosing {
+        function: answer.function,
+        source: match answer.origin {
+            ScopeOrigin::Generated => FunctionNameSource::GeneratedScopes,
+            ScopeOrigin::Original => FunctionNameSource::OriginalScopes,
+        },
+        top_level: answer.top_level,
+    })
 }
 
 /// How many maps a frame may pass through (a Hermes bytecode map, then the bundler's map, …).
@@ -185,7 +248,7 @@ fn follow<'a>(
             break;
         }
         let mut frame = f.frame.clone();
-        frame.generated = Some(crate::map::index::GeneratedPosition {
+        frame.generated = Some(GeneratedPosition {
             line: o.line,
             column: o.column,
         });
@@ -473,7 +536,7 @@ mod tests {
             function_at(&out, "1:311"),
             (
                 Some("main".into()),
-                Some(FunctionNameSource::GeneratedScopes)
+                Some(FunctionNameSource::OriginalScopes)
             )
         );
         // The module's top-level code runs in esbuild's IIFE: that arrow is not an original function (its first
@@ -481,6 +544,26 @@ mod tests {
         assert_eq!(
             function_at(&out, "1:371"),
             (None, Some(FunctionNameSource::OriginalScopes))
+        );
+        // Without the original sources, the bundle's own scopes name it through the map (`d` → `main`).
+        let generated_only = crate::trace::function_name::ScopeCache::new(
+            |_| Some(("app.min.js".into(), std::fs::read_to_string(bundle).ok()?)),
+            |_, _| None,
+        );
+        let out = run(&index, &demo_trace(), &generated_only);
+        assert_eq!(
+            function_at(&out, "1:311"),
+            (
+                Some("main".into()),
+                Some(FunctionNameSource::GeneratedScopes)
+            )
+        );
+        assert_eq!(
+            function_at(&out, "1:50"),
+            (
+                Some("parseOrder".into()),
+                Some(FunctionNameSource::GeneratedScopes)
+            )
         );
     }
 

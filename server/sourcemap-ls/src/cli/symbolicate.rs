@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::{json, Value};
 use sourcemap_core::locate::{
-    find_debug_id, find_file_named, find_source_mapping_url, load_map, looks_like_map,
-    resolve_map_url, MapOrigin,
+    bundle_leads_to_map, find_debug_id, find_file_named, load_map, looks_like_map, MapOrigin,
 };
 use sourcemap_core::trace::function_name::ScopeCache;
 use sourcemap_core::trace::stack::{
@@ -119,17 +118,10 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
     })
 }
 
-/// Whether the bundle at `bundle` leads to the map file `map` (its `sourceMappingURL`, or the sidecar when it has
-/// none): only then is its text the code the map describes.
+/// Whether the bundle file at `bundle` leads to the map file `map`.
 fn bundle_names_map(bundle: &Path, map: &Path) -> bool {
-    let Ok(text) = sourcemap_core::files::read_regular(bundle, MAX_GENERATED_BYTES) else {
-        return false;
-    };
-    let same = |p: &Path| std::fs::canonicalize(p).ok() == std::fs::canonicalize(map).ok();
-    match find_source_mapping_url(&text) {
-        Some((url, _)) => resolve_map_url(bundle, url).is_some_and(|p| same(&p)),
-        None => same(&PathBuf::from(format!("{}.map", bundle.display()))),
-    }
+    sourcemap_core::files::read_regular(bundle, MAX_GENERATED_BYTES)
+        .is_ok_and(|text| bundle_leads_to_map(bundle, &text, map))
 }
 
 /// Generated files and original sources above this size are not parsed for function names.

@@ -94,6 +94,8 @@ pub struct LoadedMap {
     pub index: SourceMapIndex,
     /// Bundle outline, computed on first `documentSymbol`.
     pub outline: OnceLock<Vec<Module>>,
+    /// Function scopes of its bundle and sources, parsed on first use (see `code_scopes`).
+    pub code: super::code_scopes::CodeCache,
 }
 
 #[derive(Debug)]
@@ -300,6 +302,7 @@ impl MapStore {
                                 key: k,
                                 index,
                                 outline: OnceLock::new(),
+                                code: Default::default(),
                             })
                         })
                         .map_err(|e| Arc::new(LoadError::Invalid(e)))
@@ -410,6 +413,7 @@ impl MapStore {
                 key: MapKey::File(p),
                 index,
                 outline: OnceLock::new(),
+                code: Default::default(),
             }))
         });
         let result = task.await.unwrap_or_else(|e| {

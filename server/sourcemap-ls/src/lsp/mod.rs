@@ -2,6 +2,7 @@
 //! `sourcemap-core` in plain positions.
 
 mod bundles;
+mod code_scopes;
 mod diagnostics;
 mod documents;
 mod guard;

@@ -254,6 +254,15 @@ impl Backend {
         }
     }
 
+    /// Whether the server has seen bundles leading to `map` (then [`Self::bundles_of`] lists only those).
+    pub fn linked_bundles(&self, map: &LoadedMap) -> bool {
+        self.links
+            .lock()
+            .expect("links lock")
+            .get(&map.key)
+            .is_some_and(|set| !set.is_empty())
+    }
+
     /// The bundles that use a map: those seen leading to it, else its `file` field, else the map path without
     /// `.map`.
     pub fn bundles_of(&self, map: &LoadedMap) -> Vec<PathBuf> {

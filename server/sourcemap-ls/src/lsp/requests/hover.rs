@@ -10,8 +10,10 @@ use tower_lsp::lsp_types::{
 };
 
 use sourcemap_core::trace::code_frame::code_frame;
+use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing};
 
 use super::source_text;
+use crate::lsp::code_scopes::WorkspaceCode;
 use crate::lsp::position::{to_generated, to_lsp, utf16_len};
 use crate::lsp::server::{internal, Backend};
 
@@ -47,6 +49,30 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     };
     let source = o.source_url.unwrap_or("(unnamed source)");
     let mut md = format!("**`{source}:{}:{}`**", o.line + 1, o.column + 1);
+    // The question a frame asks: which original function is this in (not the token's name, which follows).
+    let maps = [map.clone()];
+    let function = tokio::task::block_in_place(|| {
+        enclosing_function(
+            index,
+            0,
+            hit.section,
+            to_generated(position),
+            &o,
+            &WorkspaceCode { b, maps: &maps },
+        )
+    });
+    match function {
+        Some(Enclosing {
+            function: Some(f), ..
+        }) => {
+            let _ = write!(md, " in `{f}`");
+        }
+        Some(Enclosing {
+            top_level: true, ..
+        }) => md.push_str(" (top level)"),
+        Some(_) => md.push_str(" (in an anonymous function)"),
+        None => {}
+    }
     if let Some(name) = o.name {
         let _ = write!(md, " — `{name}`");
     }

@@ -21,6 +21,7 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Position, Range, Url};
 
 use super::source_uri;
+use crate::lsp::code_scopes::WorkspaceCode;
 use crate::lsp::map_store::LoadedMap;
 use crate::lsp::server::Backend;
 
@@ -167,12 +168,15 @@ pub async fn symbolicate_in_workspace(
         })
         .collect();
     let mut next = ids.iter();
-    let out = symbolicate(
-        lines,
-        |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
-        |_| None,
-        &sourcemap_core::trace::function_name::NoCode,
-    );
+    // Naming functions may read and parse bundles and sources: not on an async worker.
+    let out = tokio::task::block_in_place(|| {
+        symbolicate(
+            lines,
+            |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
+            |_| None,
+            &WorkspaceCode { b, maps: &maps },
+        )
+    });
     (out, maps)
 }
 

@@ -1,0 +1,151 @@
+//! Function scopes for naming frames and hovers (`sourcemap_core::trace::function_name`): the bundle a map describes
+//! (its open document, else the file on disk that leads to the map) and the map's original sources
+//! (`sourcesContent`, else the resolved local file).
+//!
+//! Each is parsed on first use and cached in the map's entry, keyed by what it was parsed from: a document version,
+//! a hash of the file's bytes, or the map's own `sourcesContent` (the entry is dropped with the map when the map
+//! changes). A changed bundle or source is parsed again; scopes of another text are never used. Callers run on the
+//! blocking pool or inside `block_in_place`: reading and parsing block.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use sourcemap_core::locate::bundle_leads_to_map;
+use sourcemap_core::trace::function_name::CodeScopes;
+use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
+use sourcemap_core::SourceId;
+use tower_lsp::lsp_types::Url;
+
+use super::map_store::{LoadedMap, MapKey};
+use super::server::Backend;
+
+/// Generated files and original sources above this size are not parsed for function names.
+const MAX_PARSED_BYTES: u64 = 256 << 20;
+
+/// How many parsed files one map keeps (least recently parsed dropped first is not worth tracking: the set is
+/// cleared when full).
+const MAX_CACHED: usize = 32;
+
+/// What a cached table was parsed from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CodeKey {
+    Document(Url, i32),
+    GeneratedFile(u64),
+    SourcesContent(SourceId),
+    SourceFile(SourceId, u64),
+}
+
+/// Parsed tables of one map, by what they were parsed from (`None`: the text did not parse).
+#[derive(Debug, Default)]
+pub struct CodeCache(Mutex<HashMap<CodeKey, Option<Arc<FunctionScopes>>>>);
+
+impl CodeCache {
+    fn get_or_parse(
+        &self,
+        key: CodeKey,
+        parse: impl FnOnce() -> Option<FunctionScopes>,
+    ) -> Option<Arc<FunctionScopes>> {
+        if let Some(hit) = self.0.lock().expect("code cache lock").get(&key) {
+            return hit.clone();
+        }
+        // Parsed outside the lock: a second request for another file does not wait for this one.
+        let parsed = parse().map(Arc::new);
+        let mut cache = self.0.lock().expect("code cache lock");
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert(key, parsed.clone());
+        parsed
+    }
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// [`CodeScopes`] over the maps of one request (identifiers are positions in `maps`).
+pub struct WorkspaceCode<'a> {
+    pub b: &'a Backend,
+    pub maps: &'a [Arc<LoadedMap>],
+}
+
+impl WorkspaceCode<'_> {
+    fn generated_of(&self, m: &LoadedMap) -> Option<Arc<FunctionScopes>> {
+        let linked_only = self.b.linked_bundles(m);
+        for bundle in self.b.bundles_of(m) {
+            let Ok(uri) = Url::from_file_path(&bundle) else {
+                continue;
+            };
+            // A bundle seen leading to this map, or the map's inline owner, needs no second check; a guess (the
+            // map's `file`, or its name without `.map`) must name the map itself.
+            let trusted = linked_only || matches!(m.key, MapKey::Inline { .. });
+            let leads = |text: &[u8]| {
+                trusted
+                    || m.key
+                        .file()
+                        .is_some_and(|map| bundle_leads_to_map(&bundle, text, map))
+            };
+            let open = self
+                .b
+                .docs
+                .lock()
+                .expect("documents lock")
+                .get(&uri)
+                .map(|d| (d.rope.clone(), d.version));
+            if let Some((rope, version)) = open {
+                let text = rope.to_string();
+                if !leads(text.as_bytes()) {
+                    continue;
+                }
+                return m.code.get_or_parse(CodeKey::Document(uri, version), || {
+                    FunctionScopes::parse(&text, &bundle.to_string_lossy(), Dialect::Generated).ok()
+                });
+            }
+            let Ok(bytes) = sourcemap_core::files::read_regular(&bundle, MAX_PARSED_BYTES) else {
+                continue;
+            };
+            if !leads(&bytes) {
+                continue;
+            }
+            return m
+                .code
+                .get_or_parse(CodeKey::GeneratedFile(hash(&bytes)), || {
+                    let text = String::from_utf8(bytes).ok()?;
+                    FunctionScopes::parse(&text, &bundle.to_string_lossy(), Dialect::Generated).ok()
+                });
+        }
+        None
+    }
+
+    fn original_of(&self, m: &LoadedMap, source: SourceId) -> Option<Arc<FunctionScopes>> {
+        let url = m.index.source(source).url.as_deref().unwrap_or("source.js");
+        if m.index.source(source).has_content() {
+            return m.code.get_or_parse(CodeKey::SourcesContent(source), || {
+                let text = m.index.source_content(source)?;
+                FunctionScopes::parse(&text, url, Dialect::Original).ok()
+            });
+        }
+        let path = self.b.resolve_source(m, url)?;
+        let bytes = sourcemap_core::files::read_regular(&path, MAX_PARSED_BYTES).ok()?;
+        m.code
+            .get_or_parse(CodeKey::SourceFile(source, hash(&bytes)), || {
+                let text = String::from_utf8(bytes).ok()?;
+                FunctionScopes::parse(&text, &path_name(&path), Dialect::Original).ok()
+            })
+    }
+}
+
+fn path_name(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+impl CodeScopes for WorkspaceCode<'_> {
+    fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>> {
+        self.generated_of(self.maps.get(map)?)
+    }
+
+    fn original(&self, map: usize, source: SourceId) -> Option<Arc<FunctionScopes>> {
+        self.original_of(self.maps.get(map)?, source)
+    }
+}
