@@ -576,7 +576,9 @@ fn symbolicate_request_and_document_links_in_a_log() {
         top["location"]["range"]["start"],
         json!({"line": 4, "character": 23})
     );
-    assert_eq!(top["original"]["function"], "e");
+    // The frame's function from the bundle's scopes and the original source, not the minified `e`.
+    assert_eq!(top["original"]["function"], "parseOrder");
+    assert_eq!(top["original"]["functionSource"], "originalScopes");
     // Native frames stay as they are, with no location.
     let native = r["frames"]
         .as_array()

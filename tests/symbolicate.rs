@@ -335,7 +335,7 @@ fn hermes_crash_reports_agree_with_metro_symbolicate() {
         &crash,
     );
     assert!(
-        text.starts_with("    at <unknown> (../../demo/src/orders.js:5:24)"),
+        text.starts_with("    at parseOrder (../../demo/src/orders.js:5:24)"),
         "{text}"
     );
 }
