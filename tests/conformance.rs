@@ -1,5 +1,5 @@
-//! The tc39 source-map conformance suite (`../shared/conformance/source-map-tests`, BSD-licensed; its LICENSE.md sits
-//! beside it and it is read in place, not copied): every test of `source-map-spec-tests.json` and
+//! The tc39 source-map conformance suite (vendored in `tests/conformance/source-map-tests`, BSD-licensed; its
+//! LICENSE.md and where it came from, `tests/conformance/SOURCE.md`, sit beside it): every test of `source-map-spec-tests.json` and
 //! `range-mappings-proposal-tests.json`, and the `decoding/debug-id` goldens. A test that cannot run counts as failed;
 //! the runner prints `N passed, N failed` per file.
 //!
@@ -14,7 +14,7 @@ fn suite_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("SOURCEMAP_CONFORMANCE_DIR") {
         return PathBuf::from(dir);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/source-map-tests")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance/source-map-tests")
 }
 
 fn open(path: &Path) -> Result<SourceMapIndex, String> {

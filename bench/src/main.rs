@@ -518,6 +518,117 @@ fn lsp_first_hover(bin: &Path, bundle: &Path) -> Duration {
     elapsed
 }
 
+/// Function scopes (frames' function names): building the table ÷ oxc's own parse of the same text (the floor), and
+/// bytes held per function, on real minified bundles of the round-trip corpus (`fixtures/roundtrip/dist`, built by
+/// `tests/roundtrip.rs`) and on a ~50 MB one-line bundle made of copies of the largest; then `symbolicate` of 50
+/// frames on an ordinary (esbuild) bundle, whole process, vs metro-symbolicate.
+fn run_scopes(args: &Args, bin: &Path) {
+    use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
+    let dist = Path::new("fixtures/roundtrip/dist");
+    let esbuild = dist.join("esbuild/three-scenarios.js");
+    if !esbuild.exists() {
+        println!("\n### Function scopes\n\n(skipped: build fixtures/roundtrip first: `cd fixtures/roundtrip && node build.mjs`)");
+        return;
+    }
+    println!("\n### Function scopes (frames' function names)\n");
+    println!("| bundle | bytes | functions | build table | oxc parse (floor) | ratio | held per function |");
+    println!("|---|---|---|---|---|---|---|");
+    let largest = std::fs::read_to_string(&esbuild).unwrap();
+    let mut big = String::new();
+    let target = if args.quick { 5 << 20 } else { 50 << 20 };
+    while big.len() < target {
+        // One line, as a minified bundle is: each copy in its own function so declarations do not clash.
+        big.push_str("(function(){");
+        big.push_str(
+            &largest
+                .replace('\n', " ")
+                .replace("//# sourceMappingURL", "// "),
+        );
+        big.push_str("})();");
+    }
+    let mut cases: Vec<(String, String)> = ["esbuild", "terser", "webpack", "rollup", "swc"]
+        .iter()
+        .map(|b| {
+            let p = dist.join(b).join("three-scenarios.js");
+            (
+                format!("{b}/three-scenarios.js"),
+                std::fs::read_to_string(p).unwrap_or_default(),
+            )
+        })
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    cases.push((
+        format!("{} MB one line (copies of esbuild/three)", big.len() >> 20),
+        big,
+    ));
+    let s = args.samples.min(5);
+    for (name, text) in &cases {
+        let floor = time(s, || {
+            let allocator = oxc_allocator::Allocator::default();
+            let ret =
+                oxc_parser::Parser::new(&allocator, text, oxc_span::SourceType::unambiguous())
+                    .parse();
+            ret.program.body.len()
+        });
+        let build = time(s, || {
+            FunctionScopes::parse(text, "b.js", Dialect::Generated)
+                .unwrap()
+                .len()
+        });
+        let (held_bytes, table) =
+            held(|| FunctionScopes::parse(text, "b.js", Dialect::Generated).unwrap());
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {:.1} B |",
+            text.len(),
+            table.len(),
+            ms(build),
+            ms(floor),
+            ratio(build, floor),
+            held_bytes as f64 / table.len().max(1) as f64
+        );
+    }
+    // 50 frames at mapped positions of a real bundle: symbolicate parses the bundle and the original sources.
+    let map_path = dist.join("esbuild/three-scenarios.js.map");
+    let index = SourceMapIndex::from_bytes(std::fs::read(&map_path).unwrap()).unwrap();
+    let mut mapped = Vec::new();
+    index
+        .for_each_segment(|h| {
+            if h.original.is_some() {
+                mapped.push(h.generated);
+            }
+        })
+        .unwrap();
+    let mut rng = Rng::new(5);
+    let trace: String = (0..50)
+        .map(|_| {
+            let p = mapped[rng.below(mapped.len() as u64) as usize];
+            format!(
+                "    at f ({}:{}:{})\n",
+                esbuild.display(),
+                p.line + 1,
+                p.column + 1
+            )
+        })
+        .collect();
+    let map_arg = map_path.to_string_lossy().into_owned();
+    let ours = time(s.min(3), || {
+        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &trace)
+    });
+    let metro_js =
+        Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
+    if metro_js.exists() {
+        let metro_t = time(1, || {
+            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &trace)
+        });
+        println!(
+            "\n| measure | sourcemap-ls | baseline | ratio |\n|---|---|---|---|\n| symbolicate 50 frames on esbuild/three-scenarios.js (names from scopes), whole process, vs metro-symbolicate 0.84.6 (mapping names) | {} | {} | {} |",
+            ms(ours),
+            ms(metro_t),
+            ratio(metro_t, ours)
+        );
+    }
+}
+
 fn main() {
     let args = Args::parse();
     let bin = args
@@ -537,4 +648,5 @@ fn main() {
     for f in &fixtures {
         run_fixture(&args, f, &bin);
     }
+    run_scopes(&args, &bin);
 }

@@ -1,7 +1,8 @@
 //! The tc39 `source-map-tests` goldens for the scopes proposal (`decoding/scopes/*.map` + `*.map.golden`): our
 //! `decode_scopes` must give each golden's `sources[i].scope` and `ranges` (shape: `scopes.d.ts` there).
 //!
-//! The suite lives in `/work/shared/conformance/source-map-tests`, found relative to this crate or through
+//! The suite is vendored in `tests/conformance/source-map-tests` (see `tests/conformance/SOURCE.md`), found relative
+//! to this crate or through
 //! `SOURCEMAP_CONFORMANCE_DIR` (pointing at `source-map-tests`). A missing suite, or fewer than 8 goldens, fails.
 
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ fn suite_dir() -> PathBuf {
     match std::env::var_os("SOURCEMAP_CONFORMANCE_DIR") {
         Some(dir) => PathBuf::from(dir).join("decoding/scopes"),
         None => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/conformance/source-map-tests/decoding/scopes"),
+            .join("../../tests/conformance/source-map-tests/decoding/scopes"),
     }
 }
 
