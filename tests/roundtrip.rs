@@ -217,6 +217,8 @@ struct BundledFrame {
     /// What the symbolicator says: `source:line:column` (1-based column), or why nothing.
     shown: String,
     function: Option<String>,
+    /// The function as the symbolicated text prints it (`Object.checkNonEmpty [as nonEmpty]`).
+    printed: Option<String>,
     function_source: Option<String>,
     /// The symbolicator's position is the reference decoder's.
     agrees: bool,
@@ -257,6 +259,8 @@ struct Tally {
     frames: usize,
     paired: usize,
     names: usize,
+    /// Paired frames whose function is printed exactly as node printed the original (receiver, alias and all).
+    printed: usize,
     bundler_only: usize,
     map_differs: usize,
     symbolicator_wrong: usize,
@@ -270,6 +274,7 @@ impl Tally {
         self.frames += t.frames;
         self.paired += t.paired;
         self.names += t.names;
+        self.printed += t.printed;
         self.bundler_only += t.bundler_only;
         self.map_differs += t.map_differs;
         self.symbolicator_wrong += t.symbolicator_wrong;
@@ -280,12 +285,14 @@ impl Tally {
     fn row(&self, label: &str) -> String {
         let checked = self.paired + self.map_differs + self.symbolicator_wrong;
         format!(
-            "| {label} | {} | {} ({}) | {} ({}) | {} ({}) | {} | {} | {} | {} |",
+            "| {label} | {} | {} ({}) | {} ({}) | {} ({}) | {} ({}) | {} | {} | {} | {} |",
             self.frames,
             self.paired,
             pct(self.paired, self.frames),
             self.names,
             pct(self.names, self.paired),
+            self.printed,
+            pct(self.printed, self.paired),
             self.paired,
             pct(self.paired, checked),
             self.map_differs,
@@ -297,9 +304,9 @@ impl Tally {
 }
 
 const TABLE_HEAD: &str =
-    "| bundler | frames | paired | right names | right positions | map ≠ original | \
+    "| bundler | frames | paired | right names | printed as node did | right positions | map ≠ original | \
 symbolicator ≠ map | bundler-only | original frames not in the bundle |\n\
-|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
 fn pct(n: usize, of: usize) -> String {
     if of == 0 {
@@ -367,8 +374,13 @@ fn symbolicate(dist: &Path, trace: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Compares one case: its frames' results, its tally, and anything malformed.
-fn compare(fixture: &Path, case: &Value, json: &Value) -> (Vec<FrameResult>, Tally, Vec<String>) {
+/// Compares one case: its frames' results, its tally, anything malformed, and the paired frames whose function is
+/// not printed exactly as node printed it (informative: the receiver type is run-time data).
+fn compare(
+    fixture: &Path,
+    case: &Value,
+    json: &Value,
+) -> (Vec<FrameResult>, Tally, Vec<String>, Vec<String>) {
     let s = |k: &str| case[k].as_str().unwrap();
     let bundler = s("bundler");
     let name = format!("{} {}", s("entry"), s("scenario"));
@@ -379,6 +391,7 @@ fn compare(fixture: &Path, case: &Value, json: &Value) -> (Vec<FrameResult>, Tal
         .to_path_buf();
     let short = |p: &str| p.replace(&format!("{}/", fixture.display()), "");
     let mut problems = Vec::new();
+    let mut problems_printed = Vec::new();
 
     let original = parse_v8_trace(s("original"));
     let bundled = parse_v8_trace(s("bundled"));
@@ -441,6 +454,7 @@ fn compare(fixture: &Path, case: &Value, json: &Value) -> (Vec<FrameResult>, Tal
                 position: None,
                 shown,
                 function: None,
+                printed: None,
                 function_source: None,
                 agrees: reference_id.is_none(),
                 reference: reference_shown.clone(),
@@ -470,6 +484,10 @@ fn compare(fixture: &Path, case: &Value, json: &Value) -> (Vec<FrameResult>, Tal
                 position: file.map(|p| (p, line as u32, column as u32 + 1)),
                 shown: format!("{}:{line}:{}", short(&id), column + 1),
                 function: o["function"].as_str().map(str::to_string),
+                printed: sym["text"]
+                    .as_str()
+                    .and_then(parse_v8_frame)
+                    .and_then(|f| f.function),
                 function_source: o["functionSource"].as_str().map(str::to_string),
                 agrees,
                 reference: reference_shown,
@@ -540,10 +558,19 @@ fn compare(fixture: &Path, case: &Value, json: &Value) -> (Vec<FrameResult>, Tal
             if result(&frames[bi], Status::Paired, expected, Some((oi, user[oi]))) {
                 tally.names += 1;
             }
+            if frames[bi].printed == user[oi].function {
+                tally.printed += 1;
+            } else {
+                problems_printed.push(format!(
+                    "{bundler} {name}: node printed {:?}, we print {:?}",
+                    user[oi].function.as_deref().unwrap_or("(nothing)"),
+                    frames[bi].printed.as_deref().unwrap_or("(nothing)")
+                ));
+            }
         }
         prev = (bi + 1, oi + 1);
     }
-    (results, tally, problems)
+    (results, tally, problems, problems_printed)
 }
 
 /// Runs the symbolicator on every case, a few at a time.
@@ -596,9 +623,11 @@ fn symbolicated_minified_traces_give_back_the_original_ones() {
 
     let mut all = Vec::new();
     let mut failures = Vec::new();
+    let mut printed_differently = Vec::new();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     for (case, json) in cases.iter().zip(&outputs) {
-        let (results, t, problems) = compare(&dir, case, json);
+        let (results, t, problems, printed) = compare(&dir, case, json);
+        printed_differently.extend(printed);
         tallies
             .entry(case["bundler"].as_str().unwrap().to_string())
             .or_default()
@@ -641,6 +670,14 @@ fn symbolicated_minified_traces_give_back_the_original_ones() {
     }
 
     let mut report = format!("# {table}\n## {kinds}");
+    let _ = writeln!(
+        report,
+        "\n## Paired frames printed differently from node ({})\n",
+        printed_differently.len()
+    );
+    for line in &printed_differently {
+        let _ = writeln!(report, "- {line}");
+    }
     let _ = writeln!(
         report,
         "\n## Name mismatches\n\n| bundler | scenario | kind | expected (V8) | got | functionSource | \

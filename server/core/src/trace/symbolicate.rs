@@ -374,7 +374,13 @@ pub fn render_frame(f: &SymbolicatedFrame, options: TextOptions) -> String {
             // A Hermes bytecode location is replaced entirely, `address at` included.
             let _ = loc;
             match function {
-                Some(name) => format!("{indent}at {prefix}{name} ({location})"),
+                Some(name) if o.function_source == Some(FunctionNameSource::Frame) => {
+                    format!("{indent}at {prefix}{name} ({location})")
+                }
+                Some(name) => {
+                    let name = in_v8_shape(f.frame.function.as_deref(), name);
+                    format!("{indent}at {prefix}{name} ({location})")
+                }
                 None => format!("{indent}at {prefix}{location}"),
             }
         }
@@ -384,6 +390,78 @@ pub fn render_frame(f: &SymbolicatedFrame, options: TextOptions) -> String {
         }
         _ => format!("    at {} ({location})", function.unwrap_or("<unknown>")),
     }
+}
+
+/// Receiver types V8 prints before a method's name that a minifier never renames (a class of the bundle would be:
+/// its receiver is then left out rather than shown minified).
+const BUILTIN_RECEIVERS: &[&str] = &[
+    "Object",
+    "Function",
+    "Array",
+    "Promise",
+    "Module",
+    "Map",
+    "Set",
+    "WeakMap",
+    "Error",
+    "String",
+    "Number",
+    "Boolean",
+    "Symbol",
+    "RegExp",
+    "Date",
+    "process",
+    "Timeout",
+    "Immediate",
+    "EventEmitter",
+    "Socket",
+    "Server",
+    "Readable",
+    "Writable",
+    "Duplex",
+    "Transform",
+    "Worker",
+    "Window",
+    "HTMLDocument",
+    "Document",
+    "XMLHttpRequest",
+];
+
+/// The original `name` in the shape V8 gave the frame's own `Receiver.method [as alias]`: a built-in receiver type
+/// stays (`Object.positive`), and so does the alias (the property the function was called through) unless the name
+/// already ends with it. A receiver that is not built in may be a minified class: it is left out.
+fn in_v8_shape(frame_function: Option<&str>, name: &str) -> String {
+    let Some(written) = frame_function else {
+        return name.to_string();
+    };
+    let (call, alias) = match written
+        .strip_suffix(']')
+        .and_then(|w| w.rsplit_once(" [as "))
+    {
+        Some((call, alias)) => (call, Some(alias)),
+        None => (written, None),
+    };
+    let mut out = String::new();
+    let mut alias = alias;
+    if let Some((receiver, method)) = call.split_once('.') {
+        if !name.contains('.') && BUILTIN_RECEIVERS.contains(&receiver) {
+            out.push_str(receiver);
+            out.push('.');
+            // `Object.nonEmpty` where the bundle's function lost its own name: V8 printed the property it was
+            // called through, which the original run prints as the alias of its own name.
+            alias = alias.or(Some(method));
+        }
+    }
+    out.push_str(name);
+    if let Some(alias) = alias {
+        let last = name.rsplit('.').next().unwrap_or(name);
+        if last != alias {
+            out.push_str(" [as ");
+            out.push_str(alias);
+            out.push(']');
+        }
+    }
+    out
 }
 
 /// The whole trace as text, frames rewritten, other lines unchanged.
@@ -583,6 +661,44 @@ mod tests {
             (o.function.as_deref(), o.function_source),
             (Some("e"), Some(FunctionNameSource::Frame))
         );
+    }
+
+    #[test]
+    fn original_names_keep_the_frames_v8_shape() {
+        for (written, name, shown) in [
+            (Some("Object.positive"), "positive", "Object.positive"),
+            (
+                Some("Object.nonEmpty"),
+                "checkNonEmpty",
+                "Object.checkNonEmpty [as nonEmpty]",
+            ),
+            (
+                Some("Function.Fg [as mapValues]"),
+                "mapValues",
+                "Function.mapValues",
+            ),
+            (
+                Some("Object.a [as nonEmpty]"),
+                "checkNonEmpty",
+                "Object.checkNonEmpty [as nonEmpty]",
+            ),
+            (
+                Some("e.value [as value]"),
+                "LazyWrapper.lazyValue",
+                "LazyWrapper.lazyValue [as value]",
+            ),
+            (
+                Some("Ke.traverse"),
+                "Object3D.traverse",
+                "Object3D.traverse",
+            ),
+            // A receiver that may be a minified class is left out.
+            (Some("t.total"), "total", "total"),
+            (Some("e [as sortBy]"), "sortBy", "sortBy"),
+            (None, "main", "main"),
+        ] {
+            assert_eq!(in_v8_shape(written, name), shown, "{written:?}");
+        }
     }
 
     #[test]
