@@ -246,6 +246,18 @@ fn one_line_minified_bundle_and_inline_data_url_map() {
         "{}",
         hover_text(&h)
     );
+    // The function the position is in, as for a stack frame: the bundle's `e` is the original `parseOrder`.
+    assert!(
+        hover_text(&h).contains("in `parseOrder`"),
+        "{}",
+        hover_text(&h)
+    );
+    let main = c.result("textDocument/hover", at(&u, (0, 310)));
+    assert!(
+        hover_text(&main).contains("in `main`"),
+        "{}",
+        hover_text(&main)
+    );
     let d = c.result("textDocument/definition", at(&u, (0, 49)));
     assert_eq!(d["uri"], uri(&demo.join("src/orders.js")));
     // The map document itself is JSON, not generated code: no hover there.
