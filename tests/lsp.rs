@@ -709,3 +709,78 @@ fn editing_the_bundle_to_name_another_map_switches_maps() {
     assert_eq!(c.result("textDocument/hover", at(&u, (0, 0))), Value::Null);
     c.shutdown();
 }
+
+/// Never the wrong file: a Metro-style map names build-machine paths with `sourcesContent`. A decoy `index.js` at the
+/// workspace root is not `metro-app/index.js`; an old checkout of `metro-app/screen.js` whose text differs from the
+/// map's is not used (the map's copy is, and hover says why); the same text with Windows line endings is the file.
+#[test]
+fn a_local_file_is_used_only_when_it_is_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = std::fs::canonicalize(dir.path()).unwrap();
+    let index_js = "// app entry\nfunction start() {\n  return boot();\n}\n";
+    let screen_js = "function render() {\n  return view();\n}\n";
+    let same_js = "export const same = () =>\n  42;\n";
+    // Three sources, each mapped from a generated line: `x` at column 0 → (line 1, column 2) of the source.
+    let map = json!({
+        "version": 3,
+        "sources": [
+            "/home/dev/rnapp/metro-app/index.js",
+            "/home/dev/rnapp/metro-app/screen.js",
+            "/home/dev/rnapp/metro-app/same.js",
+        ],
+        "sourcesContent": [index_js, screen_js, same_js],
+        "names": [],
+        "mappings": "AACE;ACAA;ACAA",
+    });
+    std::fs::create_dir_all(ws.join("dist")).unwrap();
+    std::fs::create_dir_all(ws.join("metro-app")).unwrap();
+    std::fs::write(ws.join("dist/main.js.map"), map.to_string()).unwrap();
+    std::fs::write(
+        ws.join("dist/main.js"),
+        "x;\nx;\nx;\n//# sourceMappingURL=main.js.map\n",
+    )
+    .unwrap();
+    // Decoys: an unrelated `index.js` at the root, an old `screen.js`; and `same.js` with CRLF line endings.
+    std::fs::write(ws.join("index.js"), "console.log('unrelated');\n").unwrap();
+    std::fs::write(
+        ws.join("metro-app/screen.js"),
+        "function render() {\n  return oldView();\n}\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("metro-app/same.js"), same_js.replace('\n', "\r\n")).unwrap();
+
+    let mut c = LspClient::start(&[]);
+    c.initialize(&ws, json!({}), false);
+    let u = c.open(&ws.join("dist/main.js"), "javascript");
+    let definition =
+        |c: &mut LspClient, line: u32| c.result("textDocument/definition", at(&u, (line, 0)));
+
+    // index.js: no `metro-app/index.js` exists; the bare name never matches: the map's copy.
+    let d = definition(&mut c, 0);
+    let target = d["uri"].as_str().unwrap();
+    assert!(target.starts_with("sourcemap-source:"), "{d}");
+    assert!(target.contains("metro-app/index.js"), "{d}");
+    // screen.js: the path matches, the text does not: the map's copy, and the hover says so.
+    let d = definition(&mut c, 1);
+    assert!(
+        d["uri"].as_str().unwrap().starts_with("sourcemap-source:"),
+        "{d}"
+    );
+    let h = hover_text(&c.result("textDocument/hover", at(&u, (1, 0))));
+    assert!(h.contains("differs from the map's copy"), "{h}");
+    assert!(h.contains("metro-app/screen.js"), "{h}");
+    assert!(
+        h.contains("return view();"),
+        "the code frame is the map's text: {h}"
+    );
+    // same.js: the same text (CRLF on disk): the local file.
+    let d = definition(&mut c, 2);
+    assert_eq!(d["uri"], uri(&ws.join("metro-app/same.js")), "{d}");
+    assert!(!hover_text(&c.result("textDocument/hover", at(&u, (2, 0)))).contains("differs"));
+
+    // The old checkout is updated to the map's text: now it is the source.
+    std::fs::write(ws.join("metro-app/screen.js"), screen_js).unwrap();
+    let d = definition(&mut c, 1);
+    assert_eq!(d["uri"], uri(&ws.join("metro-app/screen.js")), "{d}");
+    c.shutdown();
+}

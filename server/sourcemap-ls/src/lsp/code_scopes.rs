@@ -126,7 +126,7 @@ impl WorkspaceCode<'_> {
                 FunctionScopes::parse(&text, url, Dialect::Original).ok()
             });
         }
-        let path = self.b.resolve_source(m, url)?;
+        let path = self.b.resolve_source(m, source)?;
         let bytes = sourcemap_core::files::read_regular(&path, MAX_PARSED_BYTES).ok()?;
         m.code
             .get_or_parse(CodeKey::SourceFile(source, hash(&bytes)), || {

@@ -96,6 +96,8 @@ pub struct LoadedMap {
     pub outline: OnceLock<Vec<Module>>,
     /// Function scopes of its bundle and sources, parsed on first use (see `code_scopes`).
     pub code: super::code_scopes::CodeCache,
+    /// Whether local files are the sources they are named after (see `local_sources`).
+    pub content_checks: super::local_sources::ContentChecks,
 }
 
 #[derive(Debug)]
@@ -303,6 +305,7 @@ impl MapStore {
                                 index,
                                 outline: OnceLock::new(),
                                 code: Default::default(),
+                                content_checks: Default::default(),
                             })
                         })
                         .map_err(|e| Arc::new(LoadError::Invalid(e)))
@@ -414,6 +417,7 @@ impl MapStore {
                 index,
                 outline: OnceLock::new(),
                 code: Default::default(),
+                content_checks: Default::default(),
             }))
         });
         let result = task.await.unwrap_or_else(|e| {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use ropey::Rope;
+use sourcemap_core::SourceId;
 use tower_lsp::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
@@ -99,8 +100,17 @@ impl Backend {
         roots
     }
 
-    /// The local file of a source of `map`, if it exists inside the allowed roots.
-    pub fn resolve_source(&self, map: &LoadedMap, url: &str) -> Option<PathBuf> {
+    /// The local file of source `id` of `map`: it exists inside the allowed roots, its path matches, and, where the
+    /// map carries the source's text, its content equals it (`local_sources`). Never a file that merely shares a
+    /// name.
+    pub fn resolve_source(&self, map: &LoadedMap, id: SourceId) -> Option<PathBuf> {
+        let path = self.source_path_candidate(map, id)?;
+        super::local_sources::file_is_source(map, id, &path).then_some(path)
+    }
+
+    /// The local file a source's path leads to, before its content is compared with the map's.
+    pub fn source_path_candidate(&self, map: &LoadedMap, id: SourceId) -> Option<PathBuf> {
+        let url = map.index.source(id).url.as_deref()?;
         let settings = self.settings();
         let roots = self.allowed_roots(map);
         super::sources::resolve(
@@ -110,6 +120,12 @@ impl Backend {
             &self.folders(),
             &roots,
         )
+    }
+
+    /// A local file that the source's path leads to but whose content differs from the map's `sourcesContent`.
+    pub fn differing_local_file(&self, map: &LoadedMap, id: SourceId) -> Option<PathBuf> {
+        let path = self.source_path_candidate(map, id)?;
+        (!super::local_sources::file_is_source(map, id, &path)).then_some(path)
     }
 
     /// The map a loopback Metro dev server serves for a bundle URL (the caller checked the `devServer` setting).

@@ -4,11 +4,13 @@
 //! 1. path overrides, js-debug style (`*` captures, `?:*` matches one path segment without capturing,
 //!    `${workspaceFolder}` in the target): the user's first, then webpack defaults;
 //! 2. `file:` URLs;
-//! 3. absolute paths: as they are, else re-rooted: Metro writes build-machine paths, so successive suffixes
-//!    (`src/a.js`, `app/src/a.js`, …) are tried under each workspace folder;
+//! 3. absolute paths: as they are, else re-rooted: Metro writes build-machine paths, so successive suffixes of at
+//!    least two components (`app/src/a.js`, then `src/a.js`; never the bare file name) are tried under each
+//!    workspace folder;
 //! 4. relative URLs, against the map's directory (ECMA-426).
 //!
-//! The first candidate that is an existing file wins. Otherwise the source is a `sourcemap-source:` virtual document.
+//! The first candidate that is an existing file wins, and then only if its content is the map's text for the source
+//! where the map has it (`local_sources`). Otherwise the source is a `sourcemap-source:` virtual document.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -105,8 +107,9 @@ pub fn candidates(
     } else if url.starts_with('/') {
         let p = normalize(Path::new(url));
         out.push(p.clone());
+        // Suffixes of at least two components: a bare file name (`index.js`) names too many files to be trusted.
         let parts: Vec<_> = p.components().skip(1).collect();
-        for skip in 1..parts.len() {
+        for skip in 1..parts.len().saturating_sub(1) {
             let suffix: PathBuf = parts[skip..].iter().collect();
             for f in &folders {
                 out.push(f.join(&suffix));
@@ -245,6 +248,8 @@ mod tests {
         assert_eq!(c[0], PathBuf::from("/home/ci/build/app/src/a.js"));
         assert!(c.contains(&PathBuf::from("/ws/src/a.js")));
         assert!(c.contains(&PathBuf::from("/ws/app/src/a.js")));
+        // Never the bare file name: `/ws/a.js` would be any `a.js`.
+        assert!(!c.contains(&PathBuf::from("/ws/a.js")), "{c:?}");
         assert_eq!(
             candidates("file:///x/y.ts", None, &[], &ws),
             vec![PathBuf::from("/x/y.ts")]

@@ -106,9 +106,8 @@ pub async fn generated_positions(
             .iter()
             .enumerate()
             .filter(|(_, s)| s.url.as_deref().is_some_and(|u| u.ends_with(&file_name)))
-            .filter(|(_, s)| {
-                let url = s.url.as_deref().expect("filtered above");
-                b.resolve_source(&map, url)
+            .filter(|(i, _)| {
+                b.resolve_source(&map, SourceId(*i as u32))
                     .is_some_and(|p: PathBuf| normalize(&p) == path)
             })
             .map(|(i, _)| SourceId(i as u32))

@@ -80,6 +80,15 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         md.push_str(" *(ignore-listed)*");
     }
     md.push('\n');
+    let differing = tokio::task::block_in_place(|| b.differing_local_file(&map, o.source));
+    if let Some(path) = differing {
+        let _ = write!(
+            md,
+            "\n*The local file `{}` differs from the map's copy of this source: the code below and go to \
+             definition use the map's copy.*\n",
+            path.display()
+        );
+    }
     if let Some(frame) = source_text(b, &map, o.source)
         .await
         .and_then(|t| code_frame(&t, o.line, o.column))

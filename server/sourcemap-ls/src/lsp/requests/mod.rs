@@ -33,7 +33,7 @@ pub fn original_location(
 
 pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
     let url = map.index.source(id).url.as_deref();
-    if let Some(path) = url.and_then(|u| b.resolve_source(map, u)) {
+    if let Some(path) = b.resolve_source(map, id) {
         return Url::from_file_path(path).ok();
     }
     map.index
@@ -55,8 +55,7 @@ pub async fn source_text<'a>(
     if let Some(c) = map.index.source_content(id) {
         return Some(c);
     }
-    let url = map.index.source(id).url.as_deref()?;
-    let path = b.resolve_source(map, url)?;
+    let path = b.resolve_source(map, id)?;
     let bytes = tokio::task::spawn_blocking(move || {
         sourcemap_core::files::read_regular(&path, MAX_SOURCE_FILE_BYTES)
     })

@@ -1,0 +1,114 @@
+//! Whether a local file found for a source is that source: never the wrong file.
+//!
+//! `sources::resolve` finds a candidate by path (overrides, re-rooted build paths, relative to the map). A path can
+//! still name another file that merely shares it (an old checkout, a decoy `index.js`). Where the map carries the
+//! source's text (`sourcesContent`), the file is used only when its content equals it — compared as xxh3 hashes of
+//! the text with `\r\n` read as `\n` (a checkout with Windows line endings is the same source) — and otherwise the
+//! map's own text is shown as a virtual document and the user is told the file differs. Without `sourcesContent`
+//! there is nothing to compare with: the path match is all there is.
+//!
+//! Verdicts are cached in the map's entry per source, keyed by the file's path, size and modification time, so a
+//! file edited afterwards is compared again.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use sourcemap_core::SourceId;
+
+use super::map_store::LoadedMap;
+
+/// The biggest local file compared with `sourcesContent` (larger ones are not used in place of the map's text).
+const MAX_COMPARED_BYTES: u64 = 64 << 20;
+
+type FileKey = (PathBuf, u64, Option<SystemTime>);
+
+/// Per map: each source's content hash, and verdicts on local files.
+#[derive(Debug, Default)]
+pub struct ContentChecks {
+    content_hashes: Mutex<HashMap<SourceId, u64>>,
+    verdicts: Mutex<HashMap<(SourceId, FileKey), bool>>,
+}
+
+/// xxh3 of `bytes` with every `\r\n` read as `\n`.
+fn text_hash(bytes: &[u8]) -> u64 {
+    if !bytes.contains(&b'\r') {
+        return xxhash_rust::xxh3::xxh3_64(bytes);
+    }
+    let mut normalized = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            i += 1;
+            continue;
+        }
+        normalized.push(bytes[i]);
+        i += 1;
+    }
+    xxhash_rust::xxh3::xxh3_64(&normalized)
+}
+
+/// Whether the file at `path` is the source `id` of `map` as far as can be told: `true` when the map has no text
+/// for it, else whether the file's text equals the map's.
+pub fn file_is_source(map: &LoadedMap, id: SourceId, path: &Path) -> bool {
+    if !map.index.source(id).has_content() {
+        return true;
+    }
+    let Ok((file, meta)) = sourcemap_core::files::open_regular(path) else {
+        return false;
+    };
+    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    let checks = &map.content_checks;
+    if let Some(&v) = checks
+        .verdicts
+        .lock()
+        .expect("verdicts lock")
+        .get(&(id, key.clone()))
+    {
+        return v;
+    }
+    let expected = {
+        let cached = checks
+            .content_hashes
+            .lock()
+            .expect("hashes lock")
+            .get(&id)
+            .copied();
+        match cached {
+            Some(h) => h,
+            None => {
+                let Some(text) = map.index.source_content(id) else {
+                    return false;
+                };
+                let h = text_hash(text.as_bytes());
+                checks
+                    .content_hashes
+                    .lock()
+                    .expect("hashes lock")
+                    .insert(id, h);
+                h
+            }
+        }
+    };
+    let same = sourcemap_core::files::read_open(file, meta.len(), MAX_COMPARED_BYTES)
+        .is_ok_and(|bytes| text_hash(&bytes) == expected);
+    checks
+        .verdicts
+        .lock()
+        .expect("verdicts lock")
+        .insert((id, key), same);
+    same
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_endings_do_not_make_a_file_differ() {
+        assert_eq!(text_hash(b"a\r\nb\r\n"), text_hash(b"a\nb\n"));
+        assert_ne!(text_hash(b"a\rb"), text_hash(b"a\nb"));
+        assert_ne!(text_hash(b"a\nb"), text_hash(b"a\nc"));
+    }
+}
