@@ -320,3 +320,41 @@ fn cli_lookups_match_the_library_on_an_index_map() {
     assert_eq!(got, expected);
     assert!(got.iter().filter(|v| !v["source"].is_null()).count() > got.len() / 2);
 }
+
+/// `sourcemap-ls symbolicate … | head`: the reader goes away; the command ends quietly by SIGPIPE, as Unix tools do,
+/// with no panic or backtrace on stderr.
+#[test]
+fn closed_output_ends_quietly() {
+    use std::io::{Read, Write};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let demo = repo().join("fixtures/demo");
+    let trace = std::fs::read_to_string(demo.join("crash.txt"))
+        .unwrap()
+        .repeat(2000);
+    let mut child = bin()
+        .args(["symbolicate", "--root", "."])
+        .current_dir(&demo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(trace.as_bytes());
+    });
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // stdout is dropped here: the pipe's only reader is gone.
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGPIPE),
+        "{:?} {stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

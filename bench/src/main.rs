@@ -37,6 +37,9 @@ struct Args {
     /// Random lookups per lookup measurement.
     #[arg(long, default_value_t = 1_000_000)]
     lookups: usize,
+    /// Only the function-scope table (frames' function names), not the map fixtures.
+    #[arg(long)]
+    scopes_only: bool,
     /// The `sourcemap-ls` binary for whole-process measurements (default: target/release/sourcemap-ls).
     #[arg(long)]
     bin: Option<PathBuf>,
@@ -639,6 +642,10 @@ fn main() {
         bin.exists(),
         "build it first: cargo build --release --bin sourcemap-ls"
     );
+    if args.scopes_only {
+        run_scopes(&args, &bin);
+        return;
+    }
     let fixtures = ensure_fixtures(&args);
     println!(
         "## sourcemap-bench{}\n",

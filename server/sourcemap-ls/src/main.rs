@@ -56,8 +56,22 @@ fn init_logging() {
         .init();
 }
 
+/// Command-line output closed early (`sourcemap-ls symbolicate … | head`) ends the process quietly with the
+/// conventional SIGPIPE status, as other Unix tools do, instead of a panic in `println!`. Rust ignores SIGPIPE by
+/// default; the command line restores the default action (the language server keeps Rust's, and sees write errors).
+fn die_quietly_on_closed_output() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread exists; SIG_DFL is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
+    if args.command.is_some() {
+        die_quietly_on_closed_output();
+    }
     let result = match args.command {
         Some(Command::Lookup(a)) => cli::lookup::run(a),
         Some(Command::Validate(a)) => cli::validate::run(a),
