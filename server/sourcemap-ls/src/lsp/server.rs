@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use ropey::Rope;
@@ -20,6 +21,8 @@ use super::{diagnostics, requests};
 
 pub struct Backend {
     pub client: Client,
+    /// The client reads hovers as plain text (its `hover.contentFormat` prefers `plaintext`).
+    pub plain_text_hover: AtomicBool,
     pub docs: Mutex<Documents>,
     pub maps: MapStore,
     pub settings: RwLock<Settings>,
@@ -80,6 +83,7 @@ impl Backend {
     pub fn new(client: Client) -> Self {
         Backend {
             client,
+            plain_text_hover: AtomicBool::new(false),
             docs: Mutex::new(Documents::default()),
             maps: MapStore::default(),
             settings: RwLock::new(Settings::default()),
@@ -338,13 +342,33 @@ fn folders_of(params: &InitializeParams) -> Vec<PathBuf> {
         .flatten()
         .filter_map(|f| f.uri.to_file_path().ok())
         .collect();
+    // `rootUri`, else the older `rootPath` (still the only root some clients send).
     #[allow(deprecated)]
     if out.is_empty() {
-        if let Some(root) = params.root_uri.as_ref().and_then(|u| u.to_file_path().ok()) {
-            out.push(root);
-        }
+        let root = params
+            .root_uri
+            .as_ref()
+            .and_then(|u| u.to_file_path().ok())
+            .or_else(|| params.root_path.as_deref().map(PathBuf::from))
+            .filter(|p| p.is_absolute());
+        out.extend(root);
     }
     out
+}
+
+/// Whether the client wants hover text as plain text: it lists `plaintext` and not `markdown` first, or lists
+/// formats without `markdown` at all.
+fn hover_wants_plain_text(params: &InitializeParams) -> bool {
+    let formats = params
+        .capabilities
+        .text_document
+        .as_ref()
+        .and_then(|t| t.hover.as_ref())
+        .and_then(|h| h.content_format.as_ref());
+    match formats {
+        Some(formats) => formats.first() == Some(&MarkupKind::PlainText),
+        None => false,
+    }
 }
 
 #[tower_lsp::async_trait]
@@ -352,6 +376,8 @@ impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let b = &self.0;
         *b.folders.write().expect("folders lock") = folders_of(&params);
+        b.plain_text_hover
+            .store(hover_wants_plain_text(&params), Ordering::Relaxed);
         if let Some(options) = &params.initialization_options {
             b.apply_settings(Settings::from_json(options));
         }

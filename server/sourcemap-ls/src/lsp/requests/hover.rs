@@ -2,6 +2,7 @@
 //! name, and a code frame of the original source. The range is the generated segment's span. No mapping: null.
 
 use std::fmt::Write;
+use std::sync::atomic::Ordering;
 
 use sourcemap_core::Bias;
 use tower_lsp::jsonrpc::Result;
@@ -118,11 +119,19 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
             _ => hit.generated.column + 1,
         },
     };
-    Ok(Some(Hover {
-        contents: HoverContents::Markup(MarkupContent {
+    let contents = if b.plain_text_hover.load(Ordering::Relaxed) {
+        MarkupContent {
+            kind: MarkupKind::PlainText,
+            value: plain_text(&md),
+        }
+    } else {
+        MarkupContent {
             kind: MarkupKind::Markdown,
             value: md,
-        }),
+        }
+    };
+    Ok(Some(Hover {
+        contents: HoverContents::Markup(contents),
         range: Some(Range::new(
             to_lsp(hit.generated.line, hit.generated.column),
             Position::new(hit.generated.line, end.max(hit.generated.column)),
@@ -130,9 +139,39 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     }))
 }
 
+/// The hover's markdown as plain text, same information: emphasis and code marks dropped, code fences removed
+/// around their (kept) lines. The markdown is ours, so only the marks it uses are handled.
+fn plain_text(md: &str) -> String {
+    let mut out = String::new();
+    let mut in_code = false;
+    for line in md.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            // Source code: `*` and backticks are the program's own.
+            out.push_str(line);
+        } else {
+            out.push_str(&line.replace("**", "").replace(['`', '*'], ""));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_keeps_the_information() {
+        let md = "**`src/a.js:5:24`** in `parseOrder` — `map`\n\n```js\n> 5 | x.map(f => `${f * 2}`)\n```\n\n*sourcemap-ls · a.js.map*";
+        assert_eq!(
+            plain_text(md),
+            "src/a.js:5:24 in parseOrder — map\n\n> 5 | x.map(f => `${f * 2}`)\n\nsourcemap-ls · a.js.map\n"
+        );
+    }
 
     #[test]
     fn fences_by_extension() {
