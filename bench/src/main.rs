@@ -523,7 +523,7 @@ fn lsp_first_hover(bin: &Path, bundle: &Path) -> Duration {
 
 /// Function scopes (frames' function names): building the table ÷ oxc's own parse of the same text (the floor), and
 /// bytes held per function, on real minified bundles of the round-trip corpus (`fixtures/roundtrip/dist`, built by
-/// `tests/roundtrip.rs`) and on a ~50 MB one-line bundle made of copies of the largest; then `symbolicate` of 50
+/// `tests/roundtrip.rs`) and on a ~50 MB one-line bundle made of copies of terser's; then `symbolicate` of 50
 /// frames on an ordinary (esbuild) bundle, whole process, vs metro-symbolicate.
 fn run_scopes(args: &Args, bin: &Path) {
     use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
@@ -536,17 +536,15 @@ fn run_scopes(args: &Args, bin: &Path) {
     println!("\n### Function scopes (frames' function names)\n");
     println!("| bundle | bytes | functions | build table | oxc parse (floor) | ratio | held per function |");
     println!("|---|---|---|---|---|---|---|");
-    let largest = std::fs::read_to_string(&esbuild).unwrap();
+    // terser's output is one line of code and the `sourceMappingURL` comment.
+    let minified = std::fs::read_to_string(dist.join("terser/three-scenarios.js")).unwrap();
+    let code = minified.lines().next().unwrap_or_default();
     let mut big = String::new();
     let target = if args.quick { 5 << 20 } else { 50 << 20 };
     while big.len() < target {
         // One line, as a minified bundle is: each copy in its own function so declarations do not clash.
         big.push_str("(function(){");
-        big.push_str(
-            &largest
-                .replace('\n', " ")
-                .replace("//# sourceMappingURL", "// "),
-        );
+        big.push_str(code);
         big.push_str("})();");
     }
     let mut cases: Vec<(String, String)> = ["esbuild", "terser", "webpack", "rollup", "swc"]
@@ -561,7 +559,7 @@ fn run_scopes(args: &Args, bin: &Path) {
         .filter(|(_, t)| !t.is_empty())
         .collect();
     cases.push((
-        format!("{} MB one line (copies of esbuild/three)", big.len() >> 20),
+        format!("{} MB, one line (copies of terser/three)", big.len() >> 20),
         big,
     ));
     let s = args.samples.min(5);
@@ -590,44 +588,55 @@ fn run_scopes(args: &Args, bin: &Path) {
             held_bytes as f64 / table.len().max(1) as f64
         );
     }
-    // 50 frames at mapped positions of a real bundle: symbolicate parses the bundle and the original sources.
-    let map_path = dist.join("esbuild/three-scenarios.js.map");
-    let index = SourceMapIndex::from_bytes(std::fs::read(&map_path).unwrap()).unwrap();
-    let mut mapped = Vec::new();
-    index
-        .for_each_segment(|h| {
-            if h.original.is_some() {
-                mapped.push(h.generated);
-            }
-        })
-        .unwrap();
-    let mut rng = Rng::new(5);
-    let trace: String = (0..50)
-        .map(|_| {
-            let p = mapped[rng.below(mapped.len() as u64) as usize];
-            format!(
-                "    at f ({}:{}:{})\n",
-                esbuild.display(),
-                p.line + 1,
-                p.column + 1
-            )
-        })
-        .collect();
-    let map_arg = map_path.to_string_lossy().into_owned();
-    let ours = time(s.min(3), || {
-        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &trace)
-    });
+    drop(cases);
+    // 50 frames at mapped positions of real bundles: symbolicate parses the bundle and the original sources.
     let metro_js =
         Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
-    if metro_js.exists() {
-        let metro_t = time(1, || {
-            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &trace)
+    println!("\n| symbolicate 50 frames, whole process (names from scopes) | sourcemap-ls | metro-symbolicate 0.84.6 (mapping names) | ratio |\n|---|---|---|---|");
+    for entry in ["lodash-scenarios", "three-scenarios"] {
+        let bundle = dist.join(format!("esbuild/{entry}.js"));
+        let map_path = dist.join(format!("esbuild/{entry}.js.map"));
+        let index = SourceMapIndex::from_bytes(std::fs::read(&map_path).unwrap()).unwrap();
+        let mut mapped = Vec::new();
+        index
+            .for_each_segment(|h| {
+                if h.original.is_some() {
+                    mapped.push(h.generated);
+                }
+            })
+            .unwrap();
+        let original_bytes: usize = (0..index.sources().len())
+            .filter_map(|i| index.source_content(SourceId(i as u32)).map(|c| c.len()))
+            .sum();
+        let mut rng = Rng::new(5);
+        let trace: String = (0..50)
+            .map(|_| {
+                let p = mapped[rng.below(mapped.len() as u64) as usize];
+                format!(
+                    "    at f ({}:{}:{})\n",
+                    bundle.display(),
+                    p.line + 1,
+                    p.column + 1
+                )
+            })
+            .collect();
+        let map_arg = map_path.to_string_lossy().into_owned();
+        let ours = time(s.max(5), || {
+            run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &trace)
         });
+        let (metro_t, r) = if metro_js.exists() {
+            let t = time(3, || {
+                run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &trace)
+            });
+            (ms(t), ratio(t, ours))
+        } else {
+            ("not installed".into(), "—".into())
+        };
         println!(
-            "\n| measure | sourcemap-ls | baseline | ratio |\n|---|---|---|---|\n| symbolicate 50 frames on esbuild/three-scenarios.js (names from scopes), whole process, vs metro-symbolicate 0.84.6 (mapping names) | {} | {} | {} |",
+            "| esbuild/{entry}.js ({} KB bundle, {} KB of original sources) | {} | {metro_t} | {r} |",
+            std::fs::metadata(&bundle).map_or(0, |m| m.len() >> 10),
+            original_bytes >> 10,
             ms(ours),
-            ms(metro_t),
-            ratio(metro_t, ours)
         );
     }
 }

@@ -82,20 +82,93 @@ fn parse(text: Option<(String, String)>, dialect: Dialect) -> Option<Arc<Functio
         .map(Arc::new)
 }
 
+impl ScopeCache<'_> {
+    /// Parses these files now, several at a time (one thread per core), so that the lookups that follow find them
+    /// parsed: the whole cost of naming a trace's frames is parsing its bundles and sources.
+    pub fn prefetch(&self, generated: &[usize], original: &[(usize, SourceId)]) {
+        enum Job {
+            Generated(usize),
+            Original(usize, SourceId),
+        }
+        let mut jobs: Vec<Job> = Vec::new();
+        {
+            let cached = self.generated.lock().unwrap_or_else(|e| e.into_inner());
+            let mut seen = std::collections::HashSet::new();
+            jobs.extend(
+                generated
+                    .iter()
+                    .filter(|m| !cached.contains_key(m) && seen.insert(**m))
+                    .map(|&m| Job::Generated(m)),
+            );
+        }
+        {
+            let cached = self.original.lock().unwrap_or_else(|e| e.into_inner());
+            let mut seen = std::collections::HashSet::new();
+            jobs.extend(
+                original
+                    .iter()
+                    .filter(|k| !cached.contains_key(k) && seen.insert(**k))
+                    .map(|&(m, s)| Job::Original(m, s)),
+            );
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(jobs.len());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    match jobs.get(i) {
+                        None => break,
+                        Some(&Job::Generated(m)) => {
+                            self.generated(m);
+                        }
+                        Some(&Job::Original(m, source)) => {
+                            self.original(m, source);
+                        }
+                    }
+                });
+            }
+        });
+    }
+}
+
 impl CodeScopes for ScopeCache<'_> {
     fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>> {
-        let mut cache = self.generated.lock().unwrap_or_else(|e| e.into_inner());
-        cache
+        if let Some(hit) = self
+            .generated
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&map)
+        {
+            return hit.clone();
+        }
+        // Parsed outside the lock, so files parse in parallel under `prefetch`.
+        let parsed = parse((self.generated_text)(map), Dialect::Generated);
+        self.generated
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
             .entry(map)
-            .or_insert_with(|| parse((self.generated_text)(map), Dialect::Generated))
+            .or_insert(parsed)
             .clone()
     }
 
     fn original(&self, map: usize, source: SourceId) -> Option<Arc<FunctionScopes>> {
-        let mut cache = self.original.lock().unwrap_or_else(|e| e.into_inner());
-        cache
+        if let Some(hit) = self
+            .original
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(map, source))
+        {
+            return hit.clone();
+        }
+        let parsed = parse((self.original_text)(map, source), Dialect::Original);
+        self.original
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
             .entry((map, source))
-            .or_insert_with(|| parse((self.original_text)(map, source), Dialect::Original))
+            .or_insert(parsed)
             .clone()
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use sourcemap_core::locate::{
     bundle_leads_to_map, find_debug_id, find_file_named, load_map, looks_like_map, MapOrigin,
 };
-use sourcemap_core::trace::function_name::ScopeCache;
+use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{
     file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
 };
@@ -315,17 +315,37 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             Some((name, original_text(&maps[i], source)?))
         },
     );
+    // The positions first (cheap), to learn which bundles and sources name the frames' functions; those are parsed
+    // in parallel, then the frames are named.
+    let chain = |source: &str| {
+        let name = file_name_of(source);
+        maps.iter()
+            .position(|m| m.names.iter().any(|n| n == name))
+            .map(|i| (i, &maps[i].index))
+    };
+    let mut next = choices.iter();
+    let positions = symbolicate(
+        &lines,
+        |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
+        chain,
+        &NoCode,
+    );
+    let (mut generated, mut originals) = (Vec::new(), Vec::new());
+    for l in &positions {
+        if let SymbolicatedLine::Frame(f) = l {
+            if let (Some(m), Some(o)) = (f.map, &f.original) {
+                generated.push(m);
+                originals.push((m, o.source_id));
+            }
+        }
+    }
+    code.prefetch(&generated, &originals);
     let mut next = choices.iter();
     let out = symbolicate(
         &lines,
         |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
         // A Hermes map leads to `app.js`; when `app.js.map` was given too, follow it.
-        |source| {
-            let name = file_name_of(source);
-            maps.iter()
-                .position(|m| m.names.iter().any(|n| n == name))
-                .map(|i| (i, &maps[i].index))
-        },
+        chain,
         &code,
     );
     let options = TextOptions {
