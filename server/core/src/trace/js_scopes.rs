@@ -7,7 +7,7 @@
 //! rather than text, so that in a minified file each token can be looked up in the source map: the token `e` of
 //! `function e(` maps to the original name `arrayMap`. Callbacks passed as arguments have no name (V8 prints none).
 //!
-//! Cost: 24 B per function plus 16 B per name part (an identifier or a `.`), plus the parts' text (short in minified
+//! Cost: 32 B per function plus 20 B per name part (an identifier or a `.`), plus the parts' text (short in minified
 //! code); nothing of the syntax tree is kept. Positions are 0-based lines and UTF-16 columns, the map's convention.
 
 use oxc_allocator::Allocator;
