@@ -784,3 +784,77 @@ fn a_local_file_is_used_only_when_it_is_the_source() {
     assert_eq!(d["uri"], uri(&ws.join("metro-app/screen.js")), "{d}");
     c.shutdown();
 }
+
+/// Protocol edges, each message exactly as a named client sends it: `shutdown`/`exit` with `"params": null` (Eglot,
+/// LSP4IJ), `{}` (lsp-mode) or none (VS Code); `initialized` with `null`; a `$/` request with an id; a
+/// `rootPath`-only `initialize` (older clients); hover for a client that reads plain text (Eglot without
+/// markdown-mode).
+#[test]
+fn protocol_edges_as_real_clients_send_them() {
+    let demo = fixtures().join("demo");
+    let bundle = demo.join("dist/app.min.js");
+    for (client, params) in [
+        ("Eglot", Some(Value::Null)),
+        ("lsp-mode", Some(json!({}))),
+        ("VS Code", None),
+    ] {
+        let mut c = LspClient::start(&[]);
+        let init = c
+            .send_exact(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "processId": null,
+                // rootPath only: no rootUri, no workspaceFolders.
+                "rootPath": demo,
+                "capabilities": {
+                    "textDocument": {"hover": {"contentFormat": ["plaintext"]}},
+                    "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}, "configuration": true}
+                }
+            }}))
+            .unwrap();
+        assert!(init.get("error").is_none(), "{client}: {init}");
+        // `initialized` with null params still starts file watching and settings.
+        c.send_exact(json!({"jsonrpc": "2.0", "method": "initialized", "params": null}));
+        c.wait_for("client/registerCapability", |m| {
+            m["method"] == "client/registerCapability"
+        });
+        c.wait_for("workspace/configuration", |m| {
+            m["method"] == "workspace/configuration"
+        });
+
+        let u = c.open(&bundle, "javascript");
+        // rootPath is the workspace folder: the demo's sources (outside dist/) are files of the workspace.
+        let d = c.result("textDocument/definition", at(&u, (0, 49)));
+        assert_eq!(d["uri"], uri(&demo.join("src/orders.js")), "{client}: {d}");
+        // Plain text for a plaintext client: the same information, no markdown marks.
+        let h = c.result("textDocument/hover", at(&u, (0, 49)));
+        assert_eq!(h["contents"]["kind"], "plaintext", "{client}: {h}");
+        let text = h["contents"]["value"].as_str().unwrap();
+        assert!(
+            text.contains("../src/orders.js:5:24 in parseOrder"),
+            "{client}: {text}"
+        );
+        assert!(
+            !text.contains("**") && !text.contains("```"),
+            "{client}: {text}"
+        );
+
+        // A `$/` request with an id is answered: method not found.
+        let r = c
+            .send_exact(
+                json!({"jsonrpc": "2.0", "id": 7, "method": "$/unknownRequest", "params": {}}),
+            )
+            .unwrap();
+        assert_eq!(r["error"]["code"], -32601, "{client}: {r}");
+
+        let mut shutdown = json!({"jsonrpc": "2.0", "id": 8, "method": "shutdown"});
+        let mut exit = json!({"jsonrpc": "2.0", "method": "exit"});
+        if let Some(p) = &params {
+            shutdown["params"] = p.clone();
+            exit["params"] = p.clone();
+        }
+        let r = c.send_exact(shutdown).unwrap();
+        assert!(r.get("error").is_none(), "{client}: shutdown answered {r}");
+        c.send_exact(exit);
+        let status = c.wait_exit();
+        assert!(status.success(), "{client}: exit status {status}");
+    }
+}

@@ -147,6 +147,38 @@ impl LspClient {
         }
     }
 
+    /// Sends `msg` exactly as given (a client's own shape of a message) and, when it has an id, waits for the
+    /// response to it.
+    pub fn send_exact(&mut self, msg: Value) -> Option<Value> {
+        let id = msg.get("id").cloned();
+        self.send(&msg);
+        let id = id?;
+        loop {
+            if let Some(r) = self.handle(
+                self.incoming
+                    .recv_timeout(Duration::from_secs(60))
+                    .expect("a response within 60 s"),
+            ) {
+                if r["id"] == id {
+                    return Some(r);
+                }
+            }
+        }
+    }
+
+    /// Waits for the server process to end; its exit status.
+    pub fn wait_exit(mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        panic!("the server did not exit within 10 s");
+    }
+
     /// Sends a request without waiting; returns its id (for pipelined load).
     pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
