@@ -482,10 +482,16 @@ fn settings_maps_glob_and_path_overrides() {
     std::fs::write(d.join("app.bundle"), code).unwrap();
     std::fs::create_dir_all(d.join("maps")).unwrap();
     let map = sourcemap_core::locate::decode_data_url(data_url.trim()).unwrap();
-    std::fs::write(d.join("maps/app.map"), map).unwrap();
-    // A local copy of the source under alt/, reached only through a path override.
+    std::fs::write(d.join("maps/app.map"), &map).unwrap();
+    // A local copy of the source under alt/ (the map's own text: only then is it the source), reached only through
+    // a path override.
+    let source: Value = serde_json::from_slice(&map).unwrap();
     std::fs::create_dir_all(d.join("alt/src")).unwrap();
-    std::fs::write(d.join("alt/src/hello.js"), "// local copy\n").unwrap();
+    std::fs::write(
+        d.join("alt/src/hello.js"),
+        source["sourcesContent"][0].as_str().unwrap(),
+    )
+    .unwrap();
     let mut c = LspClient::start(&[]);
     c.configuration = json!({
         "maps": {"*.bundle": "maps/app.map"},
@@ -857,4 +863,51 @@ fn protocol_edges_as_real_clients_send_them() {
         let status = c.wait_exit();
         assert!(status.success(), "{client}: exit status {status}");
     }
+}
+
+/// A client that does not open `sourcemap-source:` URIs (Eglot, lsp-mode, Helix…) gets a `file:` location of a
+/// read-only copy of a `sourcesContent`-only source, under `$XDG_CACHE_HOME/sourcemap-ls/sources`, with the
+/// source's own file name; the copy holds the map's text.
+#[test]
+fn clients_without_the_scheme_get_file_copies_of_map_only_sources() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = fixtures().join("lsp/metro");
+    let mut c = LspClient::start(&[("XDG_CACHE_HOME", cache.path().to_str().unwrap())]);
+    let root_uri = uri(&dir);
+    c.send_exact(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": null, "rootUri": root_uri, "capabilities": {}
+        }}),
+    );
+    c.notify("initialized", json!({}));
+    let bundle = dir.join("index.bundle");
+    let u = c.open(&bundle, "javascript");
+    let react = position_of(&bundle, "e.createElement", 0);
+    let d = c.result("textDocument/definition", at(&u, react));
+    let target = d["uri"].as_str().unwrap();
+    assert!(target.starts_with("file://"), "{d}");
+    let path = url::Url::parse(target).unwrap().to_file_path().unwrap();
+    assert!(
+        path.starts_with(cache.path().join("sourcemap-ls/sources")),
+        "{}",
+        path.display()
+    );
+    assert!(
+        path.ends_with("node_modules/react/cjs/react.production.js"),
+        "{}",
+        path.display()
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("exports.createElement = function (type) {"),
+        "{text}"
+    );
+    assert!(std::fs::metadata(&path).unwrap().permissions().readonly());
+    // The definition's line holds what it points at.
+    let line = text
+        .lines()
+        .nth(d["range"]["start"]["line"].as_u64().unwrap() as usize)
+        .unwrap();
+    assert!(line.contains("createElement"), "{line}");
+    c.shutdown();
 }

@@ -38,6 +38,8 @@ local function start(server, root)
     cmd = { server, '--stdio' },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    -- The integration opens `sourcemap-source:` URIs itself (BufReadCmd below): say so.
+    init_options = { sourcemapSourceScheme = true },
   })
   assert(id, 'vim.lsp.start_client failed for ' .. root)
   local client = vim.lsp.get_client_by_id(id)

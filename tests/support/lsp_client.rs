@@ -238,6 +238,8 @@ impl LspClient {
                 "workspaceFolders": [{"uri": root_uri, "name": "root"}],
                 "initializationOptions": options,
                 "capabilities": {
+                    // As the VS Code extension does: `sourcemap-source:` documents are opened by the client.
+                    "experimental": {"sourcemapSourceScheme": true},
                     "window": {"workDoneProgress": progress},
                     "workspace": {"configuration": true, "didChangeWatchedFiles": {"dynamicRegistration": true}},
                     "general": {"positionEncodings": ["utf-16"]}

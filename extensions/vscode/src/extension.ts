@@ -212,7 +212,9 @@ export class SourceMapExtension implements vscode.Disposable {
       },
       traceOutputChannel: this.traceChannel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: this.settings(),
+      // The `sourcemap-source:` scheme is ours (a TextDocumentContentProvider): say so, or the server writes
+      // `file:` copies for clients that cannot open it.
+      initializationOptions: { ...this.settings(), sourcemapSourceScheme: true },
       diagnosticCollectionName: "sourcemap-ls",
       uriConverters: {
         code2Protocol,

@@ -13,6 +13,7 @@ mod position;
 mod requests;
 mod server;
 mod settings;
+mod source_copies;
 mod sources;
 
 pub use settings::DEFAULT_MAX_MAP_BYTES;

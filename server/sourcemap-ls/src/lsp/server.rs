@@ -23,6 +23,8 @@ pub struct Backend {
     pub client: Client,
     /// The client reads hovers as plain text (its `hover.contentFormat` prefers `plaintext`).
     pub plain_text_hover: AtomicBool,
+    /// The client opens `sourcemap-source:` URIs (it said so); others get `file:` copies (`source_copies`).
+    pub virtual_scheme: AtomicBool,
     pub docs: Mutex<Documents>,
     pub maps: MapStore,
     pub settings: RwLock<Settings>,
@@ -84,6 +86,7 @@ impl Backend {
         Backend {
             client,
             plain_text_hover: AtomicBool::new(false),
+            virtual_scheme: AtomicBool::new(false),
             docs: Mutex::new(Documents::default()),
             maps: MapStore::default(),
             settings: RwLock::new(Settings::default()),
@@ -356,6 +359,17 @@ fn folders_of(params: &InitializeParams) -> Vec<PathBuf> {
     out
 }
 
+/// Whether the client said it opens `sourcemap-source:` URIs: `sourcemapSourceScheme: true` in its
+/// `initializationOptions` or its `capabilities.experimental`.
+fn opens_virtual_documents(params: &InitializeParams) -> bool {
+    let said = |v: Option<&serde_json::Value>| {
+        v.and_then(|v| v.get("sourcemapSourceScheme"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false)
+    };
+    said(params.initialization_options.as_ref()) || said(params.capabilities.experimental.as_ref())
+}
+
 /// Whether the client wants hover text as plain text: it lists `plaintext` and not `markdown` first, or lists
 /// formats without `markdown` at all.
 fn hover_wants_plain_text(params: &InitializeParams) -> bool {
@@ -378,6 +392,8 @@ impl LanguageServer for Server {
         *b.folders.write().expect("folders lock") = folders_of(&params);
         b.plain_text_hover
             .store(hover_wants_plain_text(&params), Ordering::Relaxed);
+        b.virtual_scheme
+            .store(opens_virtual_documents(&params), Ordering::Relaxed);
         if let Some(options) = &params.initialization_options {
             b.apply_settings(Settings::from_json(options));
         }

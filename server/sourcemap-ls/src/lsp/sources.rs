@@ -150,7 +150,7 @@ pub fn resolve(
 
 /// A readable path for a virtual document: the URL without its scheme and leading `./` or `../`, so the editor shows
 /// a sensible name and picks the language by extension.
-fn display_path(url: Option<&str>, id: u32) -> String {
+pub fn display_path(url: Option<&str>, id: u32) -> String {
     let Some(url) = url else {
         return format!("/source-{id}.js");
     };

@@ -17,7 +17,8 @@ use tower_lsp::lsp_types::{Location, Position, Range, Url};
 
 use super::map_store::LoadedMap;
 use super::server::Backend;
-use super::sources;
+use super::{source_copies, sources};
+use std::sync::atomic::Ordering;
 
 /// Where an original position is for the editor: the local file when the source resolves to one, else a
 /// `sourcemap-source:` virtual document when the map carries the source's content.
@@ -36,10 +37,22 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
     if let Some(path) = b.resolve_source(map, id) {
         return Url::from_file_path(path).ok();
     }
-    map.index
-        .source_content(id)
-        .is_some()
-        .then(|| sources::virtual_uri(&map.key.to_uri_string(), id.0, url))
+    if !map.index.source(id).has_content() {
+        return None;
+    }
+    if b.virtual_scheme.load(Ordering::Relaxed) {
+        return Some(sources::virtual_uri(&map.key.to_uri_string(), id.0, url));
+    }
+    // A client that opens only `file:` locations: a read-only copy of the map's text.
+    let copy = tokio::task::block_in_place(|| {
+        let text = map.index.source_content(id)?;
+        source_copies::materialize(
+            &source_copies::cache_dir(),
+            &sources::display_path(url, id.0),
+            &text,
+        )
+    })?;
+    Url::from_file_path(copy).ok()
 }
 
 /// The biggest original source file read from disk for a code frame.
