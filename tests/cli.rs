@@ -358,3 +358,23 @@ fn closed_output_ends_quietly() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `--version` names the version and the commit it was built from.
+#[test]
+fn version_names_the_commit() {
+    let out = run(&["--version"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (version, commit) = text
+        .trim()
+        .strip_prefix("sourcemap-ls ")
+        .and_then(|v| v.split_once(" ("))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(version, env!("CARGO_PKG_VERSION"));
+    let commit = commit.strip_suffix(')').unwrap();
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{text}"
+    );
+}

@@ -18,7 +18,7 @@ static GLOBAL: sourcemap_core::measure::CountingAllocator =
 #[derive(Parser)]
 #[command(
     name = "sourcemap-ls",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SOURCEMAP_LS_COMMIT"), ")"),
     about = "Source-map language server and command line",
     long_about = "Source-map language server and command line.\n\nWith no subcommand (or with --stdio) it speaks LSP on \
                   stdin/stdout; logs go to stderr (RUST_LOG=debug for more)."
