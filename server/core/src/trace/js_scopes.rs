@@ -12,8 +12,8 @@
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    AssignmentTarget, BindingPattern, Class, Expression, Function, MethodDefinitionKind,
-    PropertyKey,
+    AssignmentTarget, BindingPattern, Class, Expression, Function, IdentifierName,
+    MethodDefinitionKind, PropertyKey,
 };
 use oxc_ast::AstKind;
 use oxc_ast_visit::Visit;
@@ -425,38 +425,24 @@ fn assignment_target_name<'a>(target: &AssignmentTarget<'a>) -> Vec<RawPart<'a>>
         AssignmentTarget::AssignmentTargetIdentifier(id) => {
             vec![RawPart::Token(id.span.start, id.name.as_str())]
         }
-        AssignmentTarget::StaticMemberExpression(m) => {
-            let mut parts = member_object_name(&m.object);
-            if !parts.is_empty() {
-                parts.push(RawPart::Text("."));
-            }
-            parts.push(RawPart::Token(
-                m.property.span.start,
-                m.property.name.as_str(),
-            ));
-            parts
-        }
+        AssignmentTarget::StaticMemberExpression(m) => member_name(&m.object, &m.property),
         _ => Vec::new(),
     }
 }
 
-/// `a.b` of `a.b.c = function`; `this` and anything computed are left out (V8 leaves out `this` too).
-fn member_object_name<'a>(e: &Expression<'a>) -> Vec<RawPart<'a>> {
-    match e {
+/// `a.b.c` of `a.b.c = function`, the object's path first; `this` and anything computed are left out of the path
+/// (V8 leaves out `this` too).
+fn member_name<'a>(object: &Expression<'a>, property: &IdentifierName<'a>) -> Vec<RawPart<'a>> {
+    let mut parts = match object {
         Expression::Identifier(id) => vec![RawPart::Token(id.span.start, id.name.as_str())],
-        Expression::StaticMemberExpression(m) => {
-            let mut parts = member_object_name(&m.object);
-            if !parts.is_empty() {
-                parts.push(RawPart::Text("."));
-            }
-            parts.push(RawPart::Token(
-                m.property.span.start,
-                m.property.name.as_str(),
-            ));
-            parts
-        }
+        Expression::StaticMemberExpression(m) => member_name(&m.object, &m.property),
         _ => Vec::new(),
+    };
+    if !parts.is_empty() {
+        parts.push(RawPart::Text("."));
     }
+    parts.push(RawPart::Token(property.span.start, property.name.as_str()));
+    parts
 }
 
 /// Lines and UTF-16 columns of sorted byte `offsets`, in one pass over `text`.
