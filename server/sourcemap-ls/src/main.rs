@@ -43,6 +43,9 @@ enum Command {
     /// A stack trace (V8, JSC/Safari, Firefox, Hermes, React Native, Metro JSON, or `LINE COLUMN` lines) from stdin
     /// or --trace, mapped to original sources and function names.
     Symbolicate(cli::symbolicate::SymbolicateArgs),
+    /// What BUNDLE is made of: its bytes by original source and package (source-map-explorer's rules); --json for
+    /// its JSON shape, --html FILE for a treemap page.
+    Explore(cli::explore::ExploreArgs),
 }
 
 /// `tracing` to stderr (stdout carries the protocol), filtered by `RUST_LOG` (default `info`).
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Some(Command::Validate(a)) => cli::validate::run(a),
         Some(Command::Stats(a)) => cli::stats::run(a),
         Some(Command::Symbolicate(a)) => cli::symbolicate::run(a),
+        Some(Command::Explore(a)) => cli::explore::run(a),
         None => {
             init_logging();
             return match lsp::run() {

@@ -1,6 +1,7 @@
 //! Subcommands. Each reports a bad or unreadable map as exit 1 with the reasons on stderr, and a bad argument as
 //! exit 2.
 
+pub mod explore;
 pub mod lookup;
 pub mod stats;
 pub mod symbolicate;

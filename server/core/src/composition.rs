@@ -1,0 +1,334 @@
+//! What a bundle is made of: every byte of the generated file attributed to the original source of the mapping that
+//! covers it, in one pass over the map's segments and the file's text.
+//!
+//! The rules are source-map-explorer's, so that results compare (`tests/explore.rs` checks them against it):
+//! - a mapping covers its line from its generated column to the next mapping's column (or the line's end); among
+//!   mappings tied at one column the last in mozilla/source-map's order ([`tie_key`]) takes the bytes;
+//! - bytes before a line's first mapping, under a mapping with no source, or on lines past the map's last are
+//!   unmapped;
+//! - line terminators (`\n`, `\r\n`) are "EOLs";
+//! - the `//# sourceMappingURL=` comment (from `//` to its line's end) is the comment's;
+//! - sizes are UTF-8 bytes; the map's columns are UTF-16 code units and are converted.
+//!
+//! Cost: one `u64` per source, plus the segments of one line at a time.
+
+use crate::map::compact::tie_key;
+use crate::map::index::{SourceId, SourceMapIndex};
+use crate::map::segment::{Segment, SegmentOriginal};
+use crate::MapError;
+
+/// Byte counts of one generated file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Composition {
+    pub total_bytes: u64,
+    pub mapped_bytes: u64,
+    pub unmapped_bytes: u64,
+    pub eol_bytes: u64,
+    pub source_map_comment_bytes: u64,
+    /// Bytes attributed to each source, indexed by [`SourceId`].
+    pub source_bytes: Vec<u64>,
+}
+
+impl Composition {
+    /// Sources with bytes, largest first (ties by id).
+    pub fn sources_by_size(&self) -> Vec<(SourceId, u64)> {
+        let mut out: Vec<(SourceId, u64)> = self
+            .source_bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b > 0)
+            .map(|(i, &b)| (SourceId(i as u32), b))
+            .collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+}
+
+/// The package a source belongs to, for grouping: `node_modules/<name>` or `node_modules/@scope/name` (the last
+/// `node_modules` in the path: the package whose code it is), else the first folder of the project's own path
+/// (`src`), with URL schemes (`webpack://app/`), `./` and `../` dropped; a file at the top is its own group.
+pub fn package_of(source: &str) -> String {
+    // A URL's authority (webpack's namespace in `webpack://app/./src/a.js`) is not a folder.
+    let path = source.split_once("://").map_or(source, |(_, rest)| {
+        rest.split_once('/').map_or("", |(_, path)| path)
+    });
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let parts: Vec<&str> = path
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .collect();
+    if let Some(i) = parts.iter().rposition(|p| *p == "node_modules") {
+        return match parts.get(i + 1) {
+            Some(scope) if scope.starts_with('@') => match parts.get(i + 2) {
+                Some(name) => format!("node_modules/{scope}/{name}"),
+                None => format!("node_modules/{scope}"),
+            },
+            Some(name) => format!("node_modules/{name}"),
+            None => "node_modules".into(),
+        };
+    }
+    match parts.as_slice() {
+        [] => "(unnamed)".into(),
+        [file] => (*file).to_string(),
+        [first, ..] => (*first).to_string(),
+    }
+}
+
+/// One segment of the line being measured: its column, and the global source it maps to (`None`: no source).
+#[derive(Debug, Clone, Copy)]
+struct LineSegment {
+    column: u32,
+    source: Option<u32>,
+    key: (bool, u32, u32, u32, bool, u32),
+}
+
+/// Attributes the bytes of `text`, the generated file `index` describes.
+pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapError> {
+    let mut out = Composition {
+        total_bytes: text.len() as u64,
+        source_bytes: vec![0; index.sources().len()],
+        ..Composition::default()
+    };
+    let comment = crate::locate::find_source_mapping_url(text).map(|(_, value_at)| {
+        // From the `//` before `# sourceMappingURL=` to the end of its line.
+        let start = text[..value_at]
+            .windows(2)
+            .rposition(|w| w == b"//" || w == b"/*")
+            .unwrap_or(value_at);
+        let end = text[value_at..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+            .map_or(text.len(), |i| value_at + i);
+        start..end
+    });
+    let lines = split_lines(text);
+    let mut line_segments: Vec<LineSegment> = Vec::new();
+    let mut current_line = 0u32;
+    let mut measured = 0usize;
+    let mut measure_until = |upto: usize,
+                             segments: &mut Vec<LineSegment>,
+                             out: &mut Composition,
+                             line_of_segments: u32| {
+        // Lines before `line_of_segments` that had no segments, then that line with its segments.
+        while measured < upto.min(lines.len()) {
+            let (start, end, eol) = lines[measured];
+            let with = if measured as u32 == line_of_segments {
+                &segments[..]
+            } else {
+                &[][..]
+            };
+            measure_line(&text[start..end], start, with, comment.clone(), out);
+            out.eol_bytes += eol as u64;
+            measured += 1;
+        }
+        segments.clear();
+    };
+    let mut first_error = None;
+    index
+        .for_each_segment(|hit| {
+            let line = hit.generated.line;
+            if line != current_line && !line_segments.is_empty() {
+                measure_until(
+                    current_line as usize + 1,
+                    &mut line_segments,
+                    &mut out,
+                    current_line,
+                );
+            }
+            current_line = line;
+            let seg = Segment {
+                line: 0,
+                column: hit.generated.column,
+                offset: 0,
+                original: hit.original.map(|o| SegmentOriginal {
+                    source: o.source.0,
+                    line: o.line,
+                    column: o.column,
+                    name: None,
+                }),
+            };
+            line_segments.push(LineSegment {
+                column: hit.generated.column,
+                source: hit
+                    .original
+                    .and_then(|o| o.source_url.is_some().then_some(o.source.0)),
+                key: tie_key(&seg),
+            });
+        })
+        .map_err(|e| first_error = Some(e))
+        .ok();
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    if !line_segments.is_empty() {
+        measure_until(
+            current_line as usize + 1,
+            &mut line_segments,
+            &mut out,
+            current_line,
+        );
+    }
+    measure_until(lines.len(), &mut line_segments, &mut out, u32::MAX);
+    out.mapped_bytes = out.source_bytes.iter().sum();
+    out.unmapped_bytes = out
+        .total_bytes
+        .saturating_sub(out.mapped_bytes + out.eol_bytes + out.source_map_comment_bytes);
+    Ok(out)
+}
+
+/// `(start, end, terminator length)` of each line, terminators `\n` and `\r\n`.
+fn split_lines(text: &[u8]) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in memchr::memchr_iter(b'\n', text) {
+        let crlf = i > start && text[i - 1] == b'\r';
+        let end = if crlf { i - 1 } else { i };
+        out.push((start, end, i + 1 - end));
+        start = i + 1;
+    }
+    out.push((start, text.len(), 0));
+    out
+}
+
+/// Attributes one line's bytes (`line` starts at byte `at` of the file) by its segments.
+fn measure_line(
+    line: &[u8],
+    at: usize,
+    segments: &[LineSegment],
+    comment: Option<std::ops::Range<usize>>,
+    out: &mut Composition,
+) {
+    // Segments by column, ties in mozilla's order: the last of a tie takes the bytes.
+    let mut order: Vec<LineSegment> = segments.to_vec();
+    order.sort_by_key(|a| (a.column, a.key));
+    let byte_at = ByteColumns::new(line);
+    // The comment's bytes on this line are the comment's, whatever maps there.
+    let in_comment = |from: usize, to: usize| -> usize {
+        comment.as_ref().map_or(0, |c| {
+            let (s, e) = (c.start.max(at + from), c.end.min(at + to));
+            e.saturating_sub(s)
+        })
+    };
+    for (i, seg) in order.iter().enumerate() {
+        let next_column = order[i + 1..]
+            .iter()
+            .map(|s| s.column)
+            .find(|&c| c > seg.column);
+        if order.get(i + 1).is_some_and(|n| n.column == seg.column) {
+            continue;
+        }
+        let from = byte_at.byte(seg.column);
+        let to = next_column.map_or(line.len(), |c| byte_at.byte(c));
+        let bytes = to.saturating_sub(from);
+        let comment_bytes = in_comment(from, to);
+        if let Some(source) = seg.source {
+            out.source_bytes[source as usize] += (bytes - comment_bytes) as u64;
+        }
+    }
+    out.source_map_comment_bytes += in_comment(0, line.len()) as u64;
+}
+
+/// UTF-16 column → byte offset in one line (ASCII lines directly).
+struct ByteColumns<'a> {
+    line: &'a [u8],
+    ascii: bool,
+}
+
+impl<'a> ByteColumns<'a> {
+    fn new(line: &'a [u8]) -> Self {
+        ByteColumns {
+            line,
+            ascii: line.is_ascii(),
+        }
+    }
+
+    /// The byte offset of UTF-16 column `column` (the line's length past its end).
+    fn byte(&self, column: u32) -> usize {
+        if self.ascii {
+            return (column as usize).min(self.line.len());
+        }
+        let mut units = 0u32;
+        let mut i = 0;
+        while i < self.line.len() && units < column {
+            let b = self.line[i];
+            let len = match b {
+                0xF0..=0xFF => 4,
+                0xE0..=0xEF => 3,
+                0xC0..=0xDF => 2,
+                _ => 1,
+            };
+            units += if len == 4 { 2 } else { 1 };
+            i += len;
+        }
+        i.min(self.line.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(json: serde_json::Value) -> SourceMapIndex {
+        SourceMapIndex::from_bytes(json.to_string().into_bytes()).unwrap()
+    }
+
+    #[test]
+    fn every_byte_is_counted_once() {
+        // Line 0: "abcdef" — a at 0 → a.js, c at 2 → b.js (runs to the end). Line 1: "xyz" unmapped before 1.
+        let map = index(serde_json::json!({
+            "version": 3, "sources": ["a.js", "b.js"], "names": [], "mappings": "AAAA,ECAA;CDAA"
+        }));
+        let text = b"abcdef\nxyz\n//# sourceMappingURL=x.map\n";
+        let c = compose(&map, text).unwrap();
+        assert_eq!(c.source_bytes, vec![2 + 2, 4]);
+        assert_eq!(c.eol_bytes, 3);
+        assert_eq!(
+            c.source_map_comment_bytes,
+            "//# sourceMappingURL=x.map".len() as u64
+        );
+        assert_eq!(c.unmapped_bytes, 1);
+        assert_eq!(
+            c.mapped_bytes + c.unmapped_bytes + c.eol_bytes + c.source_map_comment_bytes,
+            text.len() as u64
+        );
+    }
+
+    #[test]
+    fn columns_are_utf16_and_sizes_utf8() {
+        // "é𝒳=1" : é is 1 unit / 2 bytes, 𝒳 2 units / 4 bytes; the second segment starts at unit 3 ("=").
+        let map = index(serde_json::json!({
+            "version": 3, "sources": ["a.js", "b.js"], "names": [], "mappings": "AAAA,GCAA"
+        }));
+        let c = compose(&map, "é𝒳=1".as_bytes()).unwrap();
+        assert_eq!(c.source_bytes, vec![6, 2]);
+    }
+
+    #[test]
+    fn packages() {
+        for (source, package) in [
+            ("../node_modules/lodash/lodash.js", "node_modules/lodash"),
+            (
+                "webpack://app/./node_modules/@babel/runtime/helpers/x.js",
+                "node_modules/@babel/runtime",
+            ),
+            (
+                "/home/ci/app/node_modules/a/node_modules/b/index.js",
+                "node_modules/b",
+            ),
+            ("webpack://app/./src/index.js", "src"),
+            ("../src/orders.js", "src"),
+            ("index.js", "index.js"),
+        ] {
+            assert_eq!(package_of(source), package, "{source}");
+        }
+    }
+
+    #[test]
+    fn crlf_is_one_eol_of_two_bytes() {
+        let map = index(serde_json::json!({
+            "version": 3, "sources": ["a.js"], "names": [], "mappings": "AAAA;AACA"
+        }));
+        let c = compose(&map, b"ab\r\ncd").unwrap();
+        assert_eq!((c.source_bytes[0], c.eol_bytes), (4, 2));
+    }
+}

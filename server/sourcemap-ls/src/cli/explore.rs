@@ -1,0 +1,218 @@
+//! `sourcemap-ls explore BUNDLE [MAP] [--json] [--html FILE]`: what a bundle is made of, by original source and
+//! package (`sourcemap_core::composition`, source-map-explorer's rules).
+//!
+//! Text: packages largest first with their share and their largest files. `--json`: source-map-explorer's result
+//! shape (`totalBytes`, `mappedBytes`, `unmappedBytes`, `eolBytes`, `sourceMapCommentBytes`, `files`), so tools
+//! that read its output read ours. `--html FILE`: one self-contained page with a treemap (packages → files).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde_json::{json, Map, Value};
+use sourcemap_core::composition::{compose, package_of, Composition};
+use sourcemap_core::{IndexOptions, SourceMapIndex};
+
+use super::{open_index, CliError};
+
+#[derive(Args)]
+pub struct ExploreArgs {
+    /// The generated file (bundle).
+    bundle: PathBuf,
+    /// Its source map (default: the one its `sourceMappingURL` or sidecar `.map` names).
+    map: Option<PathBuf>,
+    /// source-map-explorer's JSON result: {totalBytes, mappedBytes, unmappedBytes, eolBytes, sourceMapCommentBytes,
+    /// files: {source: {size}}}.
+    #[arg(long)]
+    json: bool,
+    /// Also write a self-contained HTML treemap (packages → files, sized by bytes) to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Files listed under each package in the text output.
+    #[arg(long, default_value_t = 3)]
+    top: usize,
+}
+
+/// The bundle's composition with each source's name (the map's `sources` entry, `sourceRoot` applied).
+pub struct Explored {
+    pub composition: Composition,
+    pub names: Vec<String>,
+}
+
+pub fn explore(bundle: &Path, map: Option<&Path>) -> Result<Explored, CliError> {
+    let text = std::fs::read(bundle)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", bundle.display())))?;
+    let index: SourceMapIndex = open_index(map.unwrap_or(bundle), IndexOptions { lazy: true })?;
+    let composition = compose(&index, &text)
+        .map_err(|e| CliError::Map(format!("{}: {e}", map.unwrap_or(bundle).display())))?;
+    let names = index
+        .sources()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.url
+                .as_deref()
+                .map_or_else(|| format!("(source {i})"), str::to_string)
+        })
+        .collect();
+    Ok(Explored { composition, names })
+}
+
+/// source-map-explorer's result object.
+pub fn to_json(e: &Explored) -> Value {
+    let c = &e.composition;
+    let mut files = Map::new();
+    for (id, bytes) in c.sources_by_size() {
+        let name = &e.names[id.0 as usize];
+        // Two sources with one URL (an index map's sections) add up, as they do in source-map-explorer.
+        let size = files
+            .get(name)
+            .and_then(|v| v["size"].as_u64())
+            .unwrap_or(0);
+        files.insert(name.clone(), json!({"size": size + bytes}));
+    }
+    for (key, bytes) in [
+        ("[sourceMappingURL]", c.source_map_comment_bytes),
+        ("[unmapped]", c.unmapped_bytes),
+        ("[EOLs]", c.eol_bytes),
+    ] {
+        if bytes > 0 {
+            files.insert(key.into(), json!({"size": bytes}));
+        }
+    }
+    json!({
+        "totalBytes": c.total_bytes,
+        "mappedBytes": c.mapped_bytes,
+        "unmappedBytes": c.unmapped_bytes,
+        "eolBytes": c.eol_bytes,
+        "sourceMapCommentBytes": c.source_map_comment_bytes,
+        "files": files,
+    })
+}
+
+/// Packages (largest first) with their files (largest first).
+pub fn packages(e: &Explored) -> Vec<(String, u64, Vec<(String, u64)>)> {
+    let mut by_package: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
+    for (id, bytes) in e.composition.sources_by_size() {
+        let name = &e.names[id.0 as usize];
+        by_package
+            .entry(package_of(name))
+            .or_default()
+            .push((name.clone(), bytes));
+    }
+    let mut out: Vec<(String, u64, Vec<(String, u64)>)> = by_package
+        .into_iter()
+        .map(|(p, files)| (p, files.iter().map(|f| f.1).sum(), files))
+        .collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+fn text(e: &Explored, bundle: &Path, top: usize) -> String {
+    let c = &e.composition;
+    let mut out = format!(
+        "{}: {} bytes, {} mapped to {} sources in {} packages\n\n",
+        bundle.display(),
+        c.total_bytes,
+        c.mapped_bytes,
+        c.sources_by_size().len(),
+        packages(e).len()
+    );
+    let width = packages(e)
+        .iter()
+        .map(|p| p.0.len())
+        .max()
+        .unwrap_or(0)
+        .max(20);
+    for (package, bytes, files) in packages(e) {
+        let _ = writeln!(
+            out,
+            "{package:<width$} {bytes:>10}  {:>5.1} %",
+            percent(bytes, c.total_bytes)
+        );
+        for (file, bytes) in files.iter().take(top) {
+            let _ = writeln!(out, "    {file} {bytes}");
+        }
+        if files.len() > top {
+            let _ = writeln!(out, "    … {} more files", files.len() - top);
+        }
+    }
+    for (label, bytes) in [
+        ("[unmapped]", c.unmapped_bytes),
+        ("[EOLs]", c.eol_bytes),
+        ("[sourceMappingURL]", c.source_map_comment_bytes),
+    ] {
+        if bytes > 0 {
+            let _ = writeln!(
+                out,
+                "{label:<width$} {bytes:>10}  {:>5.1} %",
+                percent(bytes, c.total_bytes)
+            );
+        }
+    }
+    out
+}
+
+/// The data of the treemap: `{name, size, children}` nodes, packages → files.
+pub fn tree(e: &Explored) -> Value {
+    let c = &e.composition;
+    let mut children: Vec<Value> = packages(e)
+        .into_iter()
+        .map(|(package, bytes, files)| {
+            json!({
+                "name": package,
+                "size": bytes,
+                "children": files.into_iter().map(|(f, b)| json!({"name": f, "size": b})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    for (label, bytes) in [
+        ("[unmapped]", c.unmapped_bytes),
+        ("[EOLs]", c.eol_bytes),
+        ("[sourceMappingURL]", c.source_map_comment_bytes),
+    ] {
+        if bytes > 0 {
+            children.push(json!({"name": label, "size": bytes}));
+        }
+    }
+    json!({"name": "bundle", "size": c.total_bytes, "children": children})
+}
+
+/// One self-contained page: the data and a squarified treemap drawn by a few lines of script, no network.
+pub fn html(e: &Explored, title: &str) -> String {
+    // `</` inside the JSON would end the script element.
+    let data = tree(e).to_string().replace("</", "<\\/");
+    let title = title
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    TREEMAP_HTML
+        .replace("__TITLE__", &title)
+        .replace("__DATA__", &data)
+}
+
+const TREEMAP_HTML: &str = include_str!("treemap.html");
+
+pub fn run(args: ExploreArgs) -> Result<(), CliError> {
+    let e = explore(&args.bundle, args.map.as_deref())?;
+    if let Some(path) = &args.html {
+        let title = format!("{} — bundle composition", args.bundle.display());
+        std::fs::write(path, html(&e, &title))
+            .map_err(|err| CliError::Usage(format!("cannot write {}: {err}", path.display())))?;
+    }
+    if args.json {
+        println!("{}", to_json(&e));
+    } else {
+        print!("{}", text(&e, &args.bundle, args.top));
+    }
+    Ok(())
+}
