@@ -44,6 +44,39 @@ impl Composition {
     }
 }
 
+/// Sources grouped by [`package_of`] their name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Package {
+    pub name: String,
+    pub bytes: u64,
+    /// Its sources, largest first.
+    pub files: Vec<(SourceId, u64)>,
+}
+
+impl Composition {
+    /// Packages largest first (ties by name), `name_of` naming each source.
+    pub fn packages<'a>(&self, name_of: impl Fn(SourceId) -> &'a str) -> Vec<Package> {
+        let mut by_package: std::collections::BTreeMap<String, Vec<(SourceId, u64)>> =
+            std::collections::BTreeMap::new();
+        for (id, bytes) in self.sources_by_size() {
+            by_package
+                .entry(package_of(name_of(id)))
+                .or_default()
+                .push((id, bytes));
+        }
+        let mut out: Vec<Package> = by_package
+            .into_iter()
+            .map(|(name, files)| Package {
+                name,
+                bytes: files.iter().map(|f| f.1).sum(),
+                files,
+            })
+            .collect();
+        out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
+        out
+    }
+}
+
 /// The package a source belongs to, for grouping: `node_modules/<name>` or `node_modules/@scope/name` (the last
 /// `node_modules` in the path: the package whose code it is), else the first folder of the project's own path
 /// (`src`), with URL schemes (`webpack://app/`), `./` and `../` dropped; a file at the top is its own group.

@@ -5,14 +5,13 @@
 //! shape (`totalBytes`, `mappedBytes`, `unmappedBytes`, `eolBytes`, `sourceMapCommentBytes`, `files`), so tools
 //! that read its output read ours. `--html FILE`: one self-contained page with a treemap (packages → files).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Map, Value};
-use sourcemap_core::composition::{compose, package_of, Composition};
-use sourcemap_core::{IndexOptions, SourceMapIndex};
+use sourcemap_core::composition::{compose, Composition, Package};
+use sourcemap_core::{IndexOptions, SourceId, SourceMapIndex};
 
 use super::{open_index, CliError};
 
@@ -64,13 +63,13 @@ pub fn to_json(e: &Explored) -> Value {
     let c = &e.composition;
     let mut files = Map::new();
     for (id, bytes) in c.sources_by_size() {
-        let name = &e.names[id.0 as usize];
+        let name = e.name(id);
         // Two sources with one URL (an index map's sections) add up, as they do in source-map-explorer.
         let size = files
             .get(name)
             .and_then(|v| v["size"].as_u64())
             .unwrap_or(0);
-        files.insert(name.clone(), json!({"size": size + bytes}));
+        files.insert(name.to_string(), json!({"size": size + bytes}));
     }
     for (key, bytes) in [
         ("[sourceMappingURL]", c.source_map_comment_bytes),
@@ -91,22 +90,15 @@ pub fn to_json(e: &Explored) -> Value {
     })
 }
 
-/// Packages (largest first) with their files (largest first).
-pub fn packages(e: &Explored) -> Vec<(String, u64, Vec<(String, u64)>)> {
-    let mut by_package: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
-    for (id, bytes) in e.composition.sources_by_size() {
-        let name = &e.names[id.0 as usize];
-        by_package
-            .entry(package_of(name))
-            .or_default()
-            .push((name.clone(), bytes));
+impl Explored {
+    pub fn packages(&self) -> Vec<Package> {
+        self.composition
+            .packages(|id| self.names[id.0 as usize].as_str())
     }
-    let mut out: Vec<(String, u64, Vec<(String, u64)>)> = by_package
-        .into_iter()
-        .map(|(p, files)| (p, files.iter().map(|f| f.1).sum(), files))
-        .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    out
+
+    fn name(&self, id: SourceId) -> &str {
+        &self.names[id.0 as usize]
+    }
 }
 
 fn percent(part: u64, whole: u64) -> f64 {
@@ -125,25 +117,28 @@ fn text(e: &Explored, bundle: &Path, top: usize) -> String {
         c.total_bytes,
         c.mapped_bytes,
         c.sources_by_size().len(),
-        packages(e).len()
+        e.packages().len()
     );
-    let width = packages(e)
+    let packages = e.packages();
+    let width = packages
         .iter()
-        .map(|p| p.0.len())
+        .map(|p| p.name.len())
         .max()
         .unwrap_or(0)
         .max(20);
-    for (package, bytes, files) in packages(e) {
+    for p in &packages {
         let _ = writeln!(
             out,
-            "{package:<width$} {bytes:>10}  {:>5.1} %",
-            percent(bytes, c.total_bytes)
+            "{:<width$} {:>10}  {:>5.1} %",
+            p.name,
+            p.bytes,
+            percent(p.bytes, c.total_bytes)
         );
-        for (file, bytes) in files.iter().take(top) {
-            let _ = writeln!(out, "    {file} {bytes}");
+        for &(file, bytes) in p.files.iter().take(top) {
+            let _ = writeln!(out, "    {} {bytes}", e.name(file));
         }
-        if files.len() > top {
-            let _ = writeln!(out, "    … {} more files", files.len() - top);
+        if p.files.len() > top {
+            let _ = writeln!(out, "    … {} more files", p.files.len() - top);
         }
     }
     for (label, bytes) in [
@@ -165,13 +160,14 @@ fn text(e: &Explored, bundle: &Path, top: usize) -> String {
 /// The data of the treemap: `{name, size, children}` nodes, packages → files.
 pub fn tree(e: &Explored) -> Value {
     let c = &e.composition;
-    let mut children: Vec<Value> = packages(e)
+    let mut children: Vec<Value> = e
+        .packages()
         .into_iter()
-        .map(|(package, bytes, files)| {
+        .map(|p| {
             json!({
-                "name": package,
-                "size": bytes,
-                "children": files.into_iter().map(|(f, b)| json!({"name": f, "size": b})).collect::<Vec<_>>(),
+                "name": p.name,
+                "size": p.bytes,
+                "children": p.files.iter().map(|&(f, b)| json!({"name": e.name(f), "size": b})).collect::<Vec<_>>(),
             })
         })
         .collect();
