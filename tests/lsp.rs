@@ -911,3 +911,54 @@ fn clients_without_the_scheme_get_file_copies_of_map_only_sources() {
     assert!(line.contains("createElement"), "{line}");
     c.shutdown();
 }
+
+/// `sourcemap/composition`: the bundle's bytes by package and source (every byte counted once), each source with
+/// where it opens, and the treemap page.
+#[test]
+fn composition_of_a_bundle() {
+    let demo = fixtures().join("demo");
+    let bundle = demo.join("dist/app.min.js");
+    let mut c = LspClient::start(&[]);
+    c.initialize(&demo, json!({}), false);
+    let u = c.open(&bundle, "javascript");
+    let r = c.result("sourcemap/composition", json!({"textDocument": {"uri": u}}));
+    let total = std::fs::metadata(&bundle).unwrap().len();
+    assert_eq!(r["totalBytes"], total);
+    let parts: u64 = [
+        "mappedBytes",
+        "unmappedBytes",
+        "eolBytes",
+        "sourceMapCommentBytes",
+    ]
+    .iter()
+    .map(|k| r[k].as_u64().unwrap())
+    .sum();
+    assert_eq!(parts, total, "{r}");
+    let packages = r["packages"].as_array().unwrap();
+    assert_eq!(packages.len(), 1, "{r}");
+    assert_eq!(packages[0]["name"], "src");
+    let files = packages[0]["files"].as_array().unwrap();
+    let sum: u64 = files.iter().map(|f| f["size"].as_u64().unwrap()).sum();
+    assert_eq!(sum, r["mappedBytes"].as_u64().unwrap());
+    let orders = files
+        .iter()
+        .find(|f| f["source"] == "../src/orders.js")
+        .unwrap();
+    assert_eq!(orders["uri"], uri(&demo.join("src/orders.js")));
+    let html = r["html"].as_str().unwrap();
+    assert!(
+        html.contains("<title>app.min.js — bundle composition</title>"),
+        "{html}"
+    );
+    assert!(html.contains("../src/orders.js"));
+    // Not a bundle (no map): null.
+    let map = c.open(&demo.join("src/orders.js"), "javascript");
+    assert_eq!(
+        c.result(
+            "sourcemap/composition",
+            json!({"textDocument": {"uri": map}})
+        ),
+        Value::Null
+    );
+    c.shutdown();
+}

@@ -6,6 +6,7 @@
 mod cli;
 mod devserver;
 mod lsp;
+mod treemap;
 
 use std::process::ExitCode;
 

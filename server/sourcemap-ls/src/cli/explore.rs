@@ -91,7 +91,7 @@ pub fn to_json(e: &Explored) -> Value {
 }
 
 impl Explored {
-    pub fn packages(&self) -> Vec<Package> {
+    fn packages(&self) -> Vec<Package> {
         self.composition
             .packages(|id| self.names[id.0 as usize].as_str())
     }
@@ -157,52 +157,12 @@ fn text(e: &Explored, bundle: &Path, top: usize) -> String {
     out
 }
 
-/// The data of the treemap: `{name, size, children}` nodes, packages → files.
-pub fn tree(e: &Explored) -> Value {
-    let c = &e.composition;
-    let mut children: Vec<Value> = e
-        .packages()
-        .into_iter()
-        .map(|p| {
-            json!({
-                "name": p.name,
-                "size": p.bytes,
-                "children": p.files.iter().map(|&(f, b)| json!({"name": e.name(f), "size": b})).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    for (label, bytes) in [
-        ("[unmapped]", c.unmapped_bytes),
-        ("[EOLs]", c.eol_bytes),
-        ("[sourceMappingURL]", c.source_map_comment_bytes),
-    ] {
-        if bytes > 0 {
-            children.push(json!({"name": label, "size": bytes}));
-        }
-    }
-    json!({"name": "bundle", "size": c.total_bytes, "children": children})
-}
-
-/// One self-contained page: the data and a squarified treemap drawn by a few lines of script, no network.
-pub fn html(e: &Explored, title: &str) -> String {
-    // `</` inside the JSON would end the script element.
-    let data = tree(e).to_string().replace("</", "<\\/");
-    let title = title
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    TREEMAP_HTML
-        .replace("__TITLE__", &title)
-        .replace("__DATA__", &data)
-}
-
-const TREEMAP_HTML: &str = include_str!("treemap.html");
-
 pub fn run(args: ExploreArgs) -> Result<(), CliError> {
     let e = explore(&args.bundle, args.map.as_deref())?;
     if let Some(path) = &args.html {
         let title = format!("{} — bundle composition", args.bundle.display());
-        std::fs::write(path, html(&e, &title))
+        let page = crate::treemap::page(&crate::treemap::tree(&e.composition, &e.names), &title);
+        std::fs::write(path, page)
             .map_err(|err| CliError::Usage(format!("cannot write {}: {err}", path.display())))?;
     }
     if args.json {

@@ -136,6 +136,7 @@ pub fn run() -> std::io::Result<()> {
             .custom_method("sourcemap/sourceContent", server::Server::source_content)
             .custom_method("sourcemap/symbolicate", server::Server::symbolicate)
             .custom_method("sourcemap/mapInfo", server::Server::map_info)
+            .custom_method("sourcemap/composition", server::Server::composition)
             .custom_method("sourcemap/debugPanic", server::Server::debug_panic)
             .finish();
         let service = ClientQuirks {

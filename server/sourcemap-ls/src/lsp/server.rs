@@ -631,6 +631,17 @@ impl Server {
         .await
     }
 
+    pub async fn composition(
+        &self,
+        params: requests::composition::Params,
+    ) -> Result<Option<requests::composition::Answer>> {
+        guarded(
+            "sourcemap/composition",
+            requests::composition::composition(&self.0, params),
+        )
+        .await
+    }
+
     /// Test hook, only when `SOURCEMAP_LS_TEST_PANIC=1`: panics inside a handler to prove the server survives.
     pub async fn debug_panic(&self, _: serde_json::Value) -> Result<()> {
         guarded("sourcemap/debugPanic", async {

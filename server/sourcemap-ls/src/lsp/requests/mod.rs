@@ -1,5 +1,6 @@
 //! One file per request.
 
+pub mod composition;
 pub mod definition;
 pub mod document_link;
 pub mod document_symbol;
