@@ -264,6 +264,33 @@ try {
     return { ok, detail: { visibleLines: view, cursorAfterClick: cursor } };
   });
 
+  await step('[page] "Source Map: Show Bundle Composition" from the palette: the treemap in a webview', async () => {
+    await page.keyboard.press("Escape");
+    await quickOpen("index.bundle");
+    await page.waitForSelector('.view-line:has-text("math.add")', { timeout: 15000 });
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 10000 });
+    await input.fill(">Source Map: Show Bundle Composition");
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Source Map: Show Bundle Composition" }).first();
+    await row.waitFor({ state: "visible", timeout: 10000 });
+    await row.click();
+    // A webview is an iframe holding the page's own iframe.
+    const inner = page.frameLocator("iframe.webview.ready").last().frameLocator("iframe#active-frame");
+    const packages = inner.locator(".node.package");
+    await packages.first().waitFor({ state: "visible", timeout: 20000 });
+    const names = await packages.locator(":scope > .label").allTextContents();
+    const files = await inner.locator(".node.file").count();
+    await sleep(300);
+    const frame = await page.locator("iframe.webview.ready").last().boundingBox();
+    if (args["screenshot-composition"] && frame !== null) {
+      await page.screenshot({ path: args["screenshot-composition"], clip: frame });
+    }
+    await page.screenshot({ path: path.join(args.out, "composition.png") });
+    const ok = names.some((n) => n.startsWith("node_modules/react")) && names.some((n) => n.startsWith("src")) && files >= 2;
+    return { ok, detail: { packages: names, files } };
+  });
+
   await page.screenshot({ path: path.join(args.out, "workbench-end.png") });
   fs.writeFileSync(path.join(args.out, "console-errors.txt"), consoleErrors.join("\n"));
 } catch (e) {

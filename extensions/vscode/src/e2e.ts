@@ -8,7 +8,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 
 import type { SourceMapExtension } from "./extension";
-import type { Location as PLocation } from "./protocol";
+import type { CompositionResult, Location as PLocation } from "./protocol";
 
 interface Check {
   name: string;
@@ -303,6 +303,36 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       report.includes("index memory:") &&
       report.includes(HOVER_EXPECTED);
     return { ok, detail: report };
+  });
+
+  await check("Show Bundle Composition on index.bundle: treemap webview, Explorer tree, click opens the source", async () => {
+    await show(bundleUri);
+    const r = await vscode.commands.executeCommand<CompositionResult | undefined>("sourcemap.showComposition");
+    const tree = ext.compositionTree;
+    const top = tree.getChildren();
+    const labels = top.map((n) => String(tree.getTreeItem(n).label));
+    const react = r?.packages.find((p) => p.name === "node_modules/react");
+    const src = r?.packages.find((p) => p.name === "src");
+    const sum = r === undefined ? -1 : r.mappedBytes + r.unmappedBytes + r.eolBytes + r.sourceMapCommentBytes;
+    const files = src === undefined ? [] : tree.getChildren(top[labels.indexOf("src")]).map((n) => tree.getTreeItem(n));
+    const app = files.find((f) => f.label === "App.js");
+    // The tree's click on App.js opens the local file.
+    if (app?.command !== undefined) {
+      await vscode.commands.executeCommand(app.command.command, ...(app.command.arguments ?? []));
+    }
+    const opened = vscode.window.activeTextEditor?.document.uri.toString(true) ?? "";
+    const ok =
+      r !== undefined &&
+      sum === r.totalBytes &&
+      react !== undefined &&
+      react.files.some((f) => f.uri?.startsWith("sourcemap-source:") === true) &&
+      src !== undefined &&
+      labels.includes("node_modules/react") &&
+      labels.includes("src") &&
+      ext.compositionPanel !== undefined &&
+      ext.compositionPanel.webview.html.includes("acquireVsCodeApi") &&
+      opened === appUri.toString(true);
+    return { ok, detail: { labels, packages: r?.packages.map((p) => [p.name, p.size]), totalBytes: r?.totalBytes, sum, opened } };
   });
 
   await check("settings reach the server without a reload (pathOverrides)", async () => {

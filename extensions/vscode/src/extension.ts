@@ -38,6 +38,7 @@ import {
   ignoredLabels,
   summarize,
 } from "./logic/symbolicate";
+import { COMPOSITION, CompositionTree, VIEW_ID, openSource, webviewHtml } from "./composition";
 import { runE2E } from "./e2e";
 import { extensionOf, languageForExtension, virtualUriToProtocol } from "./logic/virtualUri";
 import {
@@ -49,6 +50,7 @@ import {
   SYMBOLICATE,
   VIRTUAL_SCHEME,
   type Location as PLocation,
+  type CompositionResult,
   type OriginalPosition,
   type SymbolicateResult,
 } from "./protocol";
@@ -114,6 +116,8 @@ export class SourceMapExtension implements vscode.Disposable {
   private readonly infos = new Map<string, string>();
   private resultCount = 0;
   private readonly virtualChanged = new vscode.EventEmitter<vscode.Uri>();
+  readonly compositionTree = new CompositionTree();
+  compositionPanel: vscode.WebviewPanel | undefined;
   private readonly dimmed: vscode.TextEditorDecorationType;
 
   constructor(readonly context: vscode.ExtensionContext) {
@@ -615,6 +619,46 @@ export class SourceMapExtension implements vscode.Disposable {
     return report;
   }
 
+  /** Source Map: Show Bundle Composition — the active bundle's treemap in a webview and its tree in the Explorer. */
+  async showComposition(): Promise<CompositionResult | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (editor === undefined || editor.document.uri.scheme !== "file") {
+      void vscode.window.showInformationMessage("Source Map: open a bundle to see what it is made of.");
+      return undefined;
+    }
+    const uri = editor.document.uri;
+    let result: CompositionResult | null;
+    try {
+      result = await this.request<CompositionResult | null>(COMPOSITION, { textDocument: { uri: code2Protocol(uri) } });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Source Map: composition failed: ${errorText(e)}`);
+      return undefined;
+    }
+    if (result === null) {
+      void vscode.window.showInformationMessage(`Source Map: ${path.basename(uri.fsPath)} has no source map.`);
+      return undefined;
+    }
+    const r = result;
+    this.compositionTree.set(r);
+    const title = `Composition: ${path.basename(uri.fsPath)}`;
+    if (this.compositionPanel === undefined) {
+      const panel = vscode.window.createWebviewPanel("sourcemapComposition", title, vscode.ViewColumn.Beside, { enableScripts: true });
+      panel.onDidDispose(() => (this.compositionPanel = undefined));
+      this.compositionPanel = panel;
+    }
+    const panel = this.compositionPanel;
+    panel.title = title;
+    panel.webview.html = webviewHtml(r);
+    this.compositionMessages?.dispose();
+    this.compositionMessages = panel.webview.onDidReceiveMessage((m: { type?: string; source?: string }) => {
+      if (m.type === "open" && typeof m.source === "string") void openSource(r, m.source);
+    });
+    panel.reveal(vscode.ViewColumn.Beside, true);
+    return r;
+  }
+
+  private compositionMessages: vscode.Disposable | undefined;
+
   // ---- registration ----
 
   register(): void {
@@ -629,6 +673,8 @@ export class SourceMapExtension implements vscode.Disposable {
       ),
       c.registerCommand("sourcemap.showMapInfo", () => this.showMapInfo()),
       c.registerCommand("sourcemap.restartServer", () => this.restart()),
+      c.registerCommand("sourcemap.showComposition", () => this.showComposition()),
+      vscode.window.registerTreeDataProvider(VIEW_ID, this.compositionTree),
       c.registerCommand("sourcemap.openOriginalAt", (uri: string, line: number, character: number) => this.openAt(uri, line, character)),
     );
 

@@ -80,3 +80,15 @@ export const GENERATED_POSITIONS = "sourcemap/generatedPositions";
 export const SOURCE_CONTENT = "sourcemap/sourceContent";
 export const SYMBOLICATE = "sourcemap/symbolicate";
 export const VIRTUAL_SCHEME = "sourcemap-source";
+
+/** `sourcemap/composition` result: a bundle's bytes by package and original source (source-map-explorer's rules). */
+export interface CompositionResult {
+  totalBytes: number;
+  mappedBytes: number;
+  unmappedBytes: number;
+  eolBytes: number;
+  sourceMapCommentBytes: number;
+  packages: Array<{ name: string; size: number; files: Array<{ source: string; size: number; uri: string | null }> }>;
+  /** The treemap page (self-contained HTML; a click on a file dispatches an `open-source` event with its name). */
+  html: string;
+}

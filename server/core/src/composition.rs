@@ -56,11 +56,25 @@ pub struct Package {
 impl Composition {
     /// Packages largest first (ties by name), `name_of` naming each source.
     pub fn packages<'a>(&self, name_of: impl Fn(SourceId) -> &'a str) -> Vec<Package> {
+        let sources = self.sources_by_size();
+        // Absolute build paths (Metro's `/home/ci/app/src/a.js`) are grouped below their common folder, the
+        // project's root, so the project's own folders show (`src`), not `home`.
+        let root = common_folder(
+            sources
+                .iter()
+                .map(|&(id, _)| name_of(id))
+                .filter(|n| n.starts_with('/')),
+        );
         let mut by_package: std::collections::BTreeMap<String, Vec<(SourceId, u64)>> =
             std::collections::BTreeMap::new();
-        for (id, bytes) in self.sources_by_size() {
+        for (id, bytes) in sources {
+            let name = name_of(id);
+            let relative = name
+                .strip_prefix(root.as_str())
+                .filter(|_| !root.is_empty())
+                .unwrap_or(name);
             by_package
-                .entry(package_of(name_of(id)))
+                .entry(package_of(relative))
                 .or_default()
                 .push((id, bytes));
         }
@@ -75,6 +89,20 @@ impl Composition {
         out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
         out
     }
+}
+
+/// The longest folder (ending in `/`) that holds every path of `paths`; empty when there are none.
+fn common_folder<'a>(mut paths: impl Iterator<Item = &'a str>) -> String {
+    let Some(first) = paths.next() else {
+        return String::new();
+    };
+    let mut common = &first[..first.rfind('/').map_or(0, |i| i + 1)];
+    for p in paths {
+        while !p.starts_with(common) {
+            common = &common[..common[..common.len() - 1].rfind('/').map_or(0, |i| i + 1)];
+        }
+    }
+    common.to_string()
 }
 
 /// The package a source belongs to, for grouping: `node_modules/<name>` or `node_modules/@scope/name` (the last
@@ -354,6 +382,30 @@ mod tests {
         ] {
             assert_eq!(package_of(source), package, "{source}");
         }
+    }
+
+    #[test]
+    fn absolute_build_paths_group_below_the_project_root() {
+        let c = Composition {
+            source_bytes: vec![10, 20, 5],
+            ..Composition::default()
+        };
+        let names = [
+            "/home/ci/build/MyApp/src/App.js",
+            "/home/ci/build/MyApp/node_modules/react/index.js",
+            "/home/ci/build/MyApp/src/utils/math.js",
+        ];
+        let packages: Vec<(String, u64)> = c
+            .packages(|id| names[id.0 as usize])
+            .into_iter()
+            .map(|p| (p.name, p.bytes))
+            .collect();
+        assert_eq!(
+            packages,
+            vec![("node_modules/react".into(), 20), ("src".into(), 15)]
+        );
+        assert_eq!(common_folder(["/a/b/c.js", "/a/d.js"].into_iter()), "/a/");
+        assert_eq!(common_folder(["/a/b/c.js"].into_iter()), "/a/b/");
     }
 
     #[test]
