@@ -316,6 +316,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     const sum = r === undefined ? -1 : r.mappedBytes + r.unmappedBytes + r.eolBytes + r.sourceMapCommentBytes;
     const files = src === undefined ? [] : tree.getChildren(top[labels.indexOf("src")]).map((n) => tree.getTreeItem(n));
     const app = files.find((f) => f.label === "App.js");
+    const panelShown = ext.compositionPanel !== undefined && ext.compositionPanel.webview.html.includes("acquireVsCodeApi");
     // The tree's click on App.js opens the local file.
     if (app?.command !== undefined) {
       await vscode.commands.executeCommand(app.command.command, ...(app.command.arguments ?? []));
@@ -329,10 +330,20 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       src !== undefined &&
       labels.includes("node_modules/react") &&
       labels.includes("src") &&
-      ext.compositionPanel !== undefined &&
-      ext.compositionPanel.webview.html.includes("acquireVsCodeApi") &&
+      panelShown &&
       opened === appUri.toString(true);
-    return { ok, detail: { labels, packages: r?.packages.map((p) => [p.name, p.size]), totalBytes: r?.totalBytes, sum, opened } };
+    return {
+      ok,
+      detail: {
+        labels,
+        packages: r?.packages.map((p) => [p.name, p.size, p.files.map((f) => f.uri)]),
+        totalBytes: r?.totalBytes,
+        sum,
+        opened,
+        panelShown,
+        panelAfterClick: ext.compositionPanel !== undefined,
+      },
+    };
   });
 
   await check("settings reach the server without a reload (pathOverrides)", async () => {
