@@ -444,6 +444,76 @@ fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
         "",
         "",
     );
+    composition_rows(f, bin);
+}
+
+/// Wall time and peak resident memory of a whole process, by `/usr/bin/time`.
+fn time_and_peak(cmd: &[&str]) -> Option<(Duration, u64)> {
+    let started = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("peak-kb %M")
+        .args(cmd)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .ok()?;
+    let elapsed = started.elapsed();
+    if !out.status.success() {
+        return None;
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let kb = stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("peak-kb "))?
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some((elapsed, kb << 10))
+}
+
+/// `explore --json` against source-map-explorer 2.5.3 (`fixtures/composition/run-sme.mjs`, its API with its default
+/// rules) on the same bundle and map: whole process, and peak resident memory.
+fn composition_rows(f: &Fixture, bin: &Path) {
+    let (bundle, map) = (f.bundle.to_string_lossy(), f.map.to_string_lossy());
+    let ours = time_and_peak(&[&bin.to_string_lossy(), "explore", &bundle, &map, "--json"]);
+    let sme_script = Path::new("fixtures/composition/run-sme.mjs");
+    let theirs = if sme_script.exists() {
+        time_and_peak(&[
+            "node",
+            "--max-old-space-size=8192",
+            &sme_script.to_string_lossy(),
+            &bundle,
+            &map,
+        ])
+    } else {
+        None
+    };
+    let mb = |b: u64| format!("{:.0} MB", b as f64 / 1048576.0);
+    match (ours, theirs) {
+        (Some((ot, om)), Some((tt, tm))) => {
+            row(
+                "explore --json, whole process, vs source-map-explorer 2.5.3",
+                &ms(ot),
+                &ms(tt),
+                &ratio(tt, ot),
+            );
+            row(
+                "explore: peak resident memory vs source-map-explorer",
+                &mb(om),
+                &mb(tm),
+                &format!("{:.3}", om as f64 / tm as f64),
+            );
+        }
+        (Some((ot, om)), None) => row(
+            "explore --json, whole process (source-map-explorer not installed or failed)",
+            &format!("{} / {}", ms(ot), mb(om)),
+            "—",
+            "—",
+        ),
+        _ => row("explore --json", "failed", "", ""),
+    }
 }
 
 fn run_with_stdin(cmd: &mut Command, input: &str) -> bool {
