@@ -4,10 +4,11 @@
 //! The rules are source-map-explorer's, so that results compare (`tests/explore.rs` checks them against it):
 //! - a mapping covers its line from its generated column to the next mapping's column (or the line's end); among
 //!   mappings tied at one column the last in mozilla/source-map's order ([`tie_key`]) takes the bytes;
-//! - bytes before a line's first mapping, under a mapping with no source, or on lines past the map's last are
-//!   unmapped;
+//! - bytes before a line's first mapping or on lines no mapping reaches are unmapped; bytes under a 1-field segment
+//!   (a mapping to no source) are mapped, to "no source" (source-map-explorer's `[no source]`);
 //! - line terminators (`\n`, `\r\n`) are "EOLs";
-//! - the `//# sourceMappingURL=` comment (from `//` to its line's end) is the comment's;
+//! - the last `//# sourceMappingURL=` comment (`//@` too, and `/*# … */`), wherever it stands on its line, from `//`
+//!   to the line's end, is the comment's;
 //! - sizes are UTF-8 bytes; the map's columns are UTF-16 code units and are converted.
 //!
 //! Cost: one `u64` per source, plus the segments of one line at a time.
@@ -25,6 +26,8 @@ pub struct Composition {
     pub unmapped_bytes: u64,
     pub eol_bytes: u64,
     pub source_map_comment_bytes: u64,
+    /// Bytes under 1-field segments (counted as mapped).
+    pub no_source_bytes: u64,
     /// Bytes attributed to each source, indexed by [`SourceId`].
     pub source_bytes: Vec<u64>,
 }
@@ -150,18 +153,7 @@ pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapEr
         source_bytes: vec![0; index.sources().len()],
         ..Composition::default()
     };
-    let comment = crate::locate::find_source_mapping_url(text).map(|(_, value_at)| {
-        // From the `//` before `# sourceMappingURL=` to the end of its line.
-        let start = text[..value_at]
-            .windows(2)
-            .rposition(|w| w == b"//" || w == b"/*")
-            .unwrap_or(value_at);
-        let end = text[value_at..]
-            .iter()
-            .position(|&b| b == b'\n' || b == b'\r')
-            .map_or(text.len(), |i| value_at + i);
-        start..end
-    });
+    let comment = source_mapping_url_comment(text);
     let lines = split_lines(text);
     let mut line_segments: Vec<LineSegment> = Vec::new();
     let mut current_line = 0u32;
@@ -230,11 +222,44 @@ pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapEr
         );
     }
     measure_until(lines.len(), &mut line_segments, &mut out, u32::MAX);
-    out.mapped_bytes = out.source_bytes.iter().sum();
+    out.mapped_bytes = out.source_bytes.iter().sum::<u64>() + out.no_source_bytes;
     out.unmapped_bytes = out
         .total_bytes
         .saturating_sub(out.mapped_bytes + out.eol_bytes + out.source_map_comment_bytes);
     Ok(out)
+}
+
+/// The byte range of the last `sourceMappingURL` comment of `text`: from its `//` (or `/*`) to the end of its line
+/// (or the comment's `*/`). Code may precede it on its line; no space is needed after `#` (ECMA-426).
+fn source_mapping_url_comment(text: &[u8]) -> Option<std::ops::Range<usize>> {
+    let key = b"sourceMappingURL=";
+    let mut end = text.len();
+    while let Some(at) = memchr::memmem::rfind(&text[..end], key) {
+        end = at;
+        let mut i = at;
+        while i > 0 && matches!(text[i - 1], b' ' | b'\t') {
+            i -= 1;
+        }
+        if i < 3 || !matches!(text[i - 1], b'#' | b'@') {
+            continue;
+        }
+        let open = &text[i - 3..i - 1];
+        if open != b"//" && open != b"/*" {
+            continue;
+        }
+        let start = i - 3;
+        let line_end = text[at..]
+            .iter()
+            .position(|&b| b == b'\n' || b == b'\r')
+            .map_or(text.len(), |n| at + n);
+        let stop = if open == b"/*" {
+            memchr::memmem::find(&text[at..line_end], b"*/").map_or(line_end, |n| at + n + 2)
+        } else {
+            line_end
+        };
+        return Some(start..stop);
+    }
+    None
 }
 
 /// `(start, end, terminator length)` of each line, terminators `\n` and `\r\n`.
@@ -282,8 +307,10 @@ fn measure_line(
         let to = next_column.map_or(line.len(), |c| byte_at.byte(c));
         let bytes = to.saturating_sub(from);
         let comment_bytes = in_comment(from, to);
-        if let Some(source) = seg.source {
-            out.source_bytes[source as usize] += (bytes - comment_bytes) as u64;
+        match seg.source {
+            Some(source) => out.source_bytes[source as usize] += (bytes - comment_bytes) as u64,
+            None if seg.key.0 => out.no_source_bytes += (bytes - comment_bytes) as u64,
+            None => {}
         }
     }
     out.source_map_comment_bytes += in_comment(0, line.len()) as u64;
@@ -406,6 +433,31 @@ mod tests {
         );
         assert_eq!(common_folder(["/a/b/c.js", "/a/d.js"].into_iter()), "/a/");
         assert_eq!(common_folder(["/a/b/c.js"].into_iter()), "/a/b/");
+    }
+
+    #[test]
+    fn a_comment_after_code_and_bytes_of_no_source() {
+        // "a;b;//# sourceMappingURL=m" : a → a.js, then a 1-field segment at 2 ("b;" and the comment).
+        let map = index(serde_json::json!({
+            "version": 3, "sources": ["a.js"], "names": [], "mappings": "AAAA,E"
+        }));
+        let text = b"a;b;//# sourceMappingURL=m";
+        let c = compose(&map, text).unwrap();
+        assert_eq!(c.source_bytes, vec![2]);
+        assert_eq!(c.no_source_bytes, 2, "`b;` is under the 1-field segment");
+        assert_eq!(
+            c.source_map_comment_bytes,
+            "//# sourceMappingURL=m".len() as u64
+        );
+        assert_eq!(c.mapped_bytes, 4);
+        assert_eq!(c.unmapped_bytes, 0);
+        // Only the last comment counts; `/*# … */` too.
+        let text = b"a;/*# sourceMappingURL=old */\n//# sourceMappingURL=new\n";
+        let c = compose(&map, text).unwrap();
+        assert_eq!(
+            c.source_map_comment_bytes,
+            "//# sourceMappingURL=new".len() as u64
+        );
     }
 
     #[test]

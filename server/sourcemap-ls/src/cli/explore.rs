@@ -73,6 +73,7 @@ pub fn to_json(e: &Explored) -> Value {
     }
     for (key, bytes) in [
         ("[sourceMappingURL]", c.source_map_comment_bytes),
+        ("[no source]", c.no_source_bytes),
         ("[unmapped]", c.unmapped_bytes),
         ("[EOLs]", c.eol_bytes),
     ] {
@@ -142,6 +143,7 @@ fn text(e: &Explored, bundle: &Path, top: usize) -> String {
         }
     }
     for (label, bytes) in [
+        ("[no source]", c.no_source_bytes),
         ("[unmapped]", c.unmapped_bytes),
         ("[EOLs]", c.eol_bytes),
         ("[sourceMappingURL]", c.source_map_comment_bytes),
