@@ -483,12 +483,15 @@ impl CompactMappings {
         let Some(found) = self.lower_bound(bytes, line, column) else {
             return Vec::new();
         };
+        let sorted = !self.is_unsorted(line);
         let mut out = Vec::new();
         self.scan_line(bytes, line, found.column, |seg| {
             if seg.column == found.column {
                 out.push(*seg);
             }
-            true
+            // A sorted line has nothing more at this column once a later one shows (a one-line bundle would
+            // otherwise be decoded to its end).
+            !sorted || seg.column <= found.column
         });
         out
     }

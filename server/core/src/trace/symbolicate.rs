@@ -189,6 +189,15 @@ pub struct Enclosing {
     pub top_level: bool,
 }
 
+/// Whether naming the function at generated position `p` of `index` would read code (the bundle, the sources): its
+/// section has neither a Metro function map nor `scopes`. Callers that fetch code ahead of time ask this first.
+pub fn names_from_code(index: &SourceMapIndex, p: GeneratedPosition) -> bool {
+    index.section_at(p).is_some_and(|i| {
+        let s = &index.sections()[i];
+        s.x_facebook_sources.is_none() && s.scopes.is_none()
+    })
+}
+
 /// The original function around generated position `p` (in `section`, mapping to `o`) of the map `map`, with
 /// where that was learned. `None` when nothing tells.
 pub fn enclosing_function(
@@ -211,8 +220,7 @@ pub fn enclosing_function(
         return Some(named(name, FunctionNameSource::Scopes));
     }
     // A section with a function map or `scopes` that does not cover the position is not parsed for more.
-    let s = &index.sections()[section];
-    if s.x_facebook_sources.is_some() || s.scopes.is_some() {
+    if !names_from_code(index, p) {
         return None;
     }
     let generated = code.generated(map);

@@ -19,7 +19,8 @@ use sourcemap_core::trace::stack::{
     file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
 };
 use sourcemap_core::trace::symbolicate::{
-    first_code_frame, render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
+    first_code_frame, names_from_code, render_frame, render_text, symbolicate, SymbolicatedLine,
+    TextOptions,
 };
 use sourcemap_core::{IndexOptions, SourceId, SourceMapIndex};
 
@@ -63,11 +64,39 @@ pub struct SymbolicateArgs {
     output_column_start: u32,
 }
 
+/// The generated file of a map, not yet read.
+enum BundleText {
+    None,
+    /// This file led to the map (its comment, its inline map).
+    Known(PathBuf),
+    /// Candidates (the map's name without `.map`, its `file`); the first whose `sourceMappingURL` or sidecar leads to
+    /// `map` is the one.
+    Guess {
+        candidates: Vec<PathBuf>,
+        map: PathBuf,
+    },
+}
+
+impl BundleText {
+    /// The bundle's path and text, when there is one.
+    fn read(&self) -> Option<(PathBuf, Vec<u8>)> {
+        let read = |p: &Path| sourcemap_core::files::read_regular(p, MAX_GENERATED_BYTES).ok();
+        match self {
+            BundleText::None => None,
+            BundleText::Known(p) => Some((p.clone(), read(p)?)),
+            BundleText::Guess { candidates, map } => candidates.iter().find_map(|p| {
+                let text = read(p)?;
+                bundle_leads_to_map(p, &text, map).then(|| (p.clone(), text))
+            }),
+        }
+    }
+}
+
 struct KnownMap {
     index: SourceMapIndex,
-    /// The generated file the map describes, when it is on disk and names this map (its function scopes name
-    /// frames).
-    bundle: Option<PathBuf>,
+    /// Where the generated file the map describes may be (its function scopes name frames), read only when a frame
+    /// needs it: a bundle that led to the map, or, for a map given by path, files that must lead back to it.
+    bundle: BundleText,
     /// File names of the bundles this map serves.
     names: Vec<String>,
     debug_id: Option<String>,
@@ -98,16 +127,17 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
         names.push(file_name_of(file).to_string());
     }
     let bundle = match &loaded.origin {
-        MapOrigin::DataUrl { bundle } => Some(bundle.clone()),
-        MapOrigin::File(map) if map != path => Some(path.to_path_buf()),
-        MapOrigin::File(map) => {
-            let beside = own.strip_suffix(".map").map(|b| map_dir.join(b));
-            let named = index.file.as_deref().map(|f| map_dir.join(f));
-            beside
+        MapOrigin::DataUrl { bundle } => BundleText::Known(bundle.clone()),
+        MapOrigin::File(map) if map != path => BundleText::Known(path.to_path_buf()),
+        MapOrigin::File(map) => BundleText::Guess {
+            candidates: own
+                .strip_suffix(".map")
+                .map(|b| map_dir.join(b))
                 .into_iter()
-                .chain(named)
-                .find(|b| bundle_names_map(b, map))
-        }
+                .chain(index.file.as_deref().map(|f| map_dir.join(f)))
+                .collect(),
+            map: map.clone(),
+        },
     };
     Ok(KnownMap {
         bundle,
@@ -116,12 +146,6 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
         names,
         dir: map_dir,
     })
-}
-
-/// Whether the bundle file at `bundle` leads to the map file `map`.
-fn bundle_names_map(bundle: &Path, map: &Path) -> bool {
-    sourcemap_core::files::read_regular(bundle, MAX_GENERATED_BYTES)
-        .is_ok_and(|text| bundle_leads_to_map(bundle, &text, map))
 }
 
 /// Generated files and original sources above this size are not parsed for function names.
@@ -212,7 +236,7 @@ impl Catalog {
             self.maps.push(KnownMap {
                 debug_id: index.debug_id.clone(),
                 index,
-                bundle: None,
+                bundle: BundleText::None,
                 names: vec![file_name_of(file).to_string()],
                 dir: self.root.clone(),
             });
@@ -306,9 +330,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     let maps = &catalog.maps;
     let code = ScopeCache::new(
         |i| {
-            let bundle = maps[i].bundle.as_ref()?;
-            let bytes = sourcemap_core::files::read_regular(bundle, MAX_GENERATED_BYTES).ok()?;
-            Some((bundle.display().to_string(), String::from_utf8(bytes).ok()?))
+            let (path, bytes) = maps[i].bundle.read()?;
+            Some((path.display().to_string(), String::from_utf8(bytes).ok()?))
         },
         |i, source| {
             let name = maps[i].index.source(source).url.as_deref()?.to_string();
@@ -333,9 +356,12 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     let (mut generated, mut originals) = (Vec::new(), Vec::new());
     for l in &positions {
         if let SymbolicatedLine::Frame(f) = l {
-            if let (Some(m), Some(o)) = (f.map, &f.original) {
-                generated.push(m);
-                originals.push((m, o.source_id));
+            if let (Some(m), Some(o), Some(p)) = (f.map, &f.original, f.frame.generated) {
+                // Metro maps with function maps name frames without code: nothing is read for them.
+                if names_from_code(&maps[m].index, p) {
+                    generated.push(m);
+                    originals.push((m, o.source_id));
+                }
             }
         }
     }
