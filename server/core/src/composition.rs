@@ -33,6 +33,16 @@ pub struct Composition {
 }
 
 impl Composition {
+    /// The bytes no source owns, with source-map-explorer's names for them, in its order.
+    pub fn other_parts(&self) -> [(&'static str, u64); 4] {
+        [
+            ("[sourceMappingURL]", self.source_map_comment_bytes),
+            ("[no source]", self.no_source_bytes),
+            ("[unmapped]", self.unmapped_bytes),
+            ("[EOLs]", self.eol_bytes),
+        ]
+    }
+
     /// Sources with bytes, largest first (ties by id).
     pub fn sources_by_size(&self) -> Vec<(SourceId, u64)> {
         let mut out: Vec<(SourceId, u64)> = self
@@ -136,6 +146,21 @@ pub fn package_of(source: &str) -> String {
         [file] => (*file).to_string(),
         [first, ..] => (*first).to_string(),
     }
+}
+
+/// Each source's name as composition results show it: its `sources` entry with `sourceRoot` applied, exactly, or
+/// `(source N)` for a `null` entry.
+pub fn source_names(index: &SourceMapIndex) -> Vec<String> {
+    index
+        .sources()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.url
+                .as_deref()
+                .map_or_else(|| format!("(source {i})"), str::to_string)
+        })
+        .collect()
 }
 
 /// One segment of the line being measured: its column, and the global source it maps to (`None`: no source).

@@ -21,12 +21,7 @@ pub fn tree(c: &Composition, names: &[String]) -> Value {
             })
         })
         .collect();
-    for (label, bytes) in [
-        ("[no source]", c.no_source_bytes),
-        ("[unmapped]", c.unmapped_bytes),
-        ("[EOLs]", c.eol_bytes),
-        ("[sourceMappingURL]", c.source_map_comment_bytes),
-    ] {
+    for (label, bytes) in c.other_parts() {
         if bytes > 0 {
             children.push(json!({"name": label, "size": bytes}));
         }

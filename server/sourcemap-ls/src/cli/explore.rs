@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Map, Value};
-use sourcemap_core::composition::{compose, Composition, Package};
+use sourcemap_core::composition::{compose, source_names, Composition, Package};
 use sourcemap_core::{IndexOptions, SourceId, SourceMapIndex};
 
 use super::{open_index, CliError};
@@ -45,16 +45,7 @@ pub fn explore(bundle: &Path, map: Option<&Path>) -> Result<Explored, CliError> 
     let index: SourceMapIndex = open_index(map.unwrap_or(bundle), IndexOptions { lazy: true })?;
     let composition = compose(&index, &text)
         .map_err(|e| CliError::Map(format!("{}: {e}", map.unwrap_or(bundle).display())))?;
-    let names = index
-        .sources()
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.url
-                .as_deref()
-                .map_or_else(|| format!("(source {i})"), str::to_string)
-        })
-        .collect();
+    let names = source_names(&index);
     Ok(Explored { composition, names })
 }
 
@@ -71,12 +62,7 @@ pub fn to_json(e: &Explored) -> Value {
             .unwrap_or(0);
         files.insert(name.to_string(), json!({"size": size + bytes}));
     }
-    for (key, bytes) in [
-        ("[sourceMappingURL]", c.source_map_comment_bytes),
-        ("[no source]", c.no_source_bytes),
-        ("[unmapped]", c.unmapped_bytes),
-        ("[EOLs]", c.eol_bytes),
-    ] {
+    for (key, bytes) in c.other_parts() {
         if bytes > 0 {
             files.insert(key.into(), json!({"size": bytes}));
         }
@@ -142,12 +128,7 @@ fn text(e: &Explored, bundle: &Path, top: usize) -> String {
             let _ = writeln!(out, "    … {} more files", p.files.len() - top);
         }
     }
-    for (label, bytes) in [
-        ("[no source]", c.no_source_bytes),
-        ("[unmapped]", c.unmapped_bytes),
-        ("[EOLs]", c.eol_bytes),
-        ("[sourceMappingURL]", c.source_map_comment_bytes),
-    ] {
+    for (label, bytes) in c.other_parts() {
         if bytes > 0 {
             let _ = writeln!(
                 out,

@@ -5,7 +5,7 @@
 //! document, else the file. `null` when the document has no map.
 
 use serde::{Deserialize, Serialize};
-use sourcemap_core::composition::compose;
+use sourcemap_core::composition::{compose, source_names};
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{TextDocumentIdentifier, Url};
 
@@ -70,17 +70,7 @@ pub async fn composition(b: &Backend, params: Params) -> Result<Option<Answer>> 
     };
     tokio::task::block_in_place(|| {
         let c = compose(&map.index, &text).map_err(|e| internal(e.to_string()))?;
-        let names: Vec<String> = map
-            .index
-            .sources()
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                s.url
-                    .as_deref()
-                    .map_or_else(|| format!("(source {i})"), str::to_string)
-            })
-            .collect();
+        let names = source_names(&map.index);
         let packages = c
             .packages(|id| names[id.0 as usize].as_str())
             .into_iter()
