@@ -94,11 +94,13 @@ impl WorkspaceCode<'_> {
                 .get(&uri)
                 .map(|d| (d.rope.clone(), d.version));
             if let Some((rope, version)) = open {
-                let text = rope.to_string();
-                if !leads(text.as_bytes()) {
-                    continue;
-                }
+                // The text is materialised only on a miss: a hover on a 50 MB bundle must not copy it each time.
+                // A version that does not lead to this map is remembered as having no scopes.
                 return m.code.get_or_parse(CodeKey::Document(uri, version), || {
+                    let text = rope.to_string();
+                    if !leads(text.as_bytes()) {
+                        return None;
+                    }
                     FunctionScopes::parse(&text, &bundle.to_string_lossy(), Dialect::Generated).ok()
                 });
             }
