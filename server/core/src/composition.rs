@@ -203,7 +203,7 @@ pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapEr
     };
     let mut first_error = None;
     index
-        .for_each_segment(|hit| {
+        .for_each_segment_once(|hit| {
             let line = hit.generated.line;
             if line != current_line && !line_segments.is_empty() {
                 measure_until(

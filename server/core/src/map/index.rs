@@ -22,7 +22,7 @@ use crate::map::names::NameTable;
 use crate::map::parse::{parse_document, ParsedMap, TextRef};
 use crate::map::reverse::ReverseIndex;
 use crate::map::scopes::{decode_scopes, DecodedScopes};
-use crate::map::segment::{Limits, Segment, SegmentOriginal};
+use crate::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
 
 /// A source, deduplicated across sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -268,36 +268,48 @@ impl SourceMapIndex {
 
     fn build_section(&self, i: usize) -> Result<CompactMappings, MapError> {
         let s = &self.sections[i];
-        let section_index = self.is_index_map.then_some(i);
-        let limits = Limits {
+        let range = s.range_mappings.as_ref().map(|r| r.bytes(&self.buffer));
+        let compact = CompactMappings::build(s.mappings.bytes(&self.buffer), self.limits(i), range)
+            .map_err(|e| self.section_error(i, e))?;
+        self.check_section_end(i, compact.last_position())?;
+        Ok(compact)
+    }
+
+    fn limits(&self, i: usize) -> Limits {
+        let s = &self.sections[i];
+        Limits {
             sources: s.sources.len() as u32,
             names: s.names.len() as u32,
+        }
+    }
+
+    /// A decoding error of section `i`, located in the file.
+    fn section_error(&self, i: usize, e: crate::map::segment::SegmentError) -> MapError {
+        let s = &self.sections[i];
+        let in_range = e.message.starts_with("rangeMappings");
+        let (field, text) = if in_range {
+            ("rangeMappings", s.range_mappings.as_ref())
+        } else {
+            ("mappings", Some(&s.mappings))
         };
-        let range = s.range_mappings.as_ref().map(|r| r.bytes(&self.buffer));
-        let compact = CompactMappings::build(s.mappings.bytes(&self.buffer), limits, range)
-            .map_err(|e| {
-                let in_range = e.message.starts_with("rangeMappings");
-                let (field, text) = if in_range {
-                    ("rangeMappings", s.range_mappings.as_ref())
-                } else {
-                    ("mappings", Some(&s.mappings))
-                };
-                MapError {
-                    location: ErrorLocation {
-                        path: format!("{}{field}", s.path),
-                        section: section_index,
-                        mappings: Some(e.location),
-                        file_offset: text
-                            .and_then(|t| t.file_offset())
-                            .map(|o| o + e.location.byte),
-                    },
-                    message: e.message,
-                }
-            })?;
-        // Sections must not overlap: the last segment must come before the next section starts.
-        if let (Some(next), Some((line, column))) =
-            (self.sections.get(i + 1), compact.last_position())
-        {
+        MapError {
+            location: ErrorLocation {
+                path: format!("{}{field}", s.path),
+                section: self.is_index_map.then_some(i),
+                mappings: Some(e.location),
+                file_offset: text
+                    .and_then(|t| t.file_offset())
+                    .map(|o| o + e.location.byte),
+            },
+            message: e.message,
+        }
+    }
+
+    /// Sections must not overlap: section `i`'s last segment (section-relative `last`, the greatest column on its
+    /// last line) must come before the next section starts.
+    fn check_section_end(&self, i: usize, last: Option<(u32, u32)>) -> Result<(), MapError> {
+        let s = &self.sections[i];
+        if let (Some(next), Some((line, column))) = (self.sections.get(i + 1), last) {
             let last = s.to_global(line, column);
             if last >= next.offset {
                 return Err(MapError {
@@ -318,7 +330,7 @@ impl SourceMapIndex {
                 });
             }
         }
-        Ok(compact)
+        Ok(())
     }
 
     /// A section's `mappings` text.
@@ -463,6 +475,34 @@ impl SourceMapIndex {
         Ok(())
     }
 
+    /// Like [`Self::for_each_segment`], for one pass over a whole map: a section not indexed yet is decoded once,
+    /// every rule checked on the way, without building (or keeping) its checkpoints. (`rangeMappings` are not read:
+    /// they change lookups between segments, not the segments.)
+    pub fn for_each_segment_once(
+        &self,
+        mut f: impl FnMut(&MappingHit<'_>),
+    ) -> Result<(), MapError> {
+        for i in 0..self.sections.len() {
+            let bytes = self.sections[i].mappings.bytes(&self.buffer);
+            if let Some(compact) = self.compact_if_built(i) {
+                compact.for_each(bytes, |seg| f(&self.hit(i, seg, seg.original)));
+                continue;
+            }
+            let mut cursor = SegmentCursor::new(bytes, self.limits(i));
+            let mut last: Option<(u32, u32)> = None;
+            while let Some(seg) = cursor.next_segment() {
+                let seg = seg.map_err(|e| self.section_error(i, e))?;
+                last = Some(match last {
+                    Some((l, c)) if l == seg.line => (l, seg.column.max(c)),
+                    _ => (seg.line, seg.column),
+                });
+                f(&self.hit(i, &seg, seg.original));
+            }
+            self.check_section_end(i, last)?;
+        }
+        Ok(())
+    }
+
     /// The function enclosing an original position (0-based) of `source`, from the section's Metro function map
     /// (`x_facebook_sources`), when it has one. `Err` when the field is malformed.
     pub fn facebook_function_name(
@@ -543,5 +583,55 @@ impl SourceMapIndex {
             .filter_map(|s| s.compact.get().and_then(|c| c.as_ref().ok()))
             .map(CompactMappings::heap_bytes)
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lazy(json: serde_json::Value) -> SourceMapIndex {
+        SourceMapIndex::from_bytes_with(json.to_string().into_bytes(), IndexOptions { lazy: true })
+            .unwrap()
+    }
+
+    fn segments(index: &SourceMapIndex, once: bool) -> Result<Vec<String>, MapError> {
+        let mut out = Vec::new();
+        let mut f = |h: &MappingHit<'_>| out.push(format!("{:?}", h));
+        if once {
+            index.for_each_segment_once(&mut f)?;
+        } else {
+            index.for_each_segment(&mut f)?;
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn one_pass_gives_the_segments_and_the_errors_of_the_index() {
+        let map = serde_json::json!({"version": 3, "sections": [
+            {"offset": {"line": 0, "column": 0}, "map": {"version": 3, "sources": ["a.js"], "names": ["n"], "mappings": "AAAAA,CAAC;AACA"}},
+            {"offset": {"line": 1, "column": 5}, "map": {"version": 3, "sources": ["b.js"], "names": [], "mappings": "AAAA,EAAE"}},
+        ]});
+        let once = segments(&lazy(map.clone()), true).unwrap();
+        assert_eq!(once.len(), 5);
+        assert_eq!(once, segments(&lazy(map), false).unwrap());
+
+        // A bad digit: the same located error either way.
+        let bad = serde_json::json!({"version": 3, "sources": ["a.js"], "names": [], "mappings": "AAAA,!"});
+        let a = segments(&lazy(bad.clone()), true).unwrap_err();
+        let b = segments(&lazy(bad), false).unwrap_err();
+        assert_eq!(a.to_string(), b.to_string());
+
+        // Overlapping sections: section 0 reaches column 9 of line 1, section 1 starts at 1:5.
+        let overlap = serde_json::json!({"version": 3, "sections": [
+            {"offset": {"line": 0, "column": 0}, "map": {"version": 3, "sources": ["a.js"], "names": [], "mappings": ";SAAA"}},
+            {"offset": {"line": 1, "column": 5}, "map": {"version": 3, "sources": ["b.js"], "names": [], "mappings": "AAAA"}},
+        ]});
+        let a = segments(&lazy(overlap.clone()), true).unwrap_err();
+        assert!(a.to_string().contains("sections overlap"), "{a}");
+        assert_eq!(
+            a.to_string(),
+            segments(&lazy(overlap), false).unwrap_err().to_string()
+        );
     }
 }
