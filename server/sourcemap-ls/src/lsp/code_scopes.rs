@@ -3,12 +3,12 @@
 //! (`sourcesContent`, else the resolved local file).
 //!
 //! Each is parsed on first use and cached in the map's entry, keyed by what it was parsed from: a document version,
-//! a hash of the file's bytes, or the map's own `sourcesContent` (the entry is dropped with the map when the map
-//! changes). A changed bundle or source is parsed again; scopes of another text are never used. Callers run on the
-//! blocking pool or inside `block_in_place`: reading and parsing block.
+//! the file's stamp (path, inode, size, modification time: a hit reads nothing), or the map's own `sourcesContent`
+//! (the entry is dropped with the map when the map changes). A changed bundle or source is parsed again. Callers run
+//! on the blocking pool or inside `block_in_place`: reading and parsing block.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use sourcemap_core::locate::bundle_leads_to_map;
@@ -31,9 +31,9 @@ const MAX_CACHED: usize = 32;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CodeKey {
     Document(Url, i32),
-    GeneratedFile(u64),
+    GeneratedFile(FileStamp),
     SourcesContent(SourceId),
-    SourceFile(SourceId, u64),
+    SourceFile(SourceId, FileStamp),
 }
 
 /// Parsed tables of one map, by what they were parsed from (`None`: the text did not parse).
@@ -60,8 +60,35 @@ impl CodeCache {
     }
 }
 
-fn hash(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(bytes)
+/// A file as it is now: path, device and inode, size, modification time. Read from the open descriptor, so the
+/// text read on a miss is the file the stamp describes; a file rewritten in place with the same size within one
+/// timestamp tick keeps its stamp (as for make and git).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FileStamp(PathBuf, u64, u64, u64, Option<std::time::SystemTime>);
+
+/// The open file at `path` with its stamp: a hover asks for scopes without reading the file when they are cached.
+fn stamped(path: &Path) -> Option<(std::fs::File, u64, FileStamp)> {
+    let (file, meta) = sourcemap_core::files::open_regular(path).ok()?;
+    #[cfg(unix)]
+    let (dev, ino) = {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    };
+    #[cfg(not(unix))]
+    let (dev, ino) = (0, 0);
+    let stamp = FileStamp(
+        path.to_path_buf(),
+        dev,
+        ino,
+        meta.len(),
+        meta.modified().ok(),
+    );
+    Some((file, meta.len(), stamp))
+}
+
+fn read(file: std::fs::File, len: u64) -> Option<String> {
+    let bytes = sourcemap_core::files::read_open(file, len, MAX_PARSED_BYTES).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// [`CodeScopes`] over the maps of one request (identifiers are positions in `maps`).
@@ -104,18 +131,17 @@ impl WorkspaceCode<'_> {
                     FunctionScopes::parse(&text, &bundle.to_string_lossy(), Dialect::Generated).ok()
                 });
             }
-            let Ok(bytes) = sourcemap_core::files::read_regular(&bundle, MAX_PARSED_BYTES) else {
+            let Some((file, len, stamp)) = stamped(&bundle) else {
                 continue;
             };
-            if !leads(&bytes) {
-                continue;
-            }
-            return m
-                .code
-                .get_or_parse(CodeKey::GeneratedFile(hash(&bytes)), || {
-                    let text = String::from_utf8(bytes).ok()?;
-                    FunctionScopes::parse(&text, &bundle.to_string_lossy(), Dialect::Generated).ok()
-                });
+            // Read only on a miss; a file that does not lead to this map is remembered as having no scopes.
+            return m.code.get_or_parse(CodeKey::GeneratedFile(stamp), || {
+                let text = read(file, len)?;
+                if !leads(text.as_bytes()) {
+                    return None;
+                }
+                FunctionScopes::parse(&text, &bundle.to_string_lossy(), Dialect::Generated).ok()
+            });
         }
         None
     }
@@ -129,12 +155,11 @@ impl WorkspaceCode<'_> {
             });
         }
         let path = self.b.resolve_source(m, source)?;
-        let bytes = sourcemap_core::files::read_regular(&path, MAX_PARSED_BYTES).ok()?;
-        m.code
-            .get_or_parse(CodeKey::SourceFile(source, hash(&bytes)), || {
-                let text = String::from_utf8(bytes).ok()?;
-                FunctionScopes::parse(&text, &path_name(&path), Dialect::Original).ok()
-            })
+        let (file, len, stamp) = stamped(&path)?;
+        m.code.get_or_parse(CodeKey::SourceFile(source, stamp), || {
+            let text = read(file, len)?;
+            FunctionScopes::parse(&text, &path_name(&path), Dialect::Original).ok()
+        })
     }
 }
 
