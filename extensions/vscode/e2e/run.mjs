@@ -100,11 +100,15 @@ try {
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: 10000 });
     await input.fill(name);
-    // Click the row: Enter right after typing can still pick a recently opened file from the list shown before.
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first();
+    // Click the row whose file name is exactly `name` (`main.js`, not `main.js.map`): Enter right after typing can
+    // still pick a recently opened file from the list shown before.
+    const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+    const row = page.locator(".quick-input-list .monaco-list-row", { has: page.locator(".label-name", { hasText: exact }) }).first();
     await row.waitFor({ state: "visible", timeout: 10000 });
+    await sleep(300); // the list settles (its rows are reused while results arrive)
     await row.click();
-    await page.waitForSelector(`.tab.active:has-text("${name}")`, { timeout: 15000 });
+    // The window title names the active editor: "main.js - ws - code-server".
+    await page.waitForFunction((n) => document.title.replace(/^● /, "").startsWith(`${n} - `), name, { timeout: 15000 });
   };
 
   /** Screen coordinates of the character at `offset` in the first rendered line containing `needle`. */
@@ -289,6 +293,36 @@ try {
     await page.screenshot({ path: path.join(args.out, "composition.png") });
     const ok = names.some((n) => n.startsWith("node_modules/react")) && names.some((n) => n.startsWith("src")) && files >= 2;
     return { ok, detail: { packages: names, files } };
+  });
+
+  await step("[page] hover on a bundle line whose local source is an old checkout: the map's code, and why", async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("F1");
+    const palette = page.locator(".quick-input-widget input");
+    await palette.waitFor({ state: "visible", timeout: 10000 });
+    await palette.fill(">View: Close All Editors");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "View: Close All Editors" }).first().click();
+    await quickOpen("main.js");
+    await page.waitForSelector('.view-line:has-text("view();")', { timeout: 15000 });
+    const at = await charBox("view();", 1);
+    await page.mouse.move(at.x, at.y + 200);
+    await sleep(300);
+    await page.mouse.move(at.x - 2, at.y);
+    await page.mouse.move(at.x, at.y);
+    const hover = page.locator(".monaco-hover-content", { hasText: "differs" });
+    await hover.first().waitFor({ state: "visible", timeout: 20000 });
+    await sleep(400);
+    const text = (await page.locator(".monaco-hover-content").allInnerTexts()).join("\n---\n");
+    const box = await page.locator(".monaco-hover").filter({ hasText: "differs" }).first().boundingBox();
+    if (box !== null) {
+      const clip = { x: Math.max(0, box.x - 40), y: Math.max(0, Math.min(box.y, at.y) - 30), width: Math.min(1240, box.width + 80), height: Math.min(780, Math.abs(at.y - box.y) + box.height + 60) };
+      await page.screenshot({ path: path.join(args.out, "decoy.png"), clip });
+      if (args["screenshot-decoy"]) {
+        fs.copyFileSync(path.join(args.out, "decoy.png"), args["screenshot-decoy"]);
+      }
+    }
+    const ok = text.includes("metro-app/screen.js") && text.includes("differs from the map") && text.includes("return view();") && !text.includes("oldView");
+    return { ok, detail: text };
   });
 
   await page.screenshot({ path: path.join(args.out, "workbench-end.png") });

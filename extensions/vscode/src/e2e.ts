@@ -129,6 +129,50 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok: hit !== undefined && hit.line === 3 && hit.character === 16, detail: { expected: appUri.toString(true), locations: locs } };
   });
 
+  await check("never the wrong file: bare-name and stale decoys are not opened; the same text with CRLF is", async () => {
+    const rnBundle = file("rn-build", "main.js");
+    await show(rnBundle);
+    const defAt = async (line: number, want: (uri: string) => boolean): Promise<string[]> =>
+      locationsOf(
+        await until(
+          () => vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>("vscode.executeDefinitionProvider", rnBundle, new vscode.Position(line, 0)),
+          (d) => locationsOf(d).some((l) => want(l.uri)),
+          15000,
+        ),
+      ).map((l) => l.uri);
+    // index.js: only the root's unrelated index.js shares the bare name; the map's text is shown.
+    const index = await defAt(0, (u) => u.startsWith("sourcemap-source:"));
+    // screen.js: metro-app/screen.js is an old checkout; the map's text is shown and the hover says why.
+    const screen = await defAt(1, (u) => u.startsWith("sourcemap-source:"));
+    const hover = hoverText(
+      await until(
+        () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", rnBundle, new vscode.Position(1, 0)),
+        (h) => hoverText(h).includes("differs"),
+        10000,
+      ),
+    );
+    // same.js: the map's text with CRLF endings on disk: the local file.
+    const sameUri = file("metro-app", "same.js").toString(true);
+    const same = await defAt(2, (u) => u === sameUri);
+    // Go to Original Source on the index.js line opens the map's text, not the decoy.
+    await show(rnBundle, new vscode.Position(0, 0));
+    await vscode.commands.executeCommand("sourcemap.goToOriginal");
+    const opened = vscode.window.activeTextEditor?.document;
+    const ok =
+      index.length === 1 &&
+      index[0]?.includes("metro-app/index.js") === true &&
+      screen.length === 1 &&
+      screen[0]?.startsWith("sourcemap-source:") === true &&
+      hover.includes("metro-app/screen.js") &&
+      hover.includes("differs from the map's copy") &&
+      hover.includes("return view();") &&
+      same.length === 1 &&
+      same[0] === sameUri &&
+      opened?.uri.scheme === "sourcemap-source" &&
+      opened.getText().startsWith("// app entry");
+    return { ok, detail: { index, screen, hover, same, opened: opened?.uri.toString(true) } };
+  });
+
   await check("command Go to Original Source opens src/App.js at 4:17", async () => {
     await show(bundleUri, addPos);
     const answer = await vscode.commands.executeCommand("sourcemap.goToOriginal");
