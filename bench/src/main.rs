@@ -11,6 +11,8 @@
 //! `sourcemap` crate (parse, lookups, memory) and `oxc_sourcemap` (parse, flat maps only). Times are medians.
 //! Memory is measured with a counting global allocator: live heap bytes held by each structure.
 
+mod editor;
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -40,6 +42,10 @@ struct Args {
     /// Only the function-scope table (frames' function names), not the map fixtures.
     #[arg(long)]
     scopes_only: bool,
+    /// Only the editor at Metro scale (a 50 MB bundle opened over LSP: first hover, hover latency, memory,
+    /// symbolicate), not the other fixtures.
+    #[arg(long)]
+    editor_only: bool,
     /// The `sourcemap-ls` binary for whole-process measurements (default: target/release/sourcemap-ls).
     #[arg(long)]
     bin: Option<PathBuf>,
@@ -725,6 +731,10 @@ fn main() {
         run_scopes(&args, &bin);
         return;
     }
+    if args.editor_only {
+        editor::run(&args, &bin);
+        return;
+    }
     let fixtures = ensure_fixtures(&args);
     println!(
         "## sourcemap-bench{}\n",
@@ -734,5 +744,6 @@ fn main() {
     for f in &fixtures {
         run_fixture(&args, f, &bin);
     }
+    editor::run(&args, &bin);
     run_scopes(&args, &bin);
 }

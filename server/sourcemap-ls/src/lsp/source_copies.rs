@@ -57,14 +57,47 @@ pub fn materialize(dir: &Path, display: &str, text: &str) -> Option<PathBuf> {
     permissions.set_readonly(true);
     std::fs::set_permissions(&partial, permissions).ok()?;
     std::fs::rename(&partial, &path).ok()?;
-    trim(dir, &hash);
+    if over_budget(dir, text.len() as u64) {
+        let total = trim(dir, &hash);
+        TALLY
+            .lock()
+            .expect("tally lock")
+            .get_or_insert_with(Default::default)
+            .insert(dir.to_path_buf(), total);
+    }
     Some(path)
 }
 
-/// Removes the oldest copies until the folder holds at most [`MAX_CACHE_BYTES`] (never the one just written).
-fn trim(dir: &Path, keep: &str) {
+/// Bytes in each cache folder as this process last measured them, plus what it wrote since: the folder is walked
+/// when first written to and when the tally passes the budget, not on every copy (a 20,000-frame trace writes
+/// thousands of copies).
+static TALLY: std::sync::Mutex<Option<std::collections::HashMap<PathBuf, u64>>> =
+    std::sync::Mutex::new(None);
+
+/// Adds `written` to the folder's tally; whether it is now over [`MAX_CACHE_BYTES`].
+fn over_budget(dir: &Path, written: u64) -> bool {
+    let mut tally = TALLY.lock().expect("tally lock");
+    let tally = tally.get_or_insert_with(Default::default);
+    let total = match tally.get_mut(dir) {
+        Some(t) => {
+            *t += written;
+            *t
+        }
+        None => {
+            // Walked once, with the copy just written already in it.
+            let t = folder_bytes(dir);
+            tally.insert(dir.to_path_buf(), t);
+            t
+        }
+    };
+    total > MAX_CACHE_BYTES
+}
+
+/// Removes the oldest copies until the folder holds at most [`MAX_CACHE_BYTES`] (never the one just written);
+/// returns the bytes left.
+fn trim(dir: &Path, keep: &str) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+        return 0;
     };
     let mut folders: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
         .flatten()
@@ -85,6 +118,7 @@ fn trim(dir: &Path, keep: &str) {
             total = total.saturating_sub(bytes);
         }
     }
+    total
 }
 
 fn folder_bytes(p: &Path) -> u64 {

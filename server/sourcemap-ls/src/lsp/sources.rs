@@ -12,7 +12,9 @@
 //! The first candidate that is an existing file wins, and then only if its content is the map's text for the source
 //! where the map has it (`local_sources`). Otherwise the source is a `sourcemap-source:` virtual document.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 
 use tower_lsp::lsp_types::Url;
 
@@ -42,8 +44,25 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// Applies one js-debug style override; `None` when the pattern does not match.
-fn apply_override(pattern: &str, target: &str, url: &str, folders: &[PathBuf]) -> Vec<String> {
+/// The regular expression of an override pattern, compiled once per pattern (symbolicating a long log resolves
+/// thousands of sources; building the expressions dominated it).
+fn override_regex(pattern: &str) -> Option<regex::Regex> {
+    static COMPILED: Mutex<Option<HashMap<String, Option<regex::Regex>>>> = Mutex::new(None);
+    let mut compiled = COMPILED.lock().expect("override regex lock");
+    let compiled = compiled.get_or_insert_with(HashMap::new);
+    if let Some(re) = compiled.get(pattern) {
+        return re.clone();
+    }
+    // Settings can change many times in a session; the table stays small.
+    if compiled.len() > 256 {
+        compiled.clear();
+    }
+    let re = compile_override(pattern);
+    compiled.insert(pattern.to_string(), re.clone());
+    re
+}
+
+fn compile_override(pattern: &str) -> Option<regex::Regex> {
     let mut re = String::from("^");
     let mut rest = pattern;
     while !rest.is_empty() {
@@ -60,7 +79,12 @@ fn apply_override(pattern: &str, target: &str, url: &str, folders: &[PathBuf]) -
         }
     }
     re.push('$');
-    let Ok(re) = regex::Regex::new(&re) else {
+    regex::Regex::new(&re).ok()
+}
+
+/// Applies one js-debug style override; empty when the pattern does not match.
+fn apply_override(pattern: &str, target: &str, url: &str, folders: &[PathBuf]) -> Vec<String> {
+    let Some(re) = override_regex(pattern) else {
         return Vec::new();
     };
     let Some(caps) = re.captures(url) else {

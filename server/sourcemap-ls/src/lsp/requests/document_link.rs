@@ -7,8 +7,8 @@ use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
 
-use super::source_uri;
 use super::symbolicate::symbolicate_in_workspace;
+use super::SourceUris;
 use crate::lsp::position::utf16_len;
 use crate::lsp::server::Backend;
 
@@ -41,6 +41,7 @@ pub async fn document_link(
     }
     let (out, maps) = symbolicate_in_workspace(b, &lines, Some(&uri)).await;
     let mut links = Vec::new();
+    let mut uris = SourceUris::new(b);
     for (line_no, l) in out.iter().enumerate() {
         let SymbolicatedLine::Frame(f) = l else {
             continue;
@@ -49,7 +50,7 @@ pub async fn document_link(
             continue;
         };
         let map = &maps[id];
-        let Some(mut target) = source_uri(b, map, o.source_id) else {
+        let Some(mut target) = uris.get(map, o.source_id) else {
             continue;
         };
         // VS Code opens `file:///x#L12,5` at line 12, column 5.

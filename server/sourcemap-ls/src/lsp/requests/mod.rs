@@ -12,6 +12,7 @@ pub mod source_content;
 pub mod symbolicate;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use sourcemap_core::{OriginalPosition, SourceId};
 use tower_lsp::lsp_types::{Location, Position, Range, Url};
@@ -54,6 +55,30 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
         )
     })?;
     Url::from_file_path(copy).ok()
+}
+
+/// [`source_uri`] remembered per (map, source) for one request: a long log names the same sources thousands of
+/// times, and each answer may stat candidates, hash a local file or write a copy.
+pub struct SourceUris<'b> {
+    b: &'b Backend,
+    memo: HashMap<(*const LoadedMap, SourceId), Option<Url>>,
+}
+
+impl<'b> SourceUris<'b> {
+    pub fn new(b: &'b Backend) -> Self {
+        SourceUris {
+            b,
+            memo: HashMap::new(),
+        }
+    }
+
+    pub fn get(&mut self, map: &LoadedMap, id: SourceId) -> Option<Url> {
+        let b = self.b;
+        self.memo
+            .entry((map as *const LoadedMap, id))
+            .or_insert_with(|| source_uri(b, map, id))
+            .clone()
+    }
 }
 
 /// The biggest original source file read from disk for a code frame.

@@ -20,7 +20,7 @@ use sourcemap_core::trace::symbolicate::{
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Position, Range, Url};
 
-use super::source_uri;
+use super::SourceUris;
 use crate::lsp::code_scopes::WorkspaceCode;
 use crate::lsp::map_store::LoadedMap;
 use crate::lsp::server::Backend;
@@ -184,6 +184,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
     let lines = parse_stack(&params.text, PlainInput::default());
     let (out, maps) = symbolicate_in_workspace(b, &lines, params.uri.as_ref()).await;
     let options = TextOptions::default();
+    let mut uris = SourceUris::new(b);
     let frames = out
         .iter()
         .filter_map(|l| match l {
@@ -191,7 +192,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
             SymbolicatedLine::Frame(f) => {
                 let map = f.map.map(|i| &maps[i]);
                 let location = match (map, &f.original) {
-                    (Some(m), Some(o)) => source_uri(b, m, o.source_id).map(|uri| {
+                    (Some(m), Some(o)) => uris.get(m, o.source_id).map(|uri| {
                         let p = Position::new(o.line, o.column);
                         Location::new(uri, Range::new(p, p))
                     }),

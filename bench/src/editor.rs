@@ -1,0 +1,399 @@
+//! The editor at Metro scale: a dev build's bundle opened the way editors open it (`didOpen` with the whole text),
+//! over stdio, against a cold `sourcemap-ls` process. Mirrors the table of issue 12: open → first hover, hover latency
+//! over random positions (p50/p90/p99/max), the server's anonymous resident memory (peak and steady) as a ratio to
+//! the map's `mappings` bytes, `symbolicate` whole process against metro-symbolicate, and `sourcemap/symbolicate` over
+//! LSP on a 20,000-frame log against the CLI on the same log.
+//!
+//! The fixture (`fixtures/generated/metro-scale/`, generated when missing) is a Metro-shaped index map like the
+//! others: 9,500 modules, ~7M segments, function maps, and `sourcesContent` (about 100 MB of map, a 50 MB bundle).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use sourcemap_core::{GeneratedPosition, SourceMapIndex};
+use sourcemap_fixtures::{metro, MetroParams};
+
+use crate::{median, ms, positions, ratio, row, run_with_stdin, time, Args};
+
+pub struct ScaleFixture {
+    pub map: PathBuf,
+    pub bundle: PathBuf,
+}
+
+pub fn ensure(args: &Args) -> ScaleFixture {
+    let dir = args.out.join(if args.quick {
+        "quick/metro-scale"
+    } else {
+        "metro-scale"
+    });
+    let fixture = ScaleFixture {
+        map: dir.join("index.bundle.map"),
+        bundle: dir.join("index.bundle"),
+    };
+    if !fixture.map.exists() {
+        eprintln!("generating the Metro-scale fixture in {} …", dir.display());
+        let params = MetroParams {
+            seed: 2,
+            modules: if args.quick { 300 } else { 9_500 },
+            mean_segments: if args.quick { 200 } else { 735 },
+            huge_modules: if args.quick { 1 } else { 4 },
+            sources_content: true,
+            facebook_sources: true,
+        };
+        let g = metro(&params);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&fixture.bundle, g.bundle.as_bytes()).unwrap();
+        std::fs::write(&fixture.map, &g.index_map).unwrap();
+    }
+    fixture
+}
+
+/// A stdio LSP client that answers nothing back: it declares no capabilities, so the server asks nothing.
+struct Lsp {
+    child: Child,
+    stdin: ChildStdin,
+    out: BufReader<ChildStdout>,
+    next_id: i64,
+}
+
+impl Lsp {
+    fn start(bin: &Path, root: &Path) -> Lsp {
+        let mut child = Command::new(bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let mut lsp = Lsp {
+            child,
+            stdin,
+            out,
+            next_id: 1,
+        };
+        let root = format!("file://{}", std::fs::canonicalize(root).unwrap().display());
+        lsp.request(
+            "initialize",
+            json!({"processId": null, "rootUri": root, "capabilities": {}}),
+        );
+        lsp.send_bytes(&frame(
+            &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        ));
+        lsp
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn send_bytes(&mut self, b: &[u8]) {
+        self.stdin.write_all(b).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and waits for its answer (notifications and server requests in between are skipped).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_bytes(&frame(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        ));
+        self.answer(id)
+    }
+
+    fn answer(&mut self, id: i64) -> Value {
+        loop {
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                assert!(self.out.read_line(&mut line).unwrap() > 0, "server exited");
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length: ") {
+                    len = v.parse().unwrap();
+                }
+            }
+            let mut body = vec![0; len];
+            self.out.read_exact(&mut body).unwrap();
+            let v: Value = serde_json::from_slice(&body).unwrap();
+            if v["id"] == id && v.get("method").is_none() {
+                assert!(v.get("error").is_none(), "{v}");
+                return v;
+            }
+        }
+    }
+}
+
+impl Drop for Lsp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn frame(v: &Value) -> Vec<u8> {
+    let body = serde_json::to_vec(v).unwrap();
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(&body);
+    out
+}
+
+/// `RssAnon` of a process, in bytes (Linux).
+fn rss_anon(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("RssAnon:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Samples `RssAnon` every 2 ms until dropped; `peak` is the highest seen.
+struct RssSampler {
+    peak: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RssSampler {
+    fn start(pid: u32) -> RssSampler {
+        let peak = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (p, s) = (peak.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                if let Some(r) = rss_anon(pid) {
+                    p.fetch_max(r, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        });
+        RssSampler {
+            peak,
+            stop,
+            thread: Some(thread),
+        }
+    }
+    fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for RssSampler {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn mb(b: u64) -> String {
+    format!("{:.1} MB", b as f64 / 1e6)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn uri_of(p: &Path) -> String {
+    format!("file://{}", std::fs::canonicalize(p).unwrap().display())
+}
+
+fn hover_params(uri: &str, p: GeneratedPosition) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": {"line": p.line, "character": p.column}})
+}
+
+/// One cold server: `didOpen` with the whole bundle → the first hover answered; then `hovers` random hovers; the
+/// memory; and `sourcemap/symbolicate` of `log`. Returns (first hover, latencies, peak anon, steady anon, symbolicate).
+struct Session {
+    first_hover: Duration,
+    latencies: Vec<Duration>,
+    peak_anon: u64,
+    steady_anon: u64,
+    symbolicate: Option<Duration>,
+}
+
+fn session(
+    bin: &Path,
+    f: &ScaleFixture,
+    text: &str,
+    hovers: &[GeneratedPosition],
+    log: Option<&str>,
+) -> Session {
+    let root = f.bundle.parent().unwrap();
+    let mut lsp = Lsp::start(bin, root);
+    let sampler = RssSampler::start(lsp.pid());
+    let uri = uri_of(&f.bundle);
+    // Serialised before the clock starts: the client's own cost is not the server's.
+    let open = frame(
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}
+        }}),
+    );
+    let started = Instant::now();
+    lsp.send_bytes(&open);
+    drop(open);
+    lsp.request("textDocument/hover", hover_params(&uri, hovers[0]));
+    let first_hover = started.elapsed();
+    let mut latencies = Vec::with_capacity(hovers.len());
+    for &p in hovers {
+        let t = Instant::now();
+        lsp.request("textDocument/hover", hover_params(&uri, p));
+        latencies.push(t.elapsed());
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let steady_anon = rss_anon(lsp.pid()).unwrap_or(0);
+    let symbolicate = log.map(|log| {
+        let t = Instant::now();
+        let r = lsp.request("sourcemap/symbolicate", json!({"text": log}));
+        let elapsed = t.elapsed();
+        let mapped = r["result"]["frames"]
+            .as_array()
+            .map_or(0, |f| f.iter().filter(|f| !f["original"].is_null()).count());
+        assert!(mapped > 0, "no frame mapped over LSP");
+        elapsed
+    });
+    let peak_anon = sampler.peak().max(steady_anon);
+    Session {
+        first_hover,
+        latencies,
+        peak_anon,
+        steady_anon,
+        symbolicate,
+    }
+}
+
+/// A trace of `n` frames at random positions of the bundle, as a React Native dev build prints them.
+fn trace(bundle: &str, n: usize, seed: u64) -> String {
+    let mut out = String::from("Error: boom\n");
+    for (i, p) in positions(bundle, n, seed).iter().enumerate() {
+        out.push_str(&format!(
+            "    at f{i} (http://localhost:8081/index.bundle?platform=ios&dev=true:{}:{})\n",
+            p.line + 1,
+            p.column + 1
+        ));
+    }
+    out
+}
+
+pub fn run(args: &Args, bin: &Path) {
+    let f = ensure(args);
+    let text = std::fs::read_to_string(&f.bundle).unwrap();
+    let map_bytes = std::fs::metadata(&f.map).unwrap().len();
+    let index = SourceMapIndex::from_bytes(std::fs::read(&f.map).unwrap()).unwrap();
+    let mappings = index.mappings_bytes() as u64;
+    let mut segments = 0u64;
+    for i in 0..index.sections().len() {
+        segments += index.compact(i).unwrap().segment_count();
+    }
+    let sections = index.sections().len();
+    drop(index);
+    println!("\n### The editor at Metro scale (`didOpen` with the whole text, stdio)\n");
+    println!(
+        "{sections} modules, {segments} segments, `mappings` {} ({:.2} B/segment), map {} with `sourcesContent`, \
+         bundle {}\n",
+        mb(mappings),
+        mappings as f64 / segments as f64,
+        mb(map_bytes),
+        mb(text.len() as u64)
+    );
+    println!("| measure | sourcemap-ls | baseline | ratio | goal |");
+    println!("|---|---|---|---|---|");
+
+    let hovers = positions(&text, 200, 21);
+    let log = trace(&text, 20_000, 22);
+    let runs = args.samples.clamp(1, 3);
+    let sessions: Vec<Session> = (0..runs)
+        .map(|i| session(bin, &f, &text, &hovers, (i == 0).then_some(log.as_str())))
+        .collect();
+    let first = median(sessions.iter().map(|s| s.first_hover).collect());
+    println!(
+        "| `didOpen` ({}) → first hover answered, cold server (median of {runs}) | {} | | | ≤ 0.6 s |",
+        mb(text.len() as u64),
+        ms(first)
+    );
+    let mut all: Vec<Duration> = sessions
+        .iter()
+        .flat_map(|s| s.latencies.iter().copied())
+        .collect();
+    all.sort();
+    println!(
+        "| hover latency, {} random positions × {runs} servers: p50 / p90 / p99 / max | {} / {} / {} / {} | | | p99 ≤ 20 ms |",
+        hovers.len(),
+        ms(percentile(&all, 0.5)),
+        ms(percentile(&all, 0.9)),
+        ms(percentile(&all, 0.99)),
+        ms(*all.last().unwrap())
+    );
+    let peak = sessions.iter().map(|s| s.peak_anon).max().unwrap();
+    let steady = median(
+        sessions
+            .iter()
+            .map(|s| Duration::from_nanos(s.steady_anon))
+            .collect(),
+    )
+    .as_nanos() as u64;
+    let budget = text.len() as u64 + mappings * 3 / 2;
+    println!(
+        "| server anonymous memory, bundle open: steady ÷ `mappings` bytes (budget: bundle + 1.5 × mappings = {}) | {} | {} | {:.2} | ≤ {:.2} |",
+        mb(budget),
+        mb(steady),
+        mb(mappings),
+        steady as f64 / mappings as f64,
+        budget as f64 / mappings as f64
+    );
+    println!(
+        "| server anonymous memory, peak ÷ `mappings` bytes | {} | {} | {:.2} | |",
+        mb(peak),
+        mb(mappings),
+        peak as f64 / mappings as f64
+    );
+
+    // symbolicate whole process: a 146-frame trace, vs metro-symbolicate.
+    let short = trace(&text, 146, 23);
+    let map_arg = f.map.to_string_lossy().into_owned();
+    let ours = time(args.samples.min(3), || {
+        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &short)
+    });
+    let metro_js =
+        Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
+    if metro_js.exists() {
+        let theirs = time(1, || {
+            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &short)
+        });
+        row(
+            "`symbolicate` 146 frames, whole process, vs metro-symbolicate 0.84.6",
+            &ms(ours),
+            &ms(theirs),
+            &format!("{} | ≥ 20×", ratio(theirs, ours)),
+        );
+    } else {
+        row(
+            "`symbolicate` 146 frames, whole process",
+            &ms(ours),
+            "metro-symbolicate not installed",
+            "— | ≥ 20×",
+        );
+    }
+
+    // The 20K-frame log: LSP (map already loaded) vs the CLI (whole process, map read from disk).
+    let cli = time(args.samples.min(3), || {
+        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &log)
+    });
+    if let Some(lsp) = sessions[0].symbolicate {
+        row(
+            "`sourcemap/symbolicate` over LSP, 20,000-frame log, vs the CLI on the same log (whole process)",
+            &ms(lsp),
+            &ms(cli),
+            &format!("{:.2}× the CLI | ≤ 2×", lsp.as_secs_f64() / cli.as_secs_f64()),
+        );
+    }
+}
