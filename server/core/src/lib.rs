@@ -15,8 +15,8 @@ pub mod trace;
 pub use error::{ErrorLocation, MapError, MapErrors, MappingsLocation};
 pub use map::compact::{Bias, Checkpoint, CompactMappings};
 pub use map::index::{
-    GeneratedPosition, IndexOptions, MappingHit, OriginalPosition, Section, Source, SourceId,
-    SourceMapIndex,
+    content_from_file, GeneratedPosition, IndexOptions, MappingHit, OriginalPosition, Section,
+    Source, SourceContent, SourceId, SourceMapIndex,
 };
 pub use map::reverse::{ReverseEntry, ReverseIndex};
 pub use position::OneBasedLine;

@@ -62,9 +62,48 @@ pub struct MappingHit<'a> {
 #[derive(Debug, Clone)]
 pub struct Source {
     pub url: Option<Box<str>>,
-    /// Raw JSON string literal of its `sourcesContent` entry (the first section that has one).
-    content: Option<Range<usize>>,
+    /// Its `sourcesContent` entry (the first section that has one).
+    content: Option<ContentRef>,
     pub ignored: bool,
+}
+
+/// Where a source's content is: its raw JSON string literal in the buffer, or, once the index has shed contents
+/// ([`SourceMapIndex::shed_contents`]), the literal's byte range in the map file with its hash, so a reader can tell
+/// a file that changed since.
+#[derive(Debug, Clone)]
+enum ContentRef {
+    Buffer(Range<usize>),
+    File { range: Range<usize>, hash: u64 },
+}
+
+/// A source's content as the index can give it.
+#[derive(Debug, Clone)]
+pub enum SourceContent<'a> {
+    Text(Cow<'a, str>),
+    /// In the map file at `range` (a raw JSON string literal): read it there, then [`content_from_file`].
+    InFile {
+        range: Range<usize>,
+        hash: u64,
+    },
+}
+
+/// The text of a source from the raw JSON string literal read at [`SourceContent::InFile`]'s range; `None` when the
+/// bytes are not the ones indexed (the file changed) or not a JSON string.
+pub fn content_from_file(raw: &[u8], hash: u64) -> Option<String> {
+    if xxhash_rust::xxh3::xxh3_64(raw) != hash {
+        return None;
+    }
+    unescape_literal(raw).map(Cow::into_owned)
+}
+
+/// A JSON string literal's text; borrowed when it has no escapes.
+fn unescape_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
+    let raw = std::str::from_utf8(raw).ok()?;
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
 }
 
 impl Source {
@@ -83,6 +122,9 @@ pub struct Section {
     pub path: String,
     mappings: TextRef,
     range_mappings: Option<TextRef>,
+    /// Where `mappings` and `rangeMappings` start in the file, for errors found after the buffer was compacted.
+    mappings_at: Option<usize>,
+    range_mappings_at: Option<usize>,
     names: NameTable,
     /// Local source index → global source.
     sources: Box<[SourceId]>,
@@ -203,7 +245,12 @@ impl SourceMapIndex {
     ) -> Section {
         let mut local = Vec::with_capacity(map.sources.len());
         for (i, url) in map.sources.into_iter().enumerate() {
-            let content = map.contents.get(i).cloned().flatten();
+            let content = map
+                .contents
+                .get(i)
+                .cloned()
+                .flatten()
+                .map(ContentRef::Buffer);
             let ignored = map.ignore_list.contains(&(i as u32));
             let existing = url.as_ref().and_then(|u| by_url.get(u).copied());
             let id = match existing {
@@ -236,6 +283,8 @@ impl SourceMapIndex {
                 column: map.offset.1,
             },
             path: map.path,
+            mappings_at: map.mappings.file_offset(),
+            range_mappings_at: map.range_mappings.as_ref().and_then(TextRef::file_offset),
             mappings: map.mappings,
             range_mappings: map.range_mappings,
             names: map.names,
@@ -287,19 +336,17 @@ impl SourceMapIndex {
     fn section_error(&self, i: usize, e: crate::map::segment::SegmentError) -> MapError {
         let s = &self.sections[i];
         let in_range = e.message.starts_with("rangeMappings");
-        let (field, text) = if in_range {
-            ("rangeMappings", s.range_mappings.as_ref())
+        let (field, at) = if in_range {
+            ("rangeMappings", s.range_mappings_at)
         } else {
-            ("mappings", Some(&s.mappings))
+            ("mappings", s.mappings_at)
         };
         MapError {
             location: ErrorLocation {
                 path: format!("{}{field}", s.path),
                 section: self.is_index_map.then_some(i),
                 mappings: Some(e.location),
-                file_offset: text
-                    .and_then(|t| t.file_offset())
-                    .map(|o| o + e.location.byte),
+                file_offset: at.map(|o| o + e.location.byte),
             },
             message: e.message,
         }
@@ -359,16 +406,98 @@ impl SourceMapIndex {
         self.source_by_url.get(url).copied()
     }
 
-    /// The source's content from `sourcesContent`, unescaped now (it is kept as raw JSON until asked for).
+    /// The source's content from `sourcesContent`, unescaped now (it is kept as raw JSON until asked for). `None`
+    /// also when the index shed its contents: see [`Self::source_content_ref`].
     pub fn source_content(&self, id: SourceId) -> Option<Cow<'_, str>> {
-        let range = self.source(id).content.clone()?;
-        let raw = std::str::from_utf8(&self.buffer[range]).ok()?;
-        // The common case, no escapes, borrows; `sourcesContent` almost always has `\n`, so usually this unescapes.
-        let inner = &raw[1..raw.len() - 1];
-        if !inner.contains('\\') {
-            return Some(Cow::Borrowed(inner));
+        match self.source_content_ref(id)? {
+            SourceContent::Text(t) => Some(t),
+            SourceContent::InFile { .. } => None,
         }
-        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+    }
+
+    /// The source's content, or where it is in the map file once the index has shed contents.
+    pub fn source_content_ref(&self, id: SourceId) -> Option<SourceContent<'_>> {
+        match self.source(id).content.clone()? {
+            // The common case, no escapes, borrows; `sourcesContent` almost always has `\n`, so usually this
+            // unescapes.
+            ContentRef::Buffer(range) => {
+                unescape_literal(&self.buffer[range]).map(SourceContent::Text)
+            }
+            ContentRef::File { range, hash } => Some(SourceContent::InFile { range, hash }),
+        }
+    }
+
+    /// Keeps in memory only the text that queries read — each section's `mappings`, `rangeMappings`,
+    /// `x_facebook_sources` and `scopes`, and `x_hermes_function_offsets` — and moves them to the front of the
+    /// buffer, which then shrinks. `sourcesContent` (most of a Metro map) is left in the file: each source remembers
+    /// its range and a hash. Only for an index built from the bytes of a file that stays where it is.
+    pub fn shed_contents(&mut self) {
+        // Every range into the buffer that stays, by start; moved down in order, so each copy goes to or below
+        // where it was and nothing not yet moved is overwritten.
+        let mut kept: Vec<Range<usize>> = Vec::new();
+        for s in self.sections.iter() {
+            for t in [Some(&s.mappings), s.range_mappings.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                if let TextRef::Buffer(r) = t {
+                    kept.push(r.clone());
+                }
+            }
+            kept.extend(s.x_facebook_sources.clone());
+            kept.extend(s.scopes.clone());
+        }
+        kept.extend(self.x_hermes_function_offsets.clone());
+        kept.sort_by_key(|r| (r.start, r.end));
+        kept.dedup();
+        let content_hashes: Vec<Option<u64>> = self
+            .sources
+            .iter()
+            .map(|s| match &s.content {
+                Some(ContentRef::Buffer(r)) => {
+                    Some(xxhash_rust::xxh3::xxh3_64(&self.buffer[r.clone()]))
+                }
+                _ => None,
+            })
+            .collect();
+        if kept.windows(2).any(|w| w[1].start < w[0].end) {
+            // Overlapping ranges cannot come from one JSON document; keep the buffer as it is.
+            return;
+        }
+        let mut buffer = std::mem::take(&mut self.buffer).into_vec();
+        // Old start → new start.
+        let mut moved: HashMap<usize, usize> = HashMap::with_capacity(kept.len());
+        let mut to = 0;
+        for r in &kept {
+            buffer.copy_within(r.clone(), to);
+            moved.insert(r.start, to);
+            to += r.len();
+        }
+        buffer.truncate(to);
+        self.buffer = buffer.into_boxed_slice();
+        let relocate = |r: &Range<usize>| {
+            let at = moved[&r.start];
+            at..at + r.len()
+        };
+        for s in self.sections.iter_mut() {
+            for t in [Some(&mut s.mappings), s.range_mappings.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                if let TextRef::Buffer(r) = t {
+                    *r = relocate(r);
+                }
+            }
+            s.x_facebook_sources = s.x_facebook_sources.as_ref().map(relocate);
+            s.scopes = s.scopes.as_ref().map(relocate);
+        }
+        self.x_hermes_function_offsets = self.x_hermes_function_offsets.as_ref().map(relocate);
+        // Contents: their ranges were file offsets all along (the buffer was the file).
+        for (source, hash) in self.sources.iter_mut().zip(content_hashes) {
+            if let (Some(ContentRef::Buffer(range)), Some(hash)) = (source.content.clone(), hash) {
+                source.content = Some(ContentRef::File { range, hash });
+            }
+        }
     }
 
     pub fn is_ignored(&self, id: SourceId) -> bool {
@@ -633,5 +762,71 @@ mod tests {
             a.to_string(),
             segments(&lazy(overlap), false).unwrap_err().to_string()
         );
+    }
+
+    /// Shedding contents changes no answer: segments, function maps and errors (with their file offsets) are the
+    /// same, and each content is read back from the file's bytes — unless those bytes changed.
+    #[test]
+    fn shedding_contents_keeps_every_answer_and_reads_contents_from_the_file() {
+        let map = serde_json::json!({
+            "version": 3,
+            "sections": [
+                {"offset": {"line": 0, "column": 0}, "map": {
+                    "version": 3, "sources": ["a.js"], "sourcesContent": ["let \"a\" = 1;\n\tfn();\n"],
+                    "names": ["fn"], "mappings": "AAAA,EAACA;AACA",
+                    "x_facebook_sources": [[{"names": ["<global>", "fn"], "mappings": "AAA,CCC"}]]
+                }},
+                {"offset": {"line": 5, "column": 0}, "map": {
+                    "version": 3, "sources": ["b.js"], "sourcesContent": ["b();"], "names": [], "mappings": "AAAA;!!!!"
+                }}
+            ]
+        });
+        let bytes = map.to_string().into_bytes();
+        let before = lazy(map.clone());
+        let mut after = lazy(map);
+        after.shed_contents();
+        assert!(
+            after.buffer().len() < bytes.len() / 2,
+            "{}",
+            after.buffer().len()
+        );
+        assert_eq!(
+            segments(&before, false).unwrap_err().to_string(),
+            segments(&after, false).unwrap_err().to_string()
+        );
+        assert_eq!(
+            before.compact(1).unwrap_err().location.file_offset,
+            after.compact(1).unwrap_err().location.file_offset
+        );
+        assert_eq!(
+            format!(
+                "{:?}",
+                before
+                    .all_at(GeneratedPosition { line: 0, column: 2 })
+                    .unwrap()
+            ),
+            format!(
+                "{:?}",
+                after
+                    .all_at(GeneratedPosition { line: 0, column: 2 })
+                    .unwrap()
+            )
+        );
+        assert_eq!(
+            before.facebook_function_name(0, SourceId(0), 0, 1),
+            after.facebook_function_name(0, SourceId(0), 0, 1)
+        );
+        for id in [SourceId(0), SourceId(1)] {
+            let Some(SourceContent::InFile { range, hash }) = after.source_content_ref(id) else {
+                panic!("{id:?} is not in the file");
+            };
+            assert!(after.source_content(id).is_none());
+            assert!(after.source(id).has_content());
+            let text = content_from_file(&bytes[range.clone()], hash);
+            assert_eq!(text.as_deref(), before.source_content(id).as_deref());
+            let mut changed = bytes[range].to_vec();
+            changed[1] ^= 1;
+            assert_eq!(content_from_file(&changed, hash), None);
+        }
     }
 }

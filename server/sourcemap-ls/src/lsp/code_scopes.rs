@@ -150,7 +150,7 @@ impl WorkspaceCode<'_> {
         let url = m.index.source(source).url.as_deref().unwrap_or("source.js");
         if m.index.source(source).has_content() {
             return m.code.get_or_parse(CodeKey::SourcesContent(source), || {
-                let text = m.index.source_content(source)?;
+                let text = super::source_texts::source_text(m, source)?;
                 FunctionScopes::parse(&text, url, Dialect::Original).ok()
             });
         }

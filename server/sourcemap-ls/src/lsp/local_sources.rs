@@ -78,7 +78,7 @@ pub fn file_is_source(map: &LoadedMap, id: SourceId, path: &Path) -> bool {
         match cached {
             Some(h) => h,
             None => {
-                let Some(text) = map.index.source_content(id) else {
+                let Some(text) = super::source_texts::source_text(map, id) else {
                     return false;
                 };
                 let h = text_hash(text.as_bytes());

@@ -98,6 +98,8 @@ pub struct LoadedMap {
     pub code: super::code_scopes::CodeCache,
     /// Whether local files are the sources they are named after (see `local_sources`).
     pub content_checks: super::local_sources::ContentChecks,
+    /// The last source texts used (see `source_texts`).
+    pub texts: super::source_texts::SourceTexts,
 }
 
 #[derive(Debug)]
@@ -306,6 +308,7 @@ impl MapStore {
                                 outline: OnceLock::new(),
                                 code: Default::default(),
                                 content_checks: Default::default(),
+                                texts: Default::default(),
                             })
                         })
                         .map_err(|e| Arc::new(LoadError::Invalid(e)))
@@ -410,14 +413,17 @@ impl MapStore {
                 *entry.racy_hash.blocking_lock() = Some(content_hash(&bytes));
             }
             // Lazy: the first hover pays for its own section only; diagnostics validate the rest in the background.
-            let index = SourceMapIndex::from_bytes_with(bytes, IndexOptions { lazy: true })
+            let mut index = SourceMapIndex::from_bytes_with(bytes, IndexOptions { lazy: true })
                 .map_err(|e| Arc::new(LoadError::Invalid(e)))?;
+            // `sourcesContent` stays in the file until a source's text is needed (see `source_texts`).
+            index.shed_contents();
             Ok(Arc::new(LoadedMap {
                 key: MapKey::File(p),
                 index,
                 outline: OnceLock::new(),
                 code: Default::default(),
                 content_checks: Default::default(),
+                texts: Default::default(),
             }))
         });
         let result = task.await.unwrap_or_else(|e| {
@@ -557,8 +563,10 @@ mod tests {
             let p = dir.path().join(name);
             std::fs::write(
                 &p,
+                // ~1 KB of mappings each: what an index holds (unread fields are shed).
                 format!(
-                    r#"{{"version":3,"sources":["{name}"],"mappings":"AAAA","pad":"{}"}}"#,
+                    r#"{{"version":3,"sources":["{name}"],"mappings":"AAAA{}","pad":"{}"}}"#,
+                    ",CAAA".repeat(200),
                     "x".repeat(1000)
                 ),
             )

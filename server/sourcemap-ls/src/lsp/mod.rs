@@ -14,6 +14,7 @@ mod requests;
 mod server;
 mod settings;
 mod source_copies;
+mod source_texts;
 mod sources;
 
 pub use settings::DEFAULT_MAX_MAP_BYTES;

@@ -11,8 +11,8 @@ pub mod original_position;
 pub mod source_content;
 pub mod symbolicate;
 
-use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use sourcemap_core::{OriginalPosition, SourceId};
 use tower_lsp::lsp_types::{Location, Position, Range, Url};
@@ -47,7 +47,7 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
     }
     // A client that opens only `file:` locations: a read-only copy of the map's text.
     let copy = tokio::task::block_in_place(|| {
-        let text = map.index.source_content(id)?;
+        let text = super::source_texts::source_text(map, id)?;
         source_copies::materialize(
             &source_copies::cache_dir(),
             &sources::display_path(url, id.0),
@@ -86,13 +86,9 @@ const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
 
 /// The source's text: `sourcesContent`, else the resolved local file (a regular file of at most
 /// [`MAX_SOURCE_FILE_BYTES`], read on the blocking pool).
-pub async fn source_text<'a>(
-    b: &Backend,
-    map: &'a LoadedMap,
-    id: SourceId,
-) -> Option<Cow<'a, str>> {
-    if let Some(c) = map.index.source_content(id) {
-        return Some(c);
+pub async fn source_text(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Arc<str>> {
+    if map.index.source(id).has_content() {
+        return tokio::task::block_in_place(|| super::source_texts::source_text(map, id));
     }
     let path = b.resolve_source(map, id)?;
     let bytes = tokio::task::spawn_blocking(move || {
@@ -101,5 +97,5 @@ pub async fn source_text<'a>(
     .await
     .ok()?
     .ok()?;
-    String::from_utf8(bytes).ok().map(Cow::Owned)
+    String::from_utf8(bytes).ok().map(Arc::from)
 }

@@ -7,6 +7,7 @@ use tower_lsp::lsp_types::Url;
 
 use crate::lsp::map_store::MapKey;
 use crate::lsp::server::{invalid_params, Backend};
+use crate::lsp::source_texts::source_text;
 use crate::lsp::sources::{parse_virtual_uri, virtual_path_matches};
 
 #[derive(Debug, Deserialize)]
@@ -35,10 +36,13 @@ pub async fn source_content(b: &Backend, params: Params) -> Result<Answer> {
             params.uri
         )));
     }
-    let text = index
-        .source_content(SourceId(id))
-        .ok_or_else(|| invalid_params(format!("the map has no sourcesContent for {path}")))?;
+    let text =
+        tokio::task::block_in_place(|| source_text(&map, SourceId(id))).ok_or_else(|| {
+            invalid_params(format!(
+                "the map has no sourcesContent for {path} (or its file changed)"
+            ))
+        })?;
     Ok(Answer {
-        text: text.into_owned(),
+        text: text.to_string(),
     })
 }
