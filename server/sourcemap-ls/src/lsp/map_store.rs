@@ -417,6 +417,9 @@ impl MapStore {
                 .map_err(|e| Arc::new(LoadError::Invalid(e)))?;
             // `sourcesContent` stays in the file until a source's text is needed (see `source_texts`).
             index.shed_contents();
+            if expected.len as usize >= super::heap::TRIM_AFTER_BYTES {
+                super::heap::release_free_memory();
+            }
             Ok(Arc::new(LoadedMap {
                 key: MapKey::File(p),
                 index,

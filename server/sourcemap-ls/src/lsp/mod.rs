@@ -6,6 +6,7 @@ mod code_scopes;
 mod diagnostics;
 mod documents;
 mod guard;
+mod heap;
 mod local_sources;
 mod map_store;
 mod outline;

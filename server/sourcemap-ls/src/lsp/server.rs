@@ -469,6 +469,10 @@ impl LanguageServer for Server {
             .lock()
             .expect("documents lock")
             .open(d.uri.clone(), &d.text, d.version);
+        if d.text.len() >= super::heap::TRIM_AFTER_BYTES {
+            drop(d.text);
+            tokio::task::spawn_blocking(super::heap::release_free_memory);
+        }
         let b = self.0.clone();
         tokio::spawn(async move { diagnostics::publish(&b, d.uri).await });
     }
