@@ -962,3 +962,39 @@ fn composition_of_a_bundle() {
     );
     c.shutdown();
 }
+
+/// A bundle of several megabytes opened and replaced the way editors send it (`didOpen`, then a full-text
+/// `didChange`): the server answers from the text it was sent — which reaches it past tower-lsp's buffer (see
+/// `large_texts`) — not from the file on disk.
+#[test]
+fn large_documents_are_served_from_the_text_the_editor_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = std::fs::canonicalize(dir.path()).unwrap();
+    // `x` at column 0 of the last code line → a.js / b.js line 1, column 0.
+    let map =
+        |source: &str| json!({"version": 3, "sources": [source], "names": [], "mappings": "AAAA"});
+    std::fs::write(ws.join("a.js.map"), map("a.js").to_string()).unwrap();
+    std::fs::write(ws.join("b.js.map"), map("b.js").to_string()).unwrap();
+    // 3 MB of padding lines after the mapped first line (unmapped), then the comment.
+    let padding = "// padding padding padding padding padding padding padding padding padding\n"
+        .repeat(40_000);
+    let text = |map: &str| format!("x;\n{padding}//# sourceMappingURL={map}\n");
+    let bundle = ws.join("bundle.js");
+    std::fs::write(&bundle, "on disk: no map\n").unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(&ws, json!({}), false);
+    let u = uri(&bundle);
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": u, "languageId": "javascript", "version": 1, "text": text("a.js.map")}}),
+    );
+    let h = hover_text(&c.result("textDocument/hover", at(&u, (0, 0))));
+    assert!(h.contains("a.js:1:1"), "{h}");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": text("b.js.map")}]}),
+    );
+    let h = hover_text(&c.result("textDocument/hover", at(&u, (0, 0))));
+    assert!(h.contains("b.js:1:1"), "{h}");
+    c.shutdown();
+}

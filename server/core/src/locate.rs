@@ -175,7 +175,8 @@ pub fn find_file_named(root: &Path, name: &str, max_depth: usize) -> Option<Path
 
 /// Loads the map at `path`, or the map of the bundle at `path`.
 pub fn load_map(path: &Path) -> Result<LoadedMap, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::files::read_regular(path, u64::MAX)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // A `.map` file is a map whatever it holds: a broken one must be reported as a broken map.
     if looks_like_map(&bytes) || path.extension().is_some_and(|e| e == "map") {
         return Ok(LoadedMap {

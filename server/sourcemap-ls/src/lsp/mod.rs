@@ -7,6 +7,7 @@ mod diagnostics;
 mod documents;
 mod guard;
 mod heap;
+mod large_texts;
 mod local_sources;
 mod map_store;
 mod outline;
@@ -145,7 +146,10 @@ pub fn run() -> std::io::Result<()> {
             inner: service,
             shutdown_seen: Arc::new(AtomicBool::new(false)),
         };
-        LspServer::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        // Messages pass through `large_texts::pump`, which keeps large document texts out of tower-lsp's buffer.
+        let (to_server, from_pump) = tokio::io::duplex(256 << 10);
+        tokio::spawn(large_texts::pump(tokio::io::stdin(), to_server));
+        LspServer::new(from_pump, tokio::io::stdout(), socket)
             .serve(service)
             .await;
     });

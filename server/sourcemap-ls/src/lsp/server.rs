@@ -463,7 +463,10 @@ impl LanguageServer for Server {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        let d = params.text_document;
+        let mut d = params.text_document;
+        if let Some(text) = super::large_texts::LARGE_TEXTS.take(&d.text) {
+            d.text = text;
+        }
         self.0
             .docs
             .lock()
@@ -480,10 +483,16 @@ impl LanguageServer for Server {
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         // Applied before any await, so edits keep their order.
         let uri = params.text_document.uri;
+        let mut changes = params.content_changes;
+        for c in &mut changes {
+            if let Some(text) = super::large_texts::LARGE_TEXTS.take(&c.text) {
+                c.text = text;
+            }
+        }
         self.0.docs.lock().expect("documents lock").change(
             &uri,
             params.text_document.version,
-            params.content_changes,
+            changes,
         );
         // An edit may change the `sourceMappingURL`: diagnostics follow the text.
         let b = self.0.clone();

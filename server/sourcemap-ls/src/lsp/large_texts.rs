@@ -1,0 +1,192 @@
+//! Large document texts bypass tower-lsp's message buffer.
+//!
+//! tower-lsp reads stdin through one growing buffer that is never shrunk: after a 50 MB `didOpen` the server held
+//! those 50 MB for the rest of its life, beside the document's rope. The messages are therefore read here first
+//! (a pump between stdin and tower-lsp): a message of at least [`LARGE_MESSAGE_BYTES`] that is a `didOpen` or a
+//! `didChange` has its texts taken out and kept in [`LARGE_TEXTS`] under a placeholder, and tower-lsp gets the
+//! small message that is left. `did_open`/`did_change` take the texts back. Every other message, and any message
+//! that is not what it claims, is passed on byte for byte; tower-lsp still does all framing errors.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// Messages at least this large are looked into.
+pub const LARGE_MESSAGE_BYTES: usize = 1 << 20;
+
+/// Texts taken out of messages, by placeholder number.
+pub static LARGE_TEXTS: LargeTexts = LargeTexts {
+    next: AtomicU64::new(0),
+    texts: Mutex::new(None),
+};
+
+/// A placeholder starts with a NUL, which no JSON document text sent by an editor starts with in practice; the
+/// number after it must also be one that was stashed.
+const PLACEHOLDER: &str = "\u{0}sourcemap-ls:large-text:";
+
+pub struct LargeTexts {
+    next: AtomicU64,
+    texts: Mutex<Option<HashMap<u64, String>>>,
+}
+
+impl LargeTexts {
+    fn stash(&self, text: String) -> String {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        self.texts
+            .lock()
+            .expect("large texts lock")
+            .get_or_insert_with(HashMap::new)
+            .insert(n, text);
+        format!("{PLACEHOLDER}{n}")
+    }
+
+    /// The text a placeholder stands for (taken: each is used once), or `None` when `text` is not a placeholder.
+    pub fn take(&self, text: &str) -> Option<String> {
+        let n: u64 = text.strip_prefix(PLACEHOLDER)?.parse().ok()?;
+        self.texts
+            .lock()
+            .expect("large texts lock")
+            .as_mut()?
+            .remove(&n)
+    }
+}
+
+/// `didOpen`'s text or each of `didChange`'s texts, replaced by placeholders; `None` when the message is neither.
+fn take_texts(message: &mut Value) -> Option<()> {
+    let method = message.get("method")?.as_str()?.to_string();
+    let params = message.get_mut("params")?;
+    let mut texts: Vec<&mut Value> = match method.as_str() {
+        "textDocument/didOpen" => vec![params.get_mut("textDocument")?.get_mut("text")?],
+        "textDocument/didChange" => params
+            .get_mut("contentChanges")?
+            .as_array_mut()?
+            .iter_mut()
+            .filter_map(|c| c.get_mut("text"))
+            .collect(),
+        _ => return None,
+    };
+    for t in texts.iter_mut() {
+        if let Value::String(s) = t {
+            let placeholder = LARGE_TEXTS.stash(std::mem::take(s));
+            **t = Value::String(placeholder);
+        }
+    }
+    Some(())
+}
+
+/// Copies LSP messages from `input` to `output` until `input` ends, taking large texts out on the way.
+pub async fn pump(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + Unpin) {
+    let mut input = BufReader::with_capacity(64 << 10, input);
+    let mut headers = Vec::new();
+    loop {
+        // Headers, as they came, up to the blank line.
+        headers.clear();
+        let mut length: Option<usize> = None;
+        loop {
+            let start = headers.len();
+            match input.read_until(b'\n', &mut headers).await {
+                Ok(0) | Err(_) => {
+                    let _ = output.write_all(&headers).await;
+                    return;
+                }
+                Ok(_) => {}
+            }
+            let line = &headers[start..];
+            let text = String::from_utf8_lossy(line);
+            let text = text.trim_end();
+            if text.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = text.split_once(':') {
+                if name.trim().eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().ok();
+                }
+            }
+        }
+        let Some(length) = length else {
+            // Not a message tower-lsp can read either: passed on for it to report and skip.
+            if output.write_all(&headers).await.is_err() {
+                return;
+            }
+            continue;
+        };
+        let mut body = vec![0; length];
+        if input.read_exact(&mut body).await.is_err() {
+            let _ = output.write_all(&headers).await;
+            let _ = output.write_all(&body).await;
+            return;
+        }
+        let rewritten = if length >= LARGE_MESSAGE_BYTES {
+            serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|mut v| take_texts(&mut v).and_then(|()| serde_json::to_vec(&v).ok()))
+        } else {
+            None
+        };
+        let written = match rewritten {
+            Some(small) => {
+                drop(body);
+                let head = format!("Content-Length: {}\r\n\r\n", small.len());
+                output.write_all(head.as_bytes()).await.is_ok()
+                    && output.write_all(&small).await.is_ok()
+            }
+            None => {
+                output.write_all(&headers).await.is_ok() && output.write_all(&body).await.is_ok()
+            }
+        };
+        if !written || output.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(v: &Value) -> Vec<u8> {
+        let body = serde_json::to_vec(v).unwrap();
+        let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        out.extend(body);
+        out
+    }
+
+    #[tokio::test]
+    async fn large_texts_are_taken_out_and_everything_else_passes_unchanged() {
+        let big = "x".repeat(LARGE_MESSAGE_BYTES);
+        let small = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "params": {}});
+        let open = serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": "file:///a.js", "languageId": "javascript", "version": 1, "text": big}}});
+        let other_big = serde_json::json!({"jsonrpc": "2.0", "method": "sourcemap/symbolicate", "params": {"text": big}});
+        let mut input = frame(&small);
+        input.extend(b"garbage without a length\r\n\r\n");
+        input.extend(frame(&open));
+        input.extend(frame(&other_big));
+        let mut out = Vec::new();
+        pump(&input[..], &mut out).await;
+
+        let small_frame = frame(&small);
+        assert_eq!(&out[..small_frame.len()], &small_frame[..]);
+        let rest = &out[small_frame.len()..];
+        assert!(rest.starts_with(b"garbage without a length\r\n\r\n"));
+        let rest = &rest[b"garbage without a length\r\n\r\n".len()..];
+        // The didOpen, now small, with a placeholder that gives the text back once.
+        let head_end = rest.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let length: usize = std::str::from_utf8(&rest[16..head_end - 4])
+            .unwrap()
+            .parse()
+            .unwrap();
+        let message: Value = serde_json::from_slice(&rest[head_end..head_end + length]).unwrap();
+        assert!(length < 1000, "{length}");
+        let placeholder = message["params"]["textDocument"]["text"].as_str().unwrap();
+        assert_eq!(message["params"]["textDocument"]["uri"], "file:///a.js");
+        assert_eq!(LARGE_TEXTS.take(placeholder).as_deref(), Some(big.as_str()));
+        assert_eq!(LARGE_TEXTS.take(placeholder), None);
+        assert_eq!(LARGE_TEXTS.take("an ordinary text"), None);
+        // A large message of another method: unchanged.
+        assert_eq!(&rest[head_end + length..], &frame(&other_big)[..]);
+    }
+}
