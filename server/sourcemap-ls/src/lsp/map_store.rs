@@ -407,7 +407,9 @@ impl MapStore {
         let progress = (expected.len >= PROGRESS_THRESHOLD).then(|| self.start_progress(&path));
         let p = path.clone();
         let task = tokio::task::spawn_blocking(move || -> Built {
+            let started = std::time::Instant::now();
             let bytes = read_unchanged(&p, file, expected)?;
+            let read = started.elapsed();
             if expected.is_racy(read_at) {
                 // Uncontended: the entry is new and only this build holds it.
                 *entry.racy_hash.blocking_lock() = Some(content_hash(&bytes));
@@ -415,8 +417,10 @@ impl MapStore {
             // Lazy: the first hover pays for its own section only; diagnostics validate the rest in the background.
             let mut index = SourceMapIndex::from_bytes_with(bytes, IndexOptions { lazy: true })
                 .map_err(|e| Arc::new(LoadError::Invalid(e)))?;
+            let parsed = started.elapsed();
             // `sourcesContent` stays in the file until a source's text is needed (see `source_texts`).
             index.shed_contents();
+            tracing::debug!(?read, ?parsed, shed = ?started.elapsed(), "map read, parsed, shed");
             if expected.len as usize >= super::heap::TRIM_AFTER_BYTES {
                 super::heap::release_free_memory();
             }
@@ -446,13 +450,14 @@ impl MapStore {
 /// mix of two versions).
 fn read_unchanged(path: &Path, file: File, expected: Stamp) -> Result<Vec<u8>, Arc<LoadError>> {
     let mut file = file;
-    let mut bytes = Vec::with_capacity(expected.len as usize);
-    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| {
-        Arc::new(LoadError::Unreadable(format!(
-            "cannot read {}: {e}",
-            path.display()
-        )))
-    })?;
+    let bytes = sourcemap_core::files::read_whole(&file, expected.len)
+        .and_then(|mut b| std::io::Read::read_to_end(&mut file, &mut b).map(|_| b))
+        .map_err(|e| {
+            Arc::new(LoadError::Unreadable(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )))
+        })?;
     let after = file.metadata().ok().map(|m| stamp_of(&m));
     if after != Some(expected) || bytes.len() as u64 != expected.len {
         return Err(Arc::new(LoadError::Changed));

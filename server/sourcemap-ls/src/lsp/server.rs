@@ -213,6 +213,36 @@ impl Backend {
         Ok((path, found))
     }
 
+    /// Starts loading the map of a large bundle being opened, found from the text's last lines, so that reading the
+    /// map overlaps building the document's rope (for a 50 MB bundle: ~60 ms, its 100 MB map ~400 ms; two cores).
+    /// Only a head start: requests still find the map from the stored document, and share this load.
+    pub fn prefetch_map(self: &Arc<Self>, uri: &Url, text: &str) {
+        let Ok(path) = uri.to_file_path() else {
+            return;
+        };
+        // From the first line start in the last 64 KiB: the comment is on the last lines.
+        let mut from = text.len().saturating_sub(64 << 10);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let from = text[from..].find('\n').map_or(from, |i| from + i + 1);
+        let tail = Rope::from_str(&text[from..]);
+        let b = self.clone();
+        tokio::spawn(async move {
+            let settings = b.settings();
+            let folders = b.folders();
+            let found = tokio::task::spawn_blocking(move || {
+                find_map(&path, Some(&tail), &settings, &folders)
+            })
+            .await;
+            if let Ok(Ok(found)) = found {
+                if matches!(found.key, MapKey::File(_)) {
+                    let _ = b.load(&found).await;
+                }
+            }
+        });
+    }
+
     /// The map of a bundle, for requests about positions in the bundle: a `.map` document itself has none (its
     /// positions are JSON text, not generated code).
     pub async fn map_of_bundle(
@@ -463,15 +493,20 @@ impl LanguageServer for Server {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        tracing::debug!("didOpen");
         let mut d = params.text_document;
         if let Some(text) = super::large_texts::LARGE_TEXTS.take(&d.text) {
             d.text = text;
+        }
+        if d.text.len() >= super::heap::TRIM_AFTER_BYTES {
+            self.0.prefetch_map(&d.uri, &d.text);
         }
         self.0
             .docs
             .lock()
             .expect("documents lock")
             .open(d.uri.clone(), &d.text, d.version);
+        tracing::debug!("didOpen: document stored");
         if d.text.len() >= super::heap::TRIM_AFTER_BYTES {
             drop(d.text);
             tokio::task::spawn_blocking(super::heap::release_free_memory);
