@@ -89,8 +89,8 @@ pub struct ParsedDocument {
 /// A map's fields, each kept as raw JSON text. `S` is what `sections` is read as: raw text, or (on the one-pass
 /// fast path for index maps) the sections themselves.
 #[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a, S: Deserialize<'de>"))]
-struct RawMap<'a, S = &'a RawValue> {
+#[serde(bound(deserialize = "'de: 'a, S: Deserialize<'de>, C: Deserialize<'de>"))]
+struct RawMap<'a, S = &'a RawValue, C = &'a RawValue> {
     #[serde(borrow, default)]
     version: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -99,8 +99,10 @@ struct RawMap<'a, S = &'a RawValue> {
     source_root: Option<&'a RawValue>,
     #[serde(borrow, default)]
     sources: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "sourcesContent")]
-    sources_content: Option<&'a RawValue>,
+    /// Raw text (read item by item later), or the items already (the one pass: `sourcesContent` is most of a
+    /// Metro map, and reading it twice was a sixth of opening one).
+    #[serde(default, rename = "sourcesContent")]
+    sources_content: Option<C>,
     #[serde(borrow, default)]
     names: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -139,9 +141,30 @@ struct TypedSection<'a> {
     #[serde(borrow, default)]
     offset: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    map: Option<ObjectOnly<RawMap<'a>>>,
+    map: Option<ObjectOnly<OnePassMap<'a>>>,
     #[serde(borrow, default)]
     url: Option<&'a RawValue>,
+}
+
+/// A regular map as the one pass reads it: `sourcesContent` must be an array (else the located path reports it).
+type OnePassMap<'a> = RawMap<'a, &'a RawValue, Vec<&'a RawValue>>;
+
+/// `sourcesContent` as read: its raw text, or its items.
+trait ContentItems<'b> {
+    /// The items; `Err` with the raw text (for the error's location) when it is not an array.
+    fn items(&self) -> Result<Vec<&'b RawValue>, Option<&'b RawValue>>;
+}
+
+impl<'b> ContentItems<'b> for &'b RawValue {
+    fn items(&self) -> Result<Vec<&'b RawValue>, Option<&'b RawValue>> {
+        serde_json::from_str::<Vec<&'b RawValue>>(self.get()).map_err(|_| Some(*self))
+    }
+}
+
+impl<'b> ContentItems<'b> for Vec<&'b RawValue> {
+    fn items(&self) -> Result<Vec<&'b RawValue>, Option<&'b RawValue>> {
+        Ok(self.clone())
+    }
 }
 
 /// Reads `T` only from a JSON object: serde's derived structs also accept arrays (fields by position), which a
@@ -184,7 +207,7 @@ type Element<'b> = Result<SectionParts<'b>, &'b RawValue>;
 enum MapPart<'b> {
     Missing,
     Raw(&'b RawValue),
-    Read(RawMap<'b>),
+    Read(OnePassMap<'b>),
 }
 
 #[derive(Deserialize)]
@@ -326,7 +349,12 @@ impl<'b> Parser<'b> {
         // takes the path below, which reads each part again on its own to say exactly where it is wrong.
         let one_pass = self
             .one_pass
-            .then(|| serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>>>(text).ok())
+            .then(|| {
+                serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>, Vec<&RawValue>>>(
+                    text,
+                )
+                .ok()
+            })
             .flatten();
         if let Some(raw) = one_pass {
             let mut raw = raw;
@@ -421,9 +449,9 @@ impl<'b> Parser<'b> {
     }
 
     /// `sections_raw`: the `sections` text, when it was read on its own (for error locations).
-    fn document<S>(
+    fn document<S, C: ContentItems<'b>>(
         &mut self,
-        raw: &RawMap<'b, S>,
+        raw: &RawMap<'b, S, C>,
         sections: Option<Vec<Element<'b>>>,
         sections_raw: Option<&'b RawValue>,
     ) -> ParsedDocument {
@@ -491,15 +519,15 @@ impl<'b> Parser<'b> {
                 );
                 continue;
             }
-            let inner = match section.map {
+            let map = match section.map {
                 MapPart::Missing => {
                     self.error(format!("{path}.map"), anchor, "a section must have a `map`");
                     continue;
                 }
-                MapPart::Read(inner) => inner,
+                MapPart::Read(inner) => self.section_map(&inner, offset, &path),
                 MapPart::Raw(map) => {
                     match is_object(map).then(|| serde_json::from_str::<RawMap>(map.get())) {
-                        Some(Ok(inner)) => inner,
+                        Some(Ok(inner)) => self.section_map(&inner, offset, &path),
                         _ => {
                             self.error(
                                 format!("{path}.map"),
@@ -511,17 +539,7 @@ impl<'b> Parser<'b> {
                     }
                 }
             };
-            if inner.sections.is_some() {
-                self.error(
-                    format!("{path}.map.sections"),
-                    inner.sections,
-                    "a section's map must not itself be an index map",
-                );
-                continue;
-            }
-            if let Some(m) = self.regular_map(&inner, offset, format!("{path}.map.")) {
-                maps.push(m);
-            }
+            maps.extend(map);
         }
         ParsedDocument {
             is_index_map: true,
@@ -531,6 +549,24 @@ impl<'b> Parser<'b> {
             x_hermes_function_offsets: hermes,
             warnings: Vec::new(),
         }
+    }
+
+    /// A section's map, which must be a regular one.
+    fn section_map<C: ContentItems<'b>>(
+        &mut self,
+        inner: &RawMap<'b, &'b RawValue, C>,
+        offset: (u32, u32),
+        path: &str,
+    ) -> Option<ParsedMap> {
+        if inner.sections.is_some() {
+            self.error(
+                format!("{path}.map.sections"),
+                inner.sections,
+                "a section's map must not itself be an index map",
+            );
+            return None;
+        }
+        self.regular_map(inner, offset, format!("{path}.map."))
     }
 
     fn offset(
@@ -681,9 +717,9 @@ impl<'b> Parser<'b> {
         names
     }
 
-    fn regular_map<S>(
+    fn regular_map<S, C: ContentItems<'b>>(
         &mut self,
-        raw: &RawMap<'b, S>,
+        raw: &RawMap<'b, S, C>,
         offset: (u32, u32),
         path: String,
     ) -> Option<ParsedMap> {
@@ -738,11 +774,11 @@ impl<'b> Parser<'b> {
         }
 
         let mut contents = Vec::new();
-        if let Some(list) = raw.sources_content {
-            match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
-                Err(_) => self.error(
+        if let Some(list) = &raw.sources_content {
+            match list.items() {
+                Err(list) => self.error(
                     p("sourcesContent"),
-                    Some(list),
+                    list,
                     "`sourcesContent` must be an array",
                 ),
                 Ok(items) => {

@@ -86,7 +86,12 @@ fn take_texts(body: &[u8]) -> Option<Vec<u8>> {
     let n: Notification<'_> = serde_json::from_slice(body).ok()?;
     let texts: Vec<&RawValue> = match n.method.as_ref() {
         "textDocument/didOpen" => vec![n.params.text_document?.text?],
-        "textDocument/didChange" => n.params.content_changes?.into_iter().filter_map(|c| c.text).collect(),
+        "textDocument/didChange" => n
+            .params
+            .content_changes?
+            .into_iter()
+            .filter_map(|c| c.text)
+            .collect(),
         _ => return None,
     };
     // Unescaped first: a text that is not a JSON string leaves the message as it was.
@@ -100,7 +105,11 @@ fn take_texts(body: &[u8]) -> Option<Vec<u8>> {
     let mut at = 0;
     for (range, text) in replaced {
         out.extend_from_slice(&body[at..range.start]);
-        out.extend_from_slice(serde_json::to_string(&LARGE_TEXTS.stash(text)).ok()?.as_bytes());
+        out.extend_from_slice(
+            serde_json::to_string(&LARGE_TEXTS.stash(text))
+                .ok()?
+                .as_bytes(),
+        );
         at = range.end;
     }
     out.extend_from_slice(&body[at..]);
@@ -232,7 +241,10 @@ mod tests {
             let literal = serde_json::to_string(text).unwrap();
             assert_eq!(unescape(&literal).as_deref(), Some(text), "{literal}");
         }
-        assert_eq!(unescape(r#""\u00e9\ud834\udd1e\/""#).as_deref(), Some("é𝄞/"));
+        assert_eq!(
+            unescape(r#""\u00e9\ud834\udd1e\/""#).as_deref(),
+            Some("é𝄞/")
+        );
         // A lone surrogate: the replacement character.
         assert_eq!(unescape(r#""a\ud800b""#).as_deref(), Some("a\u{FFFD}b"));
     }
