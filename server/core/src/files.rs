@@ -91,11 +91,12 @@ pub fn read_whole(file: &File, len: u64) -> io::Result<Vec<u8>> {
         // A file cut while it was read: only the bytes before the cut.
         let got = if first < half { first } else { half + second };
         bytes.truncate(got);
-        (&*file).seek(io::SeekFrom::Start(got as u64))?;
+        let mut handle = file;
+        handle.seek(io::SeekFrom::Start(got as u64))?;
         return Ok(bytes);
     }
     let mut bytes = Vec::with_capacity(len as usize);
-    (&*file).take(len).read_to_end(&mut bytes)?;
+    file.take(len).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
