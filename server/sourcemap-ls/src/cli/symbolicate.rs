@@ -264,10 +264,12 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     // The last positional argument may be the trace itself.
     if args.trace.is_none() {
         if let Some(last) = args.maps.last() {
-            let is_map = std::fs::read(last)
-                .map(|b| looks_like_map(&b))
-                .unwrap_or(false)
-                || load_map(last).is_ok();
+            // The first bytes tell a map (reading a 100 MB map whole here read it twice).
+            let head = std::fs::File::open(last).and_then(|f| {
+                let mut head = Vec::with_capacity(64 << 10);
+                f.take(64 << 10).read_to_end(&mut head).map(|_| head)
+            });
+            let is_map = head.is_ok_and(|b| looks_like_map(&b)) || load_map(last).is_ok();
             if !is_map && last.is_file() {
                 args.trace = args.maps.pop();
             }
