@@ -36,10 +36,11 @@ import {
   frameLinks,
   ignoredFoldingRanges,
   ignoredLabels,
+  unmappedLabels,
   summarize,
 } from "./logic/symbolicate";
 import { COMPOSITION, CompositionTree, VIEW_ID, openSource, webviewHtml } from "./composition";
-import { runE2E } from "./e2e";
+import type { runE2E as RunE2E } from "./e2e";
 import { extensionOf, languageForExtension, virtualUriToProtocol } from "./logic/virtualUri";
 import {
   MAP_INFO,
@@ -119,6 +120,8 @@ export class SourceMapExtension implements vscode.Disposable {
   readonly compositionTree = new CompositionTree();
   compositionPanel: vscode.WebviewPanel | undefined;
   private readonly dimmed: vscode.TextEditorDecorationType;
+  /** Frames of a symbolicated trace that stayed as printed (native, no mapping, no map). */
+  private readonly unmapped: vscode.TextEditorDecorationType;
 
   constructor(readonly context: vscode.ExtensionContext) {
     this.log = vscode.window.createOutputChannel("Source Map Language Server", { log: true });
@@ -127,7 +130,8 @@ export class SourceMapExtension implements vscode.Disposable {
     this.status.name = "Source Map: original position";
     this.statusDebounce = new Debouncer(150, () => void this.updateStatus());
     this.dimmed = vscode.window.createTextEditorDecorationType({ opacity: "0.5" });
-    this.disposables.push(this.log, this.traceChannel, this.status, this.virtualChanged, this.dimmed);
+    this.unmapped = vscode.window.createTextEditorDecorationType({ fontStyle: "italic" });
+    this.disposables.push(this.log, this.traceChannel, this.status, this.virtualChanged, this.dimmed, this.unmapped);
   }
 
   // ---- the language client ----
@@ -465,6 +469,12 @@ export class SourceMapExtension implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Source Map: symbolicate failed: ${errorText(e)}`);
       return undefined;
     }
+    if (result.frames.length === 0) {
+      void vscode.window.showInformationMessage(
+        "Source Map: no stack frames found in the text (V8, Safari/JSC, Firefox, Hermes, React Native and Metro JSON traces are read).",
+      );
+      return undefined;
+    }
     this.resultCount++;
     const safe = title.replace(/[\\/:*?"<>|#%]/g, "_");
     const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${safe} (symbolicated ${this.resultCount}).log` });
@@ -515,6 +525,12 @@ export class SourceMapExtension implements vscode.Disposable {
       renderOptions: { after: { contentText: label, color: new vscode.ThemeColor("editorCodeLens.foreground"), fontStyle: "italic" } },
     }));
     editor.setDecorations(this.dimmed, options);
+    const unmapped: vscode.DecorationOptions[] = unmappedLabels(result).map(({ line, label, reason }) => ({
+      range: editor.document.lineAt(Math.min(line, last)).range,
+      hoverMessage: `This frame is as the trace printed it: ${reason}. Its position is in the bundle, not in an original source.`,
+      renderOptions: { after: { contentText: label, color: new vscode.ThemeColor("editorWarning.foreground"), fontStyle: "italic" } },
+    }));
+    editor.setDecorations(this.unmapped, unmapped);
   }
 
   async symbolicateSelection(): Promise<{ uri: string; result: SymbolicateResult } | undefined> {
@@ -774,8 +790,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Source
   await ext.start();
   const out = process.env.SOURCEMAP_E2E_OUT;
   if (out !== undefined && out !== "") {
-    // Test mode (scripts/vscode-e2e): checks run inside the extension host and are written to `out` as JSON.
-    void runE2E(ext, out);
+    // Test mode (scripts/vscode-e2e): checks run inside the extension host and are written to `out` as JSON. The
+    // runner is its own file (dist/e2e.js), loaded only here: the extension's bundle does not contain it.
+    const e2e = require(path.join(__dirname, "e2e.js")) as { runE2E: typeof RunE2E };
+    void e2e.runE2E(ext, out);
   }
   return ext;
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import type { SymbolicateResult, SymbolicatedFrame } from "../src/protocol";
-import { frameLines, frameLinks, ignoredFoldingRanges, ignoredLabels, ignoredLines, linkColumns, summarize, withLineFragment } from "../src/logic/symbolicate";
+import { frameLines, frameLinks, ignoredFoldingRanges, ignoredLabels, ignoredLines, linkColumns, summarize, unmappedLabels, withLineFragment } from "../src/logic/symbolicate";
 
 function frame(raw: string, text: string, o: { source: string; line: number; character: number; uri: string | null; fn?: string } | null, ignored = false): SymbolicatedFrame {
   return {
@@ -108,4 +108,16 @@ test("ignore-listed frames are dimmed, and runs of two or more fold", () => {
   ]);
   assert.deepEqual(summarize(r), { frames: 6, mapped: 6, ignored: 4, unresolved: 0 });
   assert.deepEqual(summarize(v8), { frames: 4, mapped: 2, ignored: 0, unresolved: 2 });
+});
+
+test("frames that stayed as printed are labelled with why", () => {
+  assert.deepEqual(unmappedLabels(v8), [
+    { line: 2, label: "  native (no map)", reason: "native frame" },
+    { line: 4, label: "  native (no map)", reason: "native frame" },
+  ]);
+  const missing: SymbolicateResult = {
+    text: "Error\n    at x (bundle.js:9:9)\n",
+    frames: [{ ...frame("    at x (bundle.js:9:9)", "    at x (bundle.js:9:9)", null), unresolved: "no mapping at this position" }],
+  };
+  assert.deepEqual(unmappedLabels(missing), [{ line: 1, label: "  not mapped: no mapping at this position", reason: "no mapping at this position" }]);
 });

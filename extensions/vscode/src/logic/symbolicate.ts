@@ -156,6 +156,16 @@ export function ignoredLabels(result: SymbolicateResult): Array<{ line: number; 
   return out;
 }
 
+/** The note after each frame that stayed as it was, so it cannot be taken for a mapped one: why it was not mapped. */
+export function unmappedLabels(result: SymbolicateResult): Array<{ line: number; label: string; reason: string }> {
+  return frameLines(result)
+    .filter((f) => f.frame.original === null)
+    .map((f) => {
+      const reason = f.frame.unresolved ?? "not mapped";
+      return { line: f.line, label: reason === "native frame" ? "  native (no map)" : `  not mapped: ${reason}`, reason };
+    });
+}
+
 export interface SymbolicateSummary {
   frames: number;
   mapped: number;
