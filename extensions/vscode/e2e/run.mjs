@@ -325,6 +325,76 @@ try {
     return { ok, detail: text };
   });
 
+  await step("[page] a stack frame printed in the integrated terminal: hover shows the original, Ctrl+click opens it", async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("F1");
+    const palette = page.locator(".quick-input-widget input");
+    await palette.waitFor({ state: "visible", timeout: 10000 });
+    await palette.fill(">Terminal: Create New Terminal");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Terminal: Create New Terminal" }).first().click();
+    const rows = page.locator(".xterm-rows");
+    await rows.first().waitFor({ state: "visible", timeout: 20000 });
+    await sleep(1500); // the shell's prompt
+    // Only the first frames, so that they are on screen in the panel.
+    await page.keyboard.type("clear; head -4 traces/v8-node.txt\n", { delay: 10 });
+    await page.locator(".xterm-rows", { hasText: "v8/app.min.js:1:311" }).first().waitFor({ state: "visible", timeout: 20000 });
+    await sleep(500);
+    // The character at `offset` in the terminal row holding `needle` (the DOM renderer: one div per row).
+    const termBox = async (needle, offset) =>
+      page.evaluate(
+        ([needle, offset]) => {
+          for (const row of document.querySelectorAll(".xterm-rows > div")) {
+            const text = (row.textContent ?? "").replace(/\u00a0/g, " ");
+            const at = text.indexOf(needle);
+            if (at < 0) continue;
+            let want = at + offset;
+            const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+              const len = n.textContent.length;
+              if (want < len) {
+                const r = document.createRange();
+                r.setStart(n, want);
+                r.setEnd(n, want + 1);
+                const b = r.getBoundingClientRect();
+                return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+              }
+              want -= len;
+            }
+          }
+          return null;
+        },
+        [needle, offset],
+      );
+    const at = await termBox("at e (v8/app.min.js:1:50)", "at e (v8/".length + 2);
+    if (at === null) {
+      return { ok: false, detail: "frame not found in the terminal rows" };
+    }
+    await page.mouse.move(at.x, at.y - 40);
+    await sleep(300);
+    await page.mouse.move(at.x, at.y);
+    const tip = page.getByText("Open the original", { exact: false }).first();
+    await tip.waitFor({ state: "visible", timeout: 20000 });
+    const tipText = (await tip.innerText()).trim();
+    await sleep(300);
+    const box = await tip.boundingBox();
+    if (box !== null) {
+      const x0 = Math.max(0, Math.min(box.x, at.x) - 200);
+      const y0 = Math.max(0, Math.min(box.y, at.y) - 60);
+      const clip = { x: x0, y: y0, width: Math.min(1280 - x0, 900), height: Math.min(800 - y0, Math.abs(at.y - box.y) + box.height + 120) };
+      await page.screenshot({ path: path.join(args.out, "terminal-link.png"), clip });
+      if (args["screenshot-terminal"]) {
+        fs.copyFileSync(path.join(args.out, "terminal-link.png"), args["screenshot-terminal"]);
+      }
+    }
+    await page.keyboard.down("Control");
+    await page.mouse.click(at.x, at.y);
+    await page.keyboard.up("Control");
+    await page.waitForFunction(() => document.title.replace(/^● /, "").startsWith("orders.js - "), null, { timeout: 15000 });
+    const cursor = (await page.locator('.statusbar-item:has-text("Ln ")').first().innerText().catch(() => "")).trim();
+    const ok = tipText.includes("orders.js:5:24") && /Ln 5, Col 24/.test(cursor);
+    return { ok, detail: { tipText, cursor } };
+  });
+
   await page.screenshot({ path: path.join(args.out, "workbench-end.png") });
   fs.writeFileSync(path.join(args.out, "console-errors.txt"), consoleErrors.join("\n"));
 } catch (e) {

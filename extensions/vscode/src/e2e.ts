@@ -335,6 +335,27 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok: info.filter((l) => l.target?.includes("/demo/src/") === true).length === 4, detail: info };
   });
 
+  await check("terminal links: a V8 frame printed in the terminal links to the original position", async () => {
+    const terminal = vscode.window.createTerminal({ name: "e2e links", cwd: file("traces").fsPath });
+    const source = new vscode.CancellationTokenSource();
+    const line = "    at e (v8/app.min.js:1:50)";
+    const links = await ext.terminalLinks.provideTerminalLinks({ line, terminal }, source.token);
+    const none = await ext.terminalLinks.provideTerminalLinks({ line: "$ ls -la", terminal }, source.token);
+    const link = links[0];
+    const linked = link === undefined ? "" : line.slice(link.startIndex, link.startIndex + link.length);
+    if (link !== undefined) {
+      await ext.terminalLinks.handleTerminalLink(link);
+    }
+    const a = vscode.window.activeTextEditor;
+    const opened = { uri: a?.document.uri.toString(true), line: a?.selection.active.line, character: a?.selection.active.character };
+    terminal.dispose();
+    const orders = file("demo", "src", "orders.js").toString(true);
+    return {
+      ok: links.length === 1 && linked === "v8/app.min.js:1:50" && none.length === 0 && opened.uri === orders && opened.line === 4 && opened.character === 23,
+      detail: { links: links.map((l) => ({ start: l.startIndex, length: l.length, tooltip: l.tooltip, uri: l.uri })), linked, opened },
+    };
+  });
+
   await check("Show Map Info on index.bundle", async () => {
     await show(bundleUri, addPos);
     const report = await vscode.commands.executeCommand<string>("sourcemap.showMapInfo");

@@ -40,6 +40,7 @@ import {
   summarize,
 } from "./logic/symbolicate";
 import { COMPOSITION, CompositionTree, VIEW_ID, openSource, webviewHtml } from "./composition";
+import { StackTerminalLinks } from "./terminalLinks";
 import type { runE2E as RunE2E } from "./e2e";
 import { extensionOf, languageForExtension, virtualUriToProtocol } from "./logic/virtualUri";
 import {
@@ -120,6 +121,8 @@ export class SourceMapExtension implements vscode.Disposable {
   readonly compositionTree = new CompositionTree();
   compositionPanel: vscode.WebviewPanel | undefined;
   private readonly dimmed: vscode.TextEditorDecorationType;
+  /** Stack frames in the integrated terminal link to original sources. */
+  readonly terminalLinks: StackTerminalLinks = new StackTerminalLinks(this);
   /** Frames of a symbolicated trace that stayed as printed (native, no mapping, no map). */
   private readonly unmapped: vscode.TextEditorDecorationType;
 
@@ -691,6 +694,7 @@ export class SourceMapExtension implements vscode.Disposable {
       c.registerCommand("sourcemap.restartServer", () => this.restart()),
       c.registerCommand("sourcemap.showComposition", () => this.showComposition()),
       vscode.window.registerTreeDataProvider(VIEW_ID, this.compositionTree),
+      vscode.window.registerTerminalLinkProvider(this.terminalLinks),
       c.registerCommand("sourcemap.openOriginalAt", (uri: string, line: number, character: number) => this.openAt(uri, line, character)),
     );
 
