@@ -329,7 +329,16 @@ pub fn run(args: &Args, bin: &Path) {
     let runs = args.samples.clamp(1, 3);
     // The first server is a client with virtual documents (VS Code), the second one without (file copies).
     let sessions: Vec<Session> = (0..runs.max(2))
-        .map(|i| session(bin, &f, &text, &hovers, (i < 2).then_some(log.as_str()), i == 0))
+        .map(|i| {
+            session(
+                bin,
+                &f,
+                &text,
+                &hovers,
+                (i < 2).then_some(log.as_str()),
+                i == 0,
+            )
+        })
         .collect();
     let runs = sessions.len();
     let first = median(sessions.iter().map(|s| s.first_hover).collect());
