@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
 use sourcemap_fixtures::{metro, MetroParams};
 
-use crate::{median, ms, positions, ratio, row, run_with_stdin, time, Args};
+use crate::{median, ms, positions, row, run_with_stdin, symbolicate_row, time, Args};
 
 pub struct ScaleFixture {
     pub map: PathBuf,
@@ -386,30 +386,15 @@ pub fn run(args: &Args, bin: &Path) {
 
     // symbolicate whole process: a 146-frame trace, vs metro-symbolicate.
     let short = trace(&text, 146, 23);
+    symbolicate_row(
+        bin,
+        &f.map,
+        &short,
+        args.samples,
+        "`symbolicate` 146 frames, whole process",
+        " | ≥ 20×",
+    );
     let map_arg = f.map.to_string_lossy().into_owned();
-    let ours = time(args.samples.min(3), || {
-        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &short)
-    });
-    let metro_js =
-        Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
-    if metro_js.exists() {
-        let theirs = time(1, || {
-            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &short)
-        });
-        row(
-            "`symbolicate` 146 frames, whole process, vs metro-symbolicate 0.84.6",
-            &ms(ours),
-            &ms(theirs),
-            &format!("{} | ≥ 20×", ratio(theirs, ours)),
-        );
-    } else {
-        row(
-            "`symbolicate` 146 frames, whole process",
-            &ms(ours),
-            "metro-symbolicate not installed",
-            "— | ≥ 20×",
-        );
-    }
 
     // The 20K-frame log: LSP (map already loaded) vs the CLI (whole process, map read from disk).
     let cli = time(args.samples.min(3), || {

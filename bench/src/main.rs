@@ -416,30 +416,14 @@ fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
             )
         })
         .collect();
-    let map_arg = f.map.to_string_lossy().into_owned();
-    let ours_cli = time(s.min(3), || {
-        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &trace)
-    });
-    let metro_js =
-        Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
-    if metro_js.exists() {
-        let metro_t = time(1, || {
-            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &trace)
-        });
-        row(
-            "symbolicate 50 frames, whole process, cold, vs metro-symbolicate 0.84.6",
-            &ms(ours_cli),
-            &ms(metro_t),
-            &ratio(metro_t, ours_cli),
-        );
-    } else {
-        row(
-            "symbolicate 50 frames, whole process, cold",
-            &ms(ours_cli),
-            "metro-symbolicate not installed",
-            "—",
-        );
-    }
+    symbolicate_row(
+        bin,
+        &f.map,
+        &trace,
+        s,
+        "symbolicate 50 frames, whole process, cold",
+        "",
+    );
     // LSP: initialize → didOpen → first hover answered, over stdio (the bundle read from disk, as for an unsynced file).
     let hover = (0..s.min(3))
         .map(|_| lsp_first_hover(bin, &f.bundle))
@@ -451,6 +435,35 @@ fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
         "",
     );
     composition_rows(f, bin);
+}
+
+/// One row: `sourcemap-ls symbolicate MAP < trace`, whole process (median of up to 3), against metro-symbolicate
+/// 0.84.6 (once) when `fixtures/metro-reference` is installed. `goal` is appended to the ratio cell.
+fn symbolicate_row(bin: &Path, map: &Path, trace: &str, samples: usize, label: &str, goal: &str) {
+    let map_arg = map.to_string_lossy().into_owned();
+    let ours = time(samples.min(3), || {
+        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), trace)
+    });
+    let metro_js =
+        Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
+    if metro_js.exists() {
+        let theirs = time(1, || {
+            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), trace)
+        });
+        row(
+            &format!("{label}, vs metro-symbolicate 0.84.6"),
+            &ms(ours),
+            &ms(theirs),
+            &format!("{}{goal}", ratio(theirs, ours)),
+        );
+    } else {
+        row(
+            label,
+            &ms(ours),
+            "metro-symbolicate not installed",
+            &format!("—{goal}"),
+        );
+    }
 }
 
 /// Wall time and peak resident memory of a whole process, by `/usr/bin/time`.

@@ -111,11 +111,12 @@ try {
     await page.waitForFunction((n) => document.title.replace(/^● /, "").startsWith(`${n} - `), name, { timeout: 15000 });
   };
 
-  /** Screen coordinates of the character at `offset` in the first rendered line containing `needle`. */
-  const charBox = async (needle, offset) =>
+  /** Screen coordinates of the character at `offset` in the first rendered line containing `needle`: editor lines,
+   * or any other rows (`rows`, a selector: the terminal's DOM renderer has one div per row). */
+  const charBox = async (needle, offset, rows = ".editor-instance .view-lines .view-line, .monaco-editor .view-lines .view-line") =>
     page.evaluate(
-      ([needle, offset]) => {
-        const lines = [...document.querySelectorAll(".editor-instance .view-lines .view-line, .monaco-editor .view-lines .view-line")];
+      ([needle, offset, rows]) => {
+        const lines = [...document.querySelectorAll(rows)];
         for (const line of lines) {
           const text = (line.textContent ?? "").replace(/\u00a0/g, " ");
           const at = text.indexOf(needle);
@@ -136,7 +137,7 @@ try {
         }
         return null;
       },
-      [needle, offset],
+      [needle, offset, rows],
     );
 
   /** The status bar's "Ln X, Col Y" once it shows line 4 (or whatever it shows after 10 s). */
@@ -339,33 +340,7 @@ try {
     await page.keyboard.type("clear; head -4 traces/v8-node.txt\n", { delay: 10 });
     await page.locator(".xterm-rows", { hasText: "v8/app.min.js:1:311" }).first().waitFor({ state: "visible", timeout: 20000 });
     await sleep(500);
-    // The character at `offset` in the terminal row holding `needle` (the DOM renderer: one div per row).
-    const termBox = async (needle, offset) =>
-      page.evaluate(
-        ([needle, offset]) => {
-          for (const row of document.querySelectorAll(".xterm-rows > div")) {
-            const text = (row.textContent ?? "").replace(/\u00a0/g, " ");
-            const at = text.indexOf(needle);
-            if (at < 0) continue;
-            let want = at + offset;
-            const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
-            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-              const len = n.textContent.length;
-              if (want < len) {
-                const r = document.createRange();
-                r.setStart(n, want);
-                r.setEnd(n, want + 1);
-                const b = r.getBoundingClientRect();
-                return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
-              }
-              want -= len;
-            }
-          }
-          return null;
-        },
-        [needle, offset],
-      );
-    const at = await termBox("at e (v8/app.min.js:1:50)", "at e (v8/".length + 2);
+    const at = await charBox("at e (v8/app.min.js:1:50)", "at e (v8/".length + 2, ".xterm-rows > div");
     if (at === null) {
       return { ok: false, detail: "frame not found in the terminal rows" };
     }
