@@ -38,6 +38,9 @@ pub struct Backend {
 /// A map's bytes and when they were fetched.
 pub type FetchedMap = (std::time::Instant, Arc<Vec<u8>>);
 
+/// Documents at least this large start loading their map before their rope is built (see `prefetch_map`).
+const PREFETCH_MAP_AFTER_BYTES: usize = 8 << 20;
+
 /// How long a map fetched from a dev server is reused before it is fetched again (the bundle changes on edit).
 const DEV_MAP_TTL: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -498,7 +501,7 @@ impl LanguageServer for Server {
         if let Some(text) = super::large_texts::LARGE_TEXTS.take(&d.text) {
             d.text = text;
         }
-        if d.text.len() >= super::heap::TRIM_AFTER_BYTES {
+        if d.text.len() >= PREFETCH_MAP_AFTER_BYTES {
             self.0.prefetch_map(&d.uri, &d.text);
         }
         self.0
