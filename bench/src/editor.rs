@@ -54,7 +54,7 @@ pub fn ensure(args: &Args) -> ScaleFixture {
 }
 
 /// A stdio LSP client that answers nothing back: it declares no capabilities, so the server asks nothing.
-struct Lsp {
+pub(crate) struct Lsp {
     child: Child,
     stdin: ChildStdin,
     out: BufReader<ChildStdout>,
@@ -65,7 +65,7 @@ struct Lsp {
 impl Lsp {
     /// `virtual_scheme`: the client opens `sourcemap-source:` documents (VS Code, Neovim); otherwise the server
     /// writes file copies of `sourcesContent`-only sources for it (Eglot, lsp-mode).
-    fn start(bin: &Path, root: &Path, virtual_scheme: bool) -> Lsp {
+    pub(crate) fn start(bin: &Path, root: &Path, virtual_scheme: bool) -> Lsp {
         // A fresh cache folder: file copies of sources (for a client without `sourcemapSourceScheme`) start cold.
         static SESSION: AtomicU64 = AtomicU64::new(0);
         let cache = std::env::temp_dir().join(format!(
@@ -112,7 +112,7 @@ impl Lsp {
     }
 
     /// Sends a request and waits for its answer (notifications and server requests in between are skipped).
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send_bytes(&frame(
@@ -218,11 +218,11 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
-fn uri_of(p: &Path) -> String {
+pub(crate) fn uri_of(p: &Path) -> String {
     format!("file://{}", std::fs::canonicalize(p).unwrap().display())
 }
 
-fn hover_params(uri: &str, p: GeneratedPosition) -> Value {
+pub(crate) fn hover_params(uri: &str, p: GeneratedPosition) -> Value {
     json!({"textDocument": {"uri": uri}, "position": {"line": p.line, "character": p.column}})
 }
 
