@@ -791,6 +791,82 @@ fn a_local_file_is_used_only_when_it_is_the_source() {
     c.shutdown();
 }
 
+/// Go to Generated Position from an original file whose bundles were never opened: the server finds the
+/// workspace's maps (a bundle's comment naming a map in another folder, a sidecar map of an old build) and answers
+/// with a location in each bundle.
+#[test]
+fn generated_positions_from_maps_found_in_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = std::fs::canonicalize(dir.path()).unwrap();
+    for sub in ["src", "dist", "build/maps", "old", "other"] {
+        std::fs::create_dir_all(ws.join(sub)).unwrap();
+    }
+    let a_js = "export function a() {\n  return 1;\n}\n";
+    std::fs::write(ws.join("src/a.js"), a_js).unwrap();
+    // The new build: line 2 of a.js (0-based 1, column 2) is generated line 0, column 10.
+    let map = |sources: &[&str], mappings: &str| {
+        json!({"version": 3, "sources": sources, "sourcesContent": [a_js], "names": [], "mappings": mappings})
+            .to_string()
+    };
+    std::fs::write(
+        ws.join("build/maps/app.js.map"),
+        map(&["../../src/a.js"], "UACE"),
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("dist/app.js"),
+        "var x = 0;return 1;\n//# sourceMappingURL=../build/maps/app.js.map\n",
+    )
+    .unwrap();
+    // An old build beside it, its sidecar map and no comment: the same line is on generated line 1, column 0.
+    std::fs::write(ws.join("old/app.js.map"), map(&["../src/a.js"], ";AACE")).unwrap();
+    std::fs::write(ws.join("old/app.js"), "var y;\nreturn 1;\n").unwrap();
+    // A map of something else.
+    std::fs::write(
+        ws.join("other/lib.js.map"),
+        json!({"version": 3, "sources": ["lib.ts"], "names": [], "mappings": "AAAA"}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(ws.join("other/lib.js"), "lib();\n").unwrap();
+
+    let mut c = LspClient::start(&[]);
+    c.initialize(&ws, json!({}), false);
+    let a = uri(&ws.join("src/a.js"));
+    let r = c.result("sourcemap/generatedPositions", at(&a, (1, 2)));
+    let mut got: Vec<(String, u64, u64)> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["uri"].as_str().unwrap().to_string(),
+                l["range"]["start"]["line"].as_u64().unwrap(),
+                l["range"]["start"]["character"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (uri(&ws.join("dist/app.js")), 0, 10),
+            (uri(&ws.join("old/app.js")), 1, 0)
+        ],
+        "{r}"
+    );
+    // A new map written later is found after the watched-file event.
+    std::fs::create_dir_all(ws.join("next")).unwrap();
+    std::fs::write(ws.join("next/app.js.map"), map(&["../src/a.js"], ";;AACE")).unwrap();
+    std::fs::write(ws.join("next/app.js"), "\n\nreturn 1;\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&ws.join("next/app.js.map")), "type": 1}]}),
+    );
+    let r = c.result("sourcemap/generatedPositions", at(&a, (1, 2)));
+    assert_eq!(r.as_array().unwrap().len(), 3, "{r}");
+    c.shutdown();
+}
+
 /// Protocol edges, each message exactly as a named client sends it: `shutdown`/`exit` with `"params": null` (Eglot,
 /// LSP4IJ), `{}` (lsp-mode) or none (VS Code); `initialized` with `null`; a `$/` request with an id; a
 /// `rootPath`-only `initialize` (older clients); hover for a client that reads plain text (Eglot without

@@ -139,6 +139,15 @@ pub fn get(url: &url::Url, max: u64) -> Result<Vec<u8>, String> {
     Ok(body)
 }
 
+/// Fetches a map from a loopback URL that names it (an attached map, the `maps` setting).
+pub fn fetch_map_url(map_url: &str, max: u64) -> Result<Vec<u8>, String> {
+    let u = url::Url::parse(map_url).map_err(|e| format!("{map_url}: {e}"))?;
+    if u.scheme() != "http" {
+        return Err(format!("{map_url}: only http:// dev servers are supported"));
+    }
+    get(&u, max)
+}
+
 /// Fetches the map of a dev-server bundle URL.
 pub fn fetch_map(bundle_url: &str, max: u64) -> Result<Vec<u8>, String> {
     get(&map_url(bundle_url)?, max)

@@ -141,26 +141,44 @@ fn cut_inline_map_line(path: &Path, tail: &Tail) -> std::io::Result<Option<u64>>
     Ok(is_inline_map.then_some(line_end - line_start))
 }
 
-fn from_settings(path: &Path, settings: &Settings, folders: &[PathBuf]) -> Option<PathBuf> {
+/// What a `maps` setting entry names: a map file, or (with `devServer` on) a loopback URL to fetch it from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsMap {
+    File(PathBuf),
+    Url(String),
+}
+
+/// The map the `maps` setting gives the bundle at `path`: the first glob that matches its path relative to a
+/// workspace folder (or its absolute path). A relative map path is relative to that folder (to the bundle's folder
+/// for an absolute glob).
+pub fn from_settings(path: &Path, settings: &Settings, folders: &[PathBuf]) -> Option<SettingsMap> {
     for (glob, map) in &settings.maps {
         let Ok(matcher) = globset::Glob::new(glob).map(|g| g.compile_matcher()) else {
             continue;
         };
+        let is_url = map.starts_with("http://") || map.starts_with("https://");
         let relative = folders
             .iter()
             .filter_map(|f| path.strip_prefix(f).ok().map(|r| (f, r)));
         for (folder, rel) in relative {
             if matcher.is_match(rel) {
-                return Some(folder.join(map));
+                return Some(if is_url {
+                    SettingsMap::Url(map.clone())
+                } else {
+                    SettingsMap::File(folder.join(map))
+                });
             }
         }
         if matcher.is_match(path) {
+            if is_url {
+                return Some(SettingsMap::Url(map.clone()));
+            }
             let map = Path::new(map);
-            return Some(if map.is_absolute() {
+            return Some(SettingsMap::File(if map.is_absolute() {
                 map.to_path_buf()
             } else {
                 path.parent().unwrap_or(Path::new("/")).join(map)
-            });
+            }));
         }
     }
     None
@@ -171,6 +189,8 @@ fn from_settings(path: &Path, settings: &Settings, folders: &[PathBuf]) -> Optio
 pub struct NoMap {
     pub message: String,
     pub span: Option<UrlSpan>,
+    /// The `maps` setting names a URL for this bundle: the caller fetches it (see `Backend::bundle_map`).
+    pub settings_url: Option<String>,
 }
 
 /// Finds the map of the document at `path` (open as `rope`, or read from disk).
@@ -180,7 +200,11 @@ pub fn find_map(
     settings: &Settings,
     folders: &[PathBuf],
 ) -> Result<BundleMap, NoMap> {
-    let fail = |message: String, span: Option<UrlSpan>| NoMap { message, span };
+    let fail = |message: String, span: Option<UrlSpan>| NoMap {
+        message,
+        span,
+        settings_url: None,
+    };
     let tail = match rope {
         Some(r) => tail_of_rope(r),
         None => tail_of_file(path, TAIL_BYTES)
@@ -248,11 +272,15 @@ pub fn find_map(
             },
         }),
         Err(e @ NoBundleMap::NotFound { .. }) => match from_settings(path, settings, folders) {
-            Some(p) => Ok(BundleMap {
+            Some(SettingsMap::File(p)) => Ok(BundleMap {
                 key: MapKey::File(p),
                 inline: None,
                 span: None,
                 found_by: "maps setting",
+            }),
+            Some(SettingsMap::Url(url)) => Err(NoMap {
+                settings_url: Some(url),
+                ..fail_at(e.to_string(), e.url_at())
             }),
             None => Err(fail_at(e.to_string(), e.url_at())),
         },

@@ -500,14 +500,23 @@ async fn recheck(
 impl MapStore {
     /// Reports `$/progress` from a spawned task (a client request awaited inside a handler could deadlock).
     fn start_progress(&self, path: &Path) -> Option<tokio::sync::oneshot::Sender<bool>> {
+        self.progress("Indexing source map", path.display().to_string())
+    }
+
+    /// Reports `$/progress` titled `title` until the returned sender is used or dropped (`true`: it succeeded).
+    pub fn progress(
+        &self,
+        title: &str,
+        message: String,
+    ) -> Option<tokio::sync::oneshot::Sender<bool>> {
         if !self.progress_supported.load(Ordering::Relaxed) {
             return None;
         }
         let client = self.client.get()?.clone();
         let (tx, rx) = tokio::sync::oneshot::channel::<bool>();
         let n = self.next_token.fetch_add(1, Ordering::Relaxed);
-        let token = NumberOrString::String(format!("sourcemap-ls/index/{n}"));
-        let message = path.display().to_string();
+        let token = NumberOrString::String(format!("sourcemap-ls/progress/{n}"));
+        let title = title.to_string();
         tokio::spawn(async move {
             let created = client
                 .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
@@ -522,7 +531,7 @@ impl MapStore {
                     token: token.clone(),
                     value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(
                         WorkDoneProgressBegin {
-                            title: "Indexing source map".into(),
+                            title,
                             cancellable: Some(false),
                             message: Some(message),
                             percentage: None,
@@ -536,7 +545,7 @@ impl MapStore {
                     token,
                     value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(
                         WorkDoneProgressEnd {
-                            message: Some(if ok { "indexed" } else { "failed" }.into()),
+                            message: Some(if ok { "done" } else { "failed" }.into()),
                         },
                     )),
                 })

@@ -4,6 +4,7 @@
 mod bundles;
 mod code_scopes;
 mod diagnostics;
+mod discovery;
 mod documents;
 mod guard;
 mod heap;

@@ -13,6 +13,7 @@ use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
 
 use super::bundles::{find_map, BundleMap, NoMap};
+use super::discovery::{self, SourceCatalog, WorkspaceMaps};
 use super::documents::Documents;
 use super::guard::guarded;
 use super::map_store::{LoadError, LoadedMap, MapKey, MapStore};
@@ -33,6 +34,12 @@ pub struct Backend {
     pub links: Mutex<HashMap<MapKey, BTreeSet<PathBuf>>>,
     /// Maps fetched from a loopback dev server, by bundle URL.
     pub dev_maps: Mutex<HashMap<String, FetchedMap>>,
+    /// The workspace's maps and the bundles naming them, once a request needed them (`discovery`).
+    workspace_maps: tokio::sync::Mutex<Option<(u64, Arc<WorkspaceMaps>)>>,
+    /// Bumped when files or settings change: a walk from an older generation is done again.
+    workspace_generation: std::sync::atomic::AtomicU64,
+    /// The sources' file names of every map file read so far.
+    pub catalog: SourceCatalog,
 }
 
 /// A map's bytes and when they were fetched.
@@ -96,7 +103,61 @@ impl Backend {
             folders: RwLock::new(Vec::new()),
             links: Mutex::new(HashMap::new()),
             dev_maps: Mutex::new(HashMap::new()),
+            workspace_maps: tokio::sync::Mutex::new(None),
+            workspace_generation: std::sync::atomic::AtomicU64::new(0),
+            catalog: SourceCatalog::default(),
         }
+    }
+
+    /// The maps in the workspace folders, walked for on first use (with progress) and remembered until files or
+    /// settings change. Bundles found naming a map are linked to it, as if they had been opened.
+    pub async fn workspace_maps(&self) -> Arc<WorkspaceMaps> {
+        let mut state = self.workspace_maps.lock().await;
+        let generation = self.workspace_generation.load(Ordering::Acquire);
+        if let Some((g, found)) = &*state {
+            if *g == generation {
+                return found.clone();
+            }
+        }
+        let (folders, settings) = (self.folders(), self.settings());
+        let done = self
+            .maps
+            .progress("Finding source maps in the workspace", String::new());
+        let started = std::time::Instant::now();
+        let found = tokio::task::spawn_blocking(move || discovery::walk(&folders, &settings))
+            .await
+            .unwrap_or_default();
+        if let Some(done) = done {
+            let _ = done.send(true);
+        }
+        tracing::info!(
+            "found {} maps and {} bundles naming them in the workspace in {:?}{}",
+            found.maps.len(),
+            found.links.len(),
+            started.elapsed(),
+            if found.truncated {
+                " (stopped early: too many files)"
+            } else {
+                ""
+            }
+        );
+        {
+            let mut links = self.links.lock().expect("links lock");
+            for (bundle, map) in &found.links {
+                links
+                    .entry(MapKey::File(map.clone()))
+                    .or_default()
+                    .insert(bundle.clone());
+            }
+        }
+        let found = Arc::new(found);
+        *state = Some((generation, found.clone()));
+        found
+    }
+
+    /// Walk the workspace again on the next request that needs its maps.
+    pub fn forget_workspace_maps(&self) {
+        self.workspace_generation.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Where the server may read original sources: the workspace folders and the `roots` setting; with neither, the
@@ -140,39 +201,48 @@ impl Backend {
 
     /// The map a loopback Metro dev server serves for a bundle URL (the caller checked the `devServer` setting).
     pub async fn dev_server_map(&self, bundle_url: &str, max_bytes: u64) -> Option<Arc<LoadedMap>> {
-        let cached = self
-            .dev_maps
-            .lock()
-            .expect("dev maps lock")
-            .get(bundle_url)
-            .filter(|(at, _)| at.elapsed() < DEV_MAP_TTL)
-            .map(|(_, bytes)| bytes.clone());
-        let bytes = match cached {
-            Some(b) => b,
-            None => {
-                let url = bundle_url.to_string();
-                let fetched = tokio::task::spawn_blocking(move || {
-                    crate::devserver::fetch_map(&url, max_bytes)
-                })
-                .await
-                .ok()?;
-                let bytes = Arc::new(
-                    fetched
-                        .map_err(|e| tracing::warn!("dev server: {e}"))
-                        .ok()?,
-                );
-                self.dev_maps.lock().expect("dev maps lock").insert(
-                    bundle_url.to_string(),
-                    (std::time::Instant::now(), bytes.clone()),
-                );
-                bytes
-            }
-        };
+        let bytes = self
+            .dev_server_bytes(bundle_url, max_bytes, crate::devserver::fetch_map)
+            .await
+            .map_err(|e| tracing::warn!("dev server: {e}"))
+            .ok()?;
         let key = MapKey::inline(Path::new(bundle_url), &bytes);
         self.maps.load_inline(key, bytes).await.ok()
     }
 
+    /// The map a loopback URL leads to (`fetch`: from a bundle URL, or a map URL), fetched again after
+    /// [`DEV_MAP_TTL`].
+    async fn dev_server_bytes(
+        &self,
+        url: &str,
+        max_bytes: u64,
+        fetch: fn(&str, u64) -> std::result::Result<Vec<u8>, String>,
+    ) -> std::result::Result<Arc<Vec<u8>>, String> {
+        let cached = self
+            .dev_maps
+            .lock()
+            .expect("dev maps lock")
+            .get(url)
+            .filter(|(at, _)| at.elapsed() < DEV_MAP_TTL)
+            .map(|(_, bytes)| bytes.clone());
+        if let Some(bytes) = cached {
+            return Ok(bytes);
+        }
+        let u = url.to_string();
+        let fetched = tokio::task::spawn_blocking(move || fetch(&u, max_bytes))
+            .await
+            .map_err(|e| e.to_string())?;
+        let bytes = Arc::new(fetched?);
+        self.dev_maps
+            .lock()
+            .expect("dev maps lock")
+            .insert(url.to_string(), (std::time::Instant::now(), bytes.clone()));
+        Ok(bytes)
+    }
+
     pub fn apply_settings(&self, settings: Settings) {
+        // The `maps` setting links bundles to maps: the workspace's maps are found again.
+        self.forget_workspace_maps();
         self.maps.set_max_total_bytes(settings.max_index_bytes);
         *self.settings.write().expect("settings lock") = settings;
     }
@@ -210,10 +280,47 @@ impl Backend {
                     MapProblem::NoMap(NoMap {
                         message: format!("finding the map failed: {e}"),
                         span: None,
+                        settings_url: None,
                     })
-                })?
-                .map_err(MapProblem::NoMap)?;
-        Ok((path, found))
+                })?;
+        match found {
+            Ok(found) => Ok((path, found)),
+            Err(NoMap {
+                settings_url: Some(url),
+                span,
+                ..
+            }) => {
+                let settings = self.settings();
+                let no_map = |message: String| {
+                    MapProblem::NoMap(NoMap {
+                        message,
+                        span,
+                        settings_url: None,
+                    })
+                };
+                if !settings.dev_server {
+                    return Err(no_map(format!(
+                        "the sourcemap.maps setting names {url} for this bundle: fetching it needs sourcemap.devServer on"
+                    )));
+                }
+                let bytes = self
+                    .dev_server_bytes(
+                        &url,
+                        settings.max_map_bytes,
+                        crate::devserver::fetch_map_url,
+                    )
+                    .await
+                    .map_err(|e| no_map(format!("{url} (from the sourcemap.maps setting): {e}")))?;
+                let found = BundleMap {
+                    key: MapKey::inline(&path, &bytes),
+                    inline: Some(bytes),
+                    span: None,
+                    found_by: "maps setting (URL)",
+                };
+                Ok((path, found))
+            }
+            Err(no_map) => Err(MapProblem::NoMap(no_map)),
+        }
     }
 
     /// Starts loading the map of a large bundle being opened, found from the text's last lines, so that reading the
@@ -555,6 +662,7 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        self.0.forget_workspace_maps();
         for change in &params.changes {
             if let Ok(path) = change.uri.to_file_path() {
                 self.0.maps.invalidate(&path);

@@ -1,5 +1,6 @@
 //! `sourcemap/generatedPositions` `{textDocument:{uri}, position}` on an original source (a file, or a
-//! `sourcemap-source:` document) → every generated position in the loaded maps, as `Location[]` in the bundles.
+//! `sourcemap-source:` document) → every generated position, as `Location[]` in the bundles: in the maps loaded so
+//! far and in the workspace's other maps (`discovery`), whose bundles need not have been opened.
 //!
 //! The original position is matched like a cursor: the mapping at the greatest column at or before it on its line
 //! (else the first on the line); all generated positions of that original position are returned.
@@ -48,9 +49,11 @@ fn locations(
     let all = reverse.entries();
     let lo = all.partition_point(|e| e.original_line < line);
     let hi = all.partition_point(|e| e.original_line <= line);
+    // A map found in the workspace may describe a bundle that is not there (built elsewhere, or deleted).
     let bundles: Vec<Url> = b
         .bundles_of(map)
         .into_iter()
+        .filter(|p| p.is_file())
         .filter_map(|p| Url::from_file_path(p).ok())
         .collect();
     let mut out = Vec::new();
@@ -99,24 +102,56 @@ pub async fn generated_positions(
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut out = Vec::new();
-    for map in b.maps.loaded() {
-        let matching: Vec<SourceId> = map
-            .index
-            .sources()
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.url.as_deref().is_some_and(|u| u.ends_with(&file_name)))
-            .filter(|(i, _)| {
-                b.resolve_source(&map, SourceId(*i as u32))
-                    .is_some_and(|p: PathBuf| normalize(&p) == path)
-            })
-            .map(|(i, _)| SourceId(i as u32))
-            .collect();
-        for id in matching {
-            out.extend(tokio::task::block_in_place(|| {
-                locations(b, &map, id, line, column)
-            })?);
+    let loaded = b.maps.loaded();
+    for map in &loaded {
+        out.extend(in_map(b, map, &path, &file_name, line, column)?);
+    }
+    // The workspace's other maps, skipping those whose sources (remembered from an earlier read) have no file of
+    // that name.
+    let found = b.workspace_maps().await;
+    let max_bytes = b.settings().max_map_bytes;
+    for map_path in &found.maps {
+        let key = MapKey::File(map_path.clone());
+        if loaded.iter().any(|m| m.key == key)
+            || b.catalog.lists(map_path, &file_name) == Some(false)
+        {
+            continue;
         }
+        let Ok(map) = b.maps.load_file(map_path, max_bytes).await else {
+            continue;
+        };
+        b.catalog.record(map_path, &map);
+        out.extend(in_map(b, &map, &path, &file_name, line, column)?);
+    }
+    Ok(out)
+}
+
+/// The generated positions of (line, column) in the local file `path` (named `file_name`), in one map.
+fn in_map(
+    b: &Backend,
+    map: &LoadedMap,
+    path: &std::path::Path,
+    file_name: &str,
+    line: u32,
+    column: u32,
+) -> Result<Vec<Location>> {
+    let matching: Vec<SourceId> = map
+        .index
+        .sources()
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.url.as_deref().is_some_and(|u| u.ends_with(file_name)))
+        .filter(|(i, _)| {
+            b.resolve_source(map, SourceId(*i as u32))
+                .is_some_and(|p: PathBuf| normalize(&p) == path)
+        })
+        .map(|(i, _)| SourceId(i as u32))
+        .collect();
+    let mut out = Vec::new();
+    for id in matching {
+        out.extend(tokio::task::block_in_place(|| {
+            locations(b, map, id, line, column)
+        })?);
     }
     Ok(out)
 }
