@@ -867,6 +867,94 @@ fn generated_positions_from_maps_found_in_the_workspace() {
     c.shutdown();
 }
 
+/// Same-named bundles (an old build beside the new one): told apart by the report's debug ID, then by which map
+/// contains the frames' positions; otherwise the answer lists the candidates and the client's choice is used.
+#[test]
+fn same_named_bundles_are_told_apart_or_left_to_the_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = std::fs::canonicalize(dir.path()).unwrap();
+    // Each build maps generated line 0, column 10 to line 1 (0-based 0) of its own source, named after the build.
+    let build = |sub: &str, file: &str, code: &str, debug_id: Option<&str>| {
+        std::fs::create_dir_all(ws.join(sub)).unwrap();
+        let mut map = json!({
+            "version": 3, "sources": [format!("{sub}-src.js")], "sourcesContent": ["function f() {}\n"],
+            "names": [], "mappings": "UAAA",
+        });
+        if let Some(id) = debug_id {
+            map["debugId"] = json!(id);
+        }
+        std::fs::write(ws.join(sub).join(format!("{file}.map")), map.to_string()).unwrap();
+        std::fs::write(
+            ws.join(sub).join(file),
+            format!("{code}\n//# sourceMappingURL={file}.map\n"),
+        )
+        .unwrap();
+    };
+    let code = "var a = 1;f();var b = 2;";
+    build(
+        "twin-a",
+        "app.js",
+        code,
+        Some("85314830-023f-4cf1-a267-535f4e37bb17"),
+    );
+    build(
+        "twin-b",
+        "app.js",
+        code,
+        Some("9c4a0ef1-0000-4cf1-a267-535f4e37bb17"),
+    );
+    // The old build is shorter than the frame's column; the new one contains it.
+    build("old", "main.js", "f();", None);
+    build("new", "main.js", &format!("{code}{code}"), None);
+
+    let mut c = LspClient::start(&[]);
+    c.initialize(&ws, json!({}), false);
+    let symbolicate = |c: &mut LspClient, text: &str, bundles: Value| {
+        c.result(
+            "sourcemap/symbolicate",
+            json!({"text": text, "bundles": bundles}),
+        )
+    };
+    let source_of = |r: &Value| {
+        r["frames"][0]["original"]["source"]
+            .as_str()
+            .map(str::to_string)
+    };
+
+    let twins = "Error: x\n    at f (https://cdn.example.com/app.js:1:11)\n";
+    let r = symbolicate(&mut c, twins, json!({}));
+    assert_eq!(source_of(&r), None, "{r}");
+    assert!(
+        r["frames"][0]["unresolved"]
+            .as_str()
+            .unwrap()
+            .contains("2 bundles are named app.js"),
+        "{r}"
+    );
+    let candidates: Vec<&str> = r["ambiguous"][0]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    assert_eq!(r["ambiguous"][0]["file"], "https://cdn.example.com/app.js");
+    assert_eq!(candidates.len(), 2, "{r}");
+    // The user's choice.
+    let chosen = json!({"https://cdn.example.com/app.js": uri(&ws.join("twin-b/app.js"))});
+    let r = symbolicate(&mut c, twins, chosen);
+    assert_eq!(source_of(&r).as_deref(), Some("twin-b-src.js"), "{r}");
+    assert_eq!(r["ambiguous"], json!([]));
+    // A debug ID in the report (as in a Sentry event) picks the build.
+    let with_id = format!("{twins}debug_id: 85314830-023F-4CF1-A267-535F4E37BB17\n");
+    let r = symbolicate(&mut c, &with_id, json!({}));
+    assert_eq!(source_of(&r).as_deref(), Some("twin-a-src.js"), "{r}");
+    // The position is only in the new build.
+    let r = symbolicate(&mut c, "Error: y\n    at f (main.js:1:35)\n", json!({}));
+    assert_eq!(source_of(&r).as_deref(), Some("new-src.js"), "{r}");
+    assert_eq!(r["ambiguous"], json!([]));
+    c.shutdown();
+}
+
 /// Protocol edges, each message exactly as a named client sends it: `shutdown`/`exit` with `"params": null` (Eglot,
 /// LSP4IJ), `{}` (lsp-mode) or none (VS Code); `initialized` with `null`; a `$/` request with an id; a
 /// `rootPath`-only `initialize` (older clients); hover for a client that reads plain text (Eglot without

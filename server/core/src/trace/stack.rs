@@ -388,9 +388,57 @@ pub fn file_name_of(url: &str) -> &str {
     no_query.rsplit(['/', '\\']).next().unwrap_or(no_query)
 }
 
+/// The debug IDs a report carries (`"debug_id": "…"` in a Sentry event, `debugId=…` printed by a tool), as 32
+/// lowercase hex digits without dashes: they tell apart same-named bundles whose maps carry a `debugId`.
+pub fn debug_ids_in(text: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut out: Vec<String> = Vec::new();
+    for key in ["debug_id", "debugid", "debug-id"] {
+        for (at, _) in lower.match_indices(key) {
+            let rest = &lower[at + key.len()..];
+            let value =
+                rest.trim_start_matches(|c: char| matches!(c, '"' | '\'' | ':' | '=' | ' '));
+            let id: String = value
+                .chars()
+                .take_while(|c| c.is_ascii_hexdigit() || *c == '-')
+                .filter(|c| *c != '-')
+                .collect();
+            if id.len() == 32 && !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
+/// A debug ID in the form [`debug_ids_in`] gives (a map's `debugId`, a bundle's `//# debugId=`).
+pub fn normalize_debug_id(id: &str) -> String {
+    id.chars()
+        .filter(|c| *c != '-')
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_ids_in_reports() {
+        let sentry = r#"{"debug_meta":{"images":[{"type":"sourcemap","code_file":"app:///main.js","debug_id":"85314830-023F-4CF1-A267-535F4E37BB17"}]}}"#;
+        assert_eq!(debug_ids_in(sentry), ["85314830023f4cf1a267535f4e37bb17"]);
+        assert_eq!(
+            debug_ids_in(
+                "Error: x\n    at f (main.js:1:2)\ndebugId=85314830023f4cf1a267535f4e37bb17"
+            ),
+            ["85314830023f4cf1a267535f4e37bb17"]
+        );
+        assert!(debug_ids_in("debugId=not-an-id at f (a.js:1:2)").is_empty());
+        assert_eq!(
+            normalize_debug_id("85314830-023F-4CF1-A267-535F4E37BB17"),
+            "85314830023f4cf1a267535f4e37bb17"
+        );
+    }
 
     fn frame(line: &str) -> StackFrame {
         match parse_line(line, PlainInput::default()) {

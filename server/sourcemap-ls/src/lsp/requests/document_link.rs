@@ -39,7 +39,9 @@ pub async fn document_link(
     if !lines.iter().any(|l| matches!(l, StackLine::Frame(_))) {
         return Ok(Some(Vec::new()));
     }
-    let (out, maps) = symbolicate_in_workspace(b, &lines, Some(&uri)).await;
+    // Frames whose file names several bundles get no link: a link must not guess.
+    let (out, maps, _) =
+        symbolicate_in_workspace(b, &lines, Some(&uri), &text, &Default::default()).await;
     let mut links = Vec::new();
     let mut uris = SourceUris::new(b);
     for (line_no, l) in out.iter().enumerate() {
