@@ -396,8 +396,7 @@ pub fn debug_ids_in(text: &str) -> Vec<String> {
     for key in ["debug_id", "debugid", "debug-id"] {
         for (at, _) in lower.match_indices(key) {
             let rest = &lower[at + key.len()..];
-            let value =
-                rest.trim_start_matches(|c: char| matches!(c, '"' | '\'' | ':' | '=' | ' '));
+            let value = rest.trim_start_matches(['"', '\'', ':', '=', ' ']);
             let id: String = value
                 .chars()
                 .take_while(|c| c.is_ascii_hexdigit() || *c == '-')
