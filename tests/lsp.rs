@@ -955,6 +955,59 @@ fn same_named_bundles_are_told_apart_or_left_to_the_user() {
     c.shutdown();
 }
 
+/// A bundle without a map gets a note that says how to attach one (code `no-source-map`); a source file without a
+/// map gets nothing; attaching through the `maps` setting clears the note and the bundle is served.
+#[test]
+fn a_bundle_without_a_map_is_told_how_to_attach_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = std::fs::canonicalize(dir.path()).unwrap();
+    let inline_src = std::fs::read_to_string(fixtures().join("lsp/inline/app.js")).unwrap();
+    let (code, data_url) = inline_src.split_once("//# sourceMappingURL=").unwrap();
+    std::fs::create_dir_all(ws.join("dist")).unwrap();
+    std::fs::create_dir_all(ws.join("maps")).unwrap();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("dist/app.js"), code).unwrap();
+    let map = sourcemap_core::locate::decode_data_url(data_url.trim()).unwrap();
+    std::fs::write(ws.join("maps/app.js.map"), &map).unwrap();
+    std::fs::write(ws.join("src/util.js"), "export const one = 1;\n").unwrap();
+
+    let mut c = LspClient::start(&[]);
+    c.initialize(&ws, json!({}), false);
+    let src = c.open(&ws.join("src/util.js"), "javascript");
+    let u = c.open(&ws.join("dist/app.js"), "javascript");
+    let d = c.wait_for("the no-source-map note", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == u.as_str()
+    });
+    let note = &d["params"]["diagnostics"][0];
+    assert_eq!(note["code"], "no-source-map", "{d}");
+    assert_eq!(note["severity"], 3, "information: {d}");
+    assert!(
+        note["message"]
+            .as_str()
+            .unwrap()
+            .contains("Attach Source Map"),
+        "{d}"
+    );
+    let d = c.wait_for("the source file's diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == src.as_str()
+    });
+    assert_eq!(d["params"]["diagnostics"], json!([]), "{d}");
+    // Attached (what the extension's command writes): the note goes and the bundle is served.
+    c.configuration = json!({"maps": {"dist/app.js": "maps/app.js.map"}});
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"sourcemap": c.configuration.clone()}}),
+    );
+    c.wait_for("the note cleared", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == u.as_str()
+            && m["params"]["diagnostics"] == json!([])
+    });
+    let info = c.result("sourcemap/mapInfo", json!({"textDocument": {"uri": u}}));
+    assert_eq!(info["foundBy"], "maps setting", "{info}");
+    c.shutdown();
+}
+
 /// Protocol edges, each message exactly as a named client sends it: `shutdown`/`exit` with `"params": null` (Eglot,
 /// LSP4IJ), `{}` (lsp-mode) or none (VS Code); `initialized` with `null`; a `$/` request with an id; a
 /// `rootPath`-only `initialize` (older clients); hover for a client that reads plain text (Eglot without

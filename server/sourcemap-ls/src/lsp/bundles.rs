@@ -191,6 +191,68 @@ pub struct NoMap {
     pub span: Option<UrlSpan>,
     /// The `maps` setting names a URL for this bundle: the caller fetches it (see `Backend::bundle_map`).
     pub settings_url: Option<String>,
+    /// Nothing names a map, or what does is not there: attaching one (the `maps` setting) is the fix.
+    pub not_found: bool,
+}
+
+/// How many leading bytes of a document [`looks_like_bundle`] reads.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Whether a script without a map is worth telling that it has none: a bundle or minified build output, not a
+/// source file someone edits. By name (`.bundle`, `.jsbundle`, `.min.js`, `*.bundle.js`, under `dist/` or `build/`),
+/// by a bundler's runtime (`__d(` of Metro, `__webpack_require__`, `System.register`), or by minified lines.
+pub fn looks_like_bundle(path: &Path, rope: &Rope) -> bool {
+    let script = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        matches!(
+            e.to_ascii_lowercase().as_str(),
+            "js" | "mjs" | "cjs" | "bundle" | "jsbundle"
+        )
+    });
+    if !script {
+        return false;
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if [
+        ".bundle",
+        ".jsbundle",
+        ".min.js",
+        ".min.mjs",
+        ".min.cjs",
+        ".bundle.js",
+    ]
+    .iter()
+    .any(|s| name.ends_with(s))
+    {
+        return true;
+    }
+    let build_output = path.parent().is_some_and(|dir| {
+        dir.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("dist" | "build" | "out" | "bundles" | "release")
+            )
+        })
+    });
+    if build_output {
+        return true;
+    }
+    let head_end = rope.len_bytes().min(SNIFF_BYTES);
+    let head: String = rope
+        .byte_slice(..rope.char_to_byte(rope.byte_to_char(head_end)))
+        .to_string();
+    let runtime = [
+        "__d(function",
+        "__webpack_require__",
+        "System.register(",
+        "__r(",
+    ]
+    .iter()
+    .any(|m| head.contains(m));
+    // Minified: a line of the head longer than any hand-written one.
+    runtime || head.lines().any(|l| l.len() > 1000)
 }
 
 /// Finds the map of the document at `path` (open as `rope`, or read from disk).
@@ -204,6 +266,7 @@ pub fn find_map(
         message,
         span,
         settings_url: None,
+        not_found: false,
     };
     let tail = match rope {
         Some(r) => tail_of_rope(r),
@@ -282,7 +345,10 @@ pub fn find_map(
                 settings_url: Some(url),
                 ..fail_at(e.to_string(), e.url_at())
             }),
-            None => Err(fail_at(e.to_string(), e.url_at())),
+            None => Err(NoMap {
+                not_found: true,
+                ..fail_at(e.to_string(), e.url_at())
+            }),
         },
         Err(NoBundleMap::InlineTooBig {
             bytes,
@@ -335,7 +401,33 @@ mod tests {
         };
         let m = find_map(&d.join("c.bundle"), None, &settings, &[d.to_path_buf()]).unwrap();
         assert_eq!(m.key, MapKey::File(d.join("maps/c.map")));
-        assert!(find_map(&d.join("c.bundle"), None, &Settings::default(), &[]).is_err());
+        let err = find_map(&d.join("c.bundle"), None, &Settings::default(), &[]).unwrap_err();
+        assert!(err.not_found && err.span.is_none(), "{err:?}");
+    }
+
+    #[test]
+    fn bundles_are_told_from_sources() {
+        let rope = |s: &str| Rope::from_str(s);
+        let plain = rope("export function add(a, b) {\n  return a + b;\n}\n");
+        assert!(!looks_like_bundle(Path::new("/w/src/math.js"), &plain));
+        for name in [
+            "/w/app.bundle",
+            "/w/ios/main.jsbundle",
+            "/w/lib/x.min.js",
+            "/w/dist/main.js",
+            "/w/build/static/js/main.js",
+        ] {
+            assert!(looks_like_bundle(Path::new(name), &plain), "{name}");
+        }
+        let metro = rope("var __BUNDLE_START_TIME__=this.nativePerformanceNow?nativePerformanceNow():Date.now();\n__d(function(g,r){},0);\n");
+        assert!(looks_like_bundle(Path::new("/w/main.js"), &metro));
+        let minified = rope(&format!("!function(){{{}}}();\n", "a+=1;".repeat(400)));
+        assert!(looks_like_bundle(Path::new("/w/main.js"), &minified));
+        // A log with long lines is not a script.
+        assert!(!looks_like_bundle(
+            Path::new("/w/dist/crash.log"),
+            &minified
+        ));
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! Diagnostics: an invalid or unreadable map is reported on the bundle (on its `sourceMappingURL`) and on the map
-//! document when it is open, with the validation message and location. A script without any map gets none.
+//! document when it is open, with the validation message and location. A bundle without any map gets a note that
+//! says how to attach one (`no-source-map`); a script that does not look like a bundle gets nothing.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use tower_lsp::lsp_types::{Diagnostic, DiagnosticSeverity, Position, Range, Url};
+use tower_lsp::lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range, Url};
+
+use super::bundles::looks_like_bundle;
 
 use super::map_store::LoadError;
 use super::position::offset_to_position;
@@ -20,6 +23,28 @@ fn diagnostic(range: Range, message: String) -> Diagnostic {
         source: Some("sourcemap-ls".into()),
         message,
         ..Default::default()
+    }
+}
+
+/// The code of diagnostics that attaching a map fixes (the VS Code extension offers Attach Source Map… on them).
+const NO_SOURCE_MAP: &str = "no-source-map";
+
+/// On a bundle that names no map and has none beside it: what to do, at its first character.
+fn no_comment(path: &Path) -> Diagnostic {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Diagnostic {
+        severity: Some(DiagnosticSeverity::INFORMATION),
+        code: Some(NumberOrString::String(NO_SOURCE_MAP.into())),
+        ..diagnostic(
+            Range::default(),
+            format!(
+                "No source map for this bundle: it has no sourceMappingURL comment and there is no {name}.map beside \
+                 it. Attach one (Source Map: Attach Source Map… in VS Code, or the sourcemap.maps setting)."
+            ),
+        )
     }
 }
 
@@ -80,10 +105,18 @@ pub async fn publish(b: &Backend, uri: Url) {
     let diagnostics = match result {
         Ok(_) | Err(MapProblem::NotAFile) | Err(MapProblem::NotABundle) => Vec::new(),
         Err(MapProblem::NoMap(n)) => match n.span {
-            Some(s) => vec![diagnostic(
-                Range::new(Position::new(s.line, s.start), Position::new(s.line, s.end)),
-                n.message,
-            )],
+            Some(s) => vec![Diagnostic {
+                code: n
+                    .not_found
+                    .then(|| NumberOrString::String(NO_SOURCE_MAP.into())),
+                ..diagnostic(
+                    Range::new(Position::new(s.line, s.start), Position::new(s.line, s.end)),
+                    n.message,
+                )
+            }],
+            None if n.not_found && b.rope(&uri).is_some_and(|r| looks_like_bundle(&path, &r)) => {
+                vec![no_comment(&path)]
+            }
             None => Vec::new(),
         },
         Err(MapProblem::Load { span, key, error }) => {

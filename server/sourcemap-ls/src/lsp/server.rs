@@ -281,6 +281,7 @@ impl Backend {
                         message: format!("finding the map failed: {e}"),
                         span: None,
                         settings_url: None,
+                        not_found: false,
                     })
                 })?;
         match found {
@@ -296,6 +297,7 @@ impl Backend {
                         message,
                         span,
                         settings_url: None,
+                        not_found: false,
                     })
                 };
                 if !settings.dev_server {
