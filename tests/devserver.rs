@@ -108,12 +108,17 @@ fn maps_come_from_a_real_metro_dev_server_only_when_allowed() {
     let mut c = lsp_client::LspClient::start(&[]);
     c.initialize(&fixture(), json!({"devServer": true}), false);
     let r = c.result("sourcemap/symbolicate", json!({"text": input}));
+    // The editor shows the source by its path in the workspace folder; the map's string is kept beside it.
     assert!(
         r["text"]
             .as_str()
             .unwrap()
-            .contains(&format!("at formatCustomer ({}:8:25)", format_js.display())),
+            .contains("at formatCustomer (src/format.js:8:25)"),
         "{r}"
+    );
+    assert_eq!(
+        r["frames"][0]["original"]["mapSource"],
+        format_js.display().to_string()
     );
     assert_eq!(
         r["frames"][0]["location"]["uri"],

@@ -179,6 +179,21 @@ impl Backend {
         super::local_sources::file_is_source(map, id, &path).then_some(path)
     }
 
+    /// How people should see a source's name: its path in the workspace folder when it resolved to a file there
+    /// (`demo/src/orders.js`, not the map's `../../demo/src/orders.js` or a build machine's path); `None` otherwise
+    /// (the map's own string is then the best name).
+    pub fn display_source(&self, map: &LoadedMap, id: SourceId) -> Option<String> {
+        let path = self.resolve_source(map, id)?;
+        self.folders().iter().find_map(|f| {
+            let rel = path.strip_prefix(f).ok()?;
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            Some(parts.join("/"))
+        })
+    }
+
     /// The local file a source's path leads to, before its content is compared with the map's.
     pub fn source_path_candidate(&self, map: &LoadedMap, id: SourceId) -> Option<PathBuf> {
         let url = map.index.source(id).url.as_deref()?;

@@ -49,7 +49,14 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         return Ok(None);
     };
     let source = o.source_url.unwrap_or("(unnamed source)");
-    let mut md = format!("**`{source}:{}:{}`**", o.line + 1, o.column + 1);
+    // The workspace path when the source resolved to a file there; the map's string is in the footer.
+    let shown = tokio::task::block_in_place(|| b.display_source(&map, o.source));
+    let mut md = format!(
+        "**`{}:{}:{}`**",
+        shown.as_deref().unwrap_or(source),
+        o.line + 1,
+        o.column + 1
+    );
     // The question a frame asks: which original function is this in (not the token's name, which follows).
     let maps = [map.clone()];
     let function = tokio::task::block_in_place(|| {
@@ -103,7 +110,11 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         ),
         None => "inline map".into(),
     };
-    let _ = write!(md, "\n*sourcemap-ls · {map_name}*");
+    let _ = write!(md, "\n*sourcemap-ls · {map_name}");
+    if shown.is_some() {
+        let _ = write!(md, " · source `{source}`");
+    }
+    md.push('*');
 
     let end = match index
         .segment_end(&hit)

@@ -62,6 +62,7 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
 pub struct SourceUris<'b> {
     b: &'b Backend,
     memo: HashMap<(*const LoadedMap, SourceId), Option<Url>>,
+    names: HashMap<(*const LoadedMap, SourceId), Option<String>>,
 }
 
 impl<'b> SourceUris<'b> {
@@ -69,6 +70,7 @@ impl<'b> SourceUris<'b> {
         SourceUris {
             b,
             memo: HashMap::new(),
+            names: HashMap::new(),
         }
     }
 
@@ -77,6 +79,15 @@ impl<'b> SourceUris<'b> {
         self.memo
             .entry((map as *const LoadedMap, id))
             .or_insert_with(|| source_uri(b, map, id))
+            .clone()
+    }
+
+    /// [`Backend::display_source`], remembered the same way.
+    pub fn display(&mut self, map: &LoadedMap, id: SourceId) -> Option<String> {
+        let b = self.b;
+        self.names
+            .entry((map as *const LoadedMap, id))
+            .or_insert_with(|| tokio::task::block_in_place(|| b.display_source(map, id)))
             .clone()
     }
 }

@@ -1,8 +1,12 @@
-//! `sourcemap/symbolicate` `{text, uri?}` → `{text, frames:[{raw, text, generated, original, ignored, location}]}`:
-//! a stack trace in any common format, against the workspace's maps. Each frame's map is found from its file: a
-//! bundle already known to the server by that file name, else the file (a path relative to `uri`'s folder or a
-//! workspace folder, a `file:` URL, or a URL whose file name is looked for in the workspace folders), whose map is
-//! then loaded like any other. Frames without a file use the only loaded map, when there is exactly one.
+//! `sourcemap/symbolicate` `{text, uri?, bundles?}` → `{text, frames:[{raw, text, generated, original, ignored,
+//! location}], ambiguous}`. A source that resolved to a file in a workspace folder is shown by its path there
+//! (`original.source`; the map's string is `original.mapSource`).
+//!
+//! A stack trace in any common format, against the workspace's maps. Each frame's bundle is found from its file:
+//! by path (relative to `uri`'s folder or a workspace folder, absolute, or a `file:` URL), else by file name among
+//! the bundles the server knows and the files in the workspace folders, told apart when several share the name (see
+//! `FileChoice::choose_bundle`); its map is then loaded like any other. Frames without a file use the only loaded
+//! map, when there is exactly one.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -358,6 +362,22 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
     .await;
     let options = TextOptions::default();
     let mut uris = SourceUris::new(b);
+    let mut out = out;
+    // The map's `sources` string, by frame, where the text shows the workspace path instead.
+    let mut map_sources: Vec<Option<String>> = Vec::new();
+    for l in &mut out {
+        let SymbolicatedLine::Frame(f) = l else {
+            continue;
+        };
+        let shown = match (f.map.map(|i| &maps[i]), &mut f.original) {
+            (Some(m), Some(o)) => uris
+                .display(m, o.source_id)
+                .and_then(|d| o.source.replace(d)),
+            _ => None,
+        };
+        map_sources.push(shown);
+    }
+    let mut map_sources = map_sources.into_iter();
     let frames = out
         .iter()
         .filter_map(|l| match l {
@@ -371,6 +391,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
                     }),
                     _ => None,
                 };
+                let map_source = map_sources.next().flatten();
                 Some(json!({
                     "raw": f.frame.raw,
                     "text": render_frame(f, options),
@@ -378,6 +399,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
                     "original": f.original.as_ref().map(|o| json!({
                         "source": o.source, "line": o.line, "character": o.column, "name": o.name,
                         "function": o.function, "functionSource": o.function_source,
+                        "mapSource": map_source.as_ref().or(o.source.as_ref()),
                     })),
                     "ignored": f.ignored,
                     "unresolved": f.unresolved,
