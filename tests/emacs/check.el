@@ -56,7 +56,7 @@
                (value (plist-get contents :value)))
           (check "hover is plain text" (equal (plist-get contents :kind) "plaintext") contents)
           (check "hover names the original position and function"
-                 (and value (string-match-p "\\.\\./src/orders\\.js:5:24 in parseOrder" value)) value)
+                 (and value (string-match-p "src/orders\\.js:5:24 in parseOrder" value)) value)
           (check "no markdown marks in the plain text" (and value (not (string-match-p "\\*\\*\\|```" value))) value))
         (goto 0 49)
         (let ((def (definition-at-point)))
