@@ -39,6 +39,8 @@ import {
   unmappedLabels,
   summarize,
 } from "./logic/symbolicate";
+import { isLoopbackUrl, mapsEntry, withEntry, type MapsEntry } from "./logic/attach";
+import { describeBuildTime, newestFirst } from "./logic/buildTime";
 import { COMPOSITION, CompositionTree, VIEW_ID, openSource, webviewHtml } from "./composition";
 import { StackTerminalLinks } from "./terminalLinks";
 import type { runE2E as RunE2E } from "./e2e";
@@ -54,6 +56,7 @@ import {
   type Location as PLocation,
   type CompositionResult,
   type OriginalPosition,
+  type SymbolicateParams,
   type SymbolicateResult,
 } from "./protocol";
 
@@ -93,6 +96,24 @@ function code2Protocol(uri: vscode.Uri): string {
 
 function toRange(r: { start: { line: number; character: number }; end: { line: number; character: number } }): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+}
+
+/** The diagnostic code of a bundle without a map (the server's), on which Attach Source Map… is offered. */
+export const NO_SOURCE_MAP = "no-source-map";
+
+export interface AttachArgs {
+  /** The bundle (a file: URI string); default: the active editor's document. */
+  bundle?: string;
+  /** A map file path, or a loopback URL; default: asked (Quick Pick, file dialog, input box). */
+  map?: string;
+}
+
+function diagnosticCode(d: vscode.Diagnostic): string | undefined {
+  const c = d.code;
+  if (c === undefined) {
+    return undefined;
+  }
+  return typeof c === "object" ? String(c.value) : String(c);
 }
 
 export interface GoToGeneratedArgs {
@@ -185,7 +206,7 @@ export class SourceMapExtension implements vscode.Disposable {
       this.log.info(`Looked for: ${res.tried.join(", ") || "(nothing)"}`);
       void vscode.window.showErrorMessage(res.message, "Open Settings", "Show Log").then((pick) => {
         if (pick === "Open Settings") {
-          void vscode.commands.executeCommand("workbench.action.openSettings", "sourcemap.server.path");
+          void this.openServerPathSetting();
         } else if (pick === "Show Log") {
           this.log.show();
         }
@@ -270,6 +291,23 @@ export class SourceMapExtension implements vscode.Disposable {
     return client;
   }
 
+  /** Settings may reach a starting window late (seen in remote windows: the server path setting was read as empty
+   * at activation). Resolves the server again and restarts when the answer changed; returns whether it did. */
+  async recheckServerPath(): Promise<boolean> {
+    const before = this.resolution;
+    if (before === undefined || this.starting !== undefined) {
+      return false;
+    }
+    const now = this.resolveServer();
+    const same = now.ok && before.ok ? now.path === before.path : now.ok === before.ok;
+    if (same) {
+      return false;
+    }
+    this.log.info(`The server path resolves differently now (${now.ok ? now.path : now.message}): restarting`);
+    await this.restart();
+    return true;
+  }
+
   async stop(): Promise<void> {
     const c = this.client;
     this.client = undefined;
@@ -342,7 +380,7 @@ export class SourceMapExtension implements vscode.Disposable {
       answer = null; // no map for this file: nothing to show
     }
     if (seq === this.statusSeq) {
-      this.setStatus(formatStatus(answer), answer ?? undefined);
+      this.setStatus(formatStatus(answer, this.shownSource(answer)), answer ?? undefined);
     }
   }
 
@@ -369,7 +407,43 @@ export class SourceMapExtension implements vscode.Disposable {
     return this.statusView;
   }
 
+  /** A source's workspace path when it resolved to a workspace file (else undefined: the map's string is shown). */
+  shownSource(o: Pick<OriginalPosition, "uri"> | null): string | undefined {
+    if (o?.uri === null || o?.uri === undefined) {
+      return undefined;
+    }
+    const u = vscode.Uri.parse(o.uri);
+    if (u.scheme !== "file" || vscode.workspace.getWorkspaceFolder(u) === undefined) {
+      return undefined;
+    }
+    return vscode.workspace.asRelativePath(u, false);
+  }
+
   // ---- commands ----
+
+  /** Asks which of several same-named bundles (file: URIs) is meant: folder and build time, newest first. */
+  async pickBundle(title: string, uris: string[]): Promise<string | undefined> {
+    const now = Date.now();
+    const items = newestFirst(
+      await Promise.all(
+        uris.map(async (uri) => {
+          const u = vscode.Uri.parse(uri);
+          let mtimeMs: number | undefined;
+          try {
+            mtimeMs = (await vscode.workspace.fs.stat(u)).mtime;
+          } catch {
+            mtimeMs = undefined;
+          }
+          return { uri, mtimeMs, label: vscode.workspace.asRelativePath(u, false), detail: mtimeMs !== undefined ? describeBuildTime(mtimeMs, now) : "build time unknown" };
+        }),
+      ),
+    );
+    const pick = await vscode.window.showQuickPick(
+      items.map((i) => ({ label: i.label, detail: i.detail, uri: i.uri })),
+      { title, placeHolder: "Pick the bundle (newest build first)", matchOnDetail: true, ignoreFocusOut: true },
+    );
+    return pick?.uri;
+  }
 
   async openAt(uri: string, line: number, character: number): Promise<vscode.TextEditor> {
     const target = vscode.Uri.parse(uri);
@@ -429,7 +503,7 @@ export class SourceMapExtension implements vscode.Disposable {
     }
     if (locations.length === 0) {
       void vscode.window.showInformationMessage(
-        `Source Map: no generated position for line ${position.line + 1} in the maps loaded so far. Open (or hover in) the bundle first so that its map is loaded.`,
+        `Source Map: no bundle maps line ${position.line + 1} of this file. The maps searched are the workspace's *.map files and those its bundles name (sourceMappingURL or sourcemap.maps); node_modules and hidden folders are skipped.`,
       );
       return locations;
     }
@@ -438,17 +512,35 @@ export class SourceMapExtension implements vscode.Disposable {
       await this.openAt(only.uri, only.range.start.line, only.range.start.character);
       return locations;
     }
-    const items = locations.map((l) => {
-      const u = vscode.Uri.parse(l.uri);
-      return {
-        label: `${path.basename(u.path)}:${l.range.start.line + 1}:${l.range.start.character + 1}`,
-        description: vscode.workspace.asRelativePath(u),
-        location: l,
-      };
-    });
+    // Several bundles (an old build beside the new one, a debug and a release build): each with its build time.
+    const now = Date.now();
+    const stats = new Map<string, number | undefined>();
+    for (const l of locations) {
+      if (!stats.has(l.uri)) {
+        try {
+          stats.set(l.uri, (await vscode.workspace.fs.stat(vscode.Uri.parse(l.uri))).mtime);
+        } catch {
+          stats.set(l.uri, undefined);
+        }
+      }
+    }
+    const bundles = stats.size;
+    const items = newestFirst(
+      locations.map((l) => {
+        const u = vscode.Uri.parse(l.uri);
+        const mtimeMs = stats.get(l.uri);
+        return {
+          label: `${path.basename(u.path)}:${l.range.start.line + 1}:${l.range.start.character + 1}`,
+          description: vscode.workspace.asRelativePath(u, false),
+          detail: mtimeMs !== undefined ? describeBuildTime(mtimeMs, now) : "build time unknown",
+          location: l,
+          mtimeMs,
+        };
+      }),
+    );
     const pick = await vscode.window.showQuickPick(items, {
-      title: `Generated positions (${locations.length})`,
-      placeHolder: "Pick a generated position to open",
+      title: bundles > 1 ? `Generated positions in ${bundles} bundles` : `Generated positions (${locations.length})`,
+      placeHolder: bundles > 1 ? "Pick the bundle (newest build first)" : "Pick a generated position to open",
       matchOnDescription: true,
     });
     if (pick !== undefined) {
@@ -457,17 +549,39 @@ export class SourceMapExtension implements vscode.Disposable {
     return locations;
   }
 
-  async symbolicateText(text: string, from: vscode.Uri | undefined, title: string): Promise<{ uri: string; result: SymbolicateResult } | undefined> {
+  /** Symbolicates `text`; when frames name a file that several bundles could be, asks once per file which one
+   * (`chosen` answers instead, for tests), then asks the server again with the choices. */
+  async symbolicateText(
+    text: string,
+    from: vscode.Uri | undefined,
+    title: string,
+    chosen?: Record<string, string>,
+  ): Promise<{ uri: string; result: SymbolicateResult } | undefined> {
     if (text.trim() === "") {
       void vscode.window.showInformationMessage("Source Map: nothing to symbolicate (empty text).");
       return undefined;
     }
     let result: SymbolicateResult;
+    const params: SymbolicateParams = from?.scheme === "file" ? { text, uri: code2Protocol(from) } : { text };
+    const ask = (p: SymbolicateParams): Thenable<SymbolicateResult> =>
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Symbolicating…" }, () => this.request<SymbolicateResult>(SYMBOLICATE, p));
     try {
-      result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: "Symbolicating…" },
-        () => this.request<SymbolicateResult>(SYMBOLICATE, from?.scheme === "file" ? { text, uri: code2Protocol(from) } : { text }),
-      );
+      result = await ask(params);
+      const ambiguous = result.ambiguous ?? [];
+      if (ambiguous.length > 0) {
+        const bundles: Record<string, string> = {};
+        for (const a of ambiguous) {
+          const pick =
+            chosen?.[a.file] ??
+            (await this.pickBundle(`Which build produced this trace? ${a.candidates.length} bundles are named ${path.basename(a.file.split(/[?#]/)[0] ?? a.file)}`, a.candidates));
+          if (pick !== undefined) {
+            bundles[a.file] = pick;
+          }
+        }
+        if (Object.keys(bundles).length > 0) {
+          result = await ask({ ...params, bundles });
+        }
+      }
     } catch (e) {
       void vscode.window.showErrorMessage(`Source Map: symbolicate failed: ${errorText(e)}`);
       return undefined;
@@ -638,6 +752,105 @@ export class SourceMapExtension implements vscode.Disposable {
     return report;
   }
 
+  /** Source Map: Attach Source Map… — ties a bundle to a map the user picks (a file, or a loopback URL) through the
+   * `sourcemap.maps` setting of this workspace, so it is remembered and every request uses it. */
+  async attachSourceMap(args?: AttachArgs): Promise<MapsEntry | undefined> {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const bundle = args?.bundle !== undefined ? vscode.Uri.parse(args.bundle) : active;
+    if (bundle === undefined || bundle.scheme !== "file") {
+      void vscode.window.showInformationMessage("Source Map: open the bundle to attach a source map to.");
+      return undefined;
+    }
+    const map = args?.map ?? (await this.askForMap(bundle));
+    if (map === undefined) {
+      return undefined;
+    }
+    const config = vscode.workspace.getConfiguration("sourcemap");
+    if (isLoopbackUrl(map) && config.get<boolean>("devServer") !== true) {
+      const turnOn = args?.map !== undefined ? "Turn On" : await vscode.window.showWarningMessage(
+        "Source Map: fetching a map from a loopback URL needs sourcemap.devServer, which is off.",
+        "Turn On",
+        "Cancel",
+      );
+      if (turnOn !== "Turn On") {
+        return undefined;
+      }
+      await config.update("devServer", true, vscode.ConfigurationTarget.Workspace);
+    }
+    const folder = vscode.workspace.getWorkspaceFolder(bundle)?.uri.fsPath;
+    const entry = mapsEntry(folder, bundle.fsPath, map);
+    const current = config.inspect<Record<string, string>>("maps")?.workspaceValue;
+    const target = vscode.workspace.workspaceFolders !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await config.update("maps", withEntry(current, entry), target);
+    this.log.info(`Attached ${entry.map} to ${entry.glob} (sourcemap.maps)`);
+    if (args?.map === undefined) {
+      void vscode.window.showInformationMessage(
+        `Source Map: ${path.basename(bundle.fsPath)} now uses ${entry.map}. Saved in ${target === vscode.ConfigurationTarget.Workspace ? "this workspace's" : "your user"} settings (sourcemap.maps).`,
+      );
+    }
+    return entry;
+  }
+
+  /** The map to attach: a .map file found nearby, another file (dialog), or a loopback URL. */
+  private async askForMap(bundle: vscode.Uri): Promise<string | undefined> {
+    const dir = vscode.Uri.file(path.dirname(bundle.fsPath));
+    const nearby = (await vscode.workspace.findFiles("**/*.map", "**/node_modules/**", 200))
+      .map((u) => u.fsPath)
+      .sort((a, b) => distance(a, bundle.fsPath) - distance(b, bundle.fsPath) || a.localeCompare(b))
+      .slice(0, 8);
+    type Item = vscode.QuickPickItem & { action: "file" | "browse" | "url"; map?: string };
+    const items: Item[] = [
+      ...nearby.map((m): Item => ({ label: `$(file) ${path.basename(m)}`, description: vscode.workspace.asRelativePath(m, false), action: "file", map: m })),
+      { label: "$(folder-opened) Choose a .map file…", action: "browse" },
+      { label: "$(globe) Enter a loopback URL…", description: "a dev server on localhost (needs sourcemap.devServer)", action: "url" },
+    ];
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `Attach a source map to ${path.basename(bundle.fsPath)}`,
+      placeHolder: "The map's file (maps in the workspace, nearest first), or a loopback URL",
+      matchOnDescription: true,
+      ignoreFocusOut: true,
+    });
+    if (pick === undefined) {
+      return undefined;
+    }
+    if (pick.action === "file") {
+      return pick.map;
+    }
+    if (pick.action === "browse") {
+      const chosen = await vscode.window.showOpenDialog({
+        defaultUri: dir,
+        canSelectMany: false,
+        openLabel: "Attach",
+        title: `Source map for ${path.basename(bundle.fsPath)}`,
+        filters: { "Source maps": ["map", "json"], "All files": ["*"] },
+      });
+      return chosen?.[0]?.fsPath;
+    }
+    return vscode.window.showInputBox({
+      title: `Source map URL for ${path.basename(bundle.fsPath)}`,
+      prompt: "A loopback http:// URL that serves the map (localhost, 127.0.0.1 or [::1])",
+      value: "http://localhost:8081/index.map",
+      ignoreFocusOut: true,
+      validateInput: (v) => (isLoopbackUrl(v) ? undefined : "Only http:// URLs on localhost, 127.0.0.1 or [::1] are fetched."),
+    });
+  }
+
+  /** Opens the settings editor on `sourcemap.server.path`: in a remote window, on the Remote tab, where this
+   * machine-overridable setting of the remote extension host is set. */
+  async openServerPathSetting(): Promise<string> {
+    const query = "@id:sourcemap.server.path";
+    if (vscode.env.remoteName !== undefined) {
+      try {
+        await vscode.commands.executeCommand("workbench.action.openRemoteSettings", { query });
+        return "workbench.action.openRemoteSettings";
+      } catch (e) {
+        this.log.debug(`openRemoteSettings: ${errorText(e)}`);
+      }
+    }
+    await vscode.commands.executeCommand("workbench.action.openSettings", query);
+    return "workbench.action.openSettings";
+  }
+
   /** Source Map: Show Bundle Composition — the active bundle's treemap in a webview and its tree in the Explorer. */
   async showComposition(): Promise<CompositionResult | undefined> {
     const editor = vscode.window.activeTextEditor;
@@ -693,6 +906,26 @@ export class SourceMapExtension implements vscode.Disposable {
       c.registerCommand("sourcemap.showMapInfo", () => this.showMapInfo()),
       c.registerCommand("sourcemap.restartServer", () => this.restart()),
       c.registerCommand("sourcemap.showComposition", () => this.showComposition()),
+      c.registerCommand("sourcemap.attachSourceMap", (args?: AttachArgs | vscode.Uri) =>
+        this.attachSourceMap(args instanceof vscode.Uri ? { bundle: args.toString() } : args),
+      ),
+      vscode.languages.registerCodeActionsProvider(
+        { scheme: "file", pattern: "**/*.{js,mjs,cjs,bundle,jsbundle}" },
+        {
+          provideCodeActions: (doc, _range, context) =>
+            context.diagnostics
+              .filter((d) => diagnosticCode(d) === NO_SOURCE_MAP)
+              .slice(0, 1)
+              .map((d) => {
+                const action = new vscode.CodeAction("Attach Source Map…", vscode.CodeActionKind.QuickFix);
+                action.diagnostics = [d];
+                action.isPreferred = true;
+                action.command = { title: "Attach Source Map…", command: "sourcemap.attachSourceMap", arguments: [{ bundle: doc.uri.toString() }] };
+                return action;
+              }),
+        },
+        { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] },
+      ),
       vscode.window.registerTreeDataProvider(VIEW_ID, this.compositionTree),
       vscode.window.registerTerminalLinkProvider(this.terminalLinks),
       c.registerCommand("sourcemap.openOriginalAt", (uri: string, line: number, character: number) => this.openAt(uri, line, character)),
@@ -784,6 +1017,17 @@ export class SourceMapExtension implements vscode.Disposable {
   }
 }
 
+/** How far apart two paths are in the folder tree (shared leading folders count for nearness). */
+function distance(a: string, b: string): number {
+  const pa = path.dirname(a).split(path.sep);
+  const pb = path.dirname(b).split(path.sep);
+  let common = 0;
+  while (common < pa.length && common < pb.length && pa[common] === pb[common]) {
+    common++;
+  }
+  return pa.length + pb.length - 2 * common;
+}
+
 let instance: SourceMapExtension | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<SourceMapExtension> {
@@ -792,6 +1036,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Source
   context.subscriptions.push(ext);
   ext.register();
   await ext.start();
+  for (const ms of [2000, 8000]) {
+    const t = setTimeout(() => void ext.recheckServerPath(), ms);
+    context.subscriptions.push({ dispose: () => clearTimeout(t) });
+  }
   const out = process.env.SOURCEMAP_E2E_OUT;
   if (out !== undefined && out !== "") {
     // Test mode (scripts/vscode-e2e): checks run inside the extension host and are written to `out` as JSON. The

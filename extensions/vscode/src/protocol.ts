@@ -33,6 +33,14 @@ export interface OriginalPosition {
 export interface SymbolicateParams {
   text: string;
   uri?: string;
+  /** The bundle chosen for a file that names several (an earlier answer's `ambiguous`): file as printed → URI. */
+  bundles?: Record<string, string>;
+}
+
+/** A file named by frames that several bundles in the workspace could be: the user chooses. */
+export interface AmbiguousFile {
+  file: string;
+  candidates: string[];
 }
 
 export interface SymbolicatedFrame {
@@ -46,6 +54,8 @@ export interface SymbolicatedFrame {
     name: string | null;
     function: string | null;
     functionSource: string | null;
+    /** The map's `sources` string (`source` is the workspace path when the source resolved to a file there). */
+    mapSource?: string | null;
   } | null;
   ignored: boolean;
   /** Why the frame stayed as it was (e.g. "native frame", "no mapping at this position"); null when mapped. */
@@ -56,6 +66,8 @@ export interface SymbolicatedFrame {
 export interface SymbolicateResult {
   text: string;
   frames: SymbolicatedFrame[];
+  /** Files the server could not tell apart (absent from older servers). */
+  ambiguous?: AmbiguousFile[];
 }
 
 /** `sourcemap/mapInfo`: which map a bundle uses and what its index holds. */

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 
 import { linkColumns } from "./logic/symbolicate";
-import { SYMBOLICATE, type SymbolicateResult } from "./protocol";
+import { SYMBOLICATE, type SymbolicateParams, type SymbolicateResult } from "./protocol";
 
 /** A line that may hold a stack frame: `file:line:column`, `fn@file:line:column`, or `at …`. */
 const FRAME_LIKE = /:\d+:\d+|\bat\s/;
@@ -17,11 +17,14 @@ export interface OriginalTerminalLink extends vscode.TerminalLink {
   uri: string;
   line: number;
   character: number;
+  /** Set when several same-named bundles could be the frame's: the click asks which, then opens. */
+  choose?: { params: SymbolicateParams; file: string; candidates: string[] };
 }
 
 export interface TerminalLinkHost {
   request<R>(method: string, params: object): Promise<R>;
   openAt(uri: string, line: number, character: number): Promise<vscode.TextEditor>;
+  pickBundle(title: string, uris: string[]): Promise<string | undefined>;
   readonly log: vscode.LogOutputChannel;
 }
 
@@ -48,7 +51,7 @@ export class StackTerminalLinks implements vscode.TerminalLinkProvider<OriginalT
     }
     const folder = terminalFolder(context.terminal);
     // The server resolves relative bundle paths against the folder of `uri`: a name inside the terminal's cwd.
-    const params = folder !== undefined ? { text: line, uri: vscode.Uri.file(path.join(folder, "terminal")).toString() } : { text: line };
+    const params: SymbolicateParams = folder !== undefined ? { text: line, uri: vscode.Uri.file(path.join(folder, "terminal")).toString() } : { text: line };
     let result: SymbolicateResult;
     try {
       result = await this.host.request<SymbolicateResult>(SYMBOLICATE, params);
@@ -60,9 +63,25 @@ export class StackTerminalLinks implements vscode.TerminalLinkProvider<OriginalT
       return [];
     }
     const links: OriginalTerminalLink[] = [];
+    const ambiguous = new Map((result.ambiguous ?? []).map((a) => [a.file, a.candidates]));
     for (const frame of result.frames) {
       const loc = frame.location;
       const o = frame.original;
+      const file = frame.generated?.file ?? undefined;
+      const candidates = file !== undefined && file !== null ? ambiguous.get(file) : undefined;
+      if (candidates !== undefined && file !== undefined && file !== null) {
+        const cols = linkColumns(line, { ...frame, original: null });
+        links.push({
+          startIndex: cols.start,
+          length: cols.end - cols.start,
+          tooltip: `${candidates.length} bundles are named ${path.basename(file.split(/[?#]/)[0] ?? file)}: click to choose the build and open the original`,
+          uri: "",
+          line: 0,
+          character: 0,
+          choose: { params, file, candidates },
+        });
+        continue;
+      }
       if (loc === null || o === null) {
         continue;
       }
@@ -85,6 +104,21 @@ export class StackTerminalLinks implements vscode.TerminalLinkProvider<OriginalT
   }
 
   async handleTerminalLink(link: OriginalTerminalLink): Promise<void> {
-    await this.host.openAt(link.uri, link.line, link.character);
+    const c = link.choose;
+    if (c === undefined) {
+      await this.host.openAt(link.uri, link.line, link.character);
+      return;
+    }
+    const bundle = await this.host.pickBundle(`Which build printed this frame? ${c.candidates.length} bundles are named ${path.basename(c.file)}`, c.candidates);
+    if (bundle === undefined) {
+      return;
+    }
+    const result = await this.host.request<SymbolicateResult>(SYMBOLICATE, { ...c.params, bundles: { [c.file]: bundle } });
+    const loc = result.frames.find((f) => f.location !== null)?.location;
+    if (loc === undefined || loc === null) {
+      void vscode.window.showInformationMessage("Source Map: that bundle's map has no mapping for this frame.");
+      return;
+    }
+    await this.host.openAt(loc.uri, loc.range.start.line, loc.range.start.character);
   }
 }

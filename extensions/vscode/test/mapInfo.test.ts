@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { findSourceMappingUrl, formatBytes, formatMapInfo, shortenDataUrl } from "../src/logic/mapInfo";
+import { explainFoundBy, findSourceMappingUrl, formatBytes, formatMapInfo, shortenDataUrl } from "../src/logic/mapInfo";
 
 test("the last sourceMappingURL comment wins", () => {
   assert.equal(findSourceMappingUrl('__r(0);\n//# sourceMappingURL=index.bundle.map\n'), "index.bundle.map");
@@ -74,4 +74,14 @@ test("a server error is shown", () => {
   assert.match(r, /^sourceMappingURL: \(none in the bundle's text\)$/m);
   assert.match(r, /^Server: no sourceMappingURL/m);
   assert.match(r, /^Diagnostics:\n {2}line 1: bad$/m);
+  // Without a map: what to do.
+  assert.match(r, /^No source map is in use for this bundle\. What to do:$/m);
+  assert.match(r, /Attach Source Map…/);
+  assert.match(r, /put x\.js\.map beside it/);
+});
+
+test("how the map was found is explained", () => {
+  assert.match(explainFoundBy("maps setting"), /sourcemap\.maps setting names it/);
+  assert.match(explainFoundBy("sidecar"), /no sourceMappingURL comment/);
+  assert.equal(explainFoundBy("something new"), "something new");
 });

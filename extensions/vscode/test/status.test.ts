@@ -12,6 +12,13 @@ test("status text is source:line:column with 1-based line and column", () => {
   assert.match(v.tooltip, /Click to open/);
 });
 
+test("a source resolved to a workspace file is shown by its workspace path; the map's string in the tooltip", () => {
+  const v = formatStatus({ source: "/home/ci/build/MyApp/src/App.js", uri: "file:///ws/src/App.js", line: 3, character: 16, name: null }, "src/App.js");
+  assert.equal(v?.text, "$(file-symlink-file) src/App.js:4:17");
+  assert.match(v?.tooltip ?? "", /Original position: src\/App\.js:4:17/);
+  assert.match(v?.tooltip ?? "", /Source in the map: \/home\/ci\/build\/MyApp\/src\/App\.js/);
+});
+
 test("no answer hides the item", () => {
   assert.equal(formatStatus(null), undefined);
   assert.equal(formatStatus(undefined), undefined);

@@ -61,6 +61,36 @@ export function shortenDataUrl(url: string): string {
   return `${url.slice(0, comma >= 0 ? Math.min(comma, 60) : 60)},… (inline map, ${url.length} chars)`;
 }
 
+/** How the server found the map, for people (its `foundBy`). */
+export function explainFoundBy(foundBy: string): string {
+  switch (foundBy) {
+    case "sourceMappingURL":
+      return "the bundle's //# sourceMappingURL comment names this file";
+    case "data: URL":
+      return "the map is inline, in the bundle's //# sourceMappingURL=data: comment";
+    case "sidecar":
+      return "the bundle has no sourceMappingURL comment; the map beside it has the bundle's name plus .map";
+    case "maps setting":
+      return "the sourcemap.maps setting names it for this bundle (Attach Source Map… writes that setting)";
+    case "maps setting (URL)":
+      return "the sourcemap.maps setting names a loopback URL for this bundle, fetched with sourcemap.devServer on";
+    case "itself":
+      return "this document is a source map";
+    default:
+      return foundBy;
+  }
+}
+
+/** What to do about a bundle without a usable map. */
+export function noMapAdvice(bundleName: string): string[] {
+  return [
+    "No source map is in use for this bundle. What to do:",
+    "  - run Source Map: Attach Source Map… (also the quick fix on the bundle's first line): pick the .map file, or a",
+    "    loopback URL; it is remembered in this workspace's settings (sourcemap.maps);",
+    `  - or end the bundle with //# sourceMappingURL=<the map's path>, or put ${bundleName}.map beside it.`,
+  ];
+}
+
 export function formatMapInfo(i: MapInfoInput): string {
   const out: string[] = [];
   out.push(`Bundle: ${i.bundle}`);
@@ -78,6 +108,7 @@ export function formatMapInfo(i: MapInfoInput): string {
   const m = i.server;
   if (m !== undefined) {
     out.push(`Map used by the server: ${m.map ?? "(inline data: URL)"} — found by ${m.foundBy}`);
+    out.push(`  How: ${explainFoundBy(m.foundBy)}.`);
     out.push(
       `  ${formatBytes(m.mapBytes)}, ${m.isIndexMap ? `index map, ${m.sections} sections` : "flat map"}, ` +
         `${m.sources.length} sources, ${m.names} names${m.debugId !== null ? `, debugId ${m.debugId}` : ""}`,
@@ -86,6 +117,10 @@ export function formatMapInfo(i: MapInfoInput): string {
       `  index memory: ${formatBytes(m.indexBytes)} for ${formatBytes(m.mappingsBytes)} of mappings ` +
         `(${m.sectionsIndexed} of ${m.sections} sections indexed so far, ${m.segments} segments)`,
     );
+  }
+  if (m === undefined) {
+    out.push("");
+    out.push(...noMapAdvice(i.bundle.split("/").pop() ?? i.bundle));
   }
   if (i.cursor !== undefined) {
     out.push(`At the cursor: ${i.cursor}`);

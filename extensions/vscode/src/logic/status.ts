@@ -32,14 +32,18 @@ export function originalLabel(o: Pick<OriginalPosition, "source" | "line" | "cha
   return `${o.source ?? "(unnamed source)"}:${o.line + 1}:${o.character + 1}`;
 }
 
-/** What the status bar shows for an answer of `sourcemap/originalPosition`; undefined hides the item. */
-export function formatStatus(o: OriginalPosition | null | undefined): StatusView | undefined {
+/** What the status bar shows for an answer of `sourcemap/originalPosition`; undefined hides the item. `shown` is the
+ * source's workspace path when it resolved to a workspace file (the map's `sources` string is then in the tooltip). */
+export function formatStatus(o: OriginalPosition | null | undefined, shown?: string): StatusView | undefined {
   if (o === null || o === undefined) {
     return undefined;
   }
-  const source = o.source ?? "(unnamed source)";
+  const source = shown ?? o.source ?? "(unnamed source)";
   const label = `${shortenSource(source)}:${o.line + 1}:${o.character + 1}`;
-  const lines = [`Original position: ${originalLabel(o)}`];
+  const lines = [`Original position: ${originalLabel({ ...o, source })}`];
+  if (shown !== undefined && o.source !== null && o.source !== shown) {
+    lines.push(`Source in the map: ${o.source}`);
+  }
   if (o.name !== null && o.name !== "") {
     lines.push(`Name: ${o.name}`);
   }

@@ -406,6 +406,29 @@ mod tests {
     }
 
     #[test]
+    fn attached_entries_match_exactly_one_bundle() {
+        // What the VS Code extension's Attach Source Map… writes: glob characters escaped as one-character classes.
+        let folder = PathBuf::from("/ws");
+        let settings = Settings {
+            maps: vec![
+                ("out/[[]id[]]/a[*].js".into(), "maps/a.map".into()),
+                ("index.bundle".into(), "http://localhost:8081/index.map".into()),
+            ],
+            ..Settings::default()
+        };
+        let found = |p: &str| from_settings(Path::new(p), &settings, std::slice::from_ref(&folder));
+        assert_eq!(
+            found("/ws/out/[id]/a*.js"),
+            Some(SettingsMap::File(PathBuf::from("/ws/maps/a.map")))
+        );
+        assert_eq!(found("/ws/out/x/ab.js"), None);
+        assert_eq!(
+            found("/ws/index.bundle"),
+            Some(SettingsMap::Url("http://localhost:8081/index.map".into()))
+        );
+    }
+
+    #[test]
     fn bundles_are_told_from_sources() {
         let rope = |s: &str| Rope::from_str(s);
         let plain = rope("export function add(a, b) {\n  return a + b;\n}\n");
