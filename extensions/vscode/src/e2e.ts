@@ -8,7 +8,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 
 import type { SourceMapExtension } from "./extension";
-import type { CompositionResult, Location as PLocation } from "./protocol";
+import type { CompositionResult, Location as PLocation, SymbolicateResult } from "./protocol";
 
 interface Check {
   name: string;
@@ -18,9 +18,11 @@ interface Check {
   error?: string;
 }
 
-const HOVER_EXPECTED = "/home/ci/build/MyApp/src/App.js:4:17";
+// The source resolved to src/App.js in the workspace: the hover names it so (the map's path is in its footer).
+const HOVER_EXPECTED = "src/App.js:4:17";
+const HOVER_MAP_SOURCE = "/home/ci/build/MyApp/src/App.js";
 const VIRTUAL_EXPECTED = "exports.createElement = function (type) {";
-const SYMBOLICATED_EXPECTED = "at parseOrder (../../demo/src/orders.js:5:24)";
+const SYMBOLICATED_EXPECTED = "at parseOrder (demo/src/orders.js:5:24)";
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -116,7 +118,10 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       (h) => hoverText(h).includes(HOVER_EXPECTED),
     );
     const text = hoverText(hovers);
-    return { ok: text.includes(HOVER_EXPECTED), detail: { position: { line: addPos.line, character: addPos.character }, text } };
+    return {
+      ok: text.includes(`**\`${HOVER_EXPECTED}\`**`) && text.includes(`source \`${HOVER_MAP_SOURCE}\``),
+      detail: { position: { line: addPos.line, character: addPos.character }, text },
+    };
   });
 
   await check("definition goes to src/App.js line 4 (0-based 3)", async () => {
@@ -192,6 +197,8 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       (v) => v?.text.includes("App.js:4:17") === true,
       15000,
     );
+    // The workspace path, not the map's build-machine path; that one is in the tooltip.
+    const workspacePath = view?.text.endsWith(" src/App.js:4:17") === true && view.tooltip.includes(`Source in the map: ${HOVER_MAP_SOURCE}`);
     const atStart = await (async () => {
       // Line 1, column 1 (`var __BUNDLE_START_TIME__`) has no mapping: the item hides.
       await show(bundleUri, new vscode.Position(0, 0));
@@ -200,7 +207,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     })();
     await show(bundleUri, addPos);
     await ext.refreshStatus();
-    return { ok: view?.text.includes("App.js:4:17") === true && atStart === undefined, detail: { atAdd: view, atUnmapped: atStart ?? null } };
+    return { ok: workspacePath && atStart === undefined, detail: { atAdd: view, atUnmapped: atStart ?? null } };
   });
 
   let virtualUri: vscode.Uri | undefined;
@@ -255,6 +262,95 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     };
   });
 
+  await check("Go to Generated from a file whose bundles were never opened: both builds, found in the workspace", async () => {
+    // web/dist/shop.min.js names ../maps/shop.min.js.map; web/old/shop.min.js has a sidecar map. Neither was opened.
+    const orders = file("web", "src", "orders.js");
+    const opened = vscode.workspace.textDocuments.filter((d) => d.uri.path.includes("/web/")).map((d) => d.uri.toString(true));
+    const locations = await vscode.commands.executeCommand<PLocation[]>("sourcemap.goToGenerated", {
+      uri: orders.toString(),
+      position: { line: 4, character: 23 },
+      reveal: false,
+    });
+    const bundles = [...new Set((locations ?? []).map((l) => vscode.workspace.asRelativePath(vscode.Uri.parse(l.uri), false)))].sort();
+    const ok = opened.length === 0 && bundles.length === 2 && bundles[0] === "web/dist/shop.min.js" && bundles[1] === "web/old/shop.min.js";
+    return { ok, detail: { openedBefore: opened, bundles, locations } };
+  });
+
+  await check("twin bundles: the server asks which build; the choice maps the frame to that build's source", async () => {
+    const twins = file("traces", "twins.txt");
+    const text = fs.readFileSync(twins.fsPath, "utf8");
+    const asked = await ext.request<SymbolicateResult>("sourcemap/symbolicate", { text, uri: twins.toString() });
+    const ambiguous = asked.ambiguous ?? [];
+    const candidates = (ambiguous[0]?.candidates ?? []).map((c) => vscode.workspace.asRelativePath(vscode.Uri.parse(c), false)).sort();
+    const b = file("twins", "b", "twin.js").toString();
+    const r = await ext.symbolicateText(text, twins, "twins.txt", { [ambiguous[0]?.file ?? ""]: b });
+    const shown = r?.result.text ?? "";
+    const ok =
+      ambiguous.length === 1 &&
+      candidates.join(",") === "twins/a/twin.js,twins/b/twin.js" &&
+      asked.frames[0]?.location === null &&
+      (asked.frames[0]?.unresolved ?? "").includes("2 bundles are named twin.js") &&
+      shown.includes("at f (twin-b-src.js:1:1)");
+    return { ok, detail: { ambiguous, unresolved: asked.frames[0]?.unresolved, shown } };
+  });
+
+  await check("Attach Source Map: the note and its quick fix on a bundle without a map; attached, it is served", async () => {
+    const legacy = file("nomap", "dist", "legacy.js");
+    await show(legacy);
+    const diagnostics = await until(
+      () => vscode.languages.getDiagnostics(legacy),
+      (d) => d.some((x) => (typeof x.code === "object" ? x.code.value : x.code) === "no-source-map"),
+      15000,
+    );
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", legacy, new vscode.Range(0, 0, 0, 0));
+    const fix = (actions ?? []).find((a) => a.title === "Attach Source Map…");
+    const before = await vscode.commands.executeCommand<string>("sourcemap.showMapInfo");
+    const map = file("nomap", "maps", "legacy.js.map").fsPath;
+    const entry = await ext.attachSourceMap({ bundle: legacy.toString(), map });
+    const saved = vscode.workspace.getConfiguration("sourcemap").inspect<Record<string, string>>("maps")?.workspaceValue;
+    const hovers = await until(
+      () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", legacy, new vscode.Position(0, 9)),
+      (h) => hoverText(h).includes("greet.ts:1:"),
+      15000,
+    );
+    const cleared = await until(
+      () => vscode.languages.getDiagnostics(legacy),
+      (d) => d.length === 0,
+      15000,
+    );
+    await show(legacy);
+    const after = await vscode.commands.executeCommand<string>("sourcemap.showMapInfo");
+    // Detached again, for the page's own attach through the UI.
+    await vscode.workspace.getConfiguration("sourcemap").update("maps", undefined, vscode.ConfigurationTarget.Workspace);
+    const ok =
+      fix !== undefined &&
+      fix.command?.command === "sourcemap.attachSourceMap" &&
+      (before ?? "").includes("No source map is in use for this bundle. What to do:") &&
+      entry?.glob === "nomap/dist/legacy.js" &&
+      entry.map === "nomap/maps/legacy.js.map" &&
+      saved?.["nomap/dist/legacy.js"] === "nomap/maps/legacy.js.map" &&
+      hoverText(hovers).includes("greet.ts:1:") &&
+      cleared.length === 0 &&
+      (after ?? "").includes("the sourcemap.maps setting names it");
+    return {
+      ok,
+      detail: { diagnostics: diagnostics.map((d) => [d.code, d.message]), fix: fix?.title, entry, saved, hover: hoverText(hovers), before, after },
+    };
+  });
+
+  await check("Open Settings for the server path shows sourcemap.server.path (the Remote tab in a remote window)", async () => {
+    const command = await ext.openServerPathSetting();
+    const tab = await until(
+      () => vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? "",
+      (l) => l.includes("Settings"),
+      10000,
+    );
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    const remote = vscode.env.remoteName;
+    const ok = tab.includes("Settings") && command === (remote !== undefined ? "workbench.action.openRemoteSettings" : "workbench.action.openSettings");
+    return { ok, detail: { command, tab, remoteName: remote ?? null } };
+  });
+
   let symbolicatedText = "";
   await check("Symbolicate Selection on traces/v8-node.txt", async () => {
     await show(traceUri);
@@ -278,7 +374,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     }));
     const orders = file("demo", "src", "orders.js").toString(true);
     const first = linkInfo[0];
-    const firstOk = first?.target === `${orders}#L5,24` && first.text === "../../demo/src/orders.js:5:24";
+    const firstOk = first?.target === `${orders}#L5,24` && first.text === "demo/src/orders.js:5:24";
     // Following the link's target (what a click does) opens orders.js at 5:24.
     let followed: unknown = null;
     if (first?.target !== undefined) {

@@ -796,7 +796,10 @@ export class SourceMapExtension implements vscode.Disposable {
     const dir = vscode.Uri.file(path.dirname(bundle.fsPath));
     const nearby = (await vscode.workspace.findFiles("**/*.map", "**/node_modules/**", 200))
       .map((u) => u.fsPath)
-      .sort((a, b) => distance(a, bundle.fsPath) - distance(b, bundle.fsPath) || a.localeCompare(b))
+      // The bundle's own name first (app.js → app.js.map, app.map), then the nearest.
+      .map((m) => ({ m, named: path.basename(m).startsWith(path.basename(bundle.fsPath).replace(/\.(js|mjs|cjs|bundle|jsbundle)$/, "")) ? 0 : 1 }))
+      .sort((a, b) => a.named - b.named || distance(a.m, bundle.fsPath) - distance(b.m, bundle.fsPath) || a.m.localeCompare(b.m))
+      .map((x) => x.m)
       .slice(0, 8);
     type Item = vscode.QuickPickItem & { action: "file" | "browse" | "url"; map?: string };
     const items: Item[] = [
