@@ -464,6 +464,18 @@ try {
     return { ok, detail: { rows, hover: text } };
   });
 
+  await step('[page] "Source Map: Open Server Path Setting" shows the setting (the Remote tab in code-server)', async () => {
+    await page.keyboard.press("Escape");
+    await palette("Source Map: Open Server Path Setting");
+    const item = page.locator(".settings-editor .setting-item-contents", { hasText: "Path to the" });
+    await item.first().waitFor({ state: "visible", timeout: 20000 });
+    const tabs = (await page.locator(".settings-editor .settings-tab-label.checked, .settings-editor .action-item.checked").allInnerTexts()).join(" | ");
+    const text = (await item.first().innerText()).replace(/\s+/g, " ");
+    await page.screenshot({ path: path.join(args.out, "server-path-setting.png") });
+    const ok = text.includes("Server: Path") && text.includes("sourcemap-ls");
+    return { ok, detail: { text, tabs } };
+  });
+
   await page.screenshot({ path: path.join(args.out, "workbench-end.png") });
   fs.writeFileSync(path.join(args.out, "console-errors.txt"), consoleErrors.join("\n"));
 } catch (e) {

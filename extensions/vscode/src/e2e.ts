@@ -285,13 +285,19 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     const b = file("twins", "b", "twin.js").toString();
     const r = await ext.symbolicateText(text, twins, "twins.txt", { [ambiguous[0]?.file ?? ""]: b });
     const shown = r?.result.text ?? "";
+    // The same frame printed in a terminal: a link that asks for the build when clicked.
+    const terminal = vscode.window.createTerminal({ name: "e2e twins", cwd: file("traces").fsPath });
+    const links = await ext.terminalLinks.provideTerminalLinks({ line: "    at f (https://cdn.example.com/static/twin.js:1:11)", terminal }, new vscode.CancellationTokenSource().token);
+    terminal.dispose();
+    const terminalOk = links.length === 1 && links[0]?.choose?.candidates.length === 2 && (links[0]?.tooltip ?? "").includes("click to choose the build");
     const ok =
       ambiguous.length === 1 &&
       candidates.join(",") === "twins/a/twin.js,twins/b/twin.js" &&
       asked.frames[0]?.location === null &&
       (asked.frames[0]?.unresolved ?? "").includes("2 bundles are named twin.js") &&
-      shown.includes("at f (twin-b-src.js:1:1)");
-    return { ok, detail: { ambiguous, unresolved: asked.frames[0]?.unresolved, shown } };
+      shown.includes("at f (twin-b-src.js:1:1)") &&
+      terminalOk;
+    return { ok, detail: { ambiguous, unresolved: asked.frames[0]?.unresolved, shown, terminalLinks: links.map((l) => l.tooltip) } };
   });
 
   await check("Attach Source Map: the note and its quick fix on a bundle without a map; attached, it is served", async () => {

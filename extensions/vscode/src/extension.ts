@@ -909,6 +909,7 @@ export class SourceMapExtension implements vscode.Disposable {
       c.registerCommand("sourcemap.showMapInfo", () => this.showMapInfo()),
       c.registerCommand("sourcemap.restartServer", () => this.restart()),
       c.registerCommand("sourcemap.showComposition", () => this.showComposition()),
+      c.registerCommand("sourcemap.openServerPathSetting", () => this.openServerPathSetting()),
       c.registerCommand("sourcemap.attachSourceMap", (args?: AttachArgs | vscode.Uri) =>
         this.attachSourceMap(args instanceof vscode.Uri ? { bundle: args.toString() } : args),
       ),
