@@ -469,10 +469,15 @@ try {
     await palette("Source Map: Open Server Path Setting");
     const item = page.locator(".settings-editor .setting-item-contents", { hasText: "Path to the" });
     await item.first().waitFor({ state: "visible", timeout: 20000 });
-    const tabs = (await page.locator(".settings-editor .settings-tab-label.checked, .settings-editor .action-item.checked").allInnerTexts()).join(" | ");
+    // The selected scope tab: in code-server (a remote window) the Remote one, where the remote host's setting lives.
+    const tabs = await page.evaluate(() =>
+      [...document.querySelectorAll(".settings-editor .checked, .settings-editor [aria-checked='true'], .settings-editor [aria-selected='true']")]
+        .map((e) => (e.textContent ?? "").trim())
+        .filter((t) => /^(User|Remote|Workspace)/.test(t)),
+    );
     const text = (await item.first().innerText()).replace(/\s+/g, " ");
     await page.screenshot({ path: path.join(args.out, "server-path-setting.png") });
-    const ok = text.includes("Server: Path") && text.includes("sourcemap-ls");
+    const ok = text.includes("Server: Path") && text.includes("sourcemap-ls") && tabs.some((t) => t.startsWith("Remote"));
     return { ok, detail: { text, tabs } };
   });
 
