@@ -60,6 +60,8 @@ fn start_metro() -> (Metro, u16) {
             break;
         }
     }
+    // Keep reading what Metro prints: with its stdout closed, its next log line kills it (EPIPE).
+    std::thread::spawn(move || lines.for_each(drop));
     (Metro(child), port)
 }
 
@@ -125,4 +127,50 @@ fn maps_come_from_a_real_metro_dev_server_only_when_allowed() {
         url::Url::from_file_path(&format_js).unwrap().to_string()
     );
     c.shutdown();
+
+    // A map attached by URL (what Attach Source Map… writes for a loopback URL) to a bundle saved without a comment.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(
+        ws.join("app.bundle"),
+        format!("{}\n", "x;".repeat(40)).repeat(700),
+    )
+    .unwrap();
+    let attached =
+        json!({"app.bundle": format!("http://localhost:{port}/index.map?platform=ios&dev=true")});
+    let hover_at = |devserver: bool| {
+        let mut c = lsp_client::LspClient::start(&[]);
+        c.initialize(
+            &ws,
+            json!({"devServer": devserver, "maps": attached}),
+            false,
+        );
+        let u = c.open(&ws.join("app.bundle"), "javascript");
+        let at = json!({"textDocument": {"uri": u}, "position": {"line": 676, "character": 26}});
+        let hover = c.result("textDocument/hover", at);
+        let diagnostics = c.wait_for("the bundle's diagnostics", |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == u.as_str()
+        });
+        c.shutdown();
+        (hover, diagnostics["params"]["diagnostics"].clone())
+    };
+    let (hover, diagnostics) = hover_at(true);
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("format.js:8:25"),
+        "{hover}"
+    );
+    assert_eq!(diagnostics, json!([]));
+    // Off: nothing is fetched, and the bundle says why.
+    let (hover, diagnostics) = hover_at(false);
+    assert!(hover.is_null(), "{hover}");
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("needs sourcemap.devServer on"),
+        "{diagnostics}"
+    );
 }

@@ -193,6 +193,8 @@ pub struct NoMap {
     pub settings_url: Option<String>,
     /// Nothing names a map, or what does is not there: attaching one (the `maps` setting) is the fix.
     pub not_found: bool,
+    /// The `maps` setting names a map for this bundle that cannot be used (`message` says why).
+    pub attached: bool,
 }
 
 /// How many leading bytes of a document [`looks_like_bundle`] reads.
@@ -267,6 +269,7 @@ pub fn find_map(
         span,
         settings_url: None,
         not_found: false,
+        attached: false,
     };
     let tail = match rope {
         Some(r) => tail_of_rope(r),
@@ -412,7 +415,10 @@ mod tests {
         let settings = Settings {
             maps: vec![
                 ("out/[[]id[]]/a[*].js".into(), "maps/a.map".into()),
-                ("index.bundle".into(), "http://localhost:8081/index.map".into()),
+                (
+                    "index.bundle".into(),
+                    "http://localhost:8081/index.map".into(),
+                ),
             ],
             ..Settings::default()
         };

@@ -117,6 +117,12 @@ pub async fn publish(b: &Backend, uri: Url) {
             None if n.not_found && b.rope(&uri).is_some_and(|r| looks_like_bundle(&path, &r)) => {
                 vec![no_comment(&path)]
             }
+            // Attached through the `maps` setting, but unusable (a URL with `devServer` off, a fetch that failed).
+            None if n.attached => vec![Diagnostic {
+                severity: Some(DiagnosticSeverity::WARNING),
+                code: Some(NumberOrString::String(NO_SOURCE_MAP.into())),
+                ..diagnostic(Range::default(), n.message)
+            }],
             None => Vec::new(),
         },
         Err(MapProblem::Load { span, key, error }) => {

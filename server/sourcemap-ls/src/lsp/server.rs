@@ -297,6 +297,7 @@ impl Backend {
                         span: None,
                         settings_url: None,
                         not_found: false,
+                        attached: false,
                     })
                 })?;
         match found {
@@ -313,6 +314,7 @@ impl Backend {
                         span,
                         settings_url: None,
                         not_found: false,
+                        attached: true,
                     })
                 };
                 if !settings.dev_server {
