@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use crate::error::{ErrorLocation, MapError, MapErrors};
 use crate::map::compact::{Bias, CompactMappings};
 use crate::map::function_map::FunctionMap;
-use crate::map::names::NameTable;
+use crate::map::names::{NameTable, Names};
 use crate::map::parse::{parse_document, ParsedMap, TextRef};
 use crate::map::reverse::ReverseIndex;
 use crate::map::scopes::{decode_scopes, DecodedScopes};
@@ -125,7 +125,11 @@ pub struct Section {
     /// Where `mappings` and `rangeMappings` start in the file, for errors found after the buffer was compacted.
     mappings_at: Option<usize>,
     range_mappings_at: Option<usize>,
-    names: NameTable,
+    names: Names,
+    /// Where the raw `names` array is in the file.
+    names_at: Option<Range<usize>>,
+    /// Set when `x_facebook_sources` was left in the file: the hash its bytes there must have.
+    facebook_sources_hash: Option<u64>,
     /// Local source index → global source.
     sources: Box<[SourceId]>,
     compact: OnceLock<Result<CompactMappings, MapError>>,
@@ -143,8 +147,9 @@ impl Section {
         self.mappings.len()
     }
 
-    pub fn names(&self) -> &NameTable {
-        &self.names
+    /// How many `names` the section has (they may still be in the file).
+    pub fn names_len(&self) -> usize {
+        self.names.len()
     }
 
     pub fn sources(&self) -> &[SourceId] {
@@ -199,6 +204,10 @@ pub struct SourceMapIndex {
     reverse: Box<[OnceLock<ReverseIndex>]>,
     pub x_hermes_function_offsets: Option<Range<usize>>,
     pub warnings: Vec<MapError>,
+    /// What [`Self::validate_all`] found, once.
+    validated: OnceLock<Result<(), MapErrors>>,
+    /// The map file that shed fields are read back from (see [`Self::shed_contents`]).
+    file_path: Option<std::path::PathBuf>,
 }
 
 impl SourceMapIndex {
@@ -226,6 +235,8 @@ impl SourceMapIndex {
             source_by_url,
             x_hermes_function_offsets: doc.x_hermes_function_offsets,
             warnings: doc.warnings,
+            validated: OnceLock::new(),
+            file_path: None,
         };
         if !options.lazy {
             let errors: Vec<MapError> = (0..index.sections.len())
@@ -287,7 +298,9 @@ impl SourceMapIndex {
             range_mappings_at: map.range_mappings.as_ref().and_then(TextRef::file_offset),
             mappings: map.mappings,
             range_mappings: map.range_mappings,
-            names: map.names,
+            names: Names::Table(map.names),
+            names_at: map.names_at,
+            facebook_sources_hash: None,
             sources: local.into_boxed_slice(),
             compact: OnceLock::new(),
             function_maps: OnceLock::new(),
@@ -328,7 +341,7 @@ impl SourceMapIndex {
         let s = &self.sections[i];
         Limits {
             sources: s.sources.len() as u32,
-            names: s.names.len() as u32,
+            names: s.names_len() as u32,
         }
     }
 
@@ -427,11 +440,12 @@ impl SourceMapIndex {
         }
     }
 
-    /// Keeps in memory only the text that queries read — each section's `mappings`, `rangeMappings`,
-    /// `x_facebook_sources` and `scopes`, and `x_hermes_function_offsets` — and moves them to the front of the
-    /// buffer, which then shrinks. `sourcesContent` (most of a Metro map) is left in the file: each source remembers
-    /// its range and a hash. Only for an index built from the bytes of a file that stays where it is.
-    pub fn shed_contents(&mut self) {
+    /// Keeps in memory only the text that every lookup reads — each section's `mappings`, `rangeMappings` and
+    /// `scopes`, and `x_hermes_function_offsets` — and moves them to the front of the buffer, which then shrinks.
+    /// `sourcesContent` (most of a Metro map) is left in the `file` the index was built from: each source remembers
+    /// its range and a hash. So are each section's `names` and `x_facebook_sources`, read back (and checked against
+    /// their hash) the first time a query needs that section's. Only for an index built from the bytes of `file`.
+    pub fn shed_contents(&mut self, file: &std::path::Path) {
         // Every range into the buffer that stays, by start; moved down in order, so each copy goes to or below
         // where it was and nothing not yet moved is overwritten.
         let mut kept: Vec<Range<usize>> = Vec::new();
@@ -444,7 +458,6 @@ impl SourceMapIndex {
                     kept.push(r.clone());
                 }
             }
-            kept.extend(s.x_facebook_sources.clone());
             kept.extend(s.scopes.clone());
         }
         kept.extend(self.x_hermes_function_offsets.clone());
@@ -464,6 +477,32 @@ impl SourceMapIndex {
             // Overlapping ranges cannot come from one JSON document; keep the buffer as it is.
             return;
         }
+        let hash_of = |r: &Range<usize>| xxhash_rust::xxh3::xxh3_64(&self.buffer[r.clone()]);
+        let shed_names: Vec<Option<(Range<usize>, u64)>> = self
+            .sections
+            .iter()
+            .map(|s| match (&s.names, &s.names_at) {
+                (Names::Table(t), Some(r)) if !t.is_empty() => Some((r.clone(), hash_of(r))),
+                _ => None,
+            })
+            .collect();
+        let shed_facebook: Vec<Option<u64>> = self
+            .sections
+            .iter()
+            .map(|s| s.x_facebook_sources.as_ref().map(hash_of))
+            .collect();
+        for ((s, names), facebook) in self.sections.iter_mut().zip(shed_names).zip(shed_facebook) {
+            if let Some((range, hash)) = names {
+                s.names = Names::InFile {
+                    range,
+                    hash,
+                    count: s.names.len() as u32,
+                    table: OnceLock::new(),
+                };
+            }
+            s.facebook_sources_hash = facebook;
+        }
+        self.file_path = Some(file.to_path_buf());
         let mut buffer = std::mem::take(&mut self.buffer).into_vec();
         // Old start → new start.
         let mut moved: HashMap<usize, usize> = HashMap::with_capacity(kept.len());
@@ -488,7 +527,6 @@ impl SourceMapIndex {
                     *r = relocate(r);
                 }
             }
-            s.x_facebook_sources = s.x_facebook_sources.as_ref().map(relocate);
             s.scopes = s.scopes.as_ref().map(relocate);
         }
         self.x_hermes_function_offsets = self.x_hermes_function_offsets.as_ref().map(relocate);
@@ -497,6 +535,33 @@ impl SourceMapIndex {
             if let (Some(ContentRef::Buffer(range)), Some(hash)) = (source.content.clone(), hash) {
                 source.content = Some(ContentRef::File { range, hash });
             }
+        }
+    }
+
+    /// The bytes at `range` of the map file the index was built from, if they still hash to `hash`.
+    fn read_back(&self, range: &Range<usize>, hash: u64) -> Option<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let (file, _) = crate::files::open_regular(self.file_path.as_deref()?).ok()?;
+        let mut bytes = vec![0; range.len()];
+        file.read_exact_at(&mut bytes, range.start as u64).ok()?;
+        (xxhash_rust::xxh3::xxh3_64(&bytes) == hash).then_some(bytes)
+    }
+
+    /// A section's names, read back from the map file the first time when they were left there. A file that no
+    /// longer holds them gives none (the caller's next request reloads a changed map).
+    fn names_of(&self, section: usize) -> &NameTable {
+        match &self.sections[section].names {
+            Names::Table(t) => t,
+            Names::InFile {
+                range, hash, table, ..
+            } => table.get_or_init(|| {
+                self.read_back(range, *hash)
+                    .and_then(|raw| {
+                        let text = std::str::from_utf8(&raw).ok()?;
+                        NameTable::from_json_array(text).ok()
+                    })
+                    .unwrap_or_default()
+            }),
         }
     }
 
@@ -528,7 +593,7 @@ impl SourceMapIndex {
                     source_url: self.source(source).url.as_deref(),
                     line: o.line,
                     column: o.column,
-                    name: o.name.and_then(|n| s.names.get(n as usize)),
+                    name: o.name.and_then(|n| self.names_of(section).get(n as usize)),
                 }
             }),
         }
@@ -646,7 +711,14 @@ impl SourceMapIndex {
             return Ok(None);
         };
         let maps = s.function_maps.get_or_init(|| {
-            let raw = std::str::from_utf8(&self.buffer[range]).map_err(|e| e.to_string())?;
+            let bytes =
+                match s.facebook_sources_hash {
+                    None => Cow::Borrowed(&self.buffer[range]),
+                    Some(hash) => Cow::Owned(self.read_back(&range, hash).ok_or(
+                        "x_facebook_sources: the map file no longer holds what was indexed",
+                    )?),
+                };
+            let raw = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
             FunctionMap::decode_facebook_sources(raw)
         });
         let maps = maps.as_ref().map_err(Clone::clone)?;
@@ -666,7 +738,7 @@ impl SourceMapIndex {
         let decoded = s.decoded_scopes.get_or_init(|| {
             let text: String =
                 serde_json::from_slice(&self.buffer[range]).map_err(|e| format!("scopes: {e}"))?;
-            decode_scopes(&text, &s.names, s.sources.len())
+            decode_scopes(&text, self.names_of(section), s.sources.len())
         });
         Some(decoded.as_ref().map_err(Clone::clone))
     }
@@ -705,6 +777,32 @@ impl SourceMapIndex {
         }
     }
 
+    /// Validates every section, like [`Self::build_all`], but keeps the checkpoints only of sections built already
+    /// and of invalid ones (their error): a lazy index stays as small as the queries made it. Computed once.
+    pub fn validate_all(&self) -> Result<(), MapErrors> {
+        self.validated
+            .get_or_init(|| {
+                let errors: Vec<MapError> = (0..self.sections.len())
+                    .filter_map(|i| match self.sections[i].compact.get() {
+                        Some(built) => built.as_ref().err().cloned(),
+                        None => match self.build_section(i) {
+                            Ok(_) => None,
+                            Err(e) => {
+                                let _ = self.sections[i].compact.set(Err(e.clone()));
+                                Some(e)
+                            }
+                        },
+                    })
+                    .collect();
+                if errors.is_empty() {
+                    Ok(())
+                } else {
+                    Err(MapErrors(errors))
+                }
+            })
+            .clone()
+    }
+
     /// Heap bytes held by checkpoints and line tables of built sections (the VLQ itself is in the buffer).
     pub fn checkpoint_heap_bytes(&self) -> usize {
         self.sections
@@ -722,6 +820,27 @@ mod tests {
     fn lazy(json: serde_json::Value) -> SourceMapIndex {
         SourceMapIndex::from_bytes_with(json.to_string().into_bytes(), IndexOptions { lazy: true })
             .unwrap()
+    }
+
+    #[test]
+    fn validating_keeps_no_checkpoints_of_valid_sections() {
+        let section = |mappings: &str| serde_json::json!({"offset": {"line": 0, "column": 0}, "map": {"version": 3, "sources": ["a.js"], "names": [], "mappings": mappings}});
+        let mut good = section("AAAA;AACA");
+        let mut bad = section("AAAA,!");
+        bad["offset"]["line"] = serde_json::json!(5);
+        good["offset"]["line"] = serde_json::json!(0);
+        let index = lazy(serde_json::json!({"version": 3, "sections": [good, bad]}));
+        let errors = index.validate_all().unwrap_err();
+        assert_eq!(errors.0.len(), 1);
+        assert!(
+            index.compact_if_built(0).is_none(),
+            "the valid section was not kept"
+        );
+        assert_eq!(index.checkpoint_heap_bytes(), 0);
+        // The error is remembered; the valid section builds on its first query.
+        assert!(index.compact(1).is_err());
+        assert!(index.compact(0).is_ok());
+        assert_eq!(index.validate_all().unwrap_err().0.len(), 1);
     }
 
     fn segments(index: &SourceMapIndex, once: bool) -> Result<Vec<String>, MapError> {
@@ -782,9 +901,12 @@ mod tests {
             ]
         });
         let bytes = map.to_string().into_bytes();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shed.map");
+        std::fs::write(&path, &bytes).unwrap();
         let before = lazy(map.clone());
-        let mut after = lazy(map);
-        after.shed_contents();
+        let mut after = lazy(map.clone());
+        after.shed_contents(&path);
         assert!(
             after.buffer().len() < bytes.len() / 2,
             "{}",
@@ -828,5 +950,20 @@ mod tests {
             changed[1] ^= 1;
             assert_eq!(content_from_file(&changed, hash), None);
         }
+        // Names and function maps are read back from the file; a file that changed gives none, never others.
+        let mut stale = lazy(map);
+        stale.shed_contents(&path);
+        let text = String::from_utf8(bytes).unwrap();
+        std::fs::write(
+            &path,
+            text.replace(r#""names":["fn"]"#, r#""names":["gn"]"#)
+                .replace(r#""<global>","fn""#, r#""<global>","gn""#),
+        )
+        .unwrap();
+        let hits = stale
+            .all_at(GeneratedPosition { line: 0, column: 2 })
+            .unwrap();
+        assert_eq!(hits[0].original.as_ref().unwrap().name, None);
+        assert!(stale.facebook_function_name(0, SourceId(0), 0, 1).is_err());
     }
 }

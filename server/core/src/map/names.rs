@@ -3,6 +3,28 @@
 //! A Metro index map carries ~800K names over 16,500 sections; one heap string per name made the allocator the
 //! biggest cost of opening it after JSON scanning itself.
 
+/// A section's names: in memory, or left in the map file (`SourceMapIndex::shed_contents`) and read back on first use.
+#[derive(Debug)]
+pub(crate) enum Names {
+    Table(NameTable),
+    InFile {
+        /// The raw JSON array in the file, and the hash its bytes must have.
+        range: std::ops::Range<usize>,
+        hash: u64,
+        count: u32,
+        table: std::sync::OnceLock<NameTable>,
+    },
+}
+
+impl Names {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Names::Table(t) => t.len(),
+            Names::InFile { count, .. } => *count as usize,
+        }
+    }
+}
+
 /// The names of one map, indexed as in its `names` array.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NameTable {

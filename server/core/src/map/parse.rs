@@ -60,6 +60,8 @@ pub struct ParsedMap {
     pub path: String,
     pub mappings: TextRef,
     pub names: NameTable,
+    /// Where the raw JSON `names` array is in the file.
+    pub names_at: Option<Range<usize>>,
     /// `sources` with `sourceRoot` applied; `None` for a `null` entry.
     pub sources: Vec<Option<Box<str>>>,
     /// Per source, the raw JSON string literal (quotes included) of its `sourcesContent` entry.
@@ -867,6 +869,7 @@ impl<'b> Parser<'b> {
             path,
             mappings: mappings?,
             names,
+            names_at: raw.names.map(|r| self.range_of(r)),
             sources,
             contents,
             ignore_list,

@@ -70,7 +70,7 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
     let stats = Stats {
         sections: index.sections().len(),
         sources: index.sources().len(),
-        names: index.sections().iter().map(|s| s.names().len()).sum(),
+        names: index.sections().iter().map(|s| s.names_len()).sum(),
         segments,
         generated_lines: lines,
         checkpoints,

@@ -83,11 +83,12 @@ pub async fn publish(b: &Backend, uri: Url) {
         return;
     }
     let Ok(path) = uri.to_file_path() else { return };
-    // Maps are opened lazily; validate every section now (off the async threads) so errors surface here.
+    // Maps are opened lazily; validate every section now (off the async threads) so errors surface here. Valid
+    // sections keep no checkpoints: a hover builds its own section's.
     let result = match b.map_for(&uri).await {
         Ok(map) => {
             let m = map.clone();
-            match tokio::task::spawn_blocking(move || m.index.build_all()).await {
+            match tokio::task::spawn_blocking(move || m.index.validate_all()).await {
                 Ok(Err(errors)) => Err(MapProblem::Load {
                     span: b
                         .bundle_map(&uri)

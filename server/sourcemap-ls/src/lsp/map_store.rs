@@ -419,7 +419,7 @@ impl MapStore {
                 .map_err(|e| Arc::new(LoadError::Invalid(e)))?;
             let parsed = started.elapsed();
             // `sourcesContent` stays in the file until a source's text is needed (see `source_texts`).
-            index.shed_contents();
+            index.shed_contents(&p);
             tracing::debug!(?read, ?parsed, shed = ?started.elapsed(), "map read, parsed, shed");
             if expected.len as usize >= super::heap::TRIM_AFTER_BYTES {
                 super::heap::release_free_memory();

@@ -68,7 +68,7 @@ pub async fn map_info(b: &Backend, params: Params) -> Result<Option<Answer>> {
         segments,
         mappings_bytes: index.mappings_bytes(),
         index_bytes: index.mappings_bytes() + index.checkpoint_heap_bytes(),
-        names: index.sections().iter().map(|s| s.names().len()).sum(),
+        names: index.sections().iter().map(|s| s.names_len()).sum(),
         debug_id: index.debug_id.clone(),
         sources: (0..index.sources().len())
             .map(|i| {
