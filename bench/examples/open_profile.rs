@@ -23,8 +23,14 @@ fn main() {
         parse.push(t.elapsed());
         drop(parsed);
         let t = Instant::now();
-        let index =
-            SourceMapIndex::from_bytes_with(copy, IndexOptions { lazy: true }).expect("map");
+        let index = SourceMapIndex::from_bytes_with(
+            copy,
+            IndexOptions {
+                lazy: true,
+                lazy_names: true,
+            },
+        )
+        .expect("map");
         lazy.push(t.elapsed());
         drop(index);
     }

@@ -243,7 +243,16 @@ fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
     let lazy = time_consuming(
         s,
         || bytes.clone(),
-        |b| SourceMapIndex::from_bytes_with(b, IndexOptions { lazy: true }).unwrap(),
+        |b| {
+            SourceMapIndex::from_bytes_with(
+                b,
+                IndexOptions {
+                    lazy: true,
+                    lazy_names: true,
+                },
+            )
+            .unwrap()
+        },
     );
     row(
         "open, validated (÷ serde_json IgnoredAny)",
@@ -349,7 +358,14 @@ fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
         s.min(3),
         || bytes.clone(),
         |b| {
-            let idx = SourceMapIndex::from_bytes_with(b, IndexOptions { lazy: true }).unwrap();
+            let idx = SourceMapIndex::from_bytes_with(
+                b,
+                IndexOptions {
+                    lazy: true,
+                    lazy_names: true,
+                },
+            )
+            .unwrap();
             let mut found = 0u32;
             for p in &qs {
                 if let Ok(Some(_)) = idx.lookup(*p, Bias::GreatestLowerBound) {

@@ -13,7 +13,7 @@ const MAX_SEGMENT_PROBES: usize = 32;
 /// Parses `data` as a source map, eagerly and lazily, and runs every query on what parses.
 pub fn exercise_map_bytes(data: &[u8]) {
     for lazy in [false, true] {
-        if let Ok(index) = SourceMapIndex::from_bytes_with(data.to_vec(), IndexOptions { lazy }) {
+        if let Ok(index) = SourceMapIndex::from_bytes_with(data.to_vec(), IndexOptions { lazy, lazy_names: lazy }) {
             exercise_index(&index, data);
         }
     }

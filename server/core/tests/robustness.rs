@@ -6,9 +6,13 @@ use sourcemap_core::{Bias, GeneratedPosition, SourceMapIndex};
 
 fn exercise(bytes: Vec<u8>) {
     for lazy in [false, true] {
-        let Ok(index) =
-            SourceMapIndex::from_bytes_with(bytes.clone(), sourcemap_core::IndexOptions { lazy })
-        else {
+        let Ok(index) = SourceMapIndex::from_bytes_with(
+            bytes.clone(),
+            sourcemap_core::IndexOptions {
+                lazy,
+                lazy_names: lazy,
+            },
+        ) else {
             continue;
         };
         for line in 0..4 {

@@ -18,8 +18,8 @@ use std::sync::OnceLock;
 use crate::error::{ErrorLocation, MapError, MapErrors};
 use crate::map::compact::{Bias, CompactMappings};
 use crate::map::function_map::FunctionMap;
-use crate::map::names::{NameTable, Names};
-use crate::map::parse::{parse_document, ParsedMap, TextRef};
+use crate::map::names::{NameTable, Names, NamesInFile};
+use crate::map::parse::{parse_document, parse_document_with, ParsedMap, TextRef};
 use crate::map::reverse::ReverseIndex;
 use crate::map::scopes::{decode_scopes, DecodedScopes};
 use crate::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
@@ -132,11 +132,13 @@ pub struct Section {
     facebook_sources_hash: Option<u64>,
     /// Local source index → global source.
     sources: Box<[SourceId]>,
-    compact: OnceLock<Result<CompactMappings, MapError>>,
+    // The three decoded parts are boxed: most of a Metro map's 16,500 sections are never queried, and an unset
+    // `OnceLock` of a box is 16 bytes where the unboxed ones took 200.
+    compact: OnceLock<Box<Result<CompactMappings, MapError>>>,
     /// Metro function maps, one per local source, decoded on first use.
-    function_maps: OnceLock<Result<Vec<Option<FunctionMap>>, String>>,
+    function_maps: OnceLock<Box<Result<Vec<Option<FunctionMap>>, String>>>,
     /// The `scopes` field, decoded on first use.
-    decoded_scopes: OnceLock<Result<DecodedScopes, String>>,
+    decoded_scopes: OnceLock<Box<Result<DecodedScopes, String>>>,
     pub x_facebook_sources: Option<Range<usize>>,
     pub scopes: Option<Range<usize>>,
     pub debug_id: Option<String>,
@@ -189,6 +191,10 @@ pub struct IndexOptions {
     /// Build each section's checkpoints on first use instead of validating every `mappings` up front. An invalid
     /// section then reports its error when a query first touches it.
     pub lazy: bool,
+    /// Check and count each section's `names` but build its table on first use: from the buffer, or after
+    /// [`SourceMapIndex::shed_contents`] from the file. Opening allocates no name (800K of them in a Metro map), and
+    /// a shed index never held them.
+    pub lazy_names: bool,
 }
 
 /// See the module documentation.
@@ -217,12 +223,30 @@ impl SourceMapIndex {
     }
 
     pub fn from_bytes_with(mut buffer: Vec<u8>, options: IndexOptions) -> Result<Self, MapErrors> {
-        let doc = parse_document(&mut buffer)?;
+        let mut doc = parse_document_with(&mut buffer, true, !options.lazy_names)?;
+        if options.lazy_names && !doc.warnings.is_empty() {
+            // Trailing commas were blanked in the buffer, so its bytes are no longer the file's: keep the names.
+            doc = parse_document(&mut buffer)?;
+        }
+        let lazy_names = options.lazy_names && doc.warnings.is_empty();
         let mut sources: Vec<Source> = Vec::new();
         let mut source_by_url: HashMap<Box<str>, SourceId> = HashMap::new();
         let mut sections = Vec::with_capacity(doc.maps.len());
         for map in doc.maps {
-            sections.push(Self::section(map, &mut sources, &mut source_by_url));
+            let names_at = map.names_at.clone().filter(|_| lazy_names);
+            let count = map.names_count;
+            let mut section = Self::section(map, &mut sources, &mut source_by_url);
+            if let (Some(range), Names::Table(t)) = (names_at, &section.names) {
+                if t.is_empty() && count > 0 {
+                    section.names = Names::InFile(Box::new(NamesInFile {
+                        hash: xxhash_rust::xxh3::xxh3_64(&buffer[range.clone()]),
+                        range,
+                        count,
+                        table: OnceLock::new(),
+                    }));
+                }
+            }
+            sections.push(section);
         }
         let index = SourceMapIndex {
             buffer: buffer.into_boxed_slice(),
@@ -314,18 +338,16 @@ impl SourceMapIndex {
     /// The section's checkpoints, built (and its mappings validated) on first use.
     pub fn compact(&self, section: usize) -> Result<&CompactMappings, MapError> {
         let s = &self.sections[section];
-        s.compact
-            .get_or_init(|| self.build_section(section))
-            .as_ref()
-            .map_err(Clone::clone)
+        let built: &Result<CompactMappings, MapError> = s
+            .compact
+            .get_or_init(|| Box::new(self.build_section(section)));
+        built.as_ref().map_err(Clone::clone)
     }
 
     /// The section's checkpoints if they are built already (never builds).
     pub fn compact_if_built(&self, section: usize) -> Option<&CompactMappings> {
-        self.sections[section]
-            .compact
-            .get()
-            .and_then(|r| r.as_ref().ok())
+        let built: &Result<CompactMappings, MapError> = self.sections[section].compact.get()?;
+        built.as_ref().ok()
     }
 
     fn build_section(&self, i: usize) -> Result<CompactMappings, MapError> {
@@ -493,12 +515,12 @@ impl SourceMapIndex {
             .collect();
         for ((s, names), facebook) in self.sections.iter_mut().zip(shed_names).zip(shed_facebook) {
             if let Some((range, hash)) = names {
-                s.names = Names::InFile {
+                s.names = Names::InFile(Box::new(NamesInFile {
                     range,
                     hash,
                     count: s.names.len() as u32,
                     table: OnceLock::new(),
-                };
+                }));
             }
             s.facebook_sources_hash = facebook;
         }
@@ -541,7 +563,12 @@ impl SourceMapIndex {
     /// The bytes at `range` of the map file the index was built from, if they still hash to `hash`.
     fn read_back(&self, range: &Range<usize>, hash: u64) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt;
-        let (file, _) = crate::files::open_regular(self.file_path.as_deref()?).ok()?;
+        let Some(path) = self.file_path.as_deref() else {
+            // Not shed yet: the buffer is still the file's bytes.
+            let bytes = self.buffer.get(range.clone())?;
+            return (xxhash_rust::xxh3::xxh3_64(bytes) == hash).then(|| bytes.to_vec());
+        };
+        let (file, _) = crate::files::open_regular(path).ok()?;
         let mut bytes = vec![0; range.len()];
         file.read_exact_at(&mut bytes, range.start as u64).ok()?;
         (xxhash_rust::xxh3::xxh3_64(&bytes) == hash).then_some(bytes)
@@ -552,10 +579,8 @@ impl SourceMapIndex {
     fn names_of(&self, section: usize) -> &NameTable {
         match &self.sections[section].names {
             Names::Table(t) => t,
-            Names::InFile {
-                range, hash, table, ..
-            } => table.get_or_init(|| {
-                self.read_back(range, *hash)
+            Names::InFile(n) => n.table.get_or_init(|| {
+                self.read_back(&n.range, n.hash)
                     .and_then(|raw| {
                         let text = std::str::from_utf8(&raw).ok()?;
                         NameTable::from_json_array(text).ok()
@@ -710,7 +735,7 @@ impl SourceMapIndex {
         let Some(range) = s.x_facebook_sources.clone() else {
             return Ok(None);
         };
-        let maps = s.function_maps.get_or_init(|| {
+        let decode = || {
             let bytes =
                 match s.facebook_sources_hash {
                     None => Cow::Borrowed(&self.buffer[range]),
@@ -720,7 +745,8 @@ impl SourceMapIndex {
                 };
             let raw = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
             FunctionMap::decode_facebook_sources(raw)
-        });
+        };
+        let maps: &Result<_, _> = s.function_maps.get_or_init(|| Box::new(decode()));
         let maps = maps.as_ref().map_err(Clone::clone)?;
         let Some(local) = s.sources.iter().position(|&g| g == source) else {
             return Ok(None);
@@ -735,11 +761,12 @@ impl SourceMapIndex {
     pub fn scopes(&self, section: usize) -> Option<Result<&DecodedScopes, String>> {
         let s = &self.sections[section];
         let range = s.scopes.clone()?;
-        let decoded = s.decoded_scopes.get_or_init(|| {
+        let decode = || {
             let text: String =
                 serde_json::from_slice(&self.buffer[range]).map_err(|e| format!("scopes: {e}"))?;
             decode_scopes(&text, self.names_of(section), s.sources.len())
-        });
+        };
+        let decoded: &Result<_, _> = s.decoded_scopes.get_or_init(|| Box::new(decode()));
         Some(decoded.as_ref().map_err(Clone::clone))
     }
 
@@ -784,11 +811,11 @@ impl SourceMapIndex {
             .get_or_init(|| {
                 let errors: Vec<MapError> = (0..self.sections.len())
                     .filter_map(|i| match self.sections[i].compact.get() {
-                        Some(built) => built.as_ref().err().cloned(),
+                        Some(built) => (**built).as_ref().err().cloned(),
                         None => match self.build_section(i) {
                             Ok(_) => None,
                             Err(e) => {
-                                let _ = self.sections[i].compact.set(Err(e.clone()));
+                                let _ = self.sections[i].compact.set(Box::new(Err(e.clone())));
                                 Some(e)
                             }
                         },
@@ -807,7 +834,7 @@ impl SourceMapIndex {
     pub fn checkpoint_heap_bytes(&self) -> usize {
         self.sections
             .iter()
-            .filter_map(|s| s.compact.get().and_then(|c| c.as_ref().ok()))
+            .filter_map(|s| s.compact.get().and_then(|c| (**c).as_ref().ok()))
             .map(CompactMappings::heap_bytes)
             .sum()
     }
@@ -818,8 +845,44 @@ mod tests {
     use super::*;
 
     fn lazy(json: serde_json::Value) -> SourceMapIndex {
-        SourceMapIndex::from_bytes_with(json.to_string().into_bytes(), IndexOptions { lazy: true })
-            .unwrap()
+        SourceMapIndex::from_bytes_with(
+            json.to_string().into_bytes(),
+            IndexOptions {
+                lazy: true,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    /// Names built on first use give the same answers, escapes and trailing commas included.
+    #[test]
+    fn lazy_names_answer_as_eager_ones() {
+        let map = r#"{"version":3,"sections":[
+            {"offset":{"line":0,"column":0},"map":{"version":3,"sources":["a.js"],"names":["x","\"q\"","\u00fc"],"mappings":"AAAAA,CAAAC,CAAAC"}},
+            {"offset":{"line":1,"column":0},"map":{"version":3,"sources":["b.js"],"names":["y",],"mappings":"AAAAA"}}]}"#;
+        let names = |lazy_names: bool| {
+            let index = SourceMapIndex::from_bytes_with(
+                map.as_bytes().to_vec(),
+                IndexOptions {
+                    lazy: true,
+                    lazy_names,
+                },
+            )
+            .unwrap();
+            [(0, 0), (0, 1), (0, 2), (1, 0)]
+                .map(|(line, column)| {
+                    let hit = index
+                        .lookup(GeneratedPosition { line, column }, Bias::GreatestLowerBound)
+                        .unwrap()
+                        .unwrap();
+                    hit.original.unwrap().name.map(str::to_string)
+                })
+                .to_vec()
+        };
+        assert_eq!(names(true), names(false));
+        assert_eq!(names(true)[1].as_deref(), Some("\"q\""));
+        assert_eq!(names(true)[3].as_deref(), Some("y"));
     }
 
     #[test]

@@ -7,20 +7,23 @@
 #[derive(Debug)]
 pub(crate) enum Names {
     Table(NameTable),
-    InFile {
-        /// The raw JSON array in the file, and the hash its bytes must have.
-        range: std::ops::Range<usize>,
-        hash: u64,
-        count: u32,
-        table: std::sync::OnceLock<NameTable>,
-    },
+    InFile(Box<NamesInFile>),
+}
+
+/// Names left in the map file: the raw JSON array's place, the hash its bytes must have, and the table once read.
+#[derive(Debug)]
+pub(crate) struct NamesInFile {
+    pub range: std::ops::Range<usize>,
+    pub hash: u64,
+    pub count: u32,
+    pub table: std::sync::OnceLock<NameTable>,
 }
 
 impl Names {
     pub(crate) fn len(&self) -> usize {
         match self {
             Names::Table(t) => t.len(),
-            Names::InFile { count, .. } => *count as usize,
+            Names::InFile(n) => n.count as usize,
         }
     }
 }
@@ -49,6 +52,49 @@ impl NameTable {
             text: text.into_boxed_str(),
             ends: ends.into_boxed_slice(),
         })
+    }
+
+    /// Checks that `json` is an array of strings and counts them, keeping no text (for names left in the file).
+    pub fn count_json_array(json: &str) -> Result<u32, serde_json::Error> {
+        use serde::de::{Deserializer, Error, SeqAccess, Visitor};
+
+        struct Count;
+        impl<'de> Visitor<'de> for Count {
+            type Value = u32;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of strings")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u32, A::Error> {
+                let mut n: u32 = 0;
+                while seq.next_element::<AString>()?.is_some() {
+                    n = n
+                        .checked_add(1)
+                        .ok_or_else(|| A::Error::custom("too many names"))?;
+                }
+                Ok(n)
+            }
+        }
+        /// One string element, not kept.
+        struct AString;
+        impl<'de> serde::Deserialize<'de> for AString {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AString, D::Error> {
+                d.deserialize_str(StrVisitor)
+            }
+        }
+        struct StrVisitor;
+        impl<'de> Visitor<'de> for StrVisitor {
+            type Value = AString;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: Error>(self, _: &str) -> Result<AString, E> {
+                Ok(AString)
+            }
+        }
+        let mut de = serde_json::Deserializer::from_str(json);
+        let n = (&mut de).deserialize_seq(Count)?;
+        de.end()?;
+        Ok(n)
     }
 
     /// Reads a JSON array of strings straight into a table: no string or list allocated per name. Fails on anything
@@ -151,6 +197,12 @@ mod tests {
         );
         assert_eq!(t.iter().collect::<Vec<_>>(), ["a", "", "ünï", "b"]);
         assert!(NameTable::default().is_empty());
+        assert_eq!(
+            NameTable::count_json_array(r#"["a", "b\"c", ""]"#).unwrap(),
+            3
+        );
+        assert!(NameTable::count_json_array(r#"["a", 1]"#).is_err());
+        assert!(NameTable::count_json_array(r#"{"a": 1}"#).is_err());
         let json = NameTable::from_json_array(r#"["a", "", "\u00fcn\u00ef", "b"]"#).unwrap();
         assert_eq!(json, t);
         assert!(NameTable::from_json_array(r#"["a", 1]"#).is_err());

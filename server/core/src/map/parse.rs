@@ -62,6 +62,8 @@ pub struct ParsedMap {
     pub names: NameTable,
     /// Where the raw JSON `names` array is in the file.
     pub names_at: Option<Range<usize>>,
+    /// How many names there are (`names` is empty when they were left in the file: see `parse_document_with`).
+    pub names_count: u32,
     /// `sources` with `sourceRoot` applied; `None` for a `null` entry.
     pub sources: Vec<Option<Box<str>>>,
     /// Per source, the raw JSON string literal (quotes included) of its `sourcesContent` entry.
@@ -238,17 +240,24 @@ pub fn document_start(buffer: &[u8]) -> usize {
 /// Parses a source map held in `buffer`. Trailing commas are blanked out in place (same length, so byte offsets
 /// still point into the original file), with a warning.
 pub fn parse_document(buffer: &mut [u8]) -> Result<ParsedDocument, MapErrors> {
-    parse_document_with(buffer, true)
+    parse_document_with(buffer, true, true)
 }
 
-/// `one_pass: false` skips the fast path (tests compare the two ways through).
-fn parse_document_with(buffer: &mut [u8], one_pass: bool) -> Result<ParsedDocument, MapErrors> {
+/// [`parse_document`], with `keep_names: false` checking each `names` array and counting it without keeping its
+/// text (`names` stays empty; the caller reads them from the file when needed). `one_pass: false` skips the fast
+/// path (tests compare the two ways through).
+pub fn parse_document_with(
+    buffer: &mut [u8],
+    one_pass: bool,
+    keep_names: bool,
+) -> Result<ParsedDocument, MapErrors> {
     let start = document_start(buffer);
     let mut warnings = Vec::new();
     // A handful of trailing commas are tolerated; a file full of them is not what this leniency is for.
     for _ in 0..64 {
         let mut parser = Parser::new(buffer, start);
         parser.one_pass = one_pass;
+        parser.keep_names = keep_names;
         match parser.parse() {
             Err(ParseFailure::TrailingComma(at)) => {
                 buffer[at] = b' ';
@@ -292,6 +301,8 @@ struct Parser<'b> {
     start: usize,
     /// Try the one-pass reading first.
     one_pass: bool,
+    /// Build name tables (else only check and count them).
+    keep_names: bool,
     errors: Vec<MapError>,
     warnings: Vec<MapError>,
 }
@@ -316,6 +327,7 @@ impl<'b> Parser<'b> {
             buffer,
             start,
             one_pass: true,
+            keep_names: true,
             errors: Vec::new(),
             warnings: Vec::new(),
         }
@@ -803,8 +815,13 @@ impl<'b> Parser<'b> {
         }
         contents.resize(sources.len(), None);
 
+        let counted = match raw.names {
+            Some(list) if !self.keep_names => NameTable::count_json_array(list.get()).ok(),
+            _ => None,
+        };
         let names = match raw.names {
             None => Ok(NameTable::default()),
+            Some(_) if counted.is_some() => Ok(NameTable::default()),
             // Fast path: straight into the table; anything odd is read again item by item to locate the error.
             Some(list) => match NameTable::from_json_array(list.get()) {
                 Ok(table) => Ok(table),
@@ -868,6 +885,7 @@ impl<'b> Parser<'b> {
             offset,
             path,
             mappings: mappings?,
+            names_count: counted.unwrap_or(names.len() as u32),
             names,
             names_at: raw.names.map(|r| self.range_of(r)),
             sources,
@@ -1075,8 +1093,8 @@ mod tests {
             #![proptest_config(ProptestConfig::with_cases(600))]
             #[test]
             fn on_valid_and_broken_maps(text in document()) {
-                let fast = parse_document_with(&mut text.clone().into_bytes(), true);
-                let located = parse_document_with(&mut text.clone().into_bytes(), false);
+                let fast = parse_document_with(&mut text.clone().into_bytes(), true, true);
+                let located = parse_document_with(&mut text.clone().into_bytes(), false, true);
                 prop_assert_eq!(format!("{fast:?}"), format!("{located:?}"), "{}", text);
             }
         }

@@ -42,7 +42,13 @@ pub struct Explored {
 pub fn explore(bundle: &Path, map: Option<&Path>) -> Result<Explored, CliError> {
     let text = std::fs::read(bundle)
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", bundle.display())))?;
-    let index: SourceMapIndex = open_index(map.unwrap_or(bundle), IndexOptions { lazy: true })?;
+    let index: SourceMapIndex = open_index(
+        map.unwrap_or(bundle),
+        IndexOptions {
+            lazy: true,
+            lazy_names: true,
+        },
+    )?;
     let composition = compose(&index, &text)
         .map_err(|e| CliError::Map(format!("{}: {e}", map.unwrap_or(bundle).display())))?;
     let names = source_names(&index);

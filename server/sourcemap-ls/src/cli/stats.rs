@@ -47,8 +47,14 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
     let file_len = loaded.bytes.len();
     let before = live_bytes() - loaded.bytes.capacity();
     let started = Instant::now();
-    let index = SourceMapIndex::from_bytes_with(loaded.bytes, IndexOptions { lazy: true })
-        .map_err(|e| CliError::Map(format!("{}: {e}", args.map.display())))?;
+    let index = SourceMapIndex::from_bytes_with(
+        loaded.bytes,
+        IndexOptions {
+            lazy: true,
+            lazy_names: true,
+        },
+    )
+    .map_err(|e| CliError::Map(format!("{}: {e}", args.map.display())))?;
     let parsed = live_bytes();
     index
         .build_all()

@@ -121,8 +121,14 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
     }
     // Lazy: a trace touches a few sections of a map that may have thousands; a section that turns out invalid makes
     // its frames unresolved with the reason, while the JSON and every field are still checked here.
-    let index = SourceMapIndex::from_bytes_with(loaded.bytes, IndexOptions { lazy: true })
-        .map_err(|e| CliError::Map(format!("{}: {e}", path.display())))?;
+    let index = SourceMapIndex::from_bytes_with(
+        loaded.bytes,
+        IndexOptions {
+            lazy: true,
+            lazy_names: true,
+        },
+    )
+    .map_err(|e| CliError::Map(format!("{}: {e}", path.display())))?;
     if let Some(file) = &index.file {
         names.push(file_name_of(file).to_string());
     }
@@ -230,9 +236,15 @@ impl Catalog {
             let bytes = crate::devserver::fetch_map(file, crate::lsp::DEFAULT_MAX_MAP_BYTES)
                 .map_err(|e| eprintln!("sourcemap-ls: {e}"))
                 .ok()?;
-            let index = SourceMapIndex::from_bytes_with(bytes, IndexOptions { lazy: true })
-                .map_err(|e| eprintln!("sourcemap-ls: map of {file}: {e}"))
-                .ok()?;
+            let index = SourceMapIndex::from_bytes_with(
+                bytes,
+                IndexOptions {
+                    lazy: true,
+                    lazy_names: true,
+                },
+            )
+            .map_err(|e| eprintln!("sourcemap-ls: map of {file}: {e}"))
+            .ok()?;
             self.maps.push(KnownMap {
                 debug_id: index.debug_id.clone(),
                 index,

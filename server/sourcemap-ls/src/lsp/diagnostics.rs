@@ -88,7 +88,15 @@ pub async fn publish(b: &Backend, uri: Url) {
     let result = match b.map_for(&uri).await {
         Ok(map) => {
             let m = map.clone();
-            match tokio::task::spawn_blocking(move || m.index.validate_all()).await {
+            let validated = tokio::task::spawn_blocking(move || {
+                let result = m.index.validate_all();
+                // Validating a large map built and dropped every section's checkpoints.
+                if m.index.mappings_bytes() >= super::heap::TRIM_AFTER_BYTES {
+                    super::heap::release_free_memory();
+                }
+                result
+            });
+            match validated.await {
                 Ok(Err(errors)) => Err(MapProblem::Load {
                     span: b
                         .bundle_map(&uri)

@@ -300,18 +300,24 @@ impl MapStore {
             .get_or_init(|| async move {
                 let k = key.clone();
                 let task = tokio::task::spawn_blocking(move || {
-                    SourceMapIndex::from_bytes_with(bytes.to_vec(), IndexOptions { lazy: true })
-                        .map(|index| {
-                            Arc::new(LoadedMap {
-                                key: k,
-                                index,
-                                outline: OnceLock::new(),
-                                code: Default::default(),
-                                content_checks: Default::default(),
-                                texts: Default::default(),
-                            })
+                    SourceMapIndex::from_bytes_with(
+                        bytes.to_vec(),
+                        IndexOptions {
+                            lazy: true,
+                            lazy_names: true,
+                        },
+                    )
+                    .map(|index| {
+                        Arc::new(LoadedMap {
+                            key: k,
+                            index,
+                            outline: OnceLock::new(),
+                            code: Default::default(),
+                            content_checks: Default::default(),
+                            texts: Default::default(),
                         })
-                        .map_err(|e| Arc::new(LoadError::Invalid(e)))
+                    })
+                    .map_err(|e| Arc::new(LoadError::Invalid(e)))
                 });
                 task.await.unwrap_or_else(|e| {
                     Err(Arc::new(LoadError::Unreadable(format!(
@@ -415,8 +421,14 @@ impl MapStore {
                 *entry.racy_hash.blocking_lock() = Some(content_hash(&bytes));
             }
             // Lazy: the first hover pays for its own section only; diagnostics validate the rest in the background.
-            let mut index = SourceMapIndex::from_bytes_with(bytes, IndexOptions { lazy: true })
-                .map_err(|e| Arc::new(LoadError::Invalid(e)))?;
+            let mut index = SourceMapIndex::from_bytes_with(
+                bytes,
+                IndexOptions {
+                    lazy: true,
+                    lazy_names: true,
+                },
+            )
+            .map_err(|e| Arc::new(LoadError::Invalid(e)))?;
             let parsed = started.elapsed();
             // `sourcesContent` stays in the file until a source's text is needed (see `source_texts`).
             index.shed_contents(&p);
