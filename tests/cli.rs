@@ -321,6 +321,58 @@ fn cli_lookups_match_the_library_on_an_index_map() {
     assert!(got.iter().filter(|v| !v["source"].is_null()).count() > got.len() / 2);
 }
 
+/// A short trace against a large index map opens only the sections its frames need (`map::sparse`): the answer is
+/// the library's on the whole map, frame for frame, for frames in many sections, between them, and past the end.
+#[test]
+fn symbolicate_on_a_large_index_map_answers_as_the_whole_map() {
+    use sourcemap_core::trace::stack::{parse_stack, PlainInput};
+    use sourcemap_core::trace::symbolicate::{render_text, symbolicate, TextOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let g = metro(&MetroParams {
+        modules: 2500,
+        mean_segments: 120,
+        ..MetroParams::small(9)
+    });
+    assert!(
+        g.index_map.len() > 4 << 20,
+        "{} bytes: below the sparse threshold",
+        g.index_map.len()
+    );
+    let path = dir.path().join("index.bundle.map");
+    std::fs::write(&path, &g.index_map).unwrap();
+    let lines: Vec<&str> = g.bundle.lines().collect();
+    let mut trace = String::from("Error: boom\n");
+    for i in 0..60usize {
+        let line = (i * 7919) % (lines.len() + 3); // a few past the end
+        let width = lines.get(line).map_or(1, |l| l.len().max(1));
+        trace.push_str(&format!(
+            "    at f{i} (http://localhost:8081/index.bundle?platform=ios:{}:{})\n",
+            line + 1,
+            (i * 31) % width + 1
+        ));
+    }
+    let got = run_stdin(&["symbolicate", &path.to_string_lossy()], &trace);
+    assert!(
+        got.status.success(),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+    let index = sourcemap_core::SourceMapIndex::from_bytes(g.index_map.clone()).unwrap();
+    let parsed = parse_stack(&trace, PlainInput::default());
+    let want = render_text(
+        &symbolicate(
+            &parsed,
+            |_| Ok(Some((0, &index))),
+            |_| None,
+            &sourcemap_core::trace::function_name::NoCode,
+        ),
+        TextOptions::default(),
+    );
+    let got = String::from_utf8(got.stdout).unwrap();
+    assert_eq!(got, want);
+    assert!(got.matches(".js:").count() > 40, "{got}");
+}
+
 /// `sourcemap-ls symbolicate … | head`: the reader goes away; the command ends quietly by SIGPIPE, as Unix tools do,
 /// with no panic or backtrace on stderr.
 #[test]

@@ -3,7 +3,8 @@
 //! Layers, bottom up: `vlq` (digits) → `segment` (segments and every validity rule) → `compact` (checkpoints and the
 //! generated → original lookups) → `parse` (the JSON, located errors) → `index` (sections and sources) → `reverse`
 //! (original → generated). `names` holds a map's `names`; `function_map` and `scopes` read the two fields that name
-//! functions (Metro's `x_facebook_sources`, ECMA-426 `scopes`).
+//! functions (Metro's `x_facebook_sources`, ECMA-426 `scopes`). `sparse` cuts an index map down to the sections some
+//! positions need, for a short trace against a large map.
 
 pub mod compact;
 pub mod function_map;
@@ -13,4 +14,5 @@ pub mod parse;
 pub mod reverse;
 pub mod scopes;
 pub mod segment;
+pub mod sparse;
 pub mod vlq;

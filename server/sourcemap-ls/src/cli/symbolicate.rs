@@ -22,7 +22,7 @@ use sourcemap_core::trace::symbolicate::{
     first_code_frame, names_from_code, render_frame, render_text, symbolicate, SymbolicatedLine,
     TextOptions,
 };
-use sourcemap_core::{IndexOptions, SourceId, SourceMapIndex};
+use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
 use super::CliError;
 
@@ -104,9 +104,32 @@ struct KnownMap {
     dir: PathBuf,
 }
 
+/// Maps at least this big are cut down to the sections a trace needs when it is given first (see `load`).
+const SPARSE_AFTER_BYTES: usize = 4 << 20;
+
 fn load(path: &Path) -> Result<KnownMap, CliError> {
-    let loaded = load_map(path).map_err(CliError::Map)?;
-    let map_dir = match &loaded.origin {
+    load_for(path, None)
+}
+
+/// Loads a map; with the trace's `positions`, a large index map given by path is opened as just the sections
+/// holding them (`sparse_open`), and whole whenever that is not clean.
+fn load_for(path: &Path, positions: Option<&[GeneratedPosition]>) -> Result<KnownMap, CliError> {
+    let options = IndexOptions {
+        lazy: true,
+        lazy_names: true,
+    };
+    let (origin, index) = match positions.and_then(|p| sparse_open(path, p, options)) {
+        Some(index) => (MapOrigin::File(path.to_path_buf()), index),
+        None => {
+            let loaded = load_map(path).map_err(CliError::Map)?;
+            // Lazy: a trace touches a few sections of a map that may have thousands; a section that turns out
+            // invalid makes its frames unresolved with the reason, while the JSON and every field are checked here.
+            let index = SourceMapIndex::from_bytes_with(loaded.bytes, options)
+                .map_err(|e| CliError::Map(format!("{}: {e}", path.display())))?;
+            (loaded.origin, index)
+        }
+    };
+    let map_dir = match &origin {
         MapOrigin::File(p) => p.parent().unwrap_or(Path::new(".")).to_path_buf(),
         MapOrigin::DataUrl { bundle } => bundle.parent().unwrap_or(Path::new(".")).to_path_buf(),
     };
@@ -119,20 +142,10 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
         Some(bundle) => names.push(bundle.to_string()),
         None => names.push(own.clone()),
     }
-    // Lazy: a trace touches a few sections of a map that may have thousands; a section that turns out invalid makes
-    // its frames unresolved with the reason, while the JSON and every field are still checked here.
-    let index = SourceMapIndex::from_bytes_with(
-        loaded.bytes,
-        IndexOptions {
-            lazy: true,
-            lazy_names: true,
-        },
-    )
-    .map_err(|e| CliError::Map(format!("{}: {e}", path.display())))?;
     if let Some(file) = &index.file {
         names.push(file_name_of(file).to_string());
     }
-    let bundle = match &loaded.origin {
+    let bundle = match &origin {
         MapOrigin::DataUrl { bundle } => BundleText::Known(bundle.clone()),
         MapOrigin::File(map) if map != path => BundleText::Known(path.to_path_buf()),
         MapOrigin::File(map) => BundleText::Guess {
@@ -156,6 +169,34 @@ fn load(path: &Path) -> Result<KnownMap, CliError> {
 
 /// Generated files and original sources above this size are not parsed for function names.
 const MAX_GENERATED_BYTES: u64 = 256 << 20;
+
+/// A large index map file opened as only the sections holding `positions`: the file is mapped, not read (reading
+/// 100 MB was a third of a short trace's time), skimmed (`sourcemap_core::map::sparse`), and the sections kept are
+/// parsed and validated in full. `None` (open it whole) for anything else: a small map, a bundle, a flat map, a map
+/// the skim finds odd, or a kept section that is invalid (whose errors the whole open then reports where they are).
+fn sparse_open(
+    path: &Path,
+    positions: &[GeneratedPosition],
+    options: IndexOptions,
+) -> Option<SourceMapIndex> {
+    let (file, meta) = sourcemap_core::files::open_regular(path).ok()?;
+    if meta.len() < SPARSE_AFTER_BYTES as u64 {
+        return None;
+    }
+    // SAFETY: the mapping is read only while the skim runs and dropped before anything else happens; a file
+    // truncated by another process in those milliseconds would fault, as it would for any tool that maps its input
+    // (ripgrep does the same). Only regular files get here.
+    let mapped = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    if !looks_like_map(&mapped[..mapped.len().min(64 << 10)]) {
+        return None;
+    }
+    let doc = sourcemap_core::map::sparse::select_sections(&mapped, positions)?;
+    drop(mapped);
+    let index = SourceMapIndex::from_bytes_with(doc, options).ok()?;
+    // Built (and kept: the frames' lookups use them) and validated, every kept section.
+    index.build_all().ok()?;
+    Some(index)
+}
 
 /// The text of an original source: `sourcesContent`, else the file the source names (relative to the map).
 fn original_text(m: &KnownMap, source: SourceId) -> Option<String> {
@@ -300,10 +341,27 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
         }
     }
+    let plain = PlainInput {
+        line_start: args.input_line_start,
+        column_start: args.input_column_start,
+    };
+    // The frames' positions, to open only the parts of a large index map they need: with one map (with several, a
+    // frame's position may be followed into another map, where it means something else), and not for Hermes crash
+    // reports, whose positions come from the map's function offsets.
+    let positions: Option<Vec<GeneratedPosition>> = (!args.hermes_crash && args.maps.len() == 1)
+        .then(|| {
+            parse_stack(&text, plain)
+                .iter()
+                .filter_map(|l| match l {
+                    StackLine::Frame(f) => f.generated,
+                    StackLine::Text(_) => None,
+                })
+                .collect()
+        });
     let explicit = args
         .maps
         .iter()
-        .map(|p| load(p))
+        .map(|p| load_for(p, positions.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
     let root = match &args.root {
         Some(r) => r.clone(),
@@ -315,10 +373,6 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         by_name: HashMap::new(),
         root,
         dev_server: args.dev_server,
-    };
-    let plain = PlainInput {
-        line_start: args.input_line_start,
-        column_start: args.input_column_start,
     };
     let lines = if args.hermes_crash {
         let Some(first) = catalog.maps.first() else {
