@@ -177,6 +177,14 @@ try {
     if (copyTo) fs.copyFileSync(path.join(args.out, name), copyTo);
   };
 
+  /** Waits for the Quick Pick whose text has `title`, screenshots it (out/NAME, and `copyTo`), returns its rows. */
+  const awaitQuickPick = async (title, name, copyTo) => {
+    await page.locator(".quick-input-widget", { hasText: title }).first().waitFor({ state: "visible", timeout: 20000 });
+    const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    await shootQuickPick(name, copyTo);
+    return rows;
+  };
+
   let addBox = null;
   await step("[page] open index.bundle from Quick Open", async () => {
     await quickOpen("index.bundle");
@@ -410,10 +418,7 @@ try {
     const at = await charBox("input.items.map", "input.items.".length + 1);
     await page.mouse.click(at.x, at.y);
     await palette("Source Map: Go to Generated Position");
-    const title = page.locator(".quick-input-widget", { hasText: "Generated positions in 2 bundles" });
-    await title.first().waitFor({ state: "visible", timeout: 20000 });
-    const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
-    await shootQuickPick("go-to-generated.png", args["screenshot-generated"]);
+    const rows = await awaitQuickPick("Generated positions in 2 bundles", "go-to-generated.png", args["screenshot-generated"]);
     // The newest build first: web/dist (the old one was built three days ago).
     const first = rows[0] ?? "";
     await page.locator(".quick-input-list .monaco-list-row").first().click();
@@ -427,10 +432,7 @@ try {
     await quickOpen("twins.txt");
     await page.waitForSelector('.view-line:has-text("twin.js:1:11")', { timeout: 15000 });
     await palette("Source Map: Symbolicate Selection");
-    const pick = page.locator(".quick-input-widget", { hasText: "Which build produced this trace?" });
-    await pick.first().waitFor({ state: "visible", timeout: 20000 });
-    const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
-    await shootQuickPick("twin-bundles.png", args["screenshot-twins"]);
+    const rows = await awaitQuickPick("Which build produced this trace?", "twin-bundles.png", args["screenshot-twins"]);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "twins/b/twin.js" }).first().click();
     await page.waitForSelector('.tab.active:has-text("symbolicated")', { timeout: 15000 });
     const mapped = page.locator('.view-line:has-text("twin-b-src.js:1:1")');
@@ -445,10 +447,7 @@ try {
     await quickOpen("legacy.js");
     await page.waitForSelector('.view-line:has-text("function greet")', { timeout: 15000 });
     await palette("Source Map: Attach Source Map…");
-    const pick = page.locator(".quick-input-widget", { hasText: "Attach a source map to legacy.js" });
-    await pick.first().waitFor({ state: "visible", timeout: 20000 });
-    const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
-    await shootQuickPick("attach.png", args["screenshot-attach"]);
+    const rows = await awaitQuickPick("Attach a source map to legacy.js", "attach.png", args["screenshot-attach"]);
     // The map in nomap/maps is the nearest to the bundle: listed first.
     await page.locator(".quick-input-list .monaco-list-row").first().click();
     await page.getByText("legacy.js now uses", { exact: false }).first().waitFor({ state: "visible", timeout: 15000 });
