@@ -413,7 +413,7 @@ mod tests {
         for run in 0..70 {
             for pad in 0..70 {
                 let mut b = vec![b'a'; pad];
-                b.extend(std::iter::repeat(b'\\').take(run));
+                b.extend(std::iter::repeat_n(b'\\', run));
                 b.extend_from_slice(b"\"tail\"");
                 assert_eq!(
                     string_end(&b, 0),
