@@ -242,13 +242,7 @@ try {
     await page.waitForSelector('.view-line:has-text("math.add")', { timeout: 15000 });
     const b = await charBox("math.add", "math.".length + 1);
     await page.mouse.click(b.x, b.y);
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: 10000 });
-    await input.fill(">Source Map: Go to Original Source");
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Source Map: Go to Original Source" }).first();
-    await row.waitFor({ state: "visible", timeout: 10000 });
-    await row.click();
+    await palette("Source Map: Go to Original Source");
     await page.waitForSelector('.tab.active:has-text("App.js")', { timeout: 15000 });
     const cursor = await cursorText();
     return { ok: /Ln 4, Col 17/.test(cursor), detail: cursor };
@@ -258,13 +252,7 @@ try {
     await page.keyboard.press("Control+B"); // hide the side bar: room for the long frames in the screenshot
     await quickOpen("metro-ignored.txt");
     await page.waitForSelector('.view-line:has-text("index.bundle")', { timeout: 15000 });
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: 10000 });
-    await input.fill(">Source Map: Symbolicate Selection");
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Source Map: Symbolicate Selection" }).first();
-    await row.waitFor({ state: "visible", timeout: 10000 });
-    await row.click();
+    await palette("Source Map: Symbolicate Selection");
     await page.waitForSelector('.tab.active:has-text("symbolicated")', { timeout: 15000 });
     await page.waitForSelector('.view-line:has-text("App.js:4:17")', { timeout: 15000 });
     // Folding and decorations land shortly after the editor opens: poll for them.
@@ -305,13 +293,7 @@ try {
     await page.keyboard.press("Escape");
     await quickOpen("index.bundle");
     await page.waitForSelector('.view-line:has-text("math.add")', { timeout: 15000 });
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: 10000 });
-    await input.fill(">Source Map: Show Bundle Composition");
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "Source Map: Show Bundle Composition" }).first();
-    await row.waitFor({ state: "visible", timeout: 10000 });
-    await row.click();
+    await palette("Source Map: Show Bundle Composition");
     // A webview is an iframe holding the page's own iframe.
     const inner = page.frameLocator("iframe.webview.ready").last().frameLocator("iframe#active-frame");
     const packages = inner.locator(".node.package");
@@ -330,11 +312,7 @@ try {
 
   await step("[page] hover on a bundle line whose local source is an old checkout: the map's code, and why", async () => {
     await page.keyboard.press("Escape");
-    await page.keyboard.press("F1");
-    const palette = page.locator(".quick-input-widget input");
-    await palette.waitFor({ state: "visible", timeout: 10000 });
-    await palette.fill(">View: Close All Editors");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "View: Close All Editors" }).first().click();
+    await palette("View: Close All Editors");
     await quickOpen("main.js");
     await page.waitForSelector('.view-line:has-text("view();")', { timeout: 15000 });
     const at = await charBox("view();", 1);
@@ -360,11 +338,7 @@ try {
 
   await step("[page] a stack frame printed in the integrated terminal: hover shows the original, Ctrl+click opens it", async () => {
     await page.keyboard.press("Escape");
-    await page.keyboard.press("F1");
-    const palette = page.locator(".quick-input-widget input");
-    await palette.waitFor({ state: "visible", timeout: 10000 });
-    await palette.fill(">Terminal: Create New Terminal");
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Terminal: Create New Terminal" }).first().click();
+    await palette("Terminal: Create New Terminal");
     const rows = page.locator(".xterm-rows");
     await rows.first().waitFor({ state: "visible", timeout: 20000 });
     await sleep(1500); // the shell's prompt

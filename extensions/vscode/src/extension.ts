@@ -423,20 +423,9 @@ export class SourceMapExtension implements vscode.Disposable {
 
   /** Asks which of several same-named bundles (file: URIs) is meant: folder and build time, newest first. */
   async pickBundle(title: string, uris: string[]): Promise<string | undefined> {
-    const now = Date.now();
+    const builds = await buildTimes(uris);
     const items = newestFirst(
-      await Promise.all(
-        uris.map(async (uri) => {
-          const u = vscode.Uri.parse(uri);
-          let mtimeMs: number | undefined;
-          try {
-            mtimeMs = (await vscode.workspace.fs.stat(u)).mtime;
-          } catch {
-            mtimeMs = undefined;
-          }
-          return { uri, mtimeMs, label: vscode.workspace.asRelativePath(u, false), detail: mtimeMs !== undefined ? describeBuildTime(mtimeMs, now) : "build time unknown" };
-        }),
-      ),
+      uris.map((uri) => ({ uri, label: vscode.workspace.asRelativePath(vscode.Uri.parse(uri), false), ...builds.get(uri)! })),
     );
     const pick = await vscode.window.showQuickPick(
       items.map((i) => ({ label: i.label, detail: i.detail, uri: i.uri })),
@@ -513,28 +502,16 @@ export class SourceMapExtension implements vscode.Disposable {
       return locations;
     }
     // Several bundles (an old build beside the new one, a debug and a release build): each with its build time.
-    const now = Date.now();
-    const stats = new Map<string, number | undefined>();
-    for (const l of locations) {
-      if (!stats.has(l.uri)) {
-        try {
-          stats.set(l.uri, (await vscode.workspace.fs.stat(vscode.Uri.parse(l.uri))).mtime);
-        } catch {
-          stats.set(l.uri, undefined);
-        }
-      }
-    }
-    const bundles = stats.size;
+    const builds = await buildTimes(locations.map((l) => l.uri));
+    const bundles = builds.size;
     const items = newestFirst(
       locations.map((l) => {
         const u = vscode.Uri.parse(l.uri);
-        const mtimeMs = stats.get(l.uri);
         return {
           label: `${path.basename(u.path)}:${l.range.start.line + 1}:${l.range.start.character + 1}`,
           description: vscode.workspace.asRelativePath(u, false),
-          detail: mtimeMs !== undefined ? describeBuildTime(mtimeMs, now) : "build time unknown",
           location: l,
-          mtimeMs,
+          ...builds.get(l.uri)!,
         };
       }),
     );
@@ -1019,6 +996,22 @@ export class SourceMapExtension implements vscode.Disposable {
       d.dispose();
     }
   }
+}
+
+/** Each distinct bundle's build time (its modification time) and how a Quick Pick shows it. */
+async function buildTimes(uris: string[]): Promise<Map<string, { mtimeMs: number | undefined; detail: string }>> {
+  const now = Date.now();
+  const out = new Map<string, { mtimeMs: number | undefined; detail: string }>();
+  for (const uri of new Set(uris)) {
+    let mtimeMs: number | undefined;
+    try {
+      mtimeMs = (await vscode.workspace.fs.stat(vscode.Uri.parse(uri))).mtime;
+    } catch {
+      mtimeMs = undefined;
+    }
+    out.set(uri, { mtimeMs, detail: mtimeMs !== undefined ? describeBuildTime(mtimeMs, now) : "build time unknown" });
+  }
+  return out;
 }
 
 /** How far apart two paths are in the folder tree (shared leading folders count for nearness). */

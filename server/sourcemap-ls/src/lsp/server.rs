@@ -183,7 +183,11 @@ impl Backend {
     /// (`demo/src/orders.js`, not the map's `../../demo/src/orders.js` or a build machine's path); `None` otherwise
     /// (the map's own string is then the best name).
     pub fn display_source(&self, map: &LoadedMap, id: SourceId) -> Option<String> {
-        let path = self.resolve_source(map, id)?;
+        self.workspace_path(&self.resolve_source(map, id)?)
+    }
+
+    /// `path` relative to the workspace folder holding it, with `/` separators.
+    pub fn workspace_path(&self, path: &Path) -> Option<String> {
         self.folders().iter().find_map(|f| {
             let rel = path.strip_prefix(f).ok()?;
             let parts: Vec<String> = rel
@@ -206,12 +210,6 @@ impl Backend {
             &self.folders(),
             &roots,
         )
-    }
-
-    /// A local file that the source's path leads to but whose content differs from the map's `sourcesContent`.
-    pub fn differing_local_file(&self, map: &LoadedMap, id: SourceId) -> Option<PathBuf> {
-        let path = self.source_path_candidate(map, id)?;
-        (!super::local_sources::file_is_source(map, id, &path)).then_some(path)
     }
 
     /// The map a loopback Metro dev server serves for a bundle URL (the caller checked the `devServer` setting).

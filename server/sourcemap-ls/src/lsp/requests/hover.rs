@@ -49,8 +49,15 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         return Ok(None);
     };
     let source = o.source_url.unwrap_or("(unnamed source)");
-    // The workspace path when the source resolved to a file there; the map's string is in the footer.
-    let shown = tokio::task::block_in_place(|| b.display_source(&map, o.source));
+    // The local file the source's path leads to, checked once: when it is the source, its workspace path is shown
+    // (the map's string goes to the footer); when its text differs from the map's copy, the hover says so.
+    let (shown, differing) =
+        tokio::task::block_in_place(|| match b.source_path_candidate(&map, o.source) {
+            Some(p) if crate::lsp::local_sources::file_is_source(&map, o.source, &p) => {
+                (b.workspace_path(&p), None)
+            }
+            differing => (None, differing),
+        });
     let mut md = format!(
         "**`{}:{}:{}`**",
         shown.as_deref().unwrap_or(source),
@@ -88,7 +95,6 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         md.push_str(" *(ignore-listed)*");
     }
     md.push('\n');
-    let differing = tokio::task::block_in_place(|| b.differing_local_file(&map, o.source));
     if let Some(path) = differing {
         let _ = write!(
             md,
