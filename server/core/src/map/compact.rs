@@ -1,16 +1,18 @@
 //! `CompactMappings`: one section's `mappings`, kept as VLQ text, plus sparse checkpoints.
 //!
-//! A lookup binary-searches the checkpoints by generated (line, column), resumes decoding at the one at or before its
-//! target and stops at the first segment past it, so it decodes at most about [`CHECKPOINT_INTERVAL`] bytes of VLQ
-//! plus the rest of its own line's segments up to the target. Checkpoints are placed by bytes, not by lines: a
-//! one-line minified bundle gets one every ~256 bytes inside the line, and a map of many short lines gets one at a line
-//! start every ~256 bytes, so their cost is bounded by the VLQ size whatever the shape.
+//! A lookup searches the checkpoints ([`CheckpointTable`]) by generated (line, column), resumes decoding at the one at
+//! or before its target and stops at the first segment past it, so it decodes at most about [`CHECKPOINT_INTERVAL`]
+//! bytes of VLQ plus the rest of its own line's segments up to the target. Checkpoints are placed by bytes, not by
+//! lines: a one-line minified bundle gets one every ~128 bytes inside the line, and a map of many short lines gets
+//! one at a line start every ~128 bytes, so their cost is bounded by the VLQ size whatever the shape. On a sorted
+//! line the scan keeps its state in locals and builds one `Segment`, for the answer
+//! ([`ValidatedCursor::last_at_or_before`]).
 //!
-//! Cost: the VLQ bytes themselves (not copied: they stay in the map's file buffer), plus 28 B per checkpoint at one
-//! checkpoint per ≥ 256 B of VLQ (≤ 0.11 B per VLQ byte, ≈ 0.8 B per segment at 7 B/segment), plus 4 B per generated
-//! line whose columns are not sorted and 8 B per range mapping (both rare), plus 8 B per source the section's
-//! segments name (its `SourceSpan`; not kept when that would exceed a quarter of the VLQ bytes). No decoded segments
-//! are retained.
+//! Cost: the VLQ bytes themselves (not copied: they stay in the map's file buffer), plus 20 B per checkpoint at one
+//! checkpoint per ≥ 128 B of VLQ (≤ 0.16 B per VLQ byte), plus 4 B per generated line whose columns are not sorted
+//! and 8 B per range mapping (both rare), plus 8 B per source the section's segments name (its `SourceSpan`; not kept
+//! when that would exceed a quarter of the VLQ bytes). No decoded segments are retained. 256 B at 28 B a checkpoint
+//! was the earlier trade; the denser, delta-coded table doubled lookups at ≈ 1.16× the VLQ bytes (docs/PERFORMANCE.md).
 //!
 //! Invariants:
 //! - a checkpoint stands at a segment that is the first of its line, or whose column is strictly greater than the
@@ -20,29 +22,15 @@
 //!   them decodes the whole line.
 
 use crate::error::MappingsLocation;
+pub use crate::map::checkpoints::Checkpoint;
+use crate::map::checkpoints::CheckpointTable;
 use crate::map::segment::{
-    Accumulators, Limits, Segment, SegmentCursor, SegmentError, SegmentOriginal, ValidatedCursor,
+    Limits, LineScan, Segment, SegmentCursor, SegmentError, SegmentOriginal, ValidatedCursor,
 };
 use crate::map::vlq;
 
 /// Minimum distance in VLQ bytes between two checkpoints.
-pub const CHECKPOINT_INTERVAL: usize = 256;
-
-/// Where decoding can resume: a segment's byte offset, its generated line and absolute column, and the accumulators
-/// before it. 28 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Checkpoint {
-    pub offset: u32,
-    pub line: u32,
-    pub column: u32,
-    pub accumulators: Accumulators,
-}
-
-impl Checkpoint {
-    fn key(&self) -> (u32, u32) {
-        (self.line, self.column)
-    }
-}
+pub const CHECKPOINT_INTERVAL: usize = 128;
 
 /// Which way a lookup rounds when there is no segment exactly at the position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -64,16 +52,19 @@ pub struct Hit {
 }
 
 /// See the module documentation.
+///
+/// `repr(C)`: the fields every lookup reads come first, so that they share the struct's first cache line.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 pub struct CompactMappings {
-    checkpoints: Box<[Checkpoint]>,
+    checkpoints: CheckpointTable,
     unsorted_lines: Box<[u32]>,
     /// Section-relative (line, column) of every range mapping (the `rangeMappings` proposal), sorted.
     range_segments: Box<[(u32, u32)]>,
-    segments: u64,
-    lines: u32,
     /// Generated (line, column) of the last segment, for the index-map overlap check.
     last_position: Option<(u32, u32)>,
+    lines: u32,
+    segments: u64,
     /// Per section-local source: byte offsets of its first and last segment, so that one source's reverse index
     /// decodes only that stretch (in a flat bundle a module's segments sit together). `None` when a map names
     /// source indexes so large that the table would outweigh the VLQ.
@@ -257,7 +248,7 @@ impl CompactMappings {
         };
         range_segments.sort_unstable();
         Ok(CompactMappings {
-            checkpoints: checkpoints.into_boxed_slice(),
+            checkpoints: CheckpointTable::new(&checkpoints),
             unsorted_lines: unsorted_lines.into_boxed_slice(),
             range_segments: range_segments.into_boxed_slice(),
             segments,
@@ -286,10 +277,7 @@ impl CompactMappings {
         if span.is_empty() {
             return;
         }
-        let idx = self
-            .checkpoints
-            .partition_point(|cp| cp.offset <= span.first);
-        let mut cursor = match idx.checked_sub(1).map(|i| self.checkpoints[i]) {
+        let mut cursor = match self.checkpoints.at_or_before_offset(span.first) {
             Some(cp) => {
                 ValidatedCursor::resume(bytes, cp.offset, cp.line, cp.column, cp.accumulators)
             }
@@ -322,7 +310,7 @@ impl CompactMappings {
 
     /// Bytes of heap this structure holds beyond the VLQ text.
     pub fn heap_bytes(&self) -> usize {
-        std::mem::size_of_val(&*self.checkpoints)
+        self.checkpoints.heap_bytes()
             + std::mem::size_of_val(&*self.unsorted_lines)
             + std::mem::size_of_val(&*self.range_segments)
             + self
@@ -343,14 +331,13 @@ impl CompactMappings {
     /// A cursor positioned so that every segment of `line` at or after `column` (all of the line when it is
     /// unsorted), and every segment tied with them, is still ahead.
     fn cursor_for<'a>(&self, bytes: &'a [u8], line: u32, column: u32) -> ValidatedCursor<'a> {
-        let idx = if self.is_unsorted(line) {
+        let found = if self.is_unsorted(line) {
             // On an unsorted line the only checkpoint is at its first segment, whatever its column.
-            self.checkpoints.partition_point(|cp| cp.line <= line)
+            self.checkpoints.last_at_or_before_line(line)
         } else {
-            self.checkpoints
-                .partition_point(|cp| cp.key() <= (line, column))
+            self.checkpoints.at_or_before(line, column)
         };
-        match idx.checked_sub(1).map(|i| self.checkpoints[i]) {
+        match found {
             Some(cp) => {
                 ValidatedCursor::resume(bytes, cp.offset, cp.line, cp.column, cp.accumulators)
             }
@@ -438,7 +425,20 @@ impl CompactMappings {
 
     /// The segment at the greatest column ≤ `column` on `line`; among ties, the last by [`tie_key`].
     pub fn lower_bound(&self, bytes: &[u8], line: u32, column: u32) -> Option<Segment> {
+        if self.last_position.is_none_or(|(last, _)| line > last) {
+            return None;
+        }
         let sorted = !self.is_unsorted(line);
+        if sorted {
+            match self
+                .cursor_for(bytes, line, column)
+                .last_at_or_before(line, column)
+            {
+                LineScan::Found(seg) => return Some(seg),
+                LineScan::Nothing => return None,
+                LineScan::Tied => {}
+            }
+        }
         let mut best: Option<Segment> = None;
         self.scan_line(bytes, line, column, |seg| {
             if seg.column > column {

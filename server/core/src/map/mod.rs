@@ -6,11 +6,13 @@
 //! functions (Metro's `x_facebook_sources`, ECMA-426 `scopes`). `sparse` cuts an index map down to the sections some
 //! positions need, for a short trace against a large map.
 
+pub mod checkpoints;
 pub mod compact;
 pub mod function_map;
 pub mod index;
 pub mod names;
 pub mod parse;
+pub(crate) mod prefetch;
 pub mod reverse;
 pub mod scopes;
 pub mod segment;

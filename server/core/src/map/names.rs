@@ -173,6 +173,12 @@ impl NameTable {
         Some(&self.text[start..end])
     }
 
+    /// Asks the CPU to start loading the table (its first name ends and texts) while a lookup decodes.
+    pub(crate) fn prefetch(&self) {
+        crate::map::prefetch::prefetch(self.ends.as_ptr());
+        crate::map::prefetch::prefetch(self.text.as_ptr());
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         (0..self.len()).filter_map(|i| self.get(i))
     }

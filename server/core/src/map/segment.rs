@@ -417,6 +417,92 @@ impl<'a> ValidatedCursor<'a> {
     }
 }
 
+/// What [`ValidatedCursor::last_at_or_before`] found on a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineScan {
+    /// The last segment of the line at or before the column (the only one at its column).
+    Found(Segment),
+    /// No segment of the line is at or before the column.
+    Nothing,
+    /// Two segments of the line share a column at or before the target: the caller must order the tie.
+    Tied,
+}
+
+impl ValidatedCursor<'_> {
+    /// The last segment of `line` whose column is ≤ `column`, on a line whose columns never go backwards, decoding
+    /// nothing past it but the next segment's column. The lookup hot path: it keeps the state in locals and builds
+    /// one `Segment` at the end instead of one per segment decoded.
+    pub fn last_at_or_before(&mut self, line: u32, column: u32) -> LineScan {
+        let bytes = self.bytes;
+        let mut pos = self.pos;
+        let mut cur_line = self.line;
+        let mut col = self.column;
+        let mut acc = self.acc;
+        let mut known = self.known_column.take();
+        let target = i64::from(column);
+        // The best segment so far: its offset, column, field count (1, 4 or 5), and the accumulators after it.
+        let mut best: Option<(usize, i64, u8, [i64; 4])> = None;
+        let mut tied = false;
+        while let Some(&b) = bytes.get(pos) {
+            if b == b';' {
+                if cur_line >= line {
+                    break;
+                }
+                cur_line += 1;
+                col = 0;
+                pos += 1;
+                continue;
+            }
+            if b == b',' {
+                pos += 1;
+                continue;
+            }
+            let start = pos;
+            let delta = vlq::decode_validated(bytes, &mut pos);
+            col = match known.take() {
+                Some(c) => i64::from(c),
+                None => col + delta,
+            };
+            let on_line = cur_line == line;
+            if on_line && col > target {
+                break;
+            }
+            let mut fields = 1u8;
+            if matches!(bytes.get(pos), Some(&f) if f != b',' && f != b';') {
+                acc[0] += vlq::decode_validated(bytes, &mut pos);
+                acc[1] += vlq::decode_validated(bytes, &mut pos);
+                acc[2] += vlq::decode_validated(bytes, &mut pos);
+                fields = 4;
+                if matches!(bytes.get(pos), Some(&f) if f != b',' && f != b';') {
+                    acc[3] += vlq::decode_validated(bytes, &mut pos);
+                    fields = 5;
+                }
+            }
+            if on_line {
+                tied |= best.is_some_and(|(_, c, _, _)| c == col);
+                best = Some((start, col, fields, acc));
+            }
+        }
+        if tied {
+            return LineScan::Tied;
+        }
+        match best {
+            None => LineScan::Nothing,
+            Some((offset, col, fields, acc)) => LineScan::Found(Segment {
+                line,
+                column: col as u32,
+                offset: offset as u32,
+                original: (fields > 1).then(|| SegmentOriginal {
+                    source: acc[0] as u32,
+                    line: acc[1] as u32,
+                    column: acc[2] as u32,
+                    name: (fields == 5).then_some(acc[3] as u32),
+                }),
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
