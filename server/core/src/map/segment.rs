@@ -559,6 +559,33 @@ mod tests {
     }
 
     #[test]
+    fn the_line_scan_finds_what_a_full_decode_finds() {
+        // Lines with 1-, 4- and 5-field segments, an empty line, a tie (line 3, column 4) and long deltas.
+        let text = "AAAA,CACAC,E;ACAA,gBAAgB,G;;IACA,AAAA,CAAC;A,oBAAoBA";
+        let all: Vec<Segment> = {
+            let mut c = ValidatedCursor::new(text.as_bytes());
+            std::iter::from_fn(|| c.next_segment()).collect()
+        };
+        for line in 0..6 {
+            for column in 0..40 {
+                let on_line: Vec<&Segment> = all
+                    .iter()
+                    .filter(|s| s.line == line && s.column <= column)
+                    .collect();
+                // Any shared column up to the target sends the caller to the general path.
+                let tied = on_line.windows(2).any(|w| w[0].column == w[1].column);
+                let expected = match on_line.last() {
+                    None => LineScan::Nothing,
+                    Some(_) if tied => LineScan::Tied,
+                    Some(last) => LineScan::Found(**last),
+                };
+                let got = ValidatedCursor::new(text.as_bytes()).last_at_or_before(line, column);
+                assert_eq!(got, expected, "{line}:{column}");
+            }
+        }
+    }
+
+    #[test]
     fn invalid_shapes() {
         for (text, why) in [
             (",", "zero fields"),
