@@ -50,6 +50,7 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
         let text = super::source_texts::source_text(map, id)?;
         source_copies::materialize(
             &source_copies::cache_dir(),
+            &map.key.to_uri_string(),
             &sources::display_path(url, id.0),
             &text,
         )
