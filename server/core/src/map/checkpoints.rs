@@ -211,6 +211,10 @@ impl CheckpointTable {
             self.summary().partition_point(|&s| s <= k).checked_sub(1)?
         };
         let block = self.block(b);
+        // The base and the deltas are read once the key is found: ask for their cache lines now.
+        crate::map::prefetch::prefetch(block.base.as_ptr());
+        crate::map::prefetch::prefetch(block.deltas.as_ptr());
+        crate::map::prefetch::prefetch(block.deltas[block.deltas.len() - 1..].as_ptr());
         let j = block.keys.partition_point(|&s| s <= k) - 1;
         Some(self.checkpoint(b, &block, j))
     }

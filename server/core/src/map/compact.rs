@@ -24,6 +24,7 @@
 use crate::error::MappingsLocation;
 pub use crate::map::checkpoints::Checkpoint;
 use crate::map::checkpoints::CheckpointTable;
+use crate::map::prefetch::prefetch;
 use crate::map::segment::{
     Limits, LineScan, Segment, SegmentCursor, SegmentError, SegmentOriginal, ValidatedCursor,
 };
@@ -339,6 +340,13 @@ impl CompactMappings {
         };
         match found {
             Some(cp) => {
+                // The scan reads on average half an interval past the checkpoint, often a few cache lines: ask for
+                // them together, so that their misses overlap instead of following one another.
+                let start = cp.offset as usize;
+                let end = bytes.len().min(start + 2 * CHECKPOINT_INTERVAL);
+                for at in (start..end).step_by(64) {
+                    prefetch(bytes[at..].as_ptr());
+                }
                 ValidatedCursor::resume(bytes, cp.offset, cp.line, cp.column, cp.accumulators)
             }
             None => ValidatedCursor::new(bytes),
