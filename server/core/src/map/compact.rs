@@ -54,16 +54,26 @@ pub struct Hit {
 
 /// See the module documentation.
 ///
-/// `repr(C)`: the fields every lookup reads come first, so that they share the struct's first cache line.
+/// What every lookup reads is inline (48 bytes, kept in the index's dense array of sections' cells, so a lookup goes
+/// from that array straight to the checkpoint table); the rest is behind one box.
 #[derive(Debug, Clone, Default)]
-#[repr(C)]
 pub struct CompactMappings {
     checkpoints: CheckpointTable,
+    /// Generated (line, column) of the last segment, for the index-map overlap check.
+    last_position: Option<(u32, u32)>,
+    /// Whether `cold.unsorted_lines` / `cold.range_segments` hold anything (nearly never): a lookup reads them only
+    /// then.
+    has_unsorted_lines: bool,
+    has_range_segments: bool,
+    cold: Box<ColdParts>,
+}
+
+/// The parts of [`CompactMappings`] a lookup rarely or never reads.
+#[derive(Debug, Clone, Default)]
+struct ColdParts {
     unsorted_lines: Box<[u32]>,
     /// Section-relative (line, column) of every range mapping (the `rangeMappings` proposal), sorted.
     range_segments: Box<[(u32, u32)]>,
-    /// Generated (line, column) of the last segment, for the index-map overlap check.
-    last_position: Option<(u32, u32)>,
     lines: u32,
     segments: u64,
     /// Per section-local source: byte offsets of its first and last segment, so that one source's reverse index
@@ -250,18 +260,22 @@ impl CompactMappings {
         range_segments.sort_unstable();
         Ok(CompactMappings {
             checkpoints: CheckpointTable::new(&checkpoints),
-            unsorted_lines: unsorted_lines.into_boxed_slice(),
-            range_segments: range_segments.into_boxed_slice(),
-            segments,
-            lines,
             last_position,
-            source_spans: source_spans.map(Vec::into_boxed_slice),
+            has_unsorted_lines: !unsorted_lines.is_empty(),
+            has_range_segments: !range_segments.is_empty(),
+            cold: Box::new(ColdParts {
+                unsorted_lines: unsorted_lines.into_boxed_slice(),
+                range_segments: range_segments.into_boxed_slice(),
+                lines,
+                segments,
+                source_spans: source_spans.map(Vec::into_boxed_slice),
+            }),
         })
     }
 
     /// Where the segments of any of these section-local sources lie: `None` when unknown (decode everything).
     pub fn span_of(&self, sources: impl IntoIterator<Item = u32>) -> Option<SourceSpan> {
-        let spans = self.source_spans.as_ref()?;
+        let spans = self.cold.source_spans.as_ref()?;
         let mut span = SourceSpan::NONE;
         for s in sources {
             if let Some(one) = spans.get(s as usize).filter(|one| !one.is_empty()) {
@@ -293,11 +307,11 @@ impl CompactMappings {
     }
 
     pub fn segment_count(&self) -> u64 {
-        self.segments
+        self.cold.segments
     }
 
     pub fn line_count(&self) -> u32 {
-        self.lines
+        self.cold.lines
     }
 
     pub fn checkpoint_count(&self) -> usize {
@@ -312,21 +326,27 @@ impl CompactMappings {
     /// Bytes of heap this structure holds beyond the VLQ text.
     pub fn heap_bytes(&self) -> usize {
         self.checkpoints.heap_bytes()
-            + std::mem::size_of_val(&*self.unsorted_lines)
-            + std::mem::size_of_val(&*self.range_segments)
+            + std::mem::size_of::<ColdParts>()
+            + std::mem::size_of_val(&*self.cold.unsorted_lines)
+            + std::mem::size_of_val(&*self.cold.range_segments)
             + self
+                .cold
                 .source_spans
                 .as_ref()
                 .map_or(0, |s| std::mem::size_of_val(&**s))
     }
 
     fn is_unsorted(&self, line: u32) -> bool {
-        self.unsorted_lines.binary_search(&line).is_ok()
+        self.has_unsorted_lines && self.cold.unsorted_lines.binary_search(&line).is_ok()
     }
 
     fn is_range(&self, line: u32, column: u32) -> bool {
-        !self.range_segments.is_empty()
-            && self.range_segments.binary_search(&(line, column)).is_ok()
+        self.has_range_segments
+            && self
+                .cold
+                .range_segments
+                .binary_search(&(line, column))
+                .is_ok()
     }
 
     /// A cursor positioned so that every segment of `line` at or after `column` (all of the line when it is
@@ -343,7 +363,7 @@ impl CompactMappings {
                 // The scan reads on average half an interval past the checkpoint, often a few cache lines: ask for
                 // them together, so that their misses overlap instead of following one another.
                 let start = cp.offset as usize;
-                let end = bytes.len().min(start + 2 * CHECKPOINT_INTERVAL);
+                let end = bytes.len().min(start + CHECKPOINT_INTERVAL);
                 for at in (start..end).step_by(64) {
                     prefetch(bytes[at..].as_ptr());
                 }
@@ -376,7 +396,7 @@ impl CompactMappings {
             if let Some(hit) = self.range_hit(&seg, line, column) {
                 return Some(hit);
             }
-        } else if !self.range_segments.is_empty() {
+        } else if self.has_range_segments {
             if let Some(hit) = self.range_from_previous_line(bytes, line, column) {
                 return Some(hit);
             }
@@ -407,8 +427,9 @@ impl CompactMappings {
     /// A range mapping covers the text after it up to the next segment, across line breaks: a position on a line
     /// before that line's first segment may still be covered by a range mapping that ends an earlier line.
     fn range_from_previous_line(&self, bytes: &[u8], line: u32, column: u32) -> Option<Hit> {
-        let idx = self.range_segments.partition_point(|&(l, _)| l < line);
-        let (rl, rc) = self.range_segments[idx.checked_sub(1)?];
+        let ranges = &self.cold.range_segments;
+        let idx = ranges.partition_point(|&(l, _)| l < line);
+        let (rl, rc) = ranges[idx.checked_sub(1)?];
         // Find the last segment before `line` and check that it is that range mapping.
         let mut cursor = self.cursor_for(bytes, rl, rc);
         let mut last: Option<Segment> = None;
