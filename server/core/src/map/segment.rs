@@ -440,8 +440,10 @@ impl ValidatedCursor<'_> {
         let mut acc = self.acc;
         let mut known = self.known_column.take();
         let target = i64::from(column);
-        // The best segment so far: its offset, column, field count (1, 4 or 5), and the accumulators after it.
-        let mut best: Option<(usize, i64, u8, [i64; 4])> = None;
+        // The best segment so far: its offset, column and field count (1, 4 or 5). Its accumulators need no copy:
+        // the scan stops at the first segment past the column having read only its column, so the best segment is
+        // always the last one decoded whole, and `acc` ends as it left them.
+        let mut best: Option<(usize, i64, u8)> = None;
         let mut tied = false;
         while let Some(&b) = bytes.get(pos) {
             if b == b';' {
@@ -479,8 +481,8 @@ impl ValidatedCursor<'_> {
                 }
             }
             if on_line {
-                tied |= best.is_some_and(|(_, c, _, _)| c == col);
-                best = Some((start, col, fields, acc));
+                tied |= best.is_some_and(|(_, c, _)| c == col);
+                best = Some((start, col, fields));
             }
         }
         if tied {
@@ -488,7 +490,7 @@ impl ValidatedCursor<'_> {
         }
         match best {
             None => LineScan::Nothing,
-            Some((offset, col, fields, acc)) => LineScan::Found(Segment {
+            Some((offset, col, fields)) => LineScan::Found(Segment {
                 line,
                 column: col as u32,
                 offset: offset as u32,
