@@ -148,7 +148,7 @@ pub struct Section {
     pub debug_id: Option<String>,
 }
 
-/// A section's checkpoints once built, or why they could not be. Inline (about 56 bytes; the error boxed): a lookup
+/// A section's checkpoints once built, or why they could not be. Inline (at most 56 bytes, tested; the error boxed): a lookup
 /// reads the cell from the dense array and goes straight to the checkpoint table.
 type CompactCell = OnceLock<Result<CompactMappings, Box<MapError>>>;
 
@@ -1082,5 +1082,13 @@ mod tests {
             .unwrap();
         assert_eq!(hits[0].original.as_ref().unwrap().name, None);
         assert!(stale.facebook_function_name(0, SourceId(0), 0, 1).is_err());
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    #[test]
+    fn a_cell_is_at_most_56_bytes() {
+        assert!(std::mem::size_of::<super::CompactCell>() <= 56);
     }
 }
