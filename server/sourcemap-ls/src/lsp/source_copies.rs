@@ -58,7 +58,7 @@ pub fn materialize(dir: &Path, map: &str, display: &str, text: &str) -> Option<P
     let found = match std::fs::read(&shared) {
         Ok(existing) => (existing == text.as_bytes()).then_some(shared),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            write_new(dir, &map_folder, &shared, text)
+            write_new(dir, &map_folder, &shared, text, false)
         }
         Err(_) => None,
     };
@@ -71,12 +71,18 @@ pub fn materialize(dir: &Path, map: &str, display: &str, text: &str) -> Option<P
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == text.len() as u64) {
         return Some(path);
     }
-    write_new(dir, &hash, &path, text)
+    write_new(dir, &hash, &path, text, true)
 }
 
-/// Writes `text` read-only at `path` (inside the cache's `folder`) unless a file is already there; returns `path`
-/// when it then holds `text`.
-fn write_new(dir: &Path, folder: &str, path: &Path, text: &str) -> Option<PathBuf> {
+/// Writes `text` read-only at `path` (inside the cache's `folder`, named by the text's hash when
+/// `content_addressed`) unless a file is already there; returns `path` when it then holds `text`.
+fn write_new(
+    dir: &Path,
+    folder: &str,
+    path: &Path,
+    text: &str,
+    content_addressed: bool,
+) -> Option<PathBuf> {
     std::fs::create_dir_all(path.parent()?).ok()?;
     // Written beside, then linked into place: a reader never sees half a copy, and a file another process put there
     // meanwhile is never replaced (`hard_link` fails when the name exists; `rename` would overwrite it).
@@ -86,14 +92,23 @@ fn write_new(dir: &Path, folder: &str, path: &Path, text: &str) -> Option<PathBu
         PARTIALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     write_read_only(&partial, text)?;
-    let linked = std::fs::hard_link(&partial, path);
-    let _ = std::fs::remove_file(&partial);
-    match linked {
-        Ok(()) => {}
+    match std::fs::hard_link(&partial, path) {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&partial);
+        }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let _ = std::fs::remove_file(&partial);
             return (std::fs::read(path).ok()? == text.as_bytes()).then(|| path.to_path_buf());
         }
-        Err(_) => return None,
+        // A file system without hard links: a rename, which may replace a file written meanwhile by another
+        // process. Only where the folder is named by the text's hash, so that file holds the same text; in a map's
+        // folder the caller goes on to the content-addressed one.
+        Err(_) => {
+            if !content_addressed || std::fs::rename(&partial, path).is_err() {
+                let _ = std::fs::remove_file(&partial);
+                return None;
+            }
+        }
     }
     if over_budget(dir, text.len() as u64) {
         let total = trim(dir, folder);
