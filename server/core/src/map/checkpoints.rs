@@ -3,7 +3,8 @@
 //!
 //! A random lookup on a large map reads its checkpoints from memory, not from cache, so the layout counts cache
 //! lines, not comparisons:
-//! - the search keys, generated (line, column) packed in a `u64`, sit in their own array, eight to a cache line;
+//! - the search keys, generated (line, column) packed in a `u64`, sit together at the head of each block of 16,
+//!   eight to a cache line, apart from the offsets and accumulators a search does not compare;
 //! - every [`BLOCK`]-th key is copied into a summary small enough to stay in cache (1/16 of the keys), so a search
 //!   reads the summary, then one block of keys (two cache lines), then the one block base and delta it needs;
 //! - a checkpoint's offset and accumulators are stored as a delta from its block's first checkpoint (`u16` offset,
