@@ -40,6 +40,10 @@ pub struct Backend {
     workspace_generation: std::sync::atomic::AtomicU64,
     /// The sources' file names of every map file read so far.
     pub catalog: SourceCatalog,
+    /// Bumped by each `workspace/didChangeConfiguration`: a `workspace/configuration` answer to a request sent
+    /// before it is older than what the notification brought, and is not applied. Held while settings are applied,
+    /// so that the check and the change are one step.
+    settings_epoch: Mutex<u64>,
 }
 
 /// A map's bytes and when they were fetched.
@@ -105,6 +109,7 @@ impl Backend {
             dev_maps: Mutex::new(HashMap::new()),
             workspace_maps: tokio::sync::Mutex::new(None),
             workspace_generation: std::sync::atomic::AtomicU64::new(0),
+            settings_epoch: Mutex::new(0),
             catalog: SourceCatalog::default(),
         }
     }
@@ -689,8 +694,12 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        if params.settings.get("sourcemap").is_some() {
-            self.0.apply_settings(Settings::from_json(&params.settings));
+        {
+            let mut epoch = self.0.settings_epoch.lock().expect("settings epoch lock");
+            *epoch += 1;
+            if params.settings.get("sourcemap").is_some() {
+                self.0.apply_settings(Settings::from_json(&params.settings));
+            }
         }
         let b = self.0.clone();
         tokio::spawn(async move {
@@ -735,14 +744,23 @@ impl LanguageServer for Server {
 }
 
 /// Pulls the `sourcemap` section with `workspace/configuration` (when the client supports it).
+///
+/// An answer is applied only if no `didChangeConfiguration` came while it was awaited: under load the task could
+/// otherwise apply an answer given before the change after the change itself (seen in CI: a dropped path override
+/// came back).
 async fn pull_configuration(b: &Backend) {
     let items = vec![ConfigurationItem {
         scope_uri: None,
         section: Some("sourcemap".into()),
     }];
+    let asked_at = *b.settings_epoch.lock().expect("settings epoch lock");
     match b.client.configuration(items).await {
         Ok(values) => {
-            if let Some(v) = values.first().filter(|v| !v.is_null()) {
+            let epoch = b.settings_epoch.lock().expect("settings epoch lock");
+            if let Some(v) = values
+                .first()
+                .filter(|v| *epoch == asked_at && !v.is_null())
+            {
                 b.apply_settings(Settings::from_json(v));
             }
         }
