@@ -116,8 +116,9 @@ impl Source {
 
 /// One section of the map (the whole map when it is flat).
 ///
-/// `repr(C)` keeps the fields a lookup reads (offset, checkpoints, `mappings`, sources, names) in the first two cache
-/// lines, in that order: a random lookup on a 16,500-section map reads each from memory, not from cache.
+/// `repr(C)` keeps the fields a lookup reads (offset, `mappings`, sources, names) in the first two cache lines, in
+/// that order: a random lookup on a 16,500-section map reads them from memory, not from cache. (Its checkpoints are
+/// in `SourceMapIndex::compacts`, beside it.) 312 bytes.
 #[derive(Debug)]
 #[repr(C)]
 pub struct Section {
@@ -138,7 +139,8 @@ pub struct Section {
     /// Set when `x_facebook_sources` was left in the file: the hash its bytes there must have.
     facebook_sources_hash: Option<u64>,
     // The decoded parts are boxed: most of a Metro map's 16,500 sections are never queried, and an unset `OnceLock`
-    // of a box is 16 bytes (with names boxed too, `Section` went from 520 to 320 bytes).
+    // of a box is 16 bytes (with names boxed too, `Section` went from 520 to 320 bytes; 312 since the checkpoints
+    // moved to `SourceMapIndex::compacts` and single sources went inline).
     /// Metro function maps, one per local source, decoded on first use.
     function_maps: OnceLock<Box<Result<Vec<Option<FunctionMap>>, String>>>,
     /// The `scopes` field, decoded on first use.
@@ -251,7 +253,7 @@ pub struct SourceMapIndex {
     /// section's own cache line, and the two misses overlap.
     compacts: Box<[CompactCell]>,
     /// Each section's `offset`, in order: the binary search of every lookup reads this dense array (8 B a section)
-    /// instead of striding through the 320-byte sections, which costs a cache miss a step on a 16,500-section map.
+    /// instead of striding through the 312-byte sections, which costs a cache miss a step on a 16,500-section map.
     section_starts: Box<[GeneratedPosition]>,
     sources: Box<[Source]>,
     source_by_url: HashMap<Box<str>, SourceId>,
