@@ -55,8 +55,8 @@ pub struct Hit {
 
 /// See the module documentation.
 ///
-/// What every lookup reads is inline (at most 48 bytes, tested; kept in the index's dense array of sections' cells, so a lookup goes
-/// from that array straight to the checkpoint table); the rest is behind one box.
+/// What every lookup reads is inline (at most 48 bytes, tested; kept in the index's dense array of sections'
+/// cells, so a lookup goes from that array straight to the checkpoint table); the rest is behind one box.
 #[derive(Debug, Clone, Default)]
 pub struct CompactMappings {
     checkpoints: CheckpointTable,

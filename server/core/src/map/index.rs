@@ -150,8 +150,8 @@ pub struct Section {
     pub debug_id: Option<String>,
 }
 
-/// A section's checkpoints once built, or why they could not be. Inline (at most 56 bytes, tested; the error boxed): a lookup
-/// reads the cell from the dense array and goes straight to the checkpoint table.
+/// A section's checkpoints once built, or why they could not be. Inline (at most 56 bytes, tested; the error
+/// boxed): a lookup reads the cell from the dense array and goes straight to the checkpoint table.
 type CompactCell = OnceLock<Result<CompactMappings, Box<MapError>>>;
 
 /// A section's local → global source table. Most sections of a Metro index map have one source: kept inline, the
@@ -248,9 +248,9 @@ pub struct SourceMapIndex {
     pub file: Option<String>,
     pub debug_id: Option<String>,
     sections: Box<[Section]>,
-    /// Each section's checkpoints, built on first use (boxed: an unset cell is 16 bytes). Kept beside
-    /// `section_starts` rather than in `Section`: a lookup then finds the checkpoints without waiting for the
-    /// section's own cache line, and the two misses overlap.
+    /// Each section's checkpoints, built on first use. Kept beside `section_starts` rather than in `Section`: a
+    /// lookup then finds the checkpoints without waiting for the section's own cache line, and the two misses
+    /// overlap.
     compacts: Box<[CompactCell]>,
     /// Each section's `offset`, in order: the binary search of every lookup reads this dense array (8 B a section)
     /// instead of striding through the 312-byte sections, which costs a cache miss a step on a 16,500-section map.

@@ -1,10 +1,11 @@
 //! The map index: a source map read once and kept as its VLQ text plus checkpoints, looked up both ways.
 //!
-//! Layers, bottom up: `vlq` (digits) → `segment` (segments and every validity rule) → `compact` (checkpoints and the
-//! generated → original lookups) → `parse` (the JSON, located errors) → `index` (sections and sources) → `reverse`
+//! Layers, bottom up: `vlq` (digits) → `segment` (segments and every validity rule) → `checkpoints` (where decoding
+//! can resume, packed for a lookup's cache lines) → `compact` (a section's checkpoints and the generated → original
+//! lookups) → `parse` (the JSON, located errors) → `index` (sections and sources) → `reverse`
 //! (original → generated). `names` holds a map's `names`; `function_map` and `scopes` read the two fields that name
 //! functions (Metro's `x_facebook_sources`, ECMA-426 `scopes`). `sparse` cuts an index map down to the sections some
-//! positions need, for a short trace against a large map.
+//! positions need, for a short trace against a large map. `prefetch` is a cache hint for the lookup path.
 
 pub mod checkpoints;
 pub mod compact;
