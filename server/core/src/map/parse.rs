@@ -16,6 +16,23 @@ use serde_json::value::RawValue;
 use crate::error::{MapError, MapErrors};
 use crate::map::names::NameTable;
 
+/// A JSON value's exact text in the buffer (what serde's `RawValue` captures), which the fast reader
+/// (`map/fast_read.rs`) also produces without serde.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Raw<'a>(pub(crate) &'a str);
+
+impl<'a> Raw<'a> {
+    pub(crate) fn get(&self) -> &'a str {
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&'de RawValue>::deserialize(deserializer).map(|r| Raw(r.get()))
+    }
+}
+
 /// Text that is either a range of the file buffer (the common case) or, when the JSON string had escapes, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TextRef {
@@ -94,79 +111,79 @@ pub struct ParsedDocument {
 /// fast path for index maps) the sections themselves.
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "'de: 'a, S: Deserialize<'de>, C: Deserialize<'de>"))]
-struct RawMap<'a, S = &'a RawValue, C = &'a RawValue> {
+struct RawMap<'a, S = Raw<'a>, C = Raw<'a>> {
     #[serde(borrow, default)]
-    version: Option<&'a RawValue>,
+    version: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    file: Option<&'a RawValue>,
+    file: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "sourceRoot")]
-    source_root: Option<&'a RawValue>,
+    source_root: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    sources: Option<&'a RawValue>,
+    sources: Option<Raw<'a>>,
     /// Raw text (read item by item later), or the items already (the one pass: `sourcesContent` is most of a
     /// Metro map, and reading it twice was a sixth of opening one).
     #[serde(default, rename = "sourcesContent")]
     sources_content: Option<C>,
     #[serde(borrow, default)]
-    names: Option<&'a RawValue>,
+    names: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    mappings: Option<&'a RawValue>,
+    mappings: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "ignoreList")]
-    ignore_list: Option<&'a RawValue>,
+    ignore_list: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "x_google_ignoreList")]
-    x_google_ignore_list: Option<&'a RawValue>,
+    x_google_ignore_list: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "debugId")]
-    debug_id: Option<&'a RawValue>,
+    debug_id: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "rangeMappings")]
-    range_mappings: Option<&'a RawValue>,
+    range_mappings: Option<Raw<'a>>,
     #[serde(default)]
     sections: Option<S>,
     #[serde(borrow, default)]
-    x_facebook_sources: Option<&'a RawValue>,
+    x_facebook_sources: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    x_hermes_function_offsets: Option<&'a RawValue>,
+    x_hermes_function_offsets: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    scopes: Option<&'a RawValue>,
+    scopes: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize)]
 struct RawSection<'a> {
     #[serde(borrow, default)]
-    offset: Option<&'a RawValue>,
+    offset: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    map: Option<&'a RawValue>,
+    map: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    url: Option<&'a RawValue>,
+    url: Option<Raw<'a>>,
 }
 
 /// A section read in the same pass as the whole document (the fast path for valid index maps).
 #[derive(Deserialize)]
 struct TypedSection<'a> {
     #[serde(borrow, default)]
-    offset: Option<&'a RawValue>,
+    offset: Option<Raw<'a>>,
     #[serde(borrow, default)]
     map: Option<ObjectOnly<OnePassMap<'a>>>,
     #[serde(borrow, default)]
-    url: Option<&'a RawValue>,
+    url: Option<Raw<'a>>,
 }
 
 /// A regular map as the one pass reads it: `sourcesContent` must be an array (else the located path reports it).
-type OnePassMap<'a> = RawMap<'a, &'a RawValue, Vec<&'a RawValue>>;
+type OnePassMap<'a> = RawMap<'a, Raw<'a>, Vec<Raw<'a>>>;
 
 /// `sourcesContent` as read: its raw text, or its items.
 trait ContentItems<'b> {
     /// The items; `Err` with the raw text (for the error's location) when it is not an array.
-    fn items(&self) -> Result<Vec<&'b RawValue>, Option<&'b RawValue>>;
+    fn items(&self) -> Result<Vec<Raw<'b>>, Option<Raw<'b>>>;
 }
 
-impl<'b> ContentItems<'b> for &'b RawValue {
-    fn items(&self) -> Result<Vec<&'b RawValue>, Option<&'b RawValue>> {
-        serde_json::from_str::<Vec<&'b RawValue>>(self.get()).map_err(|_| Some(*self))
+impl<'b> ContentItems<'b> for Raw<'b> {
+    fn items(&self) -> Result<Vec<Raw<'b>>, Option<Raw<'b>>> {
+        serde_json::from_str::<Vec<Raw<'b>>>(self.get()).map_err(|_| Some(*self))
     }
 }
 
-impl<'b> ContentItems<'b> for Vec<&'b RawValue> {
-    fn items(&self) -> Result<Vec<&'b RawValue>, Option<&'b RawValue>> {
+impl<'b> ContentItems<'b> for Vec<Raw<'b>> {
+    fn items(&self) -> Result<Vec<Raw<'b>>, Option<Raw<'b>>> {
         Ok(self.clone())
     }
 }
@@ -197,29 +214,29 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
 /// A section's parts, however it was read.
 struct SectionParts<'b> {
     /// The section's own text (only when read element by element).
-    raw: Option<&'b RawValue>,
-    offset: Option<&'b RawValue>,
-    url: Option<&'b RawValue>,
+    raw: Option<Raw<'b>>,
+    offset: Option<Raw<'b>>,
+    url: Option<Raw<'b>>,
     map: MapPart<'b>,
 }
 
 /// A section, or the text of an element of `sections` that is not one.
-type Element<'b> = Result<SectionParts<'b>, &'b RawValue>;
+type Element<'b> = Result<SectionParts<'b>, Raw<'b>>;
 
 // Lives briefly, one per section in one Vec; boxing the big variant would cost an allocation per section.
 #[allow(clippy::large_enum_variant)]
 enum MapPart<'b> {
     Missing,
-    Raw(&'b RawValue),
+    Raw(Raw<'b>),
     Read(OnePassMap<'b>),
 }
 
 #[derive(Deserialize)]
 struct RawOffset<'a> {
     #[serde(borrow, default)]
-    line: Option<&'a RawValue>,
+    line: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    column: Option<&'a RawValue>,
+    column: Option<Raw<'a>>,
 }
 
 /// Where the JSON document starts after a BOM and a `)]}'` line.
@@ -333,16 +350,16 @@ impl<'b> Parser<'b> {
         }
     }
 
-    fn offset_of(&self, raw: &RawValue) -> usize {
+    fn offset_of(&self, raw: Raw) -> usize {
         raw.get().as_ptr() as usize - self.buffer.as_ptr() as usize
     }
 
-    fn range_of(&self, raw: &RawValue) -> Range<usize> {
+    fn range_of(&self, raw: Raw) -> Range<usize> {
         let start = self.offset_of(raw);
         start..start + raw.get().len()
     }
 
-    fn error(&mut self, path: String, raw: Option<&RawValue>, message: impl Into<String>) {
+    fn error(&mut self, path: String, raw: Option<Raw>, message: impl Into<String>) {
         let offset = raw.map(|r| self.offset_of(r));
         self.errors
             .push(MapError::at(path, message).with_file_offset(offset));
@@ -364,7 +381,7 @@ impl<'b> Parser<'b> {
         let one_pass = self
             .one_pass
             .then(|| {
-                serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>, Vec<&RawValue>>>(
+                serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>, Vec<Raw>>>(
                     text,
                 )
                 .ok()
@@ -427,8 +444,8 @@ impl<'b> Parser<'b> {
 
     /// The sections read from their raw text: the array at once when every element reads (the common case), else
     /// element by element, which can say which element is wrong.
-    fn section_parts(&mut self, sections: &'b RawValue) -> Vec<Element<'b>> {
-        let parts = |raw: Option<&'b RawValue>, s: RawSection<'b>| SectionParts {
+    fn section_parts(&mut self, sections: Raw<'b>) -> Vec<Element<'b>> {
+        let parts = |raw: Option<Raw<'b>>, s: RawSection<'b>| SectionParts {
             raw,
             offset: s.offset,
             url: s.url,
@@ -439,7 +456,7 @@ impl<'b> Parser<'b> {
                 .into_iter()
                 .map(|ObjectOnly(s)| Ok(parts(None, s)))
                 .collect(),
-            Err(_) => match serde_json::from_str::<Vec<&'b RawValue>>(sections.get()) {
+            Err(_) => match serde_json::from_str::<Vec<Raw<'b>>>(sections.get()) {
                 Err(_) => {
                     self.error(
                         "sections".into(),
@@ -467,7 +484,7 @@ impl<'b> Parser<'b> {
         &mut self,
         raw: &RawMap<'b, S, C>,
         sections: Option<Vec<Element<'b>>>,
-        sections_raw: Option<&'b RawValue>,
+        sections_raw: Option<Raw<'b>>,
     ) -> ParsedDocument {
         let hermes = raw.x_hermes_function_offsets.map(|r| self.range_of(r));
         let Some(sections) = sections else {
@@ -568,7 +585,7 @@ impl<'b> Parser<'b> {
     /// A section's map, which must be a regular one.
     fn section_map<C: ContentItems<'b>>(
         &mut self,
-        inner: &RawMap<'b, &'b RawValue, C>,
+        inner: &RawMap<'b, Raw<'b>, C>,
         offset: (u32, u32),
         path: &str,
     ) -> Option<ParsedMap> {
@@ -585,9 +602,9 @@ impl<'b> Parser<'b> {
 
     fn offset(
         &mut self,
-        raw: Option<&RawValue>,
+        raw: Option<Raw>,
         path: &str,
-        section: Option<&RawValue>,
+        section: Option<Raw>,
     ) -> Option<(u32, u32)> {
         let Some(raw) = raw else {
             self.error(
@@ -614,9 +631,9 @@ impl<'b> Parser<'b> {
     /// A required non-negative integer that fits in 31 bits.
     fn integer(
         &mut self,
-        raw: Option<&RawValue>,
+        raw: Option<Raw>,
         path: impl Fn() -> String,
-        parent: Option<&RawValue>,
+        parent: Option<Raw>,
     ) -> Option<u32> {
         let Some(raw) = raw else {
             self.error(path(), parent, "missing");
@@ -631,7 +648,7 @@ impl<'b> Parser<'b> {
         }
     }
 
-    fn version(&mut self, raw: Option<&RawValue>, at: Field) {
+    fn version(&mut self, raw: Option<Raw>, at: Field) {
         match raw {
             None => self.error(at.path(), None, "`version` is missing (must be 3)"),
             Some(r) => match serde_json::from_str::<serde_json::Number>(r.get()) {
@@ -650,7 +667,7 @@ impl<'b> Parser<'b> {
         }
     }
 
-    fn optional_string(&mut self, raw: Option<&RawValue>, at: Field) -> Option<String> {
+    fn optional_string(&mut self, raw: Option<Raw>, at: Field) -> Option<String> {
         let raw = raw?;
         match serde_json::from_str::<String>(raw.get()) {
             Ok(s) => Some(s),
@@ -665,7 +682,7 @@ impl<'b> Parser<'b> {
         }
     }
 
-    fn debug_id(&mut self, raw: Option<&RawValue>, at: Field) -> Option<String> {
+    fn debug_id(&mut self, raw: Option<Raw>, at: Field) -> Option<String> {
         let id = self.optional_string(raw, at)?;
         if is_uuid(&id) {
             Some(id)
@@ -683,7 +700,7 @@ impl<'b> Parser<'b> {
     }
 
     /// A JSON string as a [`TextRef`], borrowed when it has no escapes.
-    fn text(&mut self, raw: &RawValue, at: Field) -> Option<TextRef> {
+    fn text(&mut self, raw: Raw, at: Field) -> Option<TextRef> {
         let s = raw.get();
         if !s.starts_with('"') {
             self.error(
@@ -708,9 +725,9 @@ impl<'b> Parser<'b> {
     }
 
     /// `names` read one by one (escapes, or something that is not a string: each error located).
-    fn owned_names(&mut self, list: &RawValue, at: Field) -> Vec<String> {
+    fn owned_names(&mut self, list: Raw, at: Field) -> Vec<String> {
         let mut names = Vec::new();
-        match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+        match serde_json::from_str::<Vec<Raw>>(list.get()) {
             Err(_) => self.error(at.path(), Some(list), "`names` must be an array"),
             Ok(items) => {
                 for (i, item) in items.into_iter().enumerate() {
@@ -762,7 +779,7 @@ impl<'b> Parser<'b> {
                     .collect()
             }
             None => self.error(p("sources"), None, "`sources` is missing"),
-            Some(list) => match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+            Some(list) => match serde_json::from_str::<Vec<Raw>>(list.get()) {
                 Err(_) => self.error(p("sources"), Some(list), "`sources` must be an array"),
                 Ok(items) => {
                     for (i, item) in items.into_iter().enumerate() {
@@ -844,7 +861,7 @@ impl<'b> Parser<'b> {
             (None, None) => ("ignoreList", None),
         };
         if let Some(list) = ignore_raw {
-            match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+            match serde_json::from_str::<Vec<Raw>>(list.get()) {
                 Err(_) => self.error(
                     p(ignore_field),
                     Some(list),
@@ -921,11 +938,11 @@ fn trailing_comma_before(buffer: &[u8], at: usize) -> Option<usize> {
 }
 
 /// serde would also read a struct from an array; the format wants objects.
-fn is_object(raw: &RawValue) -> bool {
+fn is_object(raw: Raw) -> bool {
     raw.get().starts_with('{')
 }
 
-fn non_negative_integer(raw: &RawValue) -> Result<u32, String> {
+fn non_negative_integer(raw: Raw) -> Result<u32, String> {
     // The common case, plain digits (the text is valid JSON, so no sign or leading zero can be there).
     if let Ok(v @ 0..=0x7fff_ffff) = raw.get().parse::<u32>() {
         return Ok(v);
