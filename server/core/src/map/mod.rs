@@ -9,6 +9,7 @@
 
 pub mod checkpoints;
 pub mod compact;
+pub(crate) mod fast_read;
 pub mod function_map;
 pub mod index;
 pub mod names;

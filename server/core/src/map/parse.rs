@@ -18,8 +18,15 @@ use crate::map::names::NameTable;
 
 /// A JSON value's exact text in the buffer (what serde's `RawValue` captures), which the fast reader
 /// (`map/fast_read.rs`) also produces without serde.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub(crate) struct Raw<'a>(pub(crate) &'a str);
+
+/// With its address: two readings of one buffer agree only if they picked the same bytes.
+impl std::fmt::Debug for Raw<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:p}{:?}", self.0.as_ptr(), self.0)
+    }
+}
 
 impl<'a> Raw<'a> {
     pub(crate) fn get(&self) -> &'a str {
@@ -109,41 +116,68 @@ pub struct ParsedDocument {
 
 /// A map's fields, each kept as raw JSON text. `S` is what `sections` is read as: raw text, or (on the one-pass
 /// fast path for index maps) the sections themselves.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug)]
 #[serde(bound(deserialize = "'de: 'a, S: Deserialize<'de>, C: Deserialize<'de>"))]
-struct RawMap<'a, S = Raw<'a>, C = Raw<'a>> {
+pub(crate) struct RawMap<'a, S = Raw<'a>, C = Raw<'a>> {
     #[serde(borrow, default)]
-    version: Option<Raw<'a>>,
+    pub(crate) version: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    file: Option<Raw<'a>>,
+    pub(crate) file: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "sourceRoot")]
-    source_root: Option<Raw<'a>>,
+    pub(crate) source_root: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    sources: Option<Raw<'a>>,
+    pub(crate) sources: Option<Raw<'a>>,
     /// Raw text (read item by item later), or the items already (the one pass: `sourcesContent` is most of a
     /// Metro map, and reading it twice was a sixth of opening one).
     #[serde(default, rename = "sourcesContent")]
-    sources_content: Option<C>,
+    pub(crate) sources_content: Option<C>,
     #[serde(borrow, default)]
-    names: Option<Raw<'a>>,
+    pub(crate) names: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    mappings: Option<Raw<'a>>,
+    pub(crate) mappings: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "ignoreList")]
-    ignore_list: Option<Raw<'a>>,
+    pub(crate) ignore_list: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "x_google_ignoreList")]
-    x_google_ignore_list: Option<Raw<'a>>,
+    pub(crate) x_google_ignore_list: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "debugId")]
-    debug_id: Option<Raw<'a>>,
+    pub(crate) debug_id: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "rangeMappings")]
-    range_mappings: Option<Raw<'a>>,
+    pub(crate) range_mappings: Option<Raw<'a>>,
     #[serde(default)]
-    sections: Option<S>,
+    pub(crate) sections: Option<S>,
     #[serde(borrow, default)]
-    x_facebook_sources: Option<Raw<'a>>,
+    pub(crate) x_facebook_sources: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    x_hermes_function_offsets: Option<Raw<'a>>,
+    pub(crate) x_hermes_function_offsets: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    scopes: Option<Raw<'a>>,
+    pub(crate) scopes: Option<Raw<'a>>,
+    /// How many strings `names` holds, when the fast reader counted them (all strings); serde's pass leaves it
+    /// `None` and the names are counted on their own.
+    #[serde(skip)]
+    pub(crate) names_count: Option<u32>,
+}
+
+impl<'a, S, C> RawMap<'a, S, C> {
+    pub(crate) fn empty() -> Self {
+        RawMap {
+            version: None,
+            file: None,
+            source_root: None,
+            sources: None,
+            sources_content: None,
+            names: None,
+            mappings: None,
+            ignore_list: None,
+            x_google_ignore_list: None,
+            debug_id: None,
+            range_mappings: None,
+            sections: None,
+            x_facebook_sources: None,
+            x_hermes_function_offsets: None,
+            scopes: None,
+            names_count: None,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -157,18 +191,18 @@ struct RawSection<'a> {
 }
 
 /// A section read in the same pass as the whole document (the fast path for valid index maps).
-#[derive(Deserialize)]
-struct TypedSection<'a> {
+#[derive(Deserialize, Debug)]
+pub(crate) struct TypedSection<'a> {
     #[serde(borrow, default)]
-    offset: Option<Raw<'a>>,
+    pub(crate) offset: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    map: Option<ObjectOnly<OnePassMap<'a>>>,
+    pub(crate) map: Option<ObjectOnly<OnePassMap<'a>>>,
     #[serde(borrow, default)]
-    url: Option<Raw<'a>>,
+    pub(crate) url: Option<Raw<'a>>,
 }
 
 /// A regular map as the one pass reads it: `sourcesContent` must be an array (else the located path reports it).
-type OnePassMap<'a> = RawMap<'a, Raw<'a>, Vec<Raw<'a>>>;
+pub(crate) type OnePassMap<'a> = RawMap<'a, Raw<'a>, Vec<Raw<'a>>>;
 
 /// `sourcesContent` as read: its raw text, or its items.
 trait ContentItems<'b> {
@@ -190,7 +224,8 @@ impl<'b> ContentItems<'b> for Vec<Raw<'b>> {
 
 /// Reads `T` only from a JSON object: serde's derived structs also accept arrays (fields by position), which a
 /// source map must not.
-struct ObjectOnly<T>(T);
+#[derive(Debug)]
+pub(crate) struct ObjectOnly<T>(pub(crate) T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -320,6 +355,8 @@ struct Parser<'b> {
     one_pass: bool,
     /// Build name tables (else only check and count them).
     keep_names: bool,
+    /// Try the fast reader (`map/fast_read.rs`) before serde's one pass.
+    fast: bool,
     errors: Vec<MapError>,
     warnings: Vec<MapError>,
 }
@@ -345,6 +382,7 @@ impl<'b> Parser<'b> {
             start,
             one_pass: true,
             keep_names: true,
+            fast: true,
             errors: Vec::new(),
             warnings: Vec::new(),
         }
@@ -381,10 +419,15 @@ impl<'b> Parser<'b> {
         let one_pass = self
             .one_pass
             .then(|| {
-                serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>, Vec<Raw>>>(
-                    text,
-                )
-                .ok()
+                self.fast
+                    .then(|| crate::map::fast_read::read(text))
+                    .flatten()
+                    .or_else(|| {
+                        serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>, Vec<Raw>>>(
+                            text,
+                        )
+                        .ok()
+                    })
             })
             .flatten();
         if let Some(raw) = one_pass {
@@ -600,12 +643,7 @@ impl<'b> Parser<'b> {
         self.regular_map(inner, offset, format!("{path}.map."))
     }
 
-    fn offset(
-        &mut self,
-        raw: Option<Raw>,
-        path: &str,
-        section: Option<Raw>,
-    ) -> Option<(u32, u32)> {
+    fn offset(&mut self, raw: Option<Raw>, path: &str, section: Option<Raw>) -> Option<(u32, u32)> {
         let Some(raw) = raw else {
             self.error(
                 format!("{path}.offset"),
@@ -833,7 +871,9 @@ impl<'b> Parser<'b> {
         contents.resize(sources.len(), None);
 
         let counted = match raw.names {
-            Some(list) if !self.keep_names => NameTable::count_json_array(list.get()).ok(),
+            Some(list) if !self.keep_names => raw
+                .names_count
+                .or_else(|| NameTable::count_json_array(list.get()).ok()),
             _ => None,
         };
         let names = match raw.names {

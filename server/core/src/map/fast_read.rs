@@ -1,0 +1,662 @@
+//! Reading a valid source map's JSON in one strict pass without serde: the fast path of `parse.rs`.
+//!
+//! Opening a Metro index map (16,500 sections, 57 MB of `mappings`) spent twice the time of a plain `serde_json`
+//! parse of the file in serde's own pass, which captures each field as a `RawValue` through derived structs, and then
+//! read every `names` array a second time to count it. This reader walks the document once: strings are skipped 64
+//! bytes at a time (quotes, backslashes and control characters found with SSE2, escapes with simdjson's carry
+//! trick), the members of the map, its sections and their maps are picked out by name, and each `names` array is
+//! counted on the way.
+//!
+//! It produces exactly what serde's pass produces ([`RawMap`] of [`Raw`] texts), and it is stricter than serde,
+//! never more lenient: anything it does not accept — invalid UTF-8 anywhere, a key with an escape, a duplicated
+//! field, nesting deeper than [`MAX_DEPTH`], a trailing comma, any JSON error — makes it return `None`, and the
+//! caller reads the document with serde as before, which locates the error. So the fast path changes how fast a
+//! valid map opens, never what any map means (`tests` compares the two on generated and hand-broken documents).
+
+use crate::map::parse::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
+
+/// The document as serde's one pass reads it: sections read with their maps, `sourcesContent` as items.
+pub(crate) type FastDocument<'b> = RawMap<'b, Vec<ObjectOnly<TypedSection<'b>>>, Vec<Raw<'b>>>;
+
+/// Nesting this deep is rejected (serde_json stops at 128; what the fast path rejects, serde reads).
+const MAX_DEPTH: u32 = 100;
+
+/// Reads `text` (the document after any BOM or XSSI prefix); `None` when it is anything but a plain valid JSON object
+/// this reader accepts.
+pub(crate) fn read(text: &[u8]) -> Option<FastDocument<'_>> {
+    let text = std::str::from_utf8(text).ok()?;
+    let mut r = Reader {
+        s: text,
+        b: text.as_bytes(),
+        i: 0,
+    };
+    r.ws();
+    let doc = r.map::<Vec<ObjectOnly<TypedSection>>>(1, |r, depth| r.sections(depth))?;
+    r.ws();
+    (r.i == r.b.len()).then_some(doc)
+}
+
+struct Reader<'b> {
+    s: &'b str,
+    b: &'b [u8],
+    i: usize,
+}
+
+/// Which member of a map a key names (keys with escapes never get here).
+fn field(key: &[u8]) -> Option<usize> {
+    const FIELDS: [&[u8]; 15] = [
+        b"version",
+        b"file",
+        b"sourceRoot",
+        b"sources",
+        b"sourcesContent",
+        b"names",
+        b"mappings",
+        b"ignoreList",
+        b"x_google_ignoreList",
+        b"debugId",
+        b"rangeMappings",
+        b"sections",
+        b"x_facebook_sources",
+        b"x_hermes_function_offsets",
+        b"scopes",
+    ];
+    FIELDS.iter().position(|f| *f == key)
+}
+
+const SOURCES_CONTENT: usize = 4;
+const NAMES: usize = 5;
+const SECTIONS: usize = 11;
+
+impl<'b> Reader<'b> {
+    fn ws(&mut self) {
+        while let Some(&c) = self.b.get(self.i) {
+            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                break;
+            }
+            self.i += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn expect(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.peek()? == c).then(|| self.i += 1)
+    }
+
+    fn raw(&self, start: usize) -> Raw<'b> {
+        Raw(&self.s[start..self.i])
+    }
+
+    /// A literal `null` next (white space skipped): consumed.
+    fn null(&mut self) -> bool {
+        self.ws();
+        if self.b[self.i..].starts_with(b"null") {
+            self.i += 4;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A string (the cursor on its opening quote); returns its text without quotes and whether it has escapes.
+    fn string(&mut self) -> Option<(&'b [u8], bool)> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let (end, escapes) = strict_string_end(self.b, self.i + 1)?;
+        let inner = &self.b[self.i + 1..end];
+        self.i = end + 1;
+        Some((inner, escapes))
+    }
+
+    /// Any value, strictly; returns its text.
+    fn value(&mut self, depth: u32) -> Option<Raw<'b>> {
+        self.ws();
+        let start = self.i;
+        self.skip_value(depth)?;
+        Some(self.raw(start))
+    }
+
+    fn skip_value(&mut self, depth: u32) -> Option<()> {
+        match self.peek()? {
+            b'"' => {
+                self.string()?;
+            }
+            b'{' => {
+                self.members(depth + 1, |r, _, depth| r.skip_ws_value(depth))?;
+            }
+            b'[' => {
+                self.items(depth + 1, |r, depth| r.skip_ws_value(depth))?;
+            }
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            _ => self.number()?,
+        }
+        Some(())
+    }
+
+    fn skip_ws_value(&mut self, depth: u32) -> Option<()> {
+        self.ws();
+        self.skip_value(depth)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.b[self.i..]
+            .starts_with(word)
+            .then(|| self.i += word.len())
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    fn number(&mut self) -> Option<()> {
+        let digits = |r: &mut Self| {
+            let from = r.i;
+            while r.peek().is_some_and(|c| c.is_ascii_digit()) {
+                r.i += 1;
+            }
+            (r.i > from).then_some(())
+        };
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek()? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => digits(self)?,
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            digits(self)?;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            digits(self)?;
+        }
+        Some(())
+    }
+
+    /// An array's items (the cursor on `[`), each read by `item` from its first byte.
+    fn items(
+        &mut self,
+        depth: u32,
+        mut item: impl FnMut(&mut Self, u32) -> Option<()>,
+    ) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.expect(b'[')?;
+        self.ws();
+        if self.peek()? == b']' {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            self.ws();
+            item(self, depth)?;
+            self.ws();
+            match self.peek()? {
+                b',' => self.i += 1,
+                b']' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// An object's members (the cursor on `{`): `member(key, reader at the value)`, which must consume the value.
+    /// Keys with escapes are not compared here: the object is left to serde.
+    fn members(
+        &mut self,
+        depth: u32,
+        mut member: impl FnMut(&mut Self, &'b [u8], u32) -> Option<()>,
+    ) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.expect(b'{')?;
+        self.ws();
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            self.ws();
+            let (key, escapes) = self.string()?;
+            if escapes {
+                return None;
+            }
+            self.expect(b':')?;
+            self.ws();
+            member(self, key, depth)?;
+            self.ws();
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A map object; `sections(reader, depth)` reads a non-null `sections` value.
+    fn map<S>(
+        &mut self,
+        depth: u32,
+        mut sections: impl FnMut(&mut Self, u32) -> Option<S>,
+    ) -> Option<RawMap<'b, S, Vec<Raw<'b>>>> {
+        let mut m = RawMap::empty();
+        let mut seen = 0u32;
+        self.members(depth, |r, key, depth| {
+            let Some(f) = field(key) else {
+                return r.skip_value(depth);
+            };
+            // serde's derived structs reject a repeated field.
+            if seen & (1 << f) != 0 {
+                return None;
+            }
+            seen |= 1 << f;
+            if r.null() {
+                return Some(());
+            }
+            match f {
+                SOURCES_CONTENT => {
+                    let mut list = Vec::new();
+                    r.items(depth + 1, |r, depth| {
+                        list.push(r.value(depth)?);
+                        Some(())
+                    })?;
+                    m.sources_content = Some(list);
+                }
+                SECTIONS => m.sections = Some(sections(r, depth)?),
+                NAMES => {
+                    let start = r.i;
+                    let mut count: Option<u32> = Some(0);
+                    if r.peek()? == b'[' {
+                        r.items(depth + 1, |r, depth| {
+                            if r.peek()? == b'"' {
+                                r.string()?;
+                                count = count.and_then(|n| n.checked_add(1));
+                            } else {
+                                count = None;
+                                r.skip_value(depth)?;
+                            }
+                            Some(())
+                        })?;
+                    } else {
+                        count = None;
+                        r.skip_value(depth)?;
+                    }
+                    m.names = Some(r.raw(start));
+                    m.names_count = count;
+                }
+                _ => {
+                    let start = r.i;
+                    r.skip_value(depth)?;
+                    let raw = Some(r.raw(start));
+                    match f {
+                        0 => m.version = raw,
+                        1 => m.file = raw,
+                        2 => m.source_root = raw,
+                        3 => m.sources = raw,
+                        6 => m.mappings = raw,
+                        7 => m.ignore_list = raw,
+                        8 => m.x_google_ignore_list = raw,
+                        9 => m.debug_id = raw,
+                        10 => m.range_mappings = raw,
+                        12 => m.x_facebook_sources = raw,
+                        13 => m.x_hermes_function_offsets = raw,
+                        _ => m.scopes = raw,
+                    }
+                }
+            }
+            Some(())
+        })?;
+        Some(m)
+    }
+
+    /// The top level's `sections`: an array of objects, each map an object (or null) read as a regular map.
+    fn sections(&mut self, depth: u32) -> Option<Vec<ObjectOnly<TypedSection<'b>>>> {
+        let mut list = Vec::new();
+        self.items(depth + 1, |r, depth| {
+            let mut section = TypedSection {
+                offset: None,
+                map: None,
+                url: None,
+            };
+            let mut seen = [false; 3];
+            r.members(depth + 1, |r, key, depth| {
+                let k = match key {
+                    b"offset" => 0,
+                    b"map" => 1,
+                    b"url" => 2,
+                    _ => return r.skip_value(depth),
+                };
+                if std::mem::replace(&mut seen[k], true) {
+                    return None;
+                }
+                if r.null() {
+                    return Some(());
+                }
+                match k {
+                    0 => section.offset = Some(r.value(depth)?),
+                    2 => section.url = Some(r.value(depth)?),
+                    _ => {
+                        let map: OnePassMap = r.map(depth + 1, |r, depth| r.value(depth))?;
+                        section.map = Some(ObjectOnly(map));
+                    }
+                }
+                Some(())
+            })?;
+            list.push(ObjectOnly(section));
+            Some(())
+        })?;
+        Some(list)
+    }
+}
+
+/// The end of a JSON string whose text starts at `from` (the index of its closing quote), and whether it has escapes;
+/// `None` when it is unterminated or not valid JSON (a control character, an unknown escape, `\u` without four hex
+/// digits). 64 bytes are classified at a time.
+fn strict_string_end(b: &[u8], from: usize) -> Option<(usize, bool)> {
+    let mut at = from;
+    let mut prev_escaped = 0u64;
+    let mut escapes = false;
+    while at + 64 <= b.len() {
+        let (quotes, backslashes, controls) = masks64(&b[at..at + 64]);
+        let escaped = if backslashes == 0 && prev_escaped == 0 {
+            0
+        } else {
+            escaped_bits(backslashes, &mut prev_escaped)
+        };
+        let real = quotes & !escaped;
+        // The bytes that belong to the string in this block: all, or those before its closing quote.
+        let inside = if real == 0 {
+            u64::MAX
+        } else {
+            (1u64 << real.trailing_zeros()) - 1
+        };
+        if controls & inside != 0 {
+            return None;
+        }
+        escapes |= backslashes & inside != 0;
+        let mut check = escaped & inside;
+        while check != 0 {
+            let k = at + check.trailing_zeros() as usize;
+            valid_escape(b, k)?;
+            check &= check - 1;
+        }
+        if real != 0 {
+            return Some((at + real.trailing_zeros() as usize, escapes));
+        }
+        at += 64;
+    }
+    strict_string_end_scalar(b, at, prev_escaped != 0, escapes)
+}
+
+/// The character after a backslash, at `k`: one of JSON's escapes (`\u` with four hex digits after it).
+fn valid_escape(b: &[u8], k: usize) -> Option<()> {
+    match b[k] {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(()),
+        b'u' => b
+            .get(k + 1..k + 5)?
+            .iter()
+            .all(u8::is_ascii_hexdigit)
+            .then_some(()),
+        _ => None,
+    }
+}
+
+/// [`strict_string_end`] a byte at a time (the last bytes, and the reference in tests); `escaped`: the first byte is.
+fn strict_string_end_scalar(
+    b: &[u8],
+    from: usize,
+    mut escaped: bool,
+    mut escapes: bool,
+) -> Option<(usize, bool)> {
+    for (i, &c) in b.get(from..)?.iter().enumerate() {
+        if c < 0x20 {
+            return None;
+        }
+        if escaped {
+            valid_escape(b, from + i)?;
+            escaped = false;
+        } else if c == b'\\' {
+            escaped = true;
+            escapes = true;
+        } else if c == b'"' {
+            return Some((from + i, escapes));
+        }
+    }
+    None
+}
+
+/// Of 64 bytes, which are escaped by a backslash (bit i for byte i); `prev_escaped` carries a run that ends the
+/// block into the next one (simdjson, "find_escaped_branchless").
+fn escaped_bits(backslash: u64, prev_escaped: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let backslash = backslash & !*prev_escaped;
+    let follows_escape = (backslash << 1) | *prev_escaped;
+    let odd_sequence_starts = backslash & !EVEN & !follows_escape;
+    let (sequences_starting_on_even_bits, overflow) =
+        odd_sequence_starts.overflowing_add(backslash);
+    *prev_escaped = overflow as u64;
+    let invert_mask = sequences_starting_on_even_bits << 1;
+    (EVEN ^ invert_mask) & follows_escape
+}
+
+/// Bit i set where byte i of `chunk` (64 bytes) is a quote, a backslash, a control character (below 0x20).
+#[cfg(target_arch = "x86_64")]
+fn masks64(chunk: &[u8]) -> (u64, u64, u64) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    assert!(chunk.len() >= 64);
+    let (mut quotes, mut backslashes, mut controls) = (0u64, 0u64, 0u64);
+    // SAFETY: SSE2 is part of every x86_64 target; each unaligned load reads 16 bytes inside `chunk` (checked above).
+    unsafe {
+        let quote = _mm_set1_epi8(b'"' as i8);
+        let backslash = _mm_set1_epi8(b'\\' as i8);
+        let last_control = _mm_set1_epi8(0x1F);
+        for k in 0..4 {
+            let v = _mm_loadu_si128(chunk.as_ptr().add(16 * k) as *const __m128i);
+            let bit = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
+            quotes |= bit(_mm_cmpeq_epi8(v, quote));
+            backslashes |= bit(_mm_cmpeq_epi8(v, backslash));
+            // Unsigned v <= 0x1F exactly when max(v, 0x1F) is 0x1F.
+            controls |= bit(_mm_cmpeq_epi8(_mm_max_epu8(v, last_control), last_control));
+        }
+    }
+    (quotes, backslashes, controls)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn masks64(chunk: &[u8]) -> (u64, u64, u64) {
+    let (mut quotes, mut backslashes, mut controls) = (0u64, 0u64, 0u64);
+    for (i, &c) in chunk[..64].iter().enumerate() {
+        quotes |= u64::from(c == b'"') << i;
+        backslashes |= u64::from(c == b'\\') << i;
+        controls |= u64::from(c < 0x20) << i;
+    }
+    (quotes, backslashes, controls)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// serde's one pass over the same bytes, with the names counted the way `parse.rs` counts them without the fast
+    /// reader, for comparing with [`read`].
+    fn serde_reading(text: &[u8]) -> Option<FastDocument<'_>> {
+        let mut doc: FastDocument = serde_json::from_slice(text).ok()?;
+        let count = |m: &mut OnePassMap| {
+            m.names_count = m
+                .names
+                .and_then(|n| crate::map::names::NameTable::count_json_array(n.get()).ok());
+        };
+        doc.names_count = doc
+            .names
+            .and_then(|n| crate::map::names::NameTable::count_json_array(n.get()).ok());
+        for s in doc.sections.iter_mut().flatten() {
+            if let Some(ObjectOnly(m)) = &mut s.0.map {
+                count(m);
+            }
+        }
+        Some(doc)
+    }
+
+    /// The fast reader accepts `text` only if serde does, and then reads the same values at the same places.
+    fn agrees(text: &[u8]) -> Result<bool, TestCaseError> {
+        let Some(fast) = read(text) else {
+            return Ok(false);
+        };
+        let serde = serde_reading(text);
+        prop_assert!(
+            serde.is_some(),
+            "accepted what serde refuses: {:?}",
+            String::from_utf8_lossy(text)
+        );
+        prop_assert_eq!(format!("{fast:?}"), format!("{:?}", serde.unwrap()));
+        Ok(true)
+    }
+
+    const VALID: &[&str] = &[
+        r#"{"version":3,"file":"a.js","sources":["a.js",null,"\u00e9\"q\""],"names":["x","y\\z",""],"mappings":"AAAA,CAAC;AACA","sourcesContent":["let x = \"\\n\";\n\t", null],"x_unknown":{"deep":[1,-2.5e+3,0.25,true,false,null,{"k":[[]]}]},"ignoreList":[0]}"#,
+        r#"  {"version":3,"file":null,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA","x_facebook_sources":[[{"names":["<global>"],"mappings":"AAA"}]]}},{"offset":{"line":2,"column":5},"extra":"x","map":{"version":3,"sources":["b.js"],"names":["n"],"mappings":"AAAAA","sourcesContent":["\ud83d\ude00 \u0000"]}}],"x_hermes_function_offsets":{"0":[1,2]}} "#,
+        r#"{"sections":[],"version":3,"debugId":"85314830-023f-4cf1-a267-535f4e37bb17","names":["not","all",1]}"#,
+        r#"{"version":3,"sources":[],"names":null,"mappings":"","rangeMappings":"A","scopes":"AB","sections":null}"#,
+    ];
+
+    #[test]
+    fn reads_valid_maps_as_serde_does() {
+        for text in VALID {
+            assert!(agrees(text.as_bytes()).unwrap(), "refused: {text}");
+        }
+        let doc = read(VALID[0].as_bytes()).unwrap();
+        assert_eq!(doc.names_count, Some(3));
+        assert_eq!(read(VALID[2].as_bytes()).unwrap().names_count, None);
+    }
+
+    #[test]
+    fn refuses_what_serde_refuses_or_what_it_leaves_to_serde() {
+        let refused = [
+            r#"{"version":3,}"#,
+            r#"{"version":3,"mappings":"A","mappings":"B"}"#,
+            r#"{"mapp\u0069ngs":"A"}"#,
+            r#"{"file":"a	b"}"#,
+            r#"{"file":"\x"}"#,
+            r#"{"file":"\u12g4"}"#,
+            r#"{"version":03}"#,
+            r#"{"version":-}"#,
+            r#"{"version":1.}"#,
+            r#"{"version":1e}"#,
+            r#"{"version":tru}"#,
+            r#"{"version":nul}"#,
+            r#"{"version":3} x"#,
+            r#"{"version":3"#,
+            r#"{"sections":[1]}"#,
+            r#"{"sections":[{"map":[3]}]}"#,
+            r#"{"sections":[{"map":{},"map":{}}]}"#,
+            r#"{"sourcesContent":"x"}"#,
+            r#"[1]"#,
+        ];
+        for text in refused {
+            assert!(read(text.as_bytes()).is_none(), "accepted: {text}");
+        }
+        assert!(read(b"{\"file\":\"\xff\"}").is_none());
+        let deep = format!("{{\"x\":{}{}}}", "[".repeat(120), "]".repeat(120));
+        assert!(read(deep.as_bytes()).is_none());
+        let nested = format!("{{\"x\":{}{}}}", "[".repeat(50), "]".repeat(50));
+        assert!(read(nested.as_bytes()).is_some());
+    }
+
+    /// Edits that break JSON in the ways files get broken, or make it valid in unusual ways.
+    const EDITS: &[&[u8]] = &[
+        b",",
+        b"\\",
+        b"\"",
+        b"\x01",
+        b"\n",
+        b"}",
+        b"]",
+        b"{",
+        b"[",
+        b"-",
+        b"0",
+        b"01",
+        b"1e",
+        b".5",
+        b"tru",
+        b"null",
+        b" ",
+        b":",
+        b"\"mappings\":\"A\",",
+        b"\\u12",
+        b"\\x",
+        b"\\u00e9",
+        b"\xff",
+        b"\\\\",
+        b"\"\"",
+        b"e+",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn never_accepts_more_than_serde(
+            base in 0..VALID.len(),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0..EDITS.len() + 2), 1..3),
+        ) {
+            let mut text = VALID[base].as_bytes().to_vec();
+            for (at, edit) in edits {
+                let at = at.index(text.len() + 1);
+                match edit {
+                    e if e < EDITS.len() => {
+                        text.splice(at..at, EDITS[e].iter().copied());
+                    }
+                    e if e == EDITS.len() => {
+                        text.drain(at..(at + 1).min(text.len()));
+                    }
+                    _ => {
+                        text.drain(at..(at + 7).min(text.len()));
+                    }
+                }
+            }
+            agrees(&text)?;
+        }
+
+        /// The block scan finds the same end, escapes and errors as the byte-at-a-time one, across block edges.
+        #[test]
+        fn string_ends_as_byte_by_byte(
+            bytes in prop::collection::vec(prop::sample::select(vec![b'a', b'"', b'\\', b'\\', b'u', b'0', b'n', b'x', 0x1f, 0xc3]), 0..400),
+            from in 0usize..80,
+        ) {
+            let from = from.min(bytes.len());
+            prop_assert_eq!(strict_string_end(&bytes, from), strict_string_end_scalar(&bytes, from, false, false));
+        }
+    }
+
+    #[test]
+    fn the_edits_keep_some_documents_valid() {
+        // Without accepted documents the property above would only test refusals.
+        let accepted = (0..VALID[0].len())
+            .filter(|&at| {
+                let mut text = VALID[0].as_bytes().to_vec();
+                text.insert(at, b' ');
+                read(&text).is_some()
+            })
+            .count();
+        assert!(accepted > 100, "{accepted}");
+    }
+}
