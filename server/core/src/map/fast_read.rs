@@ -66,6 +66,7 @@ fn field(key: &[u8]) -> Option<usize> {
 
 const SOURCES_CONTENT: usize = 4;
 const NAMES: usize = 5;
+const MAPPINGS: usize = 6;
 const SECTIONS: usize = 11;
 
 impl<'b> Reader<'b> {
@@ -300,6 +301,12 @@ impl<'b> Reader<'b> {
                     m.names = Some(r.raw(start));
                     m.names_count = count;
                 }
+                MAPPINGS if r.peek()? == b'"' => {
+                    let start = r.i;
+                    let (_, escapes) = r.string()?;
+                    m.mappings = Some(r.raw(start));
+                    m.mappings_plain = !escapes;
+                }
                 _ => {
                     let start = r.i;
                     r.skip_value(depth)?;
@@ -500,14 +507,18 @@ mod tests {
     /// reader, for comparing with [`read`].
     fn serde_reading(text: &[u8]) -> Option<FastDocument<'_>> {
         let mut doc: FastDocument = serde_json::from_slice(text).ok()?;
-        let count = |m: &mut OnePassMap| {
-            m.names_count = m
-                .names
-                .and_then(|n| crate::map::names::NameTable::count_json_array(n.get()).ok());
+        let names_count = |names: Option<Raw>| {
+            names.and_then(|n| crate::map::names::NameTable::count_json_array(n.get()).ok())
         };
-        doc.names_count = doc
-            .names
-            .and_then(|n| crate::map::names::NameTable::count_json_array(n.get()).ok());
+        let plain = |mappings: Option<Raw>| {
+            mappings.is_some_and(|t| t.get().starts_with('"') && !t.get().contains('\\'))
+        };
+        let count = |m: &mut OnePassMap| {
+            m.names_count = names_count(m.names);
+            m.mappings_plain = plain(m.mappings);
+        };
+        doc.names_count = names_count(doc.names);
+        doc.mappings_plain = plain(doc.mappings);
         for s in doc.sections.iter_mut().flatten() {
             if let Some(ObjectOnly(m)) = &mut s.0.map {
                 count(m);

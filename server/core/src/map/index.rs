@@ -256,7 +256,8 @@ pub struct SourceMapIndex {
     /// instead of striding through the 312-byte sections, which costs a cache miss a step on a 16,500-section map.
     section_starts: Box<[GeneratedPosition]>,
     sources: Box<[Source]>,
-    source_by_url: HashMap<Box<str>, SourceId>,
+    /// Fx: URLs are short, and SipHash of 16,500 of them was a visible part of opening a Metro map.
+    source_by_url: rustc_hash::FxHashMap<Box<str>, SourceId>,
     reverse: Box<[OnceLock<ReverseIndex>]>,
     pub x_hermes_function_offsets: Option<Range<usize>>,
     pub warnings: Vec<MapError>,
@@ -280,7 +281,7 @@ impl SourceMapIndex {
         }
         let lazy_names = options.lazy_names && doc.warnings.is_empty();
         let mut sources: Vec<Source> = Vec::new();
-        let mut source_by_url: HashMap<Box<str>, SourceId> = HashMap::new();
+        let mut source_by_url = rustc_hash::FxHashMap::default();
         let mut sections = Vec::with_capacity(doc.maps.len());
         for map in doc.maps {
             let names_at = map.names_at.clone().filter(|_| lazy_names);
@@ -289,7 +290,8 @@ impl SourceMapIndex {
             if let (Some(range), Names::Table(t)) = (names_at, &section.names) {
                 if t.is_empty() && count > 0 {
                     section.names = Names::InFile(Box::new(NamesInFile {
-                        hash: xxhash_rust::xxh3::xxh3_64(&buffer[range.clone()]),
+                        // Hashed when the buffer is shed: until then the names are read from it.
+                        hash: None,
                         range,
                         count,
                         table: OnceLock::new(),
@@ -328,7 +330,7 @@ impl SourceMapIndex {
     fn section(
         map: ParsedMap,
         sources: &mut Vec<Source>,
-        by_url: &mut HashMap<Box<str>, SourceId>,
+        by_url: &mut rustc_hash::FxHashMap<Box<str>, SourceId>,
     ) -> Section {
         let mut local = Vec::with_capacity(map.sources.len());
         for (i, url) in map.sources.into_iter().enumerate() {
@@ -553,6 +555,9 @@ impl SourceMapIndex {
             .iter()
             .map(|s| match (&s.names, &s.names_at) {
                 (Names::Table(t), Some(r)) if !t.is_empty() => Some((r.clone(), hash_of(r))),
+                (Names::InFile(n), _) if n.hash.is_none() => {
+                    Some((n.range.clone(), hash_of(&n.range)))
+                }
                 _ => None,
             })
             .collect();
@@ -565,7 +570,7 @@ impl SourceMapIndex {
             if let Some((range, hash)) = names {
                 s.names = Names::InFile(Box::new(NamesInFile {
                     range,
-                    hash,
+                    hash: Some(hash),
                     count: s.names.len() as u32,
                     table: OnceLock::new(),
                 }));
@@ -608,14 +613,15 @@ impl SourceMapIndex {
         }
     }
 
-    /// The bytes at `range` of the map file the index was built from, if they still hash to `hash`.
-    fn read_back(&self, range: &Range<usize>, hash: u64) -> Option<Vec<u8>> {
+    /// The bytes at `range` of the map file the index was built from, if they still hash to `hash` (`None`: not
+    /// hashed, which only names left in a buffer not shed yet are).
+    fn read_back(&self, range: &Range<usize>, hash: Option<u64>) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt;
         let Some(path) = self.file_path.as_deref() else {
-            // Not shed yet: the buffer is still the file's bytes.
-            let bytes = self.buffer.get(range.clone())?;
-            return (xxhash_rust::xxh3::xxh3_64(bytes) == hash).then(|| bytes.to_vec());
+            // Not shed yet: the buffer is still the file's bytes, and it never changes.
+            return self.buffer.get(range.clone()).map(<[u8]>::to_vec);
         };
+        let hash = hash?;
         let (file, _) = crate::files::open_regular(path).ok()?;
         let mut bytes = vec![0; range.len()];
         file.read_exact_at(&mut bytes, range.start as u64).ok()?;
@@ -795,7 +801,7 @@ impl SourceMapIndex {
             let bytes =
                 match s.facebook_sources_hash {
                     None => Cow::Borrowed(&self.buffer[range]),
-                    Some(hash) => Cow::Owned(self.read_back(&range, hash).ok_or(
+                    Some(hash) => Cow::Owned(self.read_back(&range, Some(hash)).ok_or(
                         "x_facebook_sources: the map file no longer holds what was indexed",
                     )?),
                 };

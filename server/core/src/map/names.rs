@@ -14,7 +14,8 @@ pub(crate) enum Names {
 #[derive(Debug)]
 pub(crate) struct NamesInFile {
     pub range: std::ops::Range<usize>,
-    pub hash: u64,
+    /// What the bytes must hash to once the buffer is shed (`None` before: the buffer is the file).
+    pub hash: Option<u64>,
     pub count: u32,
     pub table: std::sync::OnceLock<NameTable>,
 }

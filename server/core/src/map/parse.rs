@@ -155,6 +155,9 @@ pub(crate) struct RawMap<'a, S = Raw<'a>, C = Raw<'a>> {
     /// `None` and the names are counted on their own.
     #[serde(skip)]
     pub(crate) names_count: Option<u32>,
+    /// `mappings` is a string without escapes (the fast reader knows; serde's pass leaves it to be checked).
+    #[serde(skip)]
+    pub(crate) mappings_plain: bool,
 }
 
 impl<'a, S, C> RawMap<'a, S, C> {
@@ -176,6 +179,7 @@ impl<'a, S, C> RawMap<'a, S, C> {
             x_hermes_function_offsets: None,
             scopes: None,
             names_count: None,
+            mappings_plain: false,
         }
     }
 }
@@ -652,6 +656,9 @@ impl<'b> Parser<'b> {
             );
             return None;
         };
+        if let Some(offset) = plain_offset(raw.get()) {
+            return Some(offset);
+        }
         let offset = is_object(raw).then(|| serde_json::from_str::<RawOffset>(raw.get()));
         let Some(Ok(offset)) = offset else {
             self.error(
@@ -737,8 +744,8 @@ impl<'b> Parser<'b> {
         }
     }
 
-    /// A JSON string as a [`TextRef`], borrowed when it has no escapes.
-    fn text(&mut self, raw: Raw, at: Field) -> Option<TextRef> {
+    /// A JSON string as a [`TextRef`], borrowed when it has no escapes (`plain`: known to have none).
+    fn text(&mut self, raw: Raw, at: Field, plain: bool) -> Option<TextRef> {
         let s = raw.get();
         if !s.starts_with('"') {
             self.error(
@@ -750,7 +757,7 @@ impl<'b> Parser<'b> {
         }
         let range = self.range_of(raw);
         let inner = range.start + 1..range.end - 1;
-        if memchr::memchr(b'\\', &self.buffer[inner.clone()]).is_none() {
+        if plain || memchr::memchr(b'\\', &self.buffer[inner.clone()]).is_none() {
             return Some(TextRef::Buffer(inner));
         }
         match serde_json::from_str::<String>(s) {
@@ -929,11 +936,11 @@ impl<'b> Parser<'b> {
                 self.error(p("mappings"), None, "`mappings` is missing");
                 None
             }
-            Some(m) => self.text(m, f("mappings")),
+            Some(m) => self.text(m, f("mappings"), raw.mappings_plain),
         };
         let range_mappings = raw
             .range_mappings
-            .and_then(|r| self.text(r, f("rangeMappings")));
+            .and_then(|r| self.text(r, f("rangeMappings"), false));
 
         if self.errors.len() > errors_before {
             return None;
@@ -980,6 +987,24 @@ fn trailing_comma_before(buffer: &[u8], at: usize) -> Option<usize> {
 /// serde would also read a struct from an array; the format wants objects.
 fn is_object(raw: Raw) -> bool {
     raw.get().starts_with('{')
+}
+
+/// `{"line":L,"column":C}` written as bundlers write it, read without serde (a Metro map has 16,500); anything else
+/// (white space, other members, a number that is not plain digits) is left to serde and its errors.
+fn plain_offset(text: &str) -> Option<(u32, u32)> {
+    let digits = |s: &str| {
+        let plain = !s.is_empty()
+            && s.bytes().all(|c| c.is_ascii_digit())
+            && (s == "0" || !s.starts_with('0'));
+        plain
+            .then(|| s.parse::<u32>().ok())
+            .flatten()
+            .filter(|&v| v <= i32::MAX as u32)
+    };
+    let (line, rest) = text
+        .strip_prefix("{\"line\":")?
+        .split_once(",\"column\":")?;
+    Some((digits(line)?, digits(rest.strip_suffix('}')?)?))
 }
 
 fn non_negative_integer(raw: Raw) -> Result<u32, String> {
@@ -1172,6 +1197,29 @@ mod tests {
                 "only {valid} valid index maps with sections in 300"
             );
         }
+    }
+
+    #[test]
+    fn plain_offsets_are_read_without_serde_and_the_rest_with_it() {
+        assert_eq!(plain_offset(r#"{"line":0,"column":12}"#), Some((0, 12)));
+        assert_eq!(
+            plain_offset(r#"{"line":2147483647,"column":0}"#),
+            Some((i32::MAX as u32, 0))
+        );
+        for other in [
+            r#"{"line":2147483648,"column":0}"#,
+            r#"{"line":01,"column":0}"#,
+            r#"{"line":1.0,"column":0}"#,
+            r#"{"line":-1,"column":0}"#,
+            r#"{"line":1,"column":}"#,
+            r#"{ "line":1,"column":2}"#,
+            r#"{"column":2,"line":1}"#,
+        ] {
+            assert_eq!(plain_offset(other), None, "{other}");
+        }
+        // What serde reads instead: the same offset, or the same error as before.
+        let doc = parse(r#"{"version":3,"sections":[{"offset":{"column":2,"line":1.0},"map":{"version":3,"sources":[],"names":[],"mappings":""}}]}"#).unwrap();
+        assert_eq!(doc.maps[0].offset, (1, 2));
     }
 
     #[test]
