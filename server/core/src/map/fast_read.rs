@@ -15,15 +15,19 @@
 
 use crate::map::parse::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
 
-/// The document as serde's one pass reads it: sections read with their maps, `sourcesContent` as items.
-pub(crate) type FastDocument<'b> = RawMap<'b, Vec<ObjectOnly<TypedSection<'b>>>, Vec<Raw<'b>>>;
+/// The document as serde's one pass reads it, `sourcesContent` as items, but its sections (`Some(())` when it has
+/// `sections`) given one by one to the caller as they are read.
+pub(crate) type FastDocument<'b> = RawMap<'b, (), Vec<Raw<'b>>>;
 
 /// Nesting this deep is rejected (serde_json stops at 128; what the fast path rejects, serde reads).
 const MAX_DEPTH: u32 = 100;
 
 /// Reads `text` (the document after any BOM or XSSI prefix); `None` when it is anything but a plain valid JSON object
 /// this reader accepts.
-pub(crate) fn read(text: &[u8]) -> Option<FastDocument<'_>> {
+pub(crate) fn read<'b>(
+    text: &'b [u8],
+    mut on_section: impl FnMut(TypedSection<'b>),
+) -> Option<FastDocument<'b>> {
     let text = std::str::from_utf8(text).ok()?;
     let mut r = Reader {
         s: text,
@@ -31,7 +35,7 @@ pub(crate) fn read(text: &[u8]) -> Option<FastDocument<'_>> {
         i: 0,
     };
     r.ws();
-    let doc = r.map::<Vec<ObjectOnly<TypedSection>>>(1, |r, depth| r.sections(depth))?;
+    let doc = r.map(1, |r, depth| r.sections(depth, &mut on_section))?;
     r.ws();
     (r.i == r.b.len()).then_some(doc)
 }
@@ -333,8 +337,11 @@ impl<'b> Reader<'b> {
     }
 
     /// The top level's `sections`: an array of objects, each map an object (or null) read as a regular map.
-    fn sections(&mut self, depth: u32) -> Option<Vec<ObjectOnly<TypedSection<'b>>>> {
-        let mut list = Vec::new();
+    fn sections(
+        &mut self,
+        depth: u32,
+        on_section: &mut impl FnMut(TypedSection<'b>),
+    ) -> Option<()> {
         self.items(depth + 1, |r, depth| {
             let mut section = TypedSection {
                 offset: None,
@@ -365,10 +372,9 @@ impl<'b> Reader<'b> {
                 }
                 Some(())
             })?;
-            list.push(ObjectOnly(section));
+            on_section(section);
             Some(())
-        })?;
-        Some(list)
+        })
     }
 }
 
@@ -505,8 +511,8 @@ mod tests {
 
     /// serde's one pass over the same bytes, with the names counted the way `parse.rs` counts them without the fast
     /// reader, for comparing with [`read`].
-    fn serde_reading(text: &[u8]) -> Option<FastDocument<'_>> {
-        let mut doc: FastDocument = serde_json::from_slice(text).ok()?;
+    fn serde_reading(text: &[u8]) -> Option<WholeDocument<'_>> {
+        let mut doc: WholeDocument = serde_json::from_slice(text).ok()?;
         let names_count = |names: Option<Raw>| {
             names.and_then(|n| crate::map::names::NameTable::count_json_array(n.get()).ok())
         };
@@ -527,9 +533,36 @@ mod tests {
         Some(doc)
     }
 
+    type WholeDocument<'b> = RawMap<'b, Vec<ObjectOnly<TypedSection<'b>>>, Vec<Raw<'b>>>;
+
+    /// [`read`] with its sections collected, as serde's pass has them.
+    fn read_whole(text: &[u8]) -> Option<WholeDocument<'_>> {
+        let mut list = Vec::new();
+        let d = read(text, |s| list.push(ObjectOnly(s)))?;
+        Some(RawMap {
+            version: d.version,
+            file: d.file,
+            source_root: d.source_root,
+            sources: d.sources,
+            sources_content: d.sources_content,
+            names: d.names,
+            mappings: d.mappings,
+            ignore_list: d.ignore_list,
+            x_google_ignore_list: d.x_google_ignore_list,
+            debug_id: d.debug_id,
+            range_mappings: d.range_mappings,
+            sections: d.sections.map(|()| list),
+            x_facebook_sources: d.x_facebook_sources,
+            x_hermes_function_offsets: d.x_hermes_function_offsets,
+            scopes: d.scopes,
+            names_count: d.names_count,
+            mappings_plain: d.mappings_plain,
+        })
+    }
+
     /// The fast reader accepts `text` only if serde does, and then reads the same values at the same places.
     fn agrees(text: &[u8]) -> Result<bool, TestCaseError> {
-        let Some(fast) = read(text) else {
+        let Some(fast) = read_whole(text) else {
             return Ok(false);
         };
         let serde = serde_reading(text);
@@ -554,9 +587,9 @@ mod tests {
         for text in VALID {
             assert!(agrees(text.as_bytes()).unwrap(), "refused: {text}");
         }
-        let doc = read(VALID[0].as_bytes()).unwrap();
+        let doc = read_whole(VALID[0].as_bytes()).unwrap();
         assert_eq!(doc.names_count, Some(3));
-        assert_eq!(read(VALID[2].as_bytes()).unwrap().names_count, None);
+        assert_eq!(read_whole(VALID[2].as_bytes()).unwrap().names_count, None);
     }
 
     #[test]
@@ -583,13 +616,13 @@ mod tests {
             r#"[1]"#,
         ];
         for text in refused {
-            assert!(read(text.as_bytes()).is_none(), "accepted: {text}");
+            assert!(read_whole(text.as_bytes()).is_none(), "accepted: {text}");
         }
-        assert!(read(b"{\"file\":\"\xff\"}").is_none());
+        assert!(read_whole(b"{\"file\":\"\xff\"}").is_none());
         let deep = format!("{{\"x\":{}{}}}", "[".repeat(120), "]".repeat(120));
-        assert!(read(deep.as_bytes()).is_none());
+        assert!(read_whole(deep.as_bytes()).is_none());
         let nested = format!("{{\"x\":{}{}}}", "[".repeat(50), "]".repeat(50));
-        assert!(read(nested.as_bytes()).is_some());
+        assert!(read_whole(nested.as_bytes()).is_some());
     }
 
     /// Edits that break JSON in the ways files get broken, or make it valid in unusual ways.
@@ -665,7 +698,7 @@ mod tests {
             .filter(|&at| {
                 let mut text = VALID[0].as_bytes().to_vec();
                 text.insert(at, b' ');
-                read(&text).is_some()
+                read_whole(&text).is_some()
             })
             .count();
         assert!(accepted > 100, "{accepted}");

@@ -420,18 +420,17 @@ impl<'b> Parser<'b> {
         }
         // One pass over the whole text, sections and their maps included. Anything odd (or any error found after)
         // takes the path below, which reads each part again on its own to say exactly where it is wrong.
+        if self.one_pass && self.fast {
+            if let Some(doc) = self.fast_document(text) {
+                return Ok(doc);
+            }
+            self.errors.clear();
+            self.warnings.clear();
+        }
         let one_pass = self
             .one_pass
             .then(|| {
-                self.fast
-                    .then(|| crate::map::fast_read::read(text))
-                    .flatten()
-                    .or_else(|| {
-                        serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>, Vec<Raw>>>(
-                            text,
-                        )
-                        .ok()
-                    })
+                serde_json::from_slice::<RawMap<Vec<ObjectOnly<TypedSection>>, Vec<Raw>>>(text).ok()
             })
             .flatten();
         if let Some(raw) = one_pass {
@@ -487,6 +486,83 @@ impl<'b> Parser<'b> {
         } else {
             Err(ParseFailure::Errors(MapErrors(self.errors)))
         }
+    }
+
+    /// The document read by `map/fast_read.rs`, each section checked as soon as it is read; `None` when the reader
+    /// refuses the text or anything in it is wrong (the caller then reads it again to locate every error).
+    ///
+    /// A large document's sections are checked on a second thread while the reader goes on (each section's text is
+    /// still in the shared cache): on a Metro map that work was a quarter of opening it.
+    fn fast_document(&mut self, text: &'b [u8]) -> Option<ParsedDocument> {
+        fn parts(s: TypedSection<'_>) -> Element<'_> {
+            Ok(SectionParts {
+                raw: None,
+                offset: s.offset,
+                url: s.url,
+                map: s
+                    .map
+                    .map_or(MapPart::Missing, |ObjectOnly(m)| MapPart::Read(m)),
+            })
+        }
+        let (raw, sections) = if text.len() < PARALLEL_SECTIONS_FROM {
+            let mut sections = SectionsRead::default();
+            let raw = crate::map::fast_read::read(text, |s| sections.push(self, parts(s), None));
+            (raw, sections)
+        } else {
+            const BATCH: usize = 256;
+            let (to_checker, batches) = std::sync::mpsc::sync_channel::<Vec<TypedSection>>(64);
+            let parser = &mut *self;
+            std::thread::scope(|scope| {
+                let checker = scope.spawn(move || {
+                    let mut sections = SectionsRead::default();
+                    for batch in batches {
+                        for s in batch {
+                            sections.push(parser, parts(s), None);
+                        }
+                    }
+                    sections
+                });
+                let mut batch = Vec::with_capacity(BATCH);
+                let raw = crate::map::fast_read::read(text, |s| {
+                    batch.push(s);
+                    if batch.len() == BATCH {
+                        // A checker that is gone has panicked; `join` below says so.
+                        let _ = to_checker
+                            .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                    }
+                });
+                if !batch.is_empty() {
+                    let _ = to_checker.send(batch);
+                }
+                drop(to_checker);
+                let sections = checker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (raw, sections)
+            })
+        };
+        let raw = raw?;
+        let mut doc = if raw.sections.is_some() {
+            // The located path reports the index map's own fields before its sections.
+            let section_warnings = std::mem::take(&mut self.warnings);
+            let (file, debug_id) = self.index_map_fields(&raw);
+            self.warnings.extend(section_warnings);
+            ParsedDocument {
+                is_index_map: true,
+                file,
+                debug_id,
+                maps: sections.maps,
+                x_hermes_function_offsets: raw.x_hermes_function_offsets.map(|r| self.range_of(r)),
+                warnings: Vec::new(),
+            }
+        } else {
+            self.document(&raw, None, None)
+        };
+        if !self.errors.is_empty() {
+            return None;
+        }
+        doc.warnings = std::mem::take(&mut self.warnings);
+        Some(doc)
     }
 
     /// The sections read from their raw text: the array at once when every element reads (the common case), else
@@ -545,6 +621,26 @@ impl<'b> Parser<'b> {
                 warnings: Vec::new(),
             };
         };
+        let (file, debug_id) = self.index_map_fields(raw);
+        let mut reader = SectionsRead::default();
+        for element in sections {
+            reader.push(self, element, sections_raw);
+        }
+        ParsedDocument {
+            is_index_map: true,
+            file,
+            debug_id,
+            maps: reader.maps,
+            x_hermes_function_offsets: hermes,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// An index map's own fields: its `file` and `debugId`.
+    fn index_map_fields<S, C>(
+        &mut self,
+        raw: &RawMap<'b, S, C>,
+    ) -> (Option<String>, Option<String>) {
         let top = |name| Field { prefix: "", name };
         self.version(raw.version, top("version"));
         let file = self.optional_string(raw.file, top("file"));
@@ -556,77 +652,7 @@ impl<'b> Parser<'b> {
                 "an index map (with `sections`) must not have `mappings`",
             );
         }
-        let mut maps = Vec::new();
-        let mut previous: Option<(u32, u32)> = None;
-        for (i, element) in sections.into_iter().enumerate() {
-            let path = format!("sections[{i}]");
-            let section = match element {
-                Ok(section) => section,
-                Err(raw) => {
-                    self.error(path, Some(raw), "a section must be an object");
-                    continue;
-                }
-            };
-            let map_raw = match section.map {
-                MapPart::Raw(m) => Some(m),
-                _ => None,
-            };
-            // Where to point when the section itself is at fault.
-            let anchor = section.raw.or(section.offset).or(map_raw).or(sections_raw);
-            let Some(offset) = self.offset(section.offset, &path, anchor) else {
-                continue;
-            };
-            if let Some(prev) = previous {
-                if offset <= prev {
-                    self.error(
-                        format!("{path}.offset"),
-                        section.offset,
-                        format!(
-                            "sections must be ordered and must not overlap: offset {}:{} is not after the previous section's {}:{}",
-                            offset.0, offset.1, prev.0, prev.1
-                        ),
-                    );
-                }
-            }
-            previous = Some(offset);
-            if section.url.is_some() {
-                self.error(
-                    format!("{path}.url"),
-                    section.url,
-                    "sections with `url` (a map loaded from elsewhere) are not supported; embed the map",
-                );
-                continue;
-            }
-            let map = match section.map {
-                MapPart::Missing => {
-                    self.error(format!("{path}.map"), anchor, "a section must have a `map`");
-                    continue;
-                }
-                MapPart::Read(inner) => self.section_map(&inner, offset, &path),
-                MapPart::Raw(map) => {
-                    match is_object(map).then(|| serde_json::from_str::<RawMap>(map.get())) {
-                        Some(Ok(inner)) => self.section_map(&inner, offset, &path),
-                        _ => {
-                            self.error(
-                                format!("{path}.map"),
-                                Some(map),
-                                "a section's `map` must be an object",
-                            );
-                            continue;
-                        }
-                    }
-                }
-            };
-            maps.extend(map);
-        }
-        ParsedDocument {
-            is_index_map: true,
-            file,
-            debug_id,
-            maps,
-            x_hermes_function_offsets: hermes,
-            warnings: Vec::new(),
-        }
+        (file, debug_id)
     }
 
     /// A section's map, which must be a regular one.
@@ -964,6 +990,90 @@ impl<'b> Parser<'b> {
     }
 }
 
+/// From this size on, the fast path checks sections on a second thread (below it, the thread costs more than it saves).
+const PARALLEL_SECTIONS_FROM: usize = 1 << 20;
+
+/// The sections of an index map, checked and read one at a time, in order: after the whole document was read, or
+/// (the fast reader) each as soon as it is read, while its bytes are still in the cache.
+#[derive(Default)]
+struct SectionsRead {
+    next: usize,
+    previous: Option<(u32, u32)>,
+    maps: Vec<ParsedMap>,
+}
+
+impl SectionsRead {
+    /// `sections_raw`: the `sections` text, when it was read on its own (for error locations).
+    fn push<'b>(
+        &mut self,
+        parser: &mut Parser<'b>,
+        element: Element<'b>,
+        sections_raw: Option<Raw<'b>>,
+    ) {
+        let i = self.next;
+        self.next += 1;
+        let path = format!("sections[{i}]");
+        let section = match element {
+            Ok(section) => section,
+            Err(raw) => {
+                parser.error(path, Some(raw), "a section must be an object");
+                return;
+            }
+        };
+        let map_raw = match section.map {
+            MapPart::Raw(m) => Some(m),
+            _ => None,
+        };
+        // Where to point when the section itself is at fault.
+        let anchor = section.raw.or(section.offset).or(map_raw).or(sections_raw);
+        let Some(offset) = parser.offset(section.offset, &path, anchor) else {
+            return;
+        };
+        if let Some(prev) = self.previous {
+            if offset <= prev {
+                parser.error(
+                    format!("{path}.offset"),
+                    section.offset,
+                    format!(
+                        "sections must be ordered and must not overlap: offset {}:{} is not after the previous section's {}:{}",
+                        offset.0, offset.1, prev.0, prev.1
+                    ),
+                );
+            }
+        }
+        self.previous = Some(offset);
+        if section.url.is_some() {
+            parser.error(
+                format!("{path}.url"),
+                section.url,
+                "sections with `url` (a map loaded from elsewhere) are not supported; embed the map",
+            );
+            return;
+        }
+        let map = match section.map {
+            MapPart::Missing => {
+                parser.error(format!("{path}.map"), anchor, "a section must have a `map`");
+                return;
+            }
+            MapPart::Read(inner) => parser.section_map(&inner, offset, &path),
+            MapPart::Raw(map) => {
+                match is_object(map).then(|| serde_json::from_str::<RawMap>(map.get())) {
+                    Some(Ok(inner)) => parser.section_map(&inner, offset, &path),
+                    _ => {
+                        parser.error(
+                            format!("{path}.map"),
+                            Some(map),
+                            "a section's `map` must be an object",
+                        );
+                        return;
+                    }
+                }
+            }
+        };
+        self.maps.extend(map);
+    }
+}
+
 /// serde_json reports a trailing comma as "trailing comma" or, inside a skipped value, as "expected value" at the
 /// closing bracket; either way the error sits on `}` or `]` with a `,` before it (whitespace aside).
 fn trailing_comma_before(buffer: &[u8], at: usize) -> Option<usize> {
@@ -1001,10 +1111,15 @@ fn plain_offset(text: &str) -> Option<(u32, u32)> {
             .flatten()
             .filter(|&v| v <= i32::MAX as u32)
     };
-    let (line, rest) = text
-        .strip_prefix("{\"line\":")?
-        .split_once(",\"column\":")?;
-    Some((digits(line)?, digits(rest.strip_suffix('}')?)?))
+    let body = text.strip_prefix('{')?.strip_suffix('}')?;
+    if let Some(rest) = body.strip_prefix("\"line\":") {
+        let (line, column) = rest.split_once(",\"column\":")?;
+        Some((digits(line)?, digits(column)?))
+    } else {
+        // Key-sorted writers (serde_json's `Value`, `JSON.stringify` of sorted objects) put `column` first.
+        let (column, line) = body.strip_prefix("\"column\":")?.split_once(",\"line\":")?;
+        Some((digits(line)?, digits(column)?))
+    }
 }
 
 fn non_negative_integer(raw: Raw) -> Result<u32, String> {
@@ -1199,9 +1314,54 @@ mod tests {
         }
     }
 
+    /// Above `PARALLEL_SECTIONS_FROM` the fast path checks sections on a second thread: the same document, warnings
+    /// in the same order, and the same errors as the located path.
+    #[test]
+    fn large_maps_read_on_two_threads_as_on_one() {
+        let document = |broken: Option<usize>| {
+            let sections: Vec<String> = (0..1500)
+                .map(|i| {
+                    let version = if Some(i) == broken { 2 } else { 3 };
+                    format!(
+                        r#"{{"offset":{{"line":{i},"column":0}},"map":{{"version":{version},"sources":["s{i}.js"],"names":["n{i}","m"],"mappings":"AAAAA,{pad}","debugId":"not-a-uuid-{i}"}}}}"#,
+                        pad = "CAAC,".repeat(150)
+                    )
+                })
+                .collect();
+            format!(
+                r#"{{"version":3,"debugId":"nope","sections":[{}]}}"#,
+                sections.join(",")
+            )
+        };
+        for broken in [None, Some(1400)] {
+            let text = document(broken);
+            assert!(text.len() >= PARALLEL_SECTIONS_FROM);
+            assert!(crate::map::fast_read::read(text.as_bytes(), |_| {}).is_some());
+            for keep_names in [false, true] {
+                let fast = parse_document_with(&mut text.clone().into_bytes(), true, keep_names);
+                let located =
+                    parse_document_with(&mut text.clone().into_bytes(), false, keep_names);
+                assert_eq!(format!("{fast:?}"), format!("{located:?}"));
+                match (broken, fast) {
+                    (None, Ok(doc)) => {
+                        assert_eq!(doc.maps.len(), 1500);
+                        assert_eq!(doc.warnings.len(), 1501);
+                        assert!(doc.warnings[0].to_string().contains("\"nope\""));
+                        assert_eq!(doc.maps[1499].names_count, 2);
+                    }
+                    (Some(_), Err(e)) => {
+                        assert!(e.to_string().contains("sections[1400].map.version"))
+                    }
+                    (_, other) => panic!("{other:?}"),
+                }
+            }
+        }
+    }
+
     #[test]
     fn plain_offsets_are_read_without_serde_and_the_rest_with_it() {
         assert_eq!(plain_offset(r#"{"line":0,"column":12}"#), Some((0, 12)));
+        assert_eq!(plain_offset(r#"{"column":12,"line":3}"#), Some((3, 12)));
         assert_eq!(
             plain_offset(r#"{"line":2147483647,"column":0}"#),
             Some((i32::MAX as u32, 0))
@@ -1213,7 +1373,8 @@ mod tests {
             r#"{"line":-1,"column":0}"#,
             r#"{"line":1,"column":}"#,
             r#"{ "line":1,"column":2}"#,
-            r#"{"column":2,"line":1}"#,
+            r#"{"column":2,"line":1,"line":3}"#,
+            r#"{"line":1,"line":2,"column":3}"#,
         ] {
             assert_eq!(plain_offset(other), None, "{other}");
         }
