@@ -14,6 +14,7 @@
 //! valid map opens, never what any map means (`tests` compares the two on generated and hand-broken documents).
 
 use crate::map::parse::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
+use crate::map::sparse::escaped_bits;
 
 /// The document as serde's one pass reads it, `sourcesContent` as items, but its sections (`Some(())` when it has
 /// `sections`) given one by one to the caller as they are read.
@@ -452,20 +453,6 @@ fn strict_string_end_scalar(
         }
     }
     None
-}
-
-/// Of 64 bytes, which are escaped by a backslash (bit i for byte i); `prev_escaped` carries a run that ends the
-/// block into the next one (simdjson, "find_escaped_branchless").
-fn escaped_bits(backslash: u64, prev_escaped: &mut u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let backslash = backslash & !*prev_escaped;
-    let follows_escape = (backslash << 1) | *prev_escaped;
-    let odd_sequence_starts = backslash & !EVEN & !follows_escape;
-    let (sequences_starting_on_even_bits, overflow) =
-        odd_sequence_starts.overflowing_add(backslash);
-    *prev_escaped = overflow as u64;
-    let invert_mask = sequences_starting_on_even_bits << 1;
-    (EVEN ^ invert_mask) & follows_escape
 }
 
 /// Bit i set where byte i of `chunk` (64 bytes) is a quote, a backslash, a control character (below 0x20).

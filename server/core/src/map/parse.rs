@@ -438,15 +438,7 @@ impl<'b> Parser<'b> {
             let sections = raw.sections.take();
             let parts = sections.map(|list| {
                 list.into_iter()
-                    .map(|ObjectOnly(s)| SectionParts {
-                        raw: None,
-                        offset: s.offset,
-                        url: s.url,
-                        map: s
-                            .map
-                            .map_or(MapPart::Missing, |ObjectOnly(m)| MapPart::Read(m)),
-                    })
-                    .map(Ok)
+                    .map(|ObjectOnly(s)| typed_section_parts(s))
                     .collect()
             });
             let doc = self.document(&raw, parts, None);
@@ -494,16 +486,7 @@ impl<'b> Parser<'b> {
     /// A large document's sections are checked on a second thread while the reader goes on (each section's text is
     /// still in the shared cache): on a Metro map that work was a quarter of opening it.
     fn fast_document(&mut self, text: &'b [u8]) -> Option<ParsedDocument> {
-        fn parts(s: TypedSection<'_>) -> Element<'_> {
-            Ok(SectionParts {
-                raw: None,
-                offset: s.offset,
-                url: s.url,
-                map: s
-                    .map
-                    .map_or(MapPart::Missing, |ObjectOnly(m)| MapPart::Read(m)),
-            })
-        }
+        let parts = typed_section_parts;
         let (raw, sections) = if text.len() < PARALLEL_SECTIONS_FROM {
             let mut sections = SectionsRead::default();
             let raw = crate::map::fast_read::read(text, |s| sections.push(self, parts(s), None));
@@ -988,6 +971,18 @@ impl<'b> Parser<'b> {
             file,
         })
     }
+}
+
+/// A section read with its map (serde's one pass or the fast reader).
+fn typed_section_parts(s: TypedSection<'_>) -> Element<'_> {
+    Ok(SectionParts {
+        raw: None,
+        offset: s.offset,
+        url: s.url,
+        map: s
+            .map
+            .map_or(MapPart::Missing, |ObjectOnly(m)| MapPart::Read(m)),
+    })
 }
 
 /// From this size on, the fast path checks sections on a second thread (below it, the thread costs more than it saves).

@@ -176,7 +176,7 @@ fn string_end_scalar(b: &[u8], from: usize, mut escaped: bool) -> Option<usize> 
 
 /// Of 64 bytes, which are escaped by a backslash (bit i for byte i); `prev_escaped` carries a run that ends the
 /// block into the next one (simdjson, "find_escaped_branchless").
-fn escaped_bits(backslash: u64, prev_escaped: &mut u64) -> u64 {
+pub(crate) fn escaped_bits(backslash: u64, prev_escaped: &mut u64) -> u64 {
     const EVEN: u64 = 0x5555_5555_5555_5555;
     let backslash = backslash & !*prev_escaped;
     let follows_escape = (backslash << 1) | *prev_escaped;
