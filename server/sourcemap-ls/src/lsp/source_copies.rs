@@ -55,14 +55,7 @@ pub fn materialize(dir: &Path, map: &str, display: &str, text: &str) -> Option<P
     let relative = relative_path(display);
     let map_folder = format!("m-{:016x}", xxhash_rust::xxh3::xxh3_64(map.as_bytes()));
     let shared = dir.join(&map_folder).join(&relative);
-    let found = match std::fs::read(&shared) {
-        Ok(existing) => (existing == text.as_bytes()).then_some(shared),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            write_new(dir, &map_folder, &shared, text, false)
-        }
-        Err(_) => None,
-    };
-    if let Some(path) = found {
+    if let Some(path) = in_map_folder(dir, &map_folder, &shared, text) {
         return Some(path);
     }
     let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()));
@@ -71,27 +64,67 @@ pub fn materialize(dir: &Path, map: &str, display: &str, text: &str) -> Option<P
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == text.len() as u64) {
         return Some(path);
     }
-    write_new(dir, &hash, &path, text, true)
+    write_new(dir, &hash, &path, text)
 }
 
-/// Writes `text` read-only at `path` (inside the cache's `folder`, named by the text's hash when
-/// `content_addressed`) unless a file is already there; returns `path` when it then holds `text`.
-fn write_new(
-    dir: &Path,
-    folder: &str,
-    path: &Path,
-    text: &str,
-    content_addressed: bool,
-) -> Option<PathBuf> {
+/// The copy at `path` in the map's `folder`, created in place with one `open` (read-only from the start) and one
+/// write, or the file already there when it holds exactly `text`; `None` when the name holds another text or
+/// cannot be written.
+///
+/// No partial name and link here, unlike [`write_new`]: a file in a map's folder is trusted only after its bytes
+/// are compared, so one caught half-written by another process, or left short by a crash, is never taken for the
+/// text; the caller then goes to the content-addressed folder. The answer is returned only once the write is
+/// complete. A 20,000-frame log writes thousands of these: each saves a name created and removed in the folder.
+fn in_map_folder(dir: &Path, folder: &str, path: &Path, text: &str) -> Option<PathBuf> {
+    use std::io::Write;
+    let created = match create_read_only(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(path.parent()?).ok()?;
+            create_read_only(path)
+        }
+        other => other,
+    };
+    let mut file = match created {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return (std::fs::read(path).ok()? == text.as_bytes()).then(|| path.to_path_buf());
+        }
+        Err(_) => return None,
+    };
+    if file.write_all(text.as_bytes()).is_err() {
+        drop(file);
+        let _ = std::fs::remove_file(path);
+        return None;
+    }
+    drop(file);
+    #[cfg(not(unix))]
+    set_read_only(path)?;
+    tally_written(dir, folder, text.len() as u64);
+    Some(path.to_path_buf())
+}
+
+/// Writes `text` read-only at `path` in the content-addressed `folder` (named by the text's hash) unless a file is
+/// already there; returns `path` when it then holds `text`.
+fn write_new(dir: &Path, folder: &str, path: &Path, text: &str) -> Option<PathBuf> {
+    use std::io::Write;
     std::fs::create_dir_all(path.parent()?).ok()?;
-    // Written beside, then linked into place: a reader never sees half a copy, and a file another process put there
-    // meanwhile is never replaced (`hard_link` fails when the name exists; `rename` would overwrite it).
+    // Written beside, then linked into place: this folder is trusted by name and length (its name is the text's
+    // hash), so a reader must never see half a copy; and a file another process put there meanwhile is never
+    // replaced (`hard_link` fails when the name exists).
     let partial = dir.join(folder).join(format!(
         ".partial-{}-{}",
         std::process::id(),
         PARTIALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
-    write_read_only(&partial, text)?;
+    let written = create_read_only(&partial)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .is_ok();
+    #[cfg(not(unix))]
+    let written = written && set_read_only(&partial).is_some();
+    if !written {
+        let _ = std::fs::remove_file(&partial);
+        return None;
+    }
     match std::fs::hard_link(&partial, path) {
         Ok(()) => {
             let _ = std::fs::remove_file(&partial);
@@ -101,16 +134,41 @@ fn write_new(
             return (std::fs::read(path).ok()? == text.as_bytes()).then(|| path.to_path_buf());
         }
         // A file system without hard links: a rename, which may replace a file written meanwhile by another
-        // process. Only where the folder is named by the text's hash, so that file holds the same text; in a map's
-        // folder the caller goes on to the content-addressed one.
+        // process; in this folder that file holds the same text.
         Err(_) => {
-            if !content_addressed || std::fs::rename(&partial, path).is_err() {
+            if std::fs::rename(&partial, path).is_err() {
                 let _ = std::fs::remove_file(&partial);
                 return None;
             }
         }
     }
-    if over_budget(dir, text.len() as u64) {
+    tally_written(dir, folder, text.len() as u64);
+    Some(path.to_path_buf())
+}
+
+/// Distinguishes the partial files of one process's threads.
+static PARTIALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Creates `path` for writing, read-only from the start where the platform allows (one `open` instead of a write,
+/// a `stat` and a `chmod`); fails when the name exists.
+fn create_read_only(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o444);
+    options.open(path)
+}
+
+#[cfg(not(unix))]
+fn set_read_only(path: &Path) -> Option<()> {
+    let mut permissions = std::fs::metadata(path).ok()?.permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(path, permissions).ok()
+}
+
+/// Counts a copy just written into `folder`, and trims the cache when it is over [`MAX_CACHE_BYTES`].
+fn tally_written(dir: &Path, folder: &str, bytes: u64) {
+    if over_budget(dir, bytes) {
         let total = trim(dir, folder);
         TALLY
             .lock()
@@ -118,30 +176,6 @@ fn write_new(
             .get_or_insert_with(Default::default)
             .insert(dir.to_path_buf(), total);
     }
-    Some(path.to_path_buf())
-}
-
-/// Distinguishes the partial files of one process's threads.
-static PARTIALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Creates `path` with `text`, read-only from the start where the platform allows (one `open` instead of a write,
-/// a `stat` and a `chmod`).
-fn write_read_only(path: &Path, text: &str) -> Option<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o444);
-    let mut file = options.open(path).ok()?;
-    file.write_all(text.as_bytes()).ok()?;
-    drop(file);
-    #[cfg(not(unix))]
-    {
-        let mut permissions = std::fs::metadata(path).ok()?.permissions();
-        permissions.set_readonly(true);
-        std::fs::set_permissions(path, permissions).ok()?;
-    }
-    Some(())
 }
 
 /// Bytes in each cache folder as this process last measured them, plus what it wrote since: the folder is walked
@@ -278,6 +312,21 @@ mod tests {
         // `..` cannot climb out of the cache.
         let d = materialize(dir.path(), map, "/../../etc/x.js", "y").unwrap();
         assert!(d.starts_with(dir.path()), "{}", d.display());
+    }
+
+    #[test]
+    fn a_copy_left_short_is_never_taken_for_the_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let map = "file:///app/dist/main.js.map";
+        let a = materialize(dir.path(), map, "/src/a.js", "let a = 1;\n").unwrap();
+        // What a crash in the middle of the write, or another process still writing, leaves under that name.
+        std::fs::remove_file(&a).unwrap();
+        std::fs::write(&a, "let a").unwrap();
+        let b = materialize(dir.path(), map, "/src/a.js", "let a = 1;\n").unwrap();
+        assert_ne!(a, b);
+        assert!(b.ends_with("src/a.js"), "{}", b.display());
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "let a = 1;\n");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "let a");
     }
 
     #[test]

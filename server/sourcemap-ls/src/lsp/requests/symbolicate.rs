@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+
 use sourcemap_core::locate::find_files_named;
 use sourcemap_core::trace::stack::{
     debug_ids_in, file_name_of, is_foreign_file, normalize_debug_id, parse_stack, PlainInput,
     StackFrame, StackLine,
 };
 use sourcemap_core::trace::symbolicate::{
-    render_frame, render_text, symbolicate, SymbolicatedLine, TextOptions,
+    render_frame, render_text, symbolicate, FunctionNameSource, SymbolicatedLine, TextOptions,
 };
 use sourcemap_core::{Bias, GeneratedPosition};
 use tower_lsp::jsonrpc::Result;
@@ -46,10 +46,43 @@ pub struct Params {
 #[derive(Debug, Serialize)]
 pub struct Answer {
     pub text: String,
-    pub frames: Vec<Value>,
+    pub frames: Vec<FrameAnswer>,
     /// Files that several bundles could be, told apart neither by debug ID nor by which map contains the frames'
     /// positions: their frames stay as printed until the client chooses (`bundles`).
     pub ambiguous: Vec<Ambiguous>,
+}
+
+/// One frame of the answer. Typed rather than built with `json!`: a 20,000-frame log was otherwise turned into a
+/// tree of values twice (here, then by the transport) before being written.
+#[derive(Debug, Serialize)]
+pub struct FrameAnswer {
+    raw: String,
+    text: String,
+    generated: Option<GeneratedAt>,
+    original: Option<OriginalAt>,
+    ignored: bool,
+    unresolved: Option<String>,
+    location: Option<Location>,
+}
+
+#[derive(Debug, Serialize)]
+struct GeneratedAt {
+    file: Option<String>,
+    line: u32,
+    character: u32,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OriginalAt {
+    source: Option<String>,
+    line: u32,
+    character: u32,
+    name: Option<String>,
+    function: Option<String>,
+    function_source: Option<FunctionNameSource>,
+    /// The map's `sources` string, where `source` shows the workspace path instead.
+    map_source: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -377,12 +410,14 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
         };
         map_sources.push(shown);
     }
+    let text = render_text(&out, options);
     let mut map_sources = map_sources.into_iter();
     let frames = out
-        .iter()
+        .into_iter()
         .filter_map(|l| match l {
             SymbolicatedLine::Text(_) => None,
             SymbolicatedLine::Frame(f) => {
+                let rendered = render_frame(&f, options);
                 let map = f.map.map(|i| &maps[i]);
                 let location = match (map, &f.original) {
                     (Some(m), Some(o)) => uris.get(m, o.source_id).map(|uri| {
@@ -392,24 +427,33 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
                     _ => None,
                 };
                 let map_source = map_sources.next().flatten();
-                Some(json!({
-                    "raw": f.frame.raw,
-                    "text": render_frame(f, options),
-                    "generated": f.frame.generated.map(|g| json!({"file": f.frame.file, "line": g.line, "character": g.column})),
-                    "original": f.original.as_ref().map(|o| json!({
-                        "source": o.source, "line": o.line, "character": o.column, "name": o.name,
-                        "function": o.function, "functionSource": o.function_source,
-                        "mapSource": map_source.as_ref().or(o.source.as_ref()),
-                    })),
-                    "ignored": f.ignored,
-                    "unresolved": f.unresolved,
-                    "location": location,
-                }))
+                let generated = f.frame.generated.map(|g| GeneratedAt {
+                    file: f.frame.file.clone(),
+                    line: g.line,
+                    character: g.column,
+                });
+                Some(FrameAnswer {
+                    raw: f.frame.raw,
+                    text: rendered,
+                    generated,
+                    original: f.original.map(|o| OriginalAt {
+                        map_source: map_source.or_else(|| o.source.clone()),
+                        source: o.source,
+                        line: o.line,
+                        character: o.column,
+                        name: o.name,
+                        function: o.function,
+                        function_source: o.function_source,
+                    }),
+                    ignored: f.ignored,
+                    unresolved: f.unresolved,
+                    location,
+                })
             }
         })
         .collect();
     Ok(Answer {
-        text: render_text(&out, options),
+        text,
         frames,
         ambiguous,
     })
