@@ -104,7 +104,7 @@ fn unescape_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
     if !inner.contains('\\') {
         return Some(Cow::Borrowed(inner));
     }
-    serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+    crate::json_literal::unescape(raw).map(Cow::Owned)
 }
 
 impl Source {

@@ -98,7 +98,7 @@ fn take_texts(body: &[u8]) -> Option<Vec<u8>> {
     let mut replaced = Vec::with_capacity(texts.len());
     for raw in texts {
         let start = raw.get().as_ptr() as usize - body.as_ptr() as usize;
-        let text = unescape(raw.get())?;
+        let text = sourcemap_core::json_literal::unescape(raw.get())?;
         replaced.push((start..start + raw.get().len(), text));
     }
     let mut out = Vec::with_capacity(1024);
@@ -113,56 +113,6 @@ fn take_texts(body: &[u8]) -> Option<Vec<u8>> {
         at = range.end;
     }
     out.extend_from_slice(&body[at..]);
-    Some(out)
-}
-
-/// The text of a JSON string literal, already known to be valid JSON. One pass with the output sized up front:
-/// serde's string reader grows its scratch buffer and copies the text twice, which for a 50 MB document was most of
-/// the time before the document reached the server.
-fn unescape(literal: &str) -> Option<String> {
-    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
-    let b = inner.as_bytes();
-    let mut out = String::with_capacity(inner.len());
-    let mut i = 0;
-    while let Some(k) = memchr::memchr(b'\\', &b[i..]) {
-        out.push_str(&inner[i..i + k]);
-        i += k + 1;
-        let c = *b.get(i)?;
-        i += 1;
-        match c {
-            b'n' => out.push('\n'),
-            b't' => out.push('\t'),
-            b'r' => out.push('\r'),
-            b'"' => out.push('"'),
-            b'\\' => out.push('\\'),
-            b'/' => out.push('/'),
-            b'b' => out.push('\u{8}'),
-            b'f' => out.push('\u{c}'),
-            b'u' => {
-                let unit = |at: usize| -> Option<u32> {
-                    u32::from_str_radix(inner.get(at..at + 4)?, 16).ok()
-                };
-                let hi = unit(i)?;
-                i += 4;
-                let code = if (0xD800..0xDC00).contains(&hi) && inner.get(i..i + 2) == Some("\\u") {
-                    match unit(i + 2) {
-                        Some(lo) if (0xDC00..0xE000).contains(&lo) => {
-                            i += 6;
-                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                        }
-                        _ => hi,
-                    }
-                } else {
-                    hi
-                };
-                // A lone surrogate cannot be in a Rust string: it becomes U+FFFD and the document is served
-                // (serde_json, and so tower-lsp, would refuse the whole message).
-                out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
-            }
-            _ => return None,
-        }
-    }
-    out.push_str(&inner[i..]);
     Some(out)
 }
 
@@ -234,20 +184,6 @@ pub async fn pump(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + U
 mod tests {
     use super::*;
     use serde_json::Value;
-
-    #[test]
-    fn unescaping_matches_serde() {
-        for text in ["plain", "a\nb\t\"q\" \\ /", "é ✓ 𝄞 \u{8}\u{c}\r", ""] {
-            let literal = serde_json::to_string(text).unwrap();
-            assert_eq!(unescape(&literal).as_deref(), Some(text), "{literal}");
-        }
-        assert_eq!(
-            unescape(r#""\u00e9\ud834\udd1e\/""#).as_deref(),
-            Some("é𝄞/")
-        );
-        // A lone surrogate: the replacement character.
-        assert_eq!(unescape(r#""a\ud800b""#).as_deref(), Some("a\u{FFFD}b"));
-    }
 
     fn frame(v: &Value) -> Vec<u8> {
         let body = serde_json::to_vec(v).unwrap();
