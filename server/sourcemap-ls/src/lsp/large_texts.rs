@@ -15,7 +15,9 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+use super::framing::{read_headers, Headers};
 
 /// Messages at least this large are looked into.
 pub const LARGE_MESSAGE_BYTES: usize = 1 << 20;
@@ -121,36 +123,19 @@ pub async fn pump(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + U
     let mut input = BufReader::with_capacity(64 << 10, input);
     let mut headers = Vec::new();
     loop {
-        // Headers, as they came, up to the blank line.
-        headers.clear();
-        let mut length: Option<usize> = None;
-        loop {
-            let start = headers.len();
-            match input.read_until(b'\n', &mut headers).await {
-                Ok(0) | Err(_) => {
-                    let _ = output.write_all(&headers).await;
-                    return;
-                }
-                Ok(_) => {}
-            }
-            let line = &headers[start..];
-            let text = String::from_utf8_lossy(line);
-            let text = text.trim_end();
-            if text.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = text.split_once(':') {
-                if name.trim().eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().ok();
-                }
-            }
-        }
-        let Some(length) = length else {
-            // Not a message tower-lsp can read either: passed on for it to report and skip.
-            if output.write_all(&headers).await.is_err() {
+        let length = match read_headers(&mut input, &mut headers).await {
+            Headers::Length(length) => length,
+            Headers::End => {
+                let _ = output.write_all(&headers).await;
                 return;
             }
-            continue;
+            // Not a message tower-lsp can read either: passed on for it to report and skip.
+            Headers::NoLength => {
+                if output.write_all(&headers).await.is_err() {
+                    return;
+                }
+                continue;
+            }
         };
         let mut body = vec![0; length];
         if input.read_exact(&mut body).await.is_err() {

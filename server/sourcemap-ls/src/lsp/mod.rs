@@ -6,8 +6,10 @@ mod code_scopes;
 mod diagnostics;
 mod discovery;
 mod documents;
+mod framing;
 mod guard;
 mod heap;
+mod large_results;
 mod large_texts;
 mod local_sources;
 mod map_store;
@@ -147,12 +149,17 @@ pub fn run() -> std::io::Result<()> {
             inner: service,
             shutdown_seen: Arc::new(AtomicBool::new(false)),
         };
-        // Messages pass through `large_texts::pump`, which keeps large document texts out of tower-lsp's buffer.
+        // Messages pass through `large_texts::pump`, which keeps large document texts out of tower-lsp's buffer,
+        // and go out through `large_results::pump`, which writes large answers tower-lsp only carries placeholders of.
         let (to_server, from_pump) = tokio::io::duplex(256 << 10);
         tokio::spawn(large_texts::pump(tokio::io::stdin(), to_server));
-        LspServer::new(from_pump, tokio::io::stdout(), socket)
+        let (from_server, to_pump) = tokio::io::duplex(256 << 10);
+        let out = tokio::spawn(large_results::pump(to_pump, tokio::io::stdout()));
+        LspServer::new(from_pump, from_server, socket)
             .serve(service)
             .await;
+        // The server's end of the pipe went with it: the pump writes what is left, then ends.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), out).await;
     });
     // tokio's stdin reader sits in a blocking read that would keep a normal runtime drop waiting forever.
     runtime.shutdown_background();

@@ -806,12 +806,18 @@ impl Server {
     pub async fn symbolicate(
         &self,
         params: requests::symbolicate::Params,
-    ) -> Result<requests::symbolicate::Answer> {
-        guarded(
+    ) -> Result<super::large_results::Stashed> {
+        let answer = guarded(
             "sourcemap/symbolicate",
             requests::symbolicate::run(&self.0, params),
         )
-        .await
+        .await?;
+        // A long log's answer is megabytes: written once by the output pump, not as a tree of values.
+        tokio::task::block_in_place(|| super::large_results::stash(&answer)).map_err(|e| Error {
+            code: ErrorCode::InternalError,
+            message: format!("sourcemap/symbolicate: the answer could not be written: {e}").into(),
+            data: None,
+        })
     }
 
     pub async fn map_info(
