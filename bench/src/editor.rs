@@ -226,14 +226,25 @@ pub(crate) fn hover_params(uri: &str, p: GeneratedPosition) -> Value {
     json!({"textDocument": {"uri": uri}, "position": {"line": p.line, "character": p.column}})
 }
 
+/// What a session does with the 20,000-frame log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LogUse {
+    /// `sourcemap/symbolicate` with it.
+    Symbolicate,
+    /// Opens it as a document and asks for its links.
+    Links,
+}
+
 /// One cold server: `didOpen` with the whole bundle → the first hover answered; then `hovers` random hovers; the
-/// memory; and `sourcemap/symbolicate` of `log`. Returns (first hover, latencies, peak anon, steady anon, symbolicate).
+/// memory; and `sourcemap/symbolicate` of the log or its stack links (see [`LogUse`]).
 struct Session {
     first_hover: Duration,
     latencies: Vec<Duration>,
     peak_anon: u64,
     steady_anon: u64,
     symbolicate: Option<Duration>,
+    /// `textDocument/documentLink` on the same log opened as a document: its stack links.
+    links: Option<Duration>,
 }
 
 fn session(
@@ -241,7 +252,7 @@ fn session(
     f: &ScaleFixture,
     text: &str,
     hovers: &[GeneratedPosition],
-    log: Option<&str>,
+    log: Option<(&str, LogUse)>,
     virtual_scheme: bool,
 ) -> Session {
     let root = f.bundle.parent().unwrap();
@@ -267,7 +278,7 @@ fn session(
     }
     std::thread::sleep(Duration::from_millis(300));
     let steady_anon = rss_anon(lsp.pid()).unwrap_or(0);
-    let symbolicate = log.map(|log| {
+    let symbolicate = log.filter(|l| l.1 == LogUse::Symbolicate).map(|(log, _)| {
         let t = Instant::now();
         let r = lsp.request("sourcemap/symbolicate", json!({"text": log}));
         let elapsed = t.elapsed();
@@ -277,6 +288,25 @@ fn session(
         assert!(mapped > 0, "no frame mapped over LSP");
         elapsed
     });
+    let links = log.filter(|l| l.1 == LogUse::Links).map(|(log, _)| {
+        // A log beside the bundle, opened as editors open it (no file needed on disk).
+        let log_uri = format!("{}/crash.log", uri_of(root));
+        let open = frame(
+            &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+                "textDocument": {"uri": log_uri, "languageId": "log", "version": 1, "text": log}
+            }}),
+        );
+        let t = Instant::now();
+        lsp.send_bytes(&open);
+        let r = lsp.request(
+            "textDocument/documentLink",
+            json!({"textDocument": {"uri": log_uri}}),
+        );
+        let elapsed = t.elapsed();
+        let linked = r["result"].as_array().map_or(0, Vec::len);
+        assert!(linked > 0, "no stack link over LSP");
+        elapsed
+    });
     let peak_anon = sampler.peak().max(steady_anon);
     Session {
         first_hover,
@@ -284,6 +314,7 @@ fn session(
         peak_anon,
         steady_anon,
         symbolicate,
+        links,
     }
 }
 
@@ -327,17 +358,21 @@ pub fn run(args: &Args, bin: &Path) {
     let hovers = positions(&text, 200, 21);
     let log = trace(&text, 20_000, 22);
     let runs = args.samples.clamp(1, 3);
-    // The first server is a client with virtual documents (VS Code), the second one without (file copies).
-    let sessions: Vec<Session> = (0..runs.max(2))
+    // Each measure of the log on its own cold server (the first touch of a section builds it; the first copy of a
+    // source writes it): VS Code-like and file-copy clients, `sourcemap/symbolicate` then stack links.
+    let uses = [
+        (LogUse::Symbolicate, true),
+        (LogUse::Symbolicate, false),
+        (LogUse::Links, true),
+        (LogUse::Links, false),
+    ];
+    let sessions: Vec<Session> = (0..runs.max(uses.len()))
         .map(|i| {
-            session(
-                bin,
-                &f,
-                &text,
-                &hovers,
-                (i < 2).then_some(log.as_str()),
-                i == 0,
-            )
+            let (log_use, virtual_scheme) = match uses.get(i) {
+                Some(&(u, v)) => (Some((log.as_str(), u)), v),
+                None => (None, true),
+            };
+            session(bin, &f, &text, &hovers, log_use, virtual_scheme)
         })
         .collect();
     let runs = sessions.len();
@@ -400,16 +435,26 @@ pub fn run(args: &Args, bin: &Path) {
     let cli = time(args.samples.min(3), || {
         run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &log)
     });
-    for (s, client) in sessions.iter().zip([
-        "a client with `sourcemap-source:` documents (VS Code)",
-        "a client without (a file copy per source, cold cache)",
-    ]) {
+    for (s, &(_, virtual_scheme)) in sessions.iter().zip(&uses) {
+        let client = if virtual_scheme {
+            "a client with `sourcemap-source:` documents (VS Code)"
+        } else {
+            "a client without (a file copy per source, cold cache)"
+        };
         if let Some(lsp) = s.symbolicate {
             row(
                 &format!("`sourcemap/symbolicate` over LSP, 20,000-frame log, {client}, vs the CLI on the same log (whole process)"),
                 &ms(lsp),
                 &ms(cli),
                 &format!("{:.2}× the CLI | ≤ 2×", lsp.as_secs_f64() / cli.as_secs_f64()),
+            );
+        }
+        if let Some(links) = s.links {
+            row(
+                &format!("stack links (`didOpen` of the log → `documentLink` answered), {client}, vs the CLI"),
+                &ms(links),
+                &ms(cli),
+                &format!("{:.2}× the CLI | ≤ 2×", links.as_secs_f64() / cli.as_secs_f64()),
             );
         }
     }

@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-
 use sourcemap_core::locate::find_files_named;
 use sourcemap_core::trace::stack::{
     debug_ids_in, file_name_of, is_foreign_file, normalize_debug_id, parse_stack, PlainInput,
@@ -52,8 +51,8 @@ pub struct Answer {
     pub ambiguous: Vec<Ambiguous>,
 }
 
-/// One frame of the answer. Typed rather than built with `json!`: a 20,000-frame log was otherwise turned into a
-/// tree of values twice (here, then by the transport) before being written.
+/// One frame of the answer. Typed, and serialized straight to bytes by the handler (`large_results`): the answer to a
+/// 20,000-frame log is never a tree of `serde_json::Value`s.
 #[derive(Debug, Serialize)]
 pub struct FrameAnswer {
     raw: String,
