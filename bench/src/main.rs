@@ -721,6 +721,7 @@ fn main() {
     }
     if args.editor_only {
         editor::run(&args, &bin);
+        editor::remove_spent_caches();
         return;
     }
     let fixtures = ensure_fixtures(&args);
@@ -734,4 +735,5 @@ fn main() {
     }
     editor::run(&args, &bin);
     run_scopes(&args, &bin);
+    editor::remove_spent_caches();
 }
