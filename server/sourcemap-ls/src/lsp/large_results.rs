@@ -27,8 +27,9 @@ pub struct Stashed(String);
 /// (a request cancelled after its handler returned): the oldest go.
 const MAX_WAITING: usize = 64;
 
-/// Messages from tower-lsp longer than this are never a placeholder response.
-const MAX_PLACEHOLDER_MESSAGE: usize = 512;
+/// Messages from tower-lsp longer than this are never a placeholder response (~90 bytes and the request's id),
+/// and are passed on without being looked into.
+const MAX_PLACEHOLDER_MESSAGE: usize = 4096;
 
 struct Stash {
     prefix: String,
@@ -166,6 +167,8 @@ mod tests {
         let answer = json!({"text": "a\u{0}b \"quoted\"", "frames": [{"line": 1}, {"line": 2}]});
         let placeholder = stash(&answer).unwrap();
         let placeholder = serde_json::to_value(&placeholder).unwrap();
+        let second = serde_json::to_value(stash(&json!([1, 2])).unwrap()).unwrap();
+        let long_id = "i".repeat(1000);
         // A client's text that looks like a placeholder (another nonce, or echoed inside an answer) is left alone.
         let lookalike = "\u{0}sourcemap-ls:result:0000000000000000:0";
         let echoed = json!({"jsonrpc": "2.0", "id": 3, "result": {"text": placeholder}});
@@ -179,6 +182,10 @@ mod tests {
             &json!({"jsonrpc": "2.0", "id": 2, "result": lookalike}),
         ));
         input.extend(frame(&echoed));
+        // A request id can be any string.
+        input.extend(frame(
+            &json!({"jsonrpc": "2.0", "id": long_id, "result": second}),
+        ));
         let mut out = Vec::new();
         pump(&input[..], &mut out).await;
         let got = messages(&out);
@@ -186,6 +193,10 @@ mod tests {
         assert_eq!(got[1], json!({"jsonrpc": "2.0", "id": 1, "result": answer}));
         assert_eq!(got[2]["result"], lookalike);
         assert_eq!(got[3], echoed);
+        assert_eq!(
+            got[4],
+            json!({"jsonrpc": "2.0", "id": long_id, "result": [1, 2]})
+        );
         // Written once: the same placeholder again is not an answer any more.
         assert!(take(placeholder.as_str().unwrap()).is_none());
     }
