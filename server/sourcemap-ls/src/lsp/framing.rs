@@ -1,9 +1,65 @@
 //! LSP base-protocol framing, for the pumps on either side of tower-lsp (`large_texts`, `large_results`).
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// Copies LSP messages from `input` to `output` until `input` ends. `rewrite` sees each message's body and may give
+/// the pieces of another body to send in its place (under its own `Content-Length`; the original body is freed
+/// first); otherwise the message goes on byte for byte, headers as they came. What is not a message is passed on
+/// for the reader at the other end to report.
+pub async fn relay<F>(
+    input: impl AsyncRead + Unpin,
+    mut output: impl AsyncWrite + Unpin,
+    mut rewrite: F,
+) where
+    F: FnMut(&[u8]) -> Option<Vec<Vec<u8>>>,
+{
+    let mut input = BufReader::with_capacity(64 << 10, input);
+    let mut headers = Vec::new();
+    loop {
+        let length = match read_headers(&mut input, &mut headers).await {
+            Headers::Length(length) => length,
+            Headers::End => {
+                let _ = output.write_all(&headers).await;
+                let _ = output.flush().await;
+                return;
+            }
+            Headers::NoLength => {
+                if output.write_all(&headers).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        let mut body = vec![0; length];
+        if input.read_exact(&mut body).await.is_err() {
+            let _ = output.write_all(&headers).await;
+            let _ = output.write_all(&body).await;
+            let _ = output.flush().await;
+            return;
+        }
+        let written = match rewrite(&body) {
+            Some(pieces) => {
+                drop(body);
+                let length: usize = pieces.iter().map(Vec::len).sum();
+                let head = format!("Content-Length: {length}\r\n\r\n");
+                let mut ok = output.write_all(head.as_bytes()).await.is_ok();
+                for piece in &pieces {
+                    ok = ok && output.write_all(piece).await.is_ok();
+                }
+                ok
+            }
+            None => {
+                output.write_all(&headers).await.is_ok() && output.write_all(&body).await.is_ok()
+            }
+        };
+        if !written || output.flush().await.is_err() {
+            return;
+        }
+    }
+}
 
 /// What came before a message's body.
-pub enum Headers {
+enum Headers {
     /// The headers, up to and with the blank line, gave this body length.
     Length(usize),
     /// A blank line came without a usable `Content-Length`.
@@ -13,7 +69,7 @@ pub enum Headers {
 }
 
 /// Reads the header lines of the next message into `headers` (cleared first), as they came.
-pub async fn read_headers<R: AsyncRead + Unpin>(
+async fn read_headers<R: AsyncRead + Unpin>(
     input: &mut BufReader<R>,
     headers: &mut Vec<u8>,
 ) -> Headers {

@@ -14,9 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex};
 
 use serde::Serialize;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-
-use super::framing::{read_headers, Headers};
+use tokio::io::{AsyncRead, AsyncWrite};
 
 /// A result tower-lsp serializes as the placeholder string; the pump writes the stashed answer instead.
 #[derive(Debug, Serialize)]
@@ -90,49 +88,12 @@ fn splice(body: &[u8]) -> Option<(&[u8], Vec<u8>, &[u8])> {
 
 /// Copies LSP messages from tower-lsp (`input`) to the client (`output`) until `input` ends, writing stashed
 /// answers in place of their placeholders.
-pub async fn pump(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + Unpin) {
-    let mut input = BufReader::with_capacity(64 << 10, input);
-    let mut headers = Vec::new();
-    loop {
-        let length = match read_headers(&mut input, &mut headers).await {
-            Headers::Length(length) => length,
-            Headers::End => {
-                let _ = output.write_all(&headers).await;
-                let _ = output.flush().await;
-                return;
-            }
-            Headers::NoLength => {
-                if output.write_all(&headers).await.is_err() {
-                    return;
-                }
-                continue;
-            }
-        };
-        let mut body = vec![0; length];
-        if input.read_exact(&mut body).await.is_err() {
-            let _ = output.write_all(&headers).await;
-            let _ = output.flush().await;
-            return;
-        }
-        let written = match splice(&body) {
-            Some((before, answer, after)) => {
-                let head = format!(
-                    "Content-Length: {}\r\n\r\n",
-                    before.len() + answer.len() + after.len()
-                );
-                output.write_all(head.as_bytes()).await.is_ok()
-                    && output.write_all(before).await.is_ok()
-                    && output.write_all(&answer).await.is_ok()
-                    && output.write_all(after).await.is_ok()
-            }
-            None => {
-                output.write_all(&headers).await.is_ok() && output.write_all(&body).await.is_ok()
-            }
-        };
-        if !written || output.flush().await.is_err() {
-            return;
-        }
-    }
+pub async fn pump(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin) {
+    super::framing::relay(input, output, |body| {
+        let (before, answer, after) = splice(body)?;
+        Some(vec![before.to_vec(), answer, after.to_vec()])
+    })
+    .await;
 }
 
 #[cfg(test)]

@@ -15,9 +15,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-
-use super::framing::{read_headers, Headers};
+use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Messages at least this large are looked into.
 pub const LARGE_MESSAGE_BYTES: usize = 1 << 20;
@@ -119,50 +117,12 @@ fn take_texts(body: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Copies LSP messages from `input` to `output` until `input` ends, taking large texts out on the way.
-pub async fn pump(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + Unpin) {
-    let mut input = BufReader::with_capacity(64 << 10, input);
-    let mut headers = Vec::new();
-    loop {
-        let length = match read_headers(&mut input, &mut headers).await {
-            Headers::Length(length) => length,
-            Headers::End => {
-                let _ = output.write_all(&headers).await;
-                return;
-            }
-            // Not a message tower-lsp can read either: passed on for it to report and skip.
-            Headers::NoLength => {
-                if output.write_all(&headers).await.is_err() {
-                    return;
-                }
-                continue;
-            }
-        };
-        let mut body = vec![0; length];
-        if input.read_exact(&mut body).await.is_err() {
-            let _ = output.write_all(&headers).await;
-            let _ = output.write_all(&body).await;
-            return;
-        }
-        let rewritten = if length >= LARGE_MESSAGE_BYTES {
-            take_texts(&body)
-        } else {
-            None
-        };
-        let written = match rewritten {
-            Some(small) => {
-                drop(body);
-                let head = format!("Content-Length: {}\r\n\r\n", small.len());
-                output.write_all(head.as_bytes()).await.is_ok()
-                    && output.write_all(&small).await.is_ok()
-            }
-            None => {
-                output.write_all(&headers).await.is_ok() && output.write_all(&body).await.is_ok()
-            }
-        };
-        if !written || output.flush().await.is_err() {
-            return;
-        }
-    }
+pub async fn pump(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin) {
+    super::framing::relay(input, output, |body| {
+        let small = (body.len() >= LARGE_MESSAGE_BYTES).then(|| take_texts(body))??;
+        Some(vec![small])
+    })
+    .await;
 }
 
 #[cfg(test)]
