@@ -41,8 +41,8 @@ pub fn unescape(literal: &str) -> Option<String> {
                 } else {
                     hi
                 };
-                // A lone surrogate cannot be in a Rust string: it becomes U+FFFD and the document is served
-                // (serde_json, and so tower-lsp, would refuse the whole message).
+                // A lone surrogate cannot be in a Rust string: it becomes U+FFFD and the text is used (serde_json
+                // refuses the whole string: a document would not be served, a source's content not shown).
                 out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
             }
             _ => return None,
