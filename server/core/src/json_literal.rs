@@ -71,8 +71,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Any text, escaped by serde (control characters as `\u00XX`) or with every character as `\uXXXX`
-        /// (surrogate pairs beyond the BMP), reads back as itself.
+        /// Any text, escaped by serde (control characters as `\u` escapes) or with every UTF-16 unit spelled as a
+        /// `\u` escape (surrogate pairs beyond the BMP), reads back as itself.
         #[test]
         fn any_text_reads_back(text in "\\PC*|[\\x00-\\x1f\"\\\\/a-z\u{e9}\u{1d11e}]*") {
             let literal = serde_json::to_string(&text).unwrap();

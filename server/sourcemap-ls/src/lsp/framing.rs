@@ -94,3 +94,12 @@ async fn read_headers<R: AsyncRead + Unpin>(
         }
     }
 }
+
+/// A value as one LSP message (`Content-Length` header and body), for the pumps' tests.
+#[cfg(test)]
+pub fn frame(v: &serde_json::Value) -> Vec<u8> {
+    let body = serde_json::to_vec(v).unwrap();
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend(body);
+    out
+}

@@ -99,14 +99,8 @@ pub async fn pump(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsp::framing::frame;
     use serde_json::{json, Value};
-
-    fn frame(v: &Value) -> Vec<u8> {
-        let body = serde_json::to_vec(v).unwrap();
-        let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        out.extend(body);
-        out
-    }
 
     /// The messages of an LSP byte stream.
     fn messages(mut bytes: &[u8]) -> Vec<Value> {

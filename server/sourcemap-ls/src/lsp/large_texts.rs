@@ -128,14 +128,8 @@ pub async fn pump(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsp::framing::frame;
     use serde_json::Value;
-
-    fn frame(v: &Value) -> Vec<u8> {
-        let body = serde_json::to_vec(v).unwrap();
-        let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        out.extend(body);
-        out
-    }
 
     #[tokio::test]
     async fn large_texts_are_taken_out_and_everything_else_passes_unchanged() {
