@@ -6,6 +6,7 @@
 pub mod composition;
 pub mod error;
 pub mod files;
+pub mod fit;
 pub mod json_literal;
 pub mod locate;
 pub mod map;

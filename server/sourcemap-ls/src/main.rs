@@ -37,7 +37,8 @@ enum Command {
     /// Original positions for generated LINE:COLUMN (1-based line, 0-based UTF-16 column), or with --reverse
     /// generated positions for an original SOURCE LINE:COLUMN. Positions come from the arguments or stdin.
     Lookup(cli::lookup::LookupArgs),
-    /// Exit 0 when MAP is valid; else exit 1 with one located error per line on stderr.
+    /// Exit 0 when MAP is valid and fits its bundle (BUNDLE MAP, or a bundle alone: the map it leads to); else exit 1
+    /// with the reasons on stderr (a map that does not fit its bundle: map-mismatch, with the evidence).
     Validate(cli::validate::ValidateArgs),
     /// Size and shape of MAP and of its index, measured with a counting allocator.
     Stats(cli::stats::StatsArgs),

@@ -128,7 +128,7 @@ pub fn symbolicate_frame_with(
 /// is what the original program reports (checked on the round-trip corpus, `tests/roundtrip.rs`).
 /// `@jridgewell/trace-mapping` picks the same; mozilla/source-map 0.7's `originalPositionFor` picks the last by its
 /// own tie order, which `lookup` keeps for the `lookup` command.
-fn frame_segment(
+pub fn frame_segment(
     index: &SourceMapIndex,
     p: GeneratedPosition,
 ) -> Result<Option<crate::map::index::MappingHit<'_>>, crate::MapError> {

@@ -19,6 +19,8 @@ pub enum CliError {
     Map(String),
     /// A bad argument or input line: exit 2.
     Usage(String),
+    /// Exit 1, the reasons already printed (as JSON on stdout).
+    Quiet,
 }
 
 impl CliError {
@@ -29,12 +31,13 @@ impl CliError {
                     eprintln!("sourcemap-ls: {line}");
                 }
             }
+            CliError::Quiet => {}
         }
     }
 
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            CliError::Map(_) => ExitCode::from(1),
+            CliError::Map(_) | CliError::Quiet => ExitCode::from(1),
             CliError::Usage(_) => ExitCode::from(2),
         }
     }

@@ -8,20 +8,26 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use clap::Args;
 use serde_json::{json, Value};
+use sourcemap_core::fit::Verdict;
+use sourcemap_core::fit::{check_fit, FitReport};
 use sourcemap_core::locate::{
-    bundle_leads_to_map, find_debug_id, find_file_named, load_map, looks_like_map, MapOrigin,
+    bundle_leads_to_map, find_debug_id, find_file_named, find_source_mapping_url, load_map,
+    looks_like_map, MapOrigin,
 };
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{
     file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
 };
 use sourcemap_core::trace::symbolicate::{
-    first_code_frame, names_from_code, render_frame, render_text, symbolicate, SymbolicatedLine,
-    TextOptions,
+    first_code_frame, frame_segment, names_from_code, render_frame, render_text, symbolicate,
+    SymbolicatedFrame, SymbolicatedLine, TextOptions,
 };
+
+use super::validate::mismatch_problem;
 use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
 use super::CliError;
@@ -62,6 +68,14 @@ pub struct SymbolicateArgs {
     /// First column number in text output (stack traces count from 1).
     #[arg(long, default_value_t = 1)]
     output_column_start: u32,
+    /// After each frame, how its answer was reached or why there is none: the bundle and map chosen and why, debug
+    /// IDs, the segment the position lands on, the fit check's verdict.
+    #[arg(long)]
+    explain: bool,
+    /// Where a map fits its bundle only once shifted by whole lines (a banner prepended after the map was made),
+    /// look frames up shifted. Never done without this flag.
+    #[arg(long)]
+    apply_shift: bool,
 }
 
 /// The generated file of a map, not yet read.
@@ -102,6 +116,23 @@ struct KnownMap {
     debug_id: Option<String>,
     /// Directory its relative sources resolve against.
     dir: PathBuf,
+    /// How the map was found (for `--explain`).
+    found: String,
+    /// The fit check against its bundle, once run: `None` when there is no bundle text to check.
+    fit: OnceLock<Option<(PathBuf, FitReport)>>,
+}
+
+impl KnownMap {
+    /// The fit check of the map against its bundle (run once).
+    fn fit(&self) -> Option<&(PathBuf, FitReport)> {
+        self.fit
+            .get_or_init(|| {
+                let (path, text) = self.bundle.read()?;
+                let report = check_fit(&self.index, &text, find_debug_id(&text)).ok()?;
+                Some((path, report))
+            })
+            .as_ref()
+    }
 }
 
 /// Maps at least this big are cut down to the sections a trace needs when it is given first (see `load`).
@@ -158,12 +189,29 @@ fn load_for(path: &Path, positions: Option<&[GeneratedPosition]>) -> Result<Know
             map: map.clone(),
         },
     };
+    let found = match &origin {
+        MapOrigin::DataUrl { bundle } => {
+            format!("inline in {} (a data: URL)", bundle.display())
+        }
+        MapOrigin::File(map) if map != path => {
+            let how = std::fs::read(path)
+                .ok()
+                .and_then(|t| find_source_mapping_url(&t).map(|(u, _)| u.to_string()))
+                .map_or("its sidecar .map".to_string(), |u| {
+                    format!("its sourceMappingURL={u}")
+                });
+            format!("{} (from {} by {how})", map.display(), path.display())
+        }
+        MapOrigin::File(map) => map.display().to_string(),
+    };
     Ok(KnownMap {
         bundle,
         debug_id: index.debug_id.clone(),
         index,
         names,
         dir: map_dir,
+        found,
+        fit: OnceLock::new(),
     })
 }
 
@@ -213,7 +261,7 @@ struct Catalog {
     /// The maps given on the command line first, then those discovered from frames.
     maps: Vec<KnownMap>,
     explicit: usize,
-    by_name: HashMap<String, Option<usize>>,
+    by_name: HashMap<String, Option<(usize, String)>>,
     root: PathBuf,
     dev_server: bool,
 }
@@ -239,40 +287,67 @@ impl Catalog {
         find_file_named(&self.root, file_name_of(file), 6)
     }
 
-    /// Which map (by position in `maps`) a frame uses.
-    fn choose(&mut self, frame: &StackFrame) -> Option<usize> {
+    /// Which map (by position in `maps`) a frame uses, and why (for `--explain`).
+    fn choose(&mut self, frame: &StackFrame) -> (Option<usize>, String) {
         if frame.native {
-            return None;
+            return (None, "a native frame: no position in any bundle".into());
         }
         // A Hermes crash frame is resolved against the first map, which its position was computed from.
         if frame.format == sourcemap_core::trace::stack::FrameFormat::HermesBytecode
             && frame.written.is_none()
         {
-            return (self.explicit > 0 && frame.generated.is_some()).then_some(0);
+            let chosen = (self.explicit > 0 && frame.generated.is_some()).then_some(0);
+            return (
+                chosen,
+                "a Hermes crash report frame: the first map given".into(),
+            );
         }
         let Some(file) = frame.file.as_deref() else {
-            return (self.explicit == 1).then_some(0);
+            let chosen = (self.explicit == 1).then_some(0);
+            return (
+                chosen,
+                "the frame names no file: the one map given, if one was".into(),
+            );
         };
         if is_foreign_file(file) {
-            return None;
+            return (
+                None,
+                format!("{file} is not a bundle (an engine's or node's own file)"),
+            );
         }
         let name = file_name_of(file).to_string();
         if let Some(i) = self.maps[..self.explicit]
             .iter()
             .position(|m| m.names.contains(&name))
         {
-            return Some(i);
+            return (
+                Some(i),
+                format!("a map given names the bundle {name} (its file name or `file`)"),
+            );
         }
         if !self.by_name.contains_key(&name) {
             let found = self.discover(file);
             self.by_name.insert(name.clone(), found);
         }
-        self.by_name[&name].or((self.explicit == 1).then_some(0))
+        match self.by_name[&name].clone() {
+            Some((i, why)) => (Some(i), why),
+            None if self.explicit == 1 => (
+                Some(0),
+                format!("no map names {name}; the one map given serves every frame"),
+            ),
+            None => (
+                None,
+                format!(
+                    "no bundle named {name} under {} with a map (give its map, or --root)",
+                    self.root.display()
+                ),
+            ),
+        }
     }
 
     /// The frame's bundle on disk: its `debugId` may pair it with a given map; without given maps, its own map; or,
     /// when allowed, the map a loopback Metro dev server serves beside the bundle URL.
-    fn discover(&mut self, file: &str) -> Option<usize> {
+    fn discover(&mut self, file: &str) -> Option<(usize, String)> {
         if self.dev_server && file.starts_with("http://") && self.explicit == 0 {
             let bytes = crate::devserver::fetch_map(file, crate::lsp::DEFAULT_MAX_MAP_BYTES)
                 .map_err(|e| eprintln!("sourcemap-ls: {e}"))
@@ -292,20 +367,36 @@ impl Catalog {
                 bundle: BundleText::None,
                 names: vec![file_name_of(file).to_string()],
                 dir: self.root.clone(),
+                found: format!("served by the Metro dev server for {file}"),
+                fit: OnceLock::new(),
             });
-            return Some(self.maps.len() - 1);
+            return Some((
+                self.maps.len() - 1,
+                "fetched from the Metro dev server".into(),
+            ));
         }
         let bundle = self.bundle_path(file)?;
         if self.explicit > 0 {
             let text = std::fs::read(&bundle).ok()?;
             let id = find_debug_id(&text)?.to_string();
-            return self.maps[..self.explicit]
+            let i = self.maps[..self.explicit]
                 .iter()
-                .position(|m| m.debug_id.as_deref() == Some(&id));
+                .position(|m| m.debug_id.as_deref() == Some(&id))?;
+            return Some((
+                i,
+                format!("{} has debugId {id}, as this map does", bundle.display()),
+            ));
         }
         let known = load(&bundle).ok()?;
         self.maps.push(known);
-        Some(self.maps.len() - 1)
+        Some((
+            self.maps.len() - 1,
+            format!(
+                "the bundle {} found under --root {}",
+                bundle.display(),
+                self.root.display()
+            ),
+        ))
     }
 }
 
@@ -348,8 +439,9 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     // The frames' positions, to open only the parts of a large index map they need: with one map (with several, a
     // frame's position may be followed into another map, where it means something else), and not for Hermes crash
     // reports, whose positions come from the map's function offsets.
-    let positions: Option<Vec<GeneratedPosition>> = (!args.hermes_crash && args.maps.len() == 1)
-        .then(|| {
+    // (Not with --apply-shift: the sections a shifted frame needs are not the ones its printed position names.)
+    let positions: Option<Vec<GeneratedPosition>> =
+        (!args.hermes_crash && !args.apply_shift && args.maps.len() == 1).then(|| {
             parse_stack(&text, plain)
                 .iter()
                 .filter_map(|l| match l {
@@ -374,7 +466,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         root,
         dev_server: args.dev_server,
     };
-    let lines = if args.hermes_crash {
+    let mut lines = if args.hermes_crash {
         let Some(first) = catalog.maps.first() else {
             return Err(CliError::Usage(
                 "--hermes-crash needs the Hermes source map as the first MAP".into(),
@@ -388,14 +480,60 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         parse_stack(&text, plain)
     };
     // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
-    let choices: Vec<Option<usize>> = lines
+    let chosen: Vec<(Option<usize>, String)> = lines
         .iter()
         .filter_map(|l| match l {
             StackLine::Frame(f) => Some(catalog.choose(f)),
             StackLine::Text(_) => None,
         })
         .collect();
+    let choices: Vec<Option<usize>> = chosen.iter().map(|c| c.0).collect();
     let maps = &catalog.maps;
+    // Every map used is checked against its bundle before anything is answered from it.
+    let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut problems = Vec::new();
+    for &i in &used {
+        let Some((bundle, report)) = maps[i].fit() else {
+            continue;
+        };
+        if let Some(mut problem) = mismatch_problem(report) {
+            eprintln!(
+                "sourcemap-ls: warning: {}: map-mismatch: {}",
+                bundle.display(),
+                report.message()
+            );
+            problem["bundle"] = json!(bundle.display().to_string());
+            problem["map"] = json!(maps[i].found);
+            problems.push(problem);
+        }
+    }
+    // A shift is applied only when asked for.
+    let shift_of = |choice: Option<usize>| {
+        choice
+            .and_then(|i| maps[i].fit())
+            .and_then(|(_, r)| r.shift_lines)
+            .filter(|_| args.apply_shift)
+    };
+    let printed: Vec<Option<GeneratedPosition>> = lines
+        .iter()
+        .filter_map(|l| match l {
+            StackLine::Frame(f) => Some(f.generated),
+            StackLine::Text(_) => None,
+        })
+        .collect();
+    if args.apply_shift {
+        let mut k = 0;
+        for l in lines.iter_mut() {
+            if let StackLine::Frame(f) = l {
+                if let (Some(shift), Some(g)) = (shift_of(choices[k]), f.generated.as_mut()) {
+                    g.line = (i64::from(g.line) - shift).max(0) as u32;
+                }
+                k += 1;
+            }
+        }
+    }
     let code = ScopeCache::new(
         |i| {
             let (path, bytes) = maps[i].bundle.read()?;
@@ -435,31 +573,89 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     }
     code.prefetch(&generated, &originals);
     let mut next = choices.iter();
-    let out = symbolicate(
+    let mut out = symbolicate(
         &lines,
         |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
         // A Hermes map leads to `app.js`; when `app.js.map` was given too, follow it.
         chain,
         &code,
     );
+    // Frames at positions where the map does not fit its bundle are not answered (the map's answer there is most
+    // likely another place): they stay as printed, with the reason.
+    let mut mismatched = Vec::new();
+    let mut explained = Vec::new();
+    let mut k = 0;
+    for l in out.iter_mut() {
+        let SymbolicatedLine::Frame(f) = l else {
+            continue;
+        };
+        let choice = choices[k];
+        let fit = choice.and_then(|i| maps[i].fit());
+        let shifted = shift_of(choice).is_some();
+        let misfit = match (fit, printed[k]) {
+            (Some((bundle, report)), Some(p)) if !shifted && report.marks(p) => Some(format!(
+                "map-mismatch: the map does not fit {} at this position; not mapped (sourcemap-ls validate {} says why)",
+                bundle.display(),
+                bundle.display()
+            )),
+            _ => None,
+        };
+        if let Some(why) = misfit {
+            f.original = None;
+            f.ignored = false;
+            f.unresolved = Some(why);
+            mismatched.push(k);
+        }
+        if args.explain {
+            explained.push(explain(f, &chosen[k], maps, printed[k], shift_of(choice)));
+        }
+        k += 1;
+    }
     let options = TextOptions {
         line_start: args.output_line_start,
         column_start: args.output_column_start,
         collapse_ignored: args.collapse_ignored,
     };
     if !args.json {
-        print!("{}", render_text(&out, options));
+        let mut k = 0;
+        for l in out.iter_mut() {
+            if let SymbolicatedLine::Frame(f) = l {
+                if mismatched.contains(&k) {
+                    f.frame.raw.push_str(
+                        "  [map-mismatch: not mapped, the map does not fit this bundle here]",
+                    );
+                }
+                k += 1;
+            }
+        }
+        if !args.explain {
+            print!("{}", render_text(&out, options));
+            return Ok(());
+        }
+        let mut k = 0;
+        for l in &out {
+            print!("{}", render_text(std::slice::from_ref(l), options));
+            if let SymbolicatedLine::Frame(_) = l {
+                for line in &explained[k] {
+                    println!("      | {line}");
+                }
+                k += 1;
+            }
+        }
         return Ok(());
     }
     // The code frame's source: sourcesContent, else the file next to the map.
     let code_frame = first_code_frame(&out, |f| {
         original_text(&maps[f.map?], f.original.as_ref()?.source_id)
     });
+    let mut k = 0;
     let stack: Vec<Value> = out
         .iter()
         .filter_map(|l| match l {
             SymbolicatedLine::Text(_) => None,
             SymbolicatedLine::Frame(f) => {
+                k += 1;
+                let explain = explained.get(k - 1);
                 let generated = f.frame.generated.map(|g| {
                     let (line, column) = position_json(g.line, g.column);
                     json!({"file": f.frame.file, "line": line, "column": column})
@@ -478,6 +674,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                     "ignored": f.ignored,
                     "text": render_frame(f, options),
                     "unresolved": f.unresolved,
+                    "mapMismatch": mismatched.contains(&(k - 1)),
+                    "explain": explain,
                 }))
             }
         })
@@ -486,6 +684,158 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         let (line, column) = position_json(line, column);
         json!({"fileName": source, "location": {"row": line, "column": column}, "content": content})
     });
-    println!("{}", json!({"stack": stack, "codeFrame": code_frame}));
+    println!(
+        "{}",
+        json!({"stack": stack, "codeFrame": code_frame, "problems": problems})
+    );
     Ok(())
+}
+
+/// How a frame's answer was reached, or why there is none: one line per step.
+fn explain(
+    f: &SymbolicatedFrame,
+    chosen: &(Option<usize>, String),
+    maps: &[KnownMap],
+    printed: Option<GeneratedPosition>,
+    shift: Option<i64>,
+) -> Vec<String> {
+    let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
+    let mut out = Vec::new();
+    let (choice, why) = chosen;
+    let Some(i) = *choice else {
+        out.push(format!("no map: {why}"));
+        return out;
+    };
+    let m = &maps[i];
+    out.push(format!("map: {} — chosen because {why}", m.found));
+    let fit = m.fit();
+    match fit {
+        Some((bundle, report)) => {
+            out.push(format!("bundle text: {}", bundle.display()));
+            out.push(match (&report.bundle_debug_id, &m.debug_id) {
+                (Some(b), Some(mid)) if b.eq_ignore_ascii_case(mid) => {
+                    format!("debug IDs agree: {b}")
+                }
+                (Some(b), Some(mid)) => {
+                    format!("debug IDs DIFFER: the bundle's {b}, the map's {mid}")
+                }
+                (Some(b), None) => format!("debug ID: the bundle has {b}, the map none"),
+                (None, Some(mid)) => format!("debug ID: the map has {mid}, the bundle none"),
+                (None, None) => "debug IDs: neither has one".into(),
+            });
+        }
+        None => out.push(
+            "bundle text: not found (no file leads to this map), so the map's fit was not checked"
+                .into(),
+        ),
+    }
+    let Some(p) = printed else {
+        out.push(format!(
+            "no position: {}",
+            f.unresolved.as_deref().unwrap_or("none printed")
+        ));
+        return out;
+    };
+    let mut lookup = p;
+    if let Some(n) = shift {
+        lookup.line = (i64::from(p.line) - n).max(0) as u32;
+        out.push(format!(
+            "shift applied (--apply-shift): {} looked up as {} ({n:+} lines)",
+            at(p),
+            at(lookup)
+        ));
+    }
+    if f.frame.format == sourcemap_core::trace::stack::FrameFormat::HermesBytecode
+        && m.index.x_hermes_function_offsets.is_none()
+        && fit.is_some_and(|(_, r)| r.text_lines > 1)
+    {
+        out.push(
+            "Hermes bytecode frame (an offset into the .hbc, on line 1) against the map of the JavaScript \
+             bundle: compose the packager's and the compiler's maps (react-native's compose-source-maps) and \
+             symbolicate with the composed map"
+                .into(),
+        );
+    }
+    match frame_segment(&m.index, lookup) {
+        Ok(Some(hit)) => {
+            let exact = if hit.generated == lookup {
+                "lands on a segment".to_string()
+            } else {
+                format!(
+                    "lands {} columns after the segment at {}",
+                    lookup.column - hit.generated.column,
+                    at(hit.generated)
+                )
+            };
+            match hit.original {
+                Some(o) => out.push(format!(
+                    "position {} {exact}, which the map says is {}:{}:{}{}",
+                    at(lookup),
+                    o.source_url.unwrap_or("<no source>"),
+                    o.line + 1,
+                    o.column,
+                    o.name.map(|n| format!(" (name {n})")).unwrap_or_default()
+                )),
+                None => out.push(format!(
+                    "position {} {exact} that maps to nothing (a 1-field segment)",
+                    at(lookup)
+                )),
+            }
+        }
+        Ok(None) => out.push(format!(
+            "position {}: no segment at or before it on its line",
+            at(lookup)
+        )),
+        Err(e) => out.push(format!(
+            "position {}: the map is invalid there: {e}",
+            at(lookup)
+        )),
+    }
+    if let Some((_, report)) = fit {
+        let e = &report.evidence;
+        out.push(match report.verdict {
+            Verdict::Fits => format!(
+                "fit: the map fits its bundle ({} segments checked, {} inside identifiers)",
+                e.segments, e.mid_identifier
+            ),
+            Verdict::Unknown => format!(
+                "fit: not checked: {}",
+                report.unknown_because.unwrap_or("no evidence")
+            ),
+            Verdict::Misfit if shift.is_some() => format!(
+                "fit: the map fits only shifted by {:+} lines (applied)",
+                report.shift_lines.unwrap_or(0)
+            ),
+            Verdict::Misfit if report.marks(p) => {
+                let mut s = format!("fit: MISFIT here, so the frame is not mapped: {}", report.message());
+                if u64::from(report.map_lines) > report.text_lines.saturating_mul(2) + 10 {
+                    s.push_str(&format!(
+                        " The map describes {} lines, the bundle has {}: a development build's map for a \
+                         production bundle?",
+                        report.map_lines, report.text_lines
+                    ));
+                }
+                s
+            }
+            Verdict::Misfit => format!(
+                "fit: this position is before the part of the map that does not fit (from {}): answered",
+                report.first_bad().map(at).unwrap_or_default()
+            ),
+        });
+    }
+    if let Some(why) = &f.unresolved {
+        out.push(format!("answer: none ({why})"));
+    } else if let Some(o) = &f.original {
+        out.push(format!(
+            "answer: {}:{}:{}, function {} ({})",
+            o.source.as_deref().unwrap_or("<no source>"),
+            o.line + 1,
+            o.column,
+            o.function.as_deref().unwrap_or("unknown"),
+            o.function_source
+                .map(|s| format!("{s:?}"))
+                .unwrap_or("no function found".into())
+        ));
+    }
+    out
 }

@@ -1,23 +1,178 @@
-//! `sourcemap-ls validate`: exit 0 when the map is valid (warnings on stderr), else exit 1 with one located error
-//! per line on stderr.
+//! `sourcemap-ls validate [BUNDLE] MAP`: exit 0 when the map is valid (warnings on stderr) and, when the bundle is
+//! known, fits it; else exit 1 with one located error per line on stderr (or, with `--json`, one object whose
+//! `problems` say why).
+//!
+//! The bundle is known when it is given (`validate BUNDLE MAP`), or when the one argument is a bundle (its map is
+//! found from its `sourceMappingURL` or sidecar, as everywhere). A map given alone is checked for validity only: no
+//! text to fit it to.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
-use sourcemap_core::IndexOptions;
+use serde_json::{json, Value};
+use sourcemap_core::fit::{check_fit, FitReport, Verdict};
+use sourcemap_core::locate::{find_debug_id, load_map, looks_like_map, MapOrigin};
+use sourcemap_core::{IndexOptions, SourceMapIndex};
 
-use super::{open_index, CliError};
+use super::{describe, CliError};
 
 #[derive(Args)]
 pub struct ValidateArgs {
-    /// A source map, or a bundle whose sourceMappingURL or sidecar .map leads to one.
-    map: PathBuf,
+    /// A source map, or a bundle whose sourceMappingURL or sidecar .map leads to one (its map is then checked
+    /// against it).
+    path: PathBuf,
+    /// The map to check against the bundle PATH (instead of the one it leads to).
+    map: Option<PathBuf>,
+    /// One JSON object: {"valid", "bundle", "map", "problems": [{"kind", "severity", "message", ...}], "fit"}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The largest bundle read to check a map against.
+const MAX_BUNDLE_BYTES: u64 = 1 << 30;
+
+/// A fit report as JSON: the `map-mismatch` problem (positions 1-based lines, 0-based columns), or `None` when
+/// the map fits.
+pub fn mismatch_problem(report: &FitReport) -> Option<Value> {
+    if report.verdict != Verdict::Misfit {
+        return None;
+    }
+    let mut problem = json!({
+        "kind": "map-mismatch",
+        "severity": "error",
+        "message": report.message(),
+    });
+    if let Some(p) = report.first_bad() {
+        problem["firstBadPosition"] = json!({"line": p.line + 1, "column": p.column});
+    }
+    if let Some(n) = report.shift_lines {
+        problem["shift"] = json!({"lines": n, "columns": 0});
+    }
+    Some(problem)
+}
+
+/// What the fit check saw, for `--json`.
+pub fn fit_json(report: &FitReport) -> Value {
+    let e = &report.evidence;
+    json!({
+        "verdict": match report.verdict {
+            Verdict::Fits => "fits",
+            Verdict::Misfit => "misfit",
+            Verdict::Unknown => "unknown",
+        },
+        "why": report.unknown_because,
+        "segments": e.segments,
+        "midIdentifier": e.mid_identifier,
+        "pastLineEnd": e.past_line_end,
+        "beyondText": e.beyond_text,
+        "namesChecked": e.names_checked,
+        "onTheirName": e.on_its_name,
+        "regions": report.regions.iter().map(|r| json!({
+            "start": {"line": r.start.line + 1, "column": r.start.column},
+            "end": r.end.map(|p| json!({"line": p.line + 1, "column": p.column})),
+            "segments": r.evidence.segments,
+            "midIdentifier": r.evidence.mid_identifier,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 pub fn run(args: ValidateArgs) -> Result<(), CliError> {
-    let index = open_index(&args.map, IndexOptions::default())?;
-    for w in &index.warnings {
-        eprintln!("sourcemap-ls: warning: {}: {w}", args.map.display());
+    // The bundle: the first argument when a map is given beside it, or when it is not a map itself.
+    let (bundle, map_path) = match &args.map {
+        Some(map) => (Some(args.path.clone()), map.clone()),
+        None => {
+            let is_map =
+                is_map_file(&args.path) || read_head(&args.path).is_none_or(|h| looks_like_map(&h));
+            ((!is_map).then(|| args.path.clone()), args.path.clone())
+        }
+    };
+    let loaded = load_map(&map_path);
+    let mut problems = Vec::new();
+    let mut fit = None;
+    let mut shown_map = map_path.display().to_string();
+    let result: Result<(), CliError> = (|| {
+        let loaded = loaded.map_err(CliError::Map)?;
+        if let MapOrigin::File(p) = &loaded.origin {
+            shown_map = p.display().to_string();
+        }
+        let index = SourceMapIndex::from_bytes_with(loaded.bytes, IndexOptions::default())
+            .map_err(|e| CliError::Map(describe(&map_path, &e)))?;
+        for w in &index.warnings {
+            problems
+                .push(json!({"kind": "warning", "severity": "warning", "message": w.to_string()}));
+            if !args.json {
+                eprintln!("sourcemap-ls: warning: {}: {w}", map_path.display());
+            }
+        }
+        let Some(bundle) = &bundle else {
+            return Ok(());
+        };
+        let report = check_bundle(&index, bundle)?;
+        let misfit = mismatch_problem(&report);
+        fit = Some(fit_json(&report));
+        if let Some(problem) = misfit {
+            problems.push(problem);
+            return Err(CliError::Map(format!(
+                "{}: {shown_map}: map-mismatch: {}",
+                bundle.display(),
+                report.message()
+            )));
+        }
+        if let (Verdict::Unknown, Some(why), false) =
+            (report.verdict, report.unknown_because, args.json)
+        {
+            eprintln!(
+                "sourcemap-ls: note: {}: fit not checked: {why}",
+                bundle.display()
+            );
+        }
+        Ok(())
+    })();
+    if !args.json {
+        return result;
     }
-    Ok(())
+    if let Err(CliError::Map(m)) = &result {
+        if !problems.iter().any(|p| p["kind"] == "map-mismatch") {
+            problems.push(json!({"kind": "invalid-map", "severity": "error", "message": m}));
+        }
+    }
+    let valid = result.is_ok();
+    println!(
+        "{}",
+        json!({
+            "valid": valid,
+            "bundle": bundle.as_ref().map(|b| b.display().to_string()),
+            "map": shown_map,
+            "problems": problems,
+            "fit": fit,
+        })
+    );
+    match result {
+        Err(CliError::Map(_)) => Err(CliError::Quiet),
+        other => other,
+    }
+}
+
+/// The first 64 KB of a file (enough to tell a map from a bundle).
+fn read_head(p: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(64 << 10);
+    std::fs::File::open(p)
+        .ok()?
+        .take(64 << 10)
+        .read_to_end(&mut head)
+        .ok()?;
+    Some(head)
+}
+
+fn is_map_file(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "map")
+}
+
+/// Reads the bundle and checks `index` against it.
+pub fn check_bundle(index: &SourceMapIndex, bundle: &Path) -> Result<FitReport, CliError> {
+    let text = sourcemap_core::files::read_regular(bundle, MAX_BUNDLE_BYTES)
+        .map_err(|e| CliError::Map(format!("cannot read {}: {e}", bundle.display())))?;
+    check_fit(index, &text, find_debug_id(&text))
+        .map_err(|e| CliError::Map(format!("{}: {e}", bundle.display())))
 }

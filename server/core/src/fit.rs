@@ -1,0 +1,618 @@
+//! Does a map describe this generated text? The fit check between a bundle and its map.
+//!
+//! A map made for another build (a stale map, a banner prepended after the map was written, the map of another
+//! bundle) still answers every lookup, and every answer looks right. The text tells: bundlers put segments at token
+//! starts, so in a map that fits, a segment lands where a token starts; in a map that does not, segments land at
+//! random places of the text: inside identifiers, past the end of their line, on lines the text does not have.
+//! Named segments whose token is their name (unmangled properties and globals) are evidence the other way.
+//!
+//! Each segment that has an original position is one observation, classed by where it lands ([`Landing`]). The
+//! observations are read in generated order and weighed as a log-likelihood ratio of "this stretch of the map does
+//! not fit" against "it fits" ([`Landing::weight`]); a CUSUM change detector turns them into the stretches that do
+//! not fit ([`MisfitRegion`]): the first where the summed evidence of a run reaches [`DETECT`], ending where a run
+//! of evidence of fit reaches it the other way. So a map whose last module moved is caught from that module on, and
+//! the answers before it stay usable. 1-field segments (Metro ends each module with one, inside the module id) map
+//! to nothing and are not observations.
+//!
+//! When the whole map misfits, whole-line shifts are tried on a sample of its first segments (a banner of N lines
+//! prepended makes every segment N lines early); a shift that fits the sample is then checked on the whole map.
+//!
+//! The weights come from measurements on real builds (`fixtures/mapfit`, `tests/mapfit.rs` prints the rates): on
+//! matching maps of esbuild, terser, webpack and Rollup almost no segment lands inside an identifier; swc writes a
+//! few mid-identifier segments all through a correct map (see [`MID_IDENTIFIER_IF_FIT`]); on a map that does not fit,
+//! about a third of the segments land inside identifiers of minified code.
+//!
+//! Lines end at `\n` (a `\r` before it belongs to the terminator). Columns are UTF-16 code units, as in the map.
+//!
+//! Cost: one pass over the text to find its lines (4 B a line), one pass over the segments; a non-ASCII line gets a
+//! table of one byte offset per 32 UTF-16 units the first time a segment lands on it (each line at most once), so no
+//! map, however hostile, makes the check more than linear in the sizes of the text and the map.
+
+use std::collections::HashMap;
+
+use crate::error::MapError;
+use crate::map::index::{GeneratedPosition, SourceMapIndex};
+
+/// Where a segment lands in the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Landing {
+    /// At a token boundary (the character before it or at it is not part of an identifier), within its line.
+    TokenStart,
+    /// At a token boundary, on a token equal to the segment's name.
+    OnItsName,
+    /// Between two characters of one identifier (or word: a comment's or a string's text is words too).
+    MidIdentifier,
+    /// At the end of its line: neither sign (some bundlers map the end of a line).
+    LineEnd,
+    /// Past the end of its line.
+    PastLineEnd,
+    /// On a line the text does not have.
+    BeyondText,
+}
+
+/// Rate of mid-identifier segments in a map that fits. swc writes some all through correct maps (measured on the
+/// round-trip bundles: up to ~2 % of segments); other bundlers almost never. Set above what swc does, so swc's maps
+/// stay quiet.
+const MID_IDENTIFIER_IF_FIT: f64 = 0.04;
+/// Rate of mid-identifier segments where the map does not fit: segments at random places of minified code land
+/// between two identifier characters about a third of the time (measured on the stale and foreign pairs).
+const MID_IDENTIFIER_IF_MISFIT: f64 = 0.30;
+
+impl Landing {
+    /// The log-likelihood ratio (natural log) of "does not fit" over "fits" that one such landing adds.
+    pub fn weight(self) -> f64 {
+        let (fit, misfit) = (MID_IDENTIFIER_IF_FIT, MID_IDENTIFIER_IF_MISFIT);
+        match self {
+            Landing::MidIdentifier => (misfit / fit).ln(),
+            Landing::TokenStart => ((1.0 - misfit) / (1.0 - fit)).ln(),
+            // A token equal to the segment's name by chance, where the map does not fit, is rare (names of 3 or
+            // more characters only, at a token start).
+            Landing::OnItsName => -4.0,
+            Landing::LineEnd => 0.0,
+            // A map that fits never has these: strong, but not absolute (one odd segment does not condemn a map).
+            Landing::PastLineEnd | Landing::BeyondText => 6.0,
+        }
+    }
+}
+
+/// Summed evidence (log-likelihood ratio, natural log) at which a stretch is said not to fit, and at which it is
+/// said to fit again: e^25 to one.
+pub const DETECT: f64 = 25.0;
+
+/// Counts of each [`Landing`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Evidence {
+    pub segments: u64,
+    pub token_start: u64,
+    pub on_its_name: u64,
+    pub mid_identifier: u64,
+    pub line_end: u64,
+    pub past_line_end: u64,
+    pub beyond_text: u64,
+    /// Named segments looked at (names of 3 or more characters at a token start).
+    pub names_checked: u64,
+}
+
+impl Evidence {
+    fn add(&mut self, landing: Landing) {
+        self.segments += 1;
+        match landing {
+            Landing::TokenStart => self.token_start += 1,
+            Landing::OnItsName => self.on_its_name += 1,
+            Landing::MidIdentifier => self.mid_identifier += 1,
+            Landing::LineEnd => self.line_end += 1,
+            Landing::PastLineEnd => self.past_line_end += 1,
+            Landing::BeyondText => self.beyond_text += 1,
+        }
+    }
+
+    /// Segments that a map that fits does not have (mid-identifier, past the end, beyond the text).
+    pub fn off_token(&self) -> u64 {
+        self.mid_identifier + self.past_line_end + self.beyond_text
+    }
+
+    fn describe(&self) -> String {
+        let mut parts = vec![format!(
+            "{} of {} segments land inside identifiers",
+            self.mid_identifier, self.segments
+        )];
+        if self.past_line_end > 0 {
+            parts.push(format!("{} past the end of their line", self.past_line_end));
+        }
+        if self.beyond_text > 0 {
+            parts.push(format!(
+                "{} on lines the bundle does not have",
+                self.beyond_text
+            ));
+        }
+        if self.names_checked > 0 {
+            parts.push(format!(
+                "{} of {} named segments on their name",
+                self.on_its_name, self.names_checked
+            ));
+        }
+        parts.join(", ")
+    }
+}
+
+/// A stretch of the map, in generated order, that does not fit the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MisfitRegion {
+    /// The first segment of the stretch (0-based line, UTF-16 column).
+    pub start: GeneratedPosition,
+    /// The first segment where the map fits again; `None`: to the end of the map.
+    pub end: Option<GeneratedPosition>,
+    /// What the segments of the stretch showed.
+    pub evidence: Evidence,
+}
+
+/// The verdict of [`check_fit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every stretch of the map fits the text (or the evidence is too thin to say otherwise).
+    Fits,
+    /// Some or all of the map does not fit.
+    Misfit,
+    /// Not checked: the generated file is not text (Hermes bytecode), or the map has no segment to check.
+    Unknown,
+}
+
+/// What [`check_fit`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitReport {
+    pub verdict: Verdict,
+    /// Every segment checked.
+    pub evidence: Evidence,
+    /// The stretches that do not fit, in order (empty when the map fits).
+    pub regions: Vec<MisfitRegion>,
+    /// Lines to add to every generated line of the map so that it fits, when the whole map fits so shifted (a
+    /// banner of N lines prepended to the bundle: N).
+    pub shift_lines: Option<i64>,
+    /// The bundle's `//# debugId=` and the map's `debugId`, when both are there and differ.
+    pub debug_id_mismatch: Option<(String, String)>,
+    /// Why the verdict is [`Verdict::Unknown`].
+    pub unknown_because: Option<&'static str>,
+    /// Generated lines the map's segments reach, and lines of the text.
+    pub map_lines: u32,
+    pub text_lines: u64,
+    /// The bundle's `//# debugId=`, when it has one.
+    pub bundle_debug_id: Option<String>,
+    /// The first segment checked: a region starting there covers the map from its start.
+    first_checked: GeneratedPosition,
+}
+
+impl FitReport {
+    /// The first generated position from which the map stops fitting.
+    pub fn first_bad(&self) -> Option<GeneratedPosition> {
+        if self.debug_id_mismatch.is_some() && self.regions.is_empty() {
+            return Some(GeneratedPosition::default());
+        }
+        self.regions.first().map(|r| r.start)
+    }
+
+    /// Whether an answer at `p` comes from a part of the map that does not fit. Positions between two segments
+    /// belong to the stretch of the segment at or before them.
+    pub fn marks(&self, p: GeneratedPosition) -> bool {
+        if self.verdict != Verdict::Misfit {
+            return false;
+        }
+        if self.debug_id_mismatch.is_some() || self.shift_lines.is_some() {
+            return true;
+        }
+        self.regions
+            .iter()
+            .any(|r| r.start <= p && r.end.is_none_or(|e| p < e))
+    }
+
+    /// One paragraph: what is wrong, the evidence, and what to do. Positions as the CLI prints them (1-based lines,
+    /// 0-based columns).
+    pub fn message(&self) -> String {
+        let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
+        if let Some((bundle, map)) = &self.debug_id_mismatch {
+            return format!(
+                "the map is not this bundle's: the bundle's debug ID is {bundle}, the map's {map}. Use the map \
+                 whose debugId is {bundle} (or rebuild both together)."
+            );
+        }
+        if let Some(shift) = self.shift_lines {
+            let how = if shift > 0 {
+                format!(
+                    "{shift} line{} added before the code after the map was made (a banner or license header?)",
+                    if shift == 1 { " was" } else { "s were" }
+                )
+            } else {
+                format!(
+                    "{} line{} removed from the top of the bundle after the map was made",
+                    -shift,
+                    if shift == -1 { " was" } else { "s were" }
+                )
+            };
+            return format!(
+                "the map does not fit this bundle as it is, but fits every line once shifted by {shift:+} lines: \
+                 {how}. Its answers are {} lines off. Make the map after the banner is added (or add the banner with \
+                 the bundler's own banner option), or apply the shift explicitly.",
+                shift.abs()
+            );
+        }
+        let Some(first) = self.regions.first() else {
+            return "the map fits the bundle".to_string();
+        };
+        let whole = first.start == self.first_checked && first.end.is_none();
+        let span = if whole {
+            "the map does not fit this bundle anywhere".to_string()
+        } else {
+            let until = match first.end {
+                Some(e) => format!(" to {}", at(e)),
+                None => " to the end".to_string(),
+            };
+            format!(
+                "the map stops fitting this bundle at {}{until}; answers before {} are unaffected",
+                at(first.start),
+                at(first.start)
+            )
+        };
+        let more = if self.regions.len() > 1 {
+            format!(" ({} stretches in all)", self.regions.len())
+        } else {
+            String::new()
+        };
+        format!(
+            "{span}{more}: {} there (a map that fits puts its segments at token starts). The map was most likely \
+             made for another build of this file (a stale map, or another bundle's): rebuild so that the bundle and \
+             its map come from the same build, or choose the map of this build.",
+            first.evidence.describe()
+        )
+    }
+}
+
+impl FitReport {
+    fn new(verdict: Verdict) -> Self {
+        FitReport {
+            verdict,
+            evidence: Evidence::default(),
+            regions: Vec::new(),
+            shift_lines: None,
+            debug_id_mismatch: None,
+            unknown_because: None,
+            map_lines: 0,
+            text_lines: 0,
+            bundle_debug_id: None,
+            first_checked: GeneratedPosition::default(),
+        }
+    }
+}
+
+/// The generated text as lines, with UTF-16 columns turned into byte offsets.
+struct Text<'a> {
+    bytes: &'a [u8],
+    /// Byte offset where each line starts; one more entry, the end of the text (+1), closes the last line.
+    starts: Vec<u64>,
+    /// Per line: 0 not looked at, 1 ASCII, 2 not ASCII (its table is in `tables`).
+    kind: Vec<u8>,
+    tables: HashMap<u32, Box<[u32]>>,
+}
+
+/// UTF-16 units between the entries of a non-ASCII line's table.
+const TABLE_STEP: u32 = 32;
+
+impl<'a> Text<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        let mut starts = Vec::with_capacity(bytes.len() / 64 + 2);
+        starts.push(0u64);
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u64 + 1));
+        starts.push(bytes.len() as u64 + 1);
+        let lines = starts.len() - 1;
+        Text {
+            bytes,
+            starts,
+            kind: vec![0; lines],
+            tables: HashMap::new(),
+        }
+    }
+
+    fn line_count(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Line `n`'s bytes, without its terminator.
+    fn line(&self, n: usize) -> &'a [u8] {
+        let start = self.starts[n] as usize;
+        let mut end = (self.starts[n + 1] as usize - 1).min(self.bytes.len());
+        if end > start && self.bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        &self.bytes[start..end]
+    }
+
+    /// Where a segment at (line, UTF-16 column) lands.
+    fn landing(&mut self, line: u32, column: u32, name: Option<&str>) -> Landing {
+        let n = line as usize;
+        if n >= self.line_count() {
+            return Landing::BeyondText;
+        }
+        let text = self.line(n);
+        let Some(byte) = self.byte_of(n, text, column) else {
+            return Landing::PastLineEnd;
+        };
+        if byte == text.len() {
+            return Landing::LineEnd;
+        }
+        if byte > 0 && is_word(text[byte - 1]) && is_word(text[byte]) {
+            return Landing::MidIdentifier;
+        }
+        match name {
+            Some(name) if name.len() >= 3 && on_token(text, byte, name.as_bytes()) => {
+                Landing::OnItsName
+            }
+            _ => Landing::TokenStart,
+        }
+    }
+
+    /// The byte offset of UTF-16 `column` in line `n` (`text`); `None` past its end.
+    fn byte_of(&mut self, n: usize, text: &[u8], column: u32) -> Option<usize> {
+        let column = column as usize;
+        if self.kind[n] == 0 {
+            self.kind[n] = if text.is_ascii() { 1 } else { 2 };
+            if self.kind[n] == 2 {
+                self.tables.insert(n as u32, utf16_table(text));
+            }
+        }
+        if self.kind[n] == 1 {
+            return (column <= text.len()).then_some(column);
+        }
+        let table = &self.tables[&(n as u32)];
+        let step = TABLE_STEP as usize;
+        let entry = column / step;
+        let (mut byte, mut units) = (*table.get(entry)? as usize, entry * step);
+        while units < column {
+            let b = *text.get(byte)?;
+            let len = utf8_len(b);
+            units += if len == 4 { 2 } else { 1 };
+            byte += len;
+        }
+        (byte <= text.len()).then_some(byte)
+    }
+}
+
+/// The byte offset of every `TABLE_STEP`-th UTF-16 unit of a line (a unit inside a surrogate pair: the pair's end).
+fn utf16_table(text: &[u8]) -> Box<[u32]> {
+    let mut table = vec![0u32];
+    let (mut byte, mut units, mut next) = (0usize, 0u32, TABLE_STEP);
+    while byte < text.len() {
+        let len = utf8_len(text[byte]);
+        units += if len == 4 { 2 } else { 1 };
+        byte = (byte + len).min(text.len());
+        while units >= next {
+            table.push(byte as u32);
+            next += TABLE_STEP;
+        }
+    }
+    table.into_boxed_slice()
+}
+
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// A byte of an identifier or a word: ASCII letters, digits, `_`, `$`, and any byte of a non-ASCII character
+/// (identifiers may have them; strings and comments of a fitting map never hold a segment).
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// Whether the token at `byte` of `text` is exactly `name`.
+fn on_token(text: &[u8], byte: usize, name: &[u8]) -> bool {
+    text[byte..].starts_with(name) && text.get(byte + name.len()).is_none_or(|&b| !is_word(b))
+}
+
+/// The CUSUM detector over observations in generated order.
+#[derive(Default)]
+struct Detector {
+    /// Evidence of misfit of the current run (while fitting) or of fit (while in a region), floored at 0.
+    run: f64,
+    run_start: Option<GeneratedPosition>,
+    run_evidence: Evidence,
+    in_region: bool,
+    regions: Vec<MisfitRegion>,
+    /// Evidence of the open region so far.
+    region_evidence: Evidence,
+}
+
+impl Detector {
+    fn push(&mut self, at: GeneratedPosition, landing: Landing) {
+        let w = landing.weight();
+        let w = if self.in_region { -w } else { w };
+        if self.run + w <= 0.0 {
+            self.run = 0.0;
+            self.run_start = None;
+            self.run_evidence = Evidence::default();
+        } else {
+            if self.run_start.is_none() {
+                self.run_start = Some(at);
+            }
+            self.run += w;
+            self.run_evidence.add(landing);
+        }
+        if self.in_region {
+            self.region_evidence.add(landing);
+        }
+        if self.run >= DETECT {
+            let start = self.run_start.take().unwrap_or(at);
+            if self.in_region {
+                // The region ends where the run of fit began.
+                let open = self.regions.last_mut().expect("a region is open");
+                open.end = Some(start);
+                open.evidence = sub(self.region_evidence, self.run_evidence);
+            } else {
+                self.regions.push(MisfitRegion {
+                    start,
+                    end: None,
+                    evidence: Evidence::default(),
+                });
+                self.region_evidence = self.run_evidence;
+            }
+            self.in_region = !self.in_region;
+            self.run = 0.0;
+            self.run_evidence = Evidence::default();
+        }
+    }
+
+    fn finish(mut self) -> Vec<MisfitRegion> {
+        if self.in_region {
+            if let Some(open) = self.regions.last_mut() {
+                open.evidence = self.region_evidence;
+            }
+        }
+        self.regions
+    }
+}
+
+fn sub(a: Evidence, b: Evidence) -> Evidence {
+    Evidence {
+        segments: a.segments - b.segments.min(a.segments),
+        token_start: a.token_start.saturating_sub(b.token_start),
+        on_its_name: a.on_its_name.saturating_sub(b.on_its_name),
+        mid_identifier: a.mid_identifier.saturating_sub(b.mid_identifier),
+        line_end: a.line_end.saturating_sub(b.line_end),
+        past_line_end: a.past_line_end.saturating_sub(b.past_line_end),
+        beyond_text: a.beyond_text.saturating_sub(b.beyond_text),
+        names_checked: a.names_checked.saturating_sub(b.names_checked),
+    }
+}
+
+/// Segments kept from the start of the map to try line shifts on.
+const SHIFT_SAMPLE: usize = 4096;
+/// Shifts tried: banners of up to this many lines, and as many lines removed.
+const MAX_SHIFT_UP: i64 = 256;
+const MAX_SHIFT_DOWN: i64 = 32;
+
+/// Whether `text` is not source text: Hermes bytecode (its magic number) or anything with NUL bytes in its head.
+fn is_binary(text: &[u8]) -> bool {
+    const HERMES_MAGIC: [u8; 8] = 0x1F19_03C1_03BC_1FC6u64.to_le_bytes();
+    text.starts_with(&HERMES_MAGIC) || text[..text.len().min(4096)].contains(&0)
+}
+
+/// Checks that `index` describes `text`, the generated file it is for. `bundle_debug_id`: the bundle's
+/// `//# debugId=`, when it has one.
+pub fn check_fit(
+    index: &SourceMapIndex,
+    text: &[u8],
+    bundle_debug_id: Option<&str>,
+) -> Result<FitReport, MapError> {
+    let mut report = FitReport::new(Verdict::Fits);
+    report.bundle_debug_id = bundle_debug_id.map(str::to_string);
+    if let (Some(bundle), Some(map)) = (bundle_debug_id, index.debug_id.as_deref()) {
+        if !bundle.eq_ignore_ascii_case(map) {
+            report.verdict = Verdict::Misfit;
+            report.debug_id_mismatch = Some((bundle.to_string(), map.to_string()));
+        }
+    }
+    if is_binary(text) {
+        if report.verdict != Verdict::Misfit {
+            report.verdict = Verdict::Unknown;
+            report.unknown_because =
+                Some("the generated file is bytecode, not text: its segments cannot be checked");
+        }
+        return Ok(report);
+    }
+    let mut lines = Text::new(text);
+    let mut detector = Detector::default();
+    let mut sample: Vec<(GeneratedPosition, Option<Box<str>>)> = Vec::new();
+    let mut first_checked = None;
+    let mut map_lines = 0u32;
+    index.for_each_segment_once(|hit| {
+        let Some(original) = hit.original else {
+            return;
+        };
+        let p = hit.generated;
+        first_checked.get_or_insert(p);
+        map_lines = map_lines.max(p.line + 1);
+        let landing = lines.landing(p.line, p.column, original.name);
+        if original.name.is_some_and(|n| n.len() >= 3)
+            && matches!(landing, Landing::TokenStart | Landing::OnItsName)
+        {
+            report.evidence.names_checked += 1;
+        }
+        report.evidence.add(landing);
+        detector.push(p, landing);
+        if sample.len() < SHIFT_SAMPLE {
+            sample.push((p, original.name.map(Box::from)));
+        }
+    })?;
+    report.regions = detector.finish();
+    report.map_lines = map_lines;
+    report.text_lines = lines.line_count() as u64;
+    let Some(first_checked) = first_checked else {
+        if report.verdict != Verdict::Misfit {
+            report.verdict = Verdict::Unknown;
+            report.unknown_because = Some("the map has no segment that maps to a source");
+        }
+        return Ok(report);
+    };
+    report.first_checked = first_checked;
+    if report.regions.is_empty() {
+        return Ok(report);
+    }
+    report.verdict = Verdict::Misfit;
+    if report.regions[0].start == first_checked && report.debug_id_mismatch.is_none() {
+        report.shift_lines = find_shift(index, &mut lines, &sample, map_lines)?;
+    }
+    Ok(report)
+}
+
+/// A whole-line shift under which the sample fits, confirmed on the whole map.
+fn find_shift(
+    index: &SourceMapIndex,
+    lines: &mut Text<'_>,
+    sample: &[(GeneratedPosition, Option<Box<str>>)],
+    map_lines: u32,
+) -> Result<Option<i64>, MapError> {
+    let text_lines = lines.line_count() as i64;
+    // The difference in line counts first: a banner of N lines makes the text N lines longer than the map.
+    let likely = text_lines - i64::from(map_lines);
+    let candidates = std::iter::once(likely)
+        .chain(1..=MAX_SHIFT_UP)
+        .chain((1..=MAX_SHIFT_DOWN).map(|k| -k))
+        .filter(|&k| k != 0);
+    let shifted = |lines: &mut Text<'_>, shift: i64, p: GeneratedPosition, name: Option<&str>| {
+        let line = i64::from(p.line) + shift;
+        if line < 0 {
+            Landing::BeyondText
+        } else {
+            lines.landing(line.min(i64::from(u32::MAX)) as u32, p.column, name)
+        }
+    };
+    let mut tried = std::collections::HashSet::new();
+    for shift in candidates {
+        if !tried.insert(shift) {
+            continue;
+        }
+        // The sample must show that it fits (not merely be too thin to show that it does not).
+        let mut detector = Detector::default();
+        let mut sum = 0.0;
+        for (p, name) in sample {
+            let landing = shifted(lines, shift, *p, name.as_deref());
+            sum += landing.weight();
+            detector.push(*p, landing);
+        }
+        if sum > -DETECT || !detector.finish().is_empty() {
+            continue;
+        }
+        // The sample fits: the whole map must too.
+        let mut detector = Detector::default();
+        index.for_each_segment_once(|hit| {
+            if let Some(o) = hit.original {
+                detector.push(hit.generated, shifted(lines, shift, hit.generated, o.name));
+            }
+        })?;
+        if detector.finish().is_empty() {
+            return Ok(Some(shift));
+        }
+    }
+    Ok(None)
+}
