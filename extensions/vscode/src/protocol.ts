@@ -84,6 +84,8 @@ export interface MapInfo {
   names: number;
   debugId: string | null;
   sources: { url: string | null; uri: string | null; ignored: boolean }[];
+  /** Whether the map fits this bundle (the server's fit check); absent from older servers. */
+  fit?: { verdict: "fits" | "misfit" | "unknown"; message: string } | null;
 }
 
 export const ORIGINAL_POSITION = "sourcemap/originalPosition";

@@ -117,6 +117,10 @@ export function formatMapInfo(i: MapInfoInput): string {
       `  index memory: ${formatBytes(m.indexBytes)} for ${formatBytes(m.mappingsBytes)} of mappings ` +
         `(${m.sectionsIndexed} of ${m.sections} sections indexed so far, ${m.segments} segments)`,
     );
+    if (m.fit !== undefined && m.fit !== null) {
+      out.push(`  Fits this bundle: ${m.fit.verdict === "fits" ? "yes" : m.fit.verdict === "misfit" ? "NO" : "not checked"}`);
+      out.push(`    ${m.fit.message}`);
+    }
   }
   if (m === undefined) {
     out.push("");

@@ -499,8 +499,14 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             continue;
         };
         if let Some(mut problem) = mismatch_problem(report) {
+            let applied = match report.shift_lines {
+                Some(n) if args.apply_shift => {
+                    format!(" (--apply-shift: frames looked up {n} lines up)")
+                }
+                _ => String::new(),
+            };
             eprintln!(
-                "sourcemap-ls: warning: {}: map-mismatch: {}",
+                "sourcemap-ls: warning: {}: map-mismatch: {}{applied}",
                 bundle.display(),
                 report.message()
             );

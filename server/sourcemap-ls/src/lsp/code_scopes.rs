@@ -97,53 +97,87 @@ pub struct WorkspaceCode<'a> {
     pub maps: &'a [Arc<LoadedMap>],
 }
 
-impl WorkspaceCode<'_> {
-    fn generated_of(&self, m: &LoadedMap) -> Option<Arc<FunctionScopes>> {
-        let linked_only = self.b.linked_bundles(m);
-        for bundle in self.b.bundles_of(m) {
-            let Ok(uri) = Url::from_file_path(&bundle) else {
-                continue;
-            };
-            // A bundle seen leading to this map, or the map's inline owner, needs no second check; a guess (the
-            // map's `file`, or its name without `.map`) must name the map itself.
-            let trusted = linked_only || matches!(m.key, MapKey::Inline { .. });
-            let leads = |text: &[u8]| {
+/// The bundle a map describes, found but not read: what it is keyed by (its document version or file stamp) and how
+/// to read its text (`None`: it does not lead to the map after all, or it cannot be read).
+pub struct BundleText {
+    pub key: CodeKey,
+    pub path: PathBuf,
+    read: Box<dyn FnOnce() -> Option<String> + Send>,
+}
+
+impl BundleText {
+    /// The text, read (or copied from the document) now.
+    pub fn read(self) -> Option<String> {
+        (self.read)()
+    }
+}
+
+/// The bundle of `m`: `of` when given (a document the server found using this map, by its comment, sidecar or the
+/// `maps` setting), else the bundles known for it; an open document first (as edited), else the file on disk. A
+/// bundle seen leading to the map, or the map's inline owner, needs no second check; a guess (the map's `file`, or
+/// its name without `.map`) must name the map itself.
+pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<BundleText> {
+    let linked_only = b.linked_bundles(m);
+    let trusted = of.is_some() || linked_only || matches!(m.key, MapKey::Inline { .. });
+    let bundles = match of {
+        Some(p) => vec![p.to_path_buf()],
+        None => b.bundles_of(m),
+    };
+    for bundle in bundles {
+        let Ok(uri) = Url::from_file_path(&bundle) else {
+            continue;
+        };
+        let map = m.key.file().map(Path::to_path_buf);
+        let leads = {
+            let bundle = bundle.clone();
+            move |text: &[u8]| {
                 trusted
-                    || m.key
-                        .file()
+                    || map
+                        .as_deref()
                         .is_some_and(|map| bundle_leads_to_map(&bundle, text, map))
-            };
-            let open = self
-                .b
-                .docs
-                .lock()
-                .expect("documents lock")
-                .get(&uri)
-                .map(|d| (d.rope.clone(), d.version));
-            if let Some((rope, version)) = open {
-                // The text is materialised only on a miss: a hover on a 50 MB bundle must not copy it each time.
-                // A version that does not lead to this map is remembered as having no scopes.
-                return m.code.get_or_parse(CodeKey::Document(uri, version), || {
-                    let text = rope.to_string();
-                    if !leads(text.as_bytes()) {
-                        return None;
-                    }
-                    FunctionScopes::parse(&text, &bundle.to_string_lossy(), Dialect::Generated).ok()
-                });
             }
-            let Some((file, len, stamp)) = stamped(&bundle) else {
-                continue;
-            };
-            // Read only on a miss; a file that does not lead to this map is remembered as having no scopes.
-            return m.code.get_or_parse(CodeKey::GeneratedFile(stamp), || {
-                let text = read(file, len)?;
-                if !leads(text.as_bytes()) {
-                    return None;
-                }
-                FunctionScopes::parse(&text, &bundle.to_string_lossy(), Dialect::Generated).ok()
+        };
+        let open = b
+            .docs
+            .lock()
+            .expect("documents lock")
+            .get(&uri)
+            .map(|d| (d.rope.clone(), d.version));
+        if let Some((rope, version)) = open {
+            // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time.
+            return Some(BundleText {
+                key: CodeKey::Document(uri, version),
+                path: bundle,
+                read: Box::new(move || {
+                    let text = rope.to_string();
+                    leads(text.as_bytes()).then_some(text)
+                }),
             });
         }
-        None
+        let Some((file, len, stamp)) = stamped(&bundle) else {
+            continue;
+        };
+        return Some(BundleText {
+            key: CodeKey::GeneratedFile(stamp),
+            path: bundle,
+            read: Box::new(move || {
+                let text = read(file, len)?;
+                leads(text.as_bytes()).then_some(text)
+            }),
+        });
+    }
+    None
+}
+
+impl WorkspaceCode<'_> {
+    fn generated_of(&self, m: &LoadedMap) -> Option<Arc<FunctionScopes>> {
+        // Parsed only on a miss; a text that does not lead to this map is remembered as having no scopes.
+        let bundle = bundle_text(self.b, m, None)?;
+        let name = bundle.path.to_string_lossy().into_owned();
+        m.code.get_or_parse(bundle.key.clone(), || {
+            let text = bundle.read()?;
+            FunctionScopes::parse(&text, &name, Dialect::Generated).ok()
+        })
     }
 
     fn original_of(&self, m: &LoadedMap, source: SourceId) -> Option<Arc<FunctionScopes>> {

@@ -9,6 +9,9 @@ use tower_lsp::lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Posit
 
 use super::bundles::looks_like_bundle;
 
+use sourcemap_core::fit::{FitReport, Verdict};
+
+use super::map_fit::fit_now;
 use super::map_store::LoadError;
 use super::position::offset_to_position;
 use super::server::{Backend, MapProblem};
@@ -46,6 +49,33 @@ fn no_comment(path: &Path) -> Diagnostic {
             ),
         )
     }
+}
+
+/// The code of a map that does not fit its bundle (`sourcemap_core::fit`).
+pub const MAP_MISMATCH: &str = "map-mismatch";
+
+/// On a bundle whose map does not fit it: at the first position where it stops fitting, with what to do.
+fn map_mismatch(report: &FitReport) -> Option<Diagnostic> {
+    if report.verdict != Verdict::Misfit {
+        return None;
+    }
+    let at = match (report.shift_lines, report.first_bad()) {
+        (None, Some(p)) => Position::new(p.line, p.column),
+        _ => Position::new(0, 0),
+    };
+    let mut message = report.message();
+    message.push_str(
+        " Hover, go to original source and stack links do not answer where it does not fit. In VS Code, Source \
+         Map: Attach Source Map… chooses another map.",
+    );
+    Some(Diagnostic {
+        severity: Some(DiagnosticSeverity::WARNING),
+        code: Some(NumberOrString::String(MAP_MISMATCH.into())),
+        ..diagnostic(
+            Range::new(at, Position::new(at.line, at.character + 1)),
+            message,
+        )
+    })
 }
 
 /// Diagnostics for the map file itself, placed at each error's byte offset in the file.
@@ -112,7 +142,12 @@ pub async fn publish(b: &Backend, uri: Url) {
         Err(e) => Err(e),
     };
     let diagnostics = match result {
-        Ok(_) | Err(MapProblem::NotAFile) | Err(MapProblem::NotABundle) => Vec::new(),
+        // The fit check runs here, in the background of the open or edit (a hover only reads its result).
+        Ok(map) => tokio::task::block_in_place(|| fit_now(b, &map, Some(&path)))
+            .and_then(|report| map_mismatch(&report))
+            .into_iter()
+            .collect(),
+        Err(MapProblem::NotAFile) | Err(MapProblem::NotABundle) => Vec::new(),
         Err(MapProblem::NoMap(n)) => match n.span {
             Some(s) => vec![Diagnostic {
                 code: n

@@ -100,6 +100,8 @@ pub struct LoadedMap {
     pub content_checks: super::local_sources::ContentChecks,
     /// The last source texts used (see `source_texts`).
     pub texts: super::source_texts::SourceTexts,
+    /// Whether the map fits its bundle, by the bundle text checked (see `map_fit`).
+    pub fits: super::map_fit::FitCache,
 }
 
 #[derive(Debug)]
@@ -315,6 +317,7 @@ impl MapStore {
                             code: Default::default(),
                             content_checks: Default::default(),
                             texts: Default::default(),
+                            fits: Default::default(),
                         })
                     })
                     .map_err(|e| Arc::new(LoadError::Invalid(e)))
@@ -443,6 +446,7 @@ impl MapStore {
                 code: Default::default(),
                 content_checks: Default::default(),
                 texts: Default::default(),
+                fits: Default::default(),
             }))
         });
         let result = task.await.unwrap_or_else(|e| {

@@ -12,6 +12,7 @@ mod heap;
 mod large_results;
 mod large_texts;
 mod local_sources;
+mod map_fit;
 mod map_store;
 mod outline;
 mod position;

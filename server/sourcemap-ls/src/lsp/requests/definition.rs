@@ -6,8 +6,9 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse};
 
 use super::original_location;
+use crate::lsp::map_fit::{fit_now, withheld};
 use crate::lsp::position::to_generated;
-use crate::lsp::server::Backend;
+use crate::lsp::server::{request_failed, Backend};
 
 pub async fn definition(
     b: &Backend,
@@ -18,6 +19,12 @@ pub async fn definition(
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);
     };
+    // Where the map does not fit this bundle, say so rather than go somewhere plausible and wrong.
+    let bundle = uri.to_file_path().ok();
+    let report = tokio::task::block_in_place(|| fit_now(b, &map, bundle.as_deref()));
+    if let Some(why) = withheld(report.as_deref(), to_generated(position)) {
+        return Err(request_failed(why));
+    }
     // An invalid section has no answer; its error is published as a diagnostic.
     let Ok(original) = map
         .index

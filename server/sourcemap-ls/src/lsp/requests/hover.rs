@@ -15,6 +15,7 @@ use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing};
 
 use super::source_text;
 use crate::lsp::code_scopes::WorkspaceCode;
+use crate::lsp::map_fit::{known_fit, withheld};
 use crate::lsp::position::{to_generated, to_lsp, utf16_len};
 use crate::lsp::server::{internal, Backend};
 
@@ -41,6 +42,26 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         return Ok(None);
     };
     let index = &map.index;
+    // Where the map does not fit this bundle (as far as the background check knows already), no answer: why.
+    let bundle = uri.to_file_path().ok();
+    if let Some(why) = withheld(
+        known_fit(b, &map, bundle.as_deref()).as_deref(),
+        to_generated(position),
+    ) {
+        let value = format!("**No answer here** — {why}");
+        let plain = b.plain_text_hover.load(Ordering::Relaxed);
+        return Ok(Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: if plain {
+                    MarkupKind::PlainText
+                } else {
+                    MarkupKind::Markdown
+                },
+                value: if plain { plain_text(&value) } else { value },
+            }),
+            range: Some(Range::new(position, position)),
+        }));
+    }
     // An invalid section has no answer; its error is published as a diagnostic.
     let Ok(Some(hit)) = index.lookup(to_generated(position), Bias::GreatestLowerBound) else {
         return Ok(None);

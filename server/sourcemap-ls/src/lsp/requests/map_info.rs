@@ -7,7 +7,10 @@ use sourcemap_core::SourceId;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{TextDocumentIdentifier, Url};
 
+use sourcemap_core::fit::Verdict;
+
 use super::source_uri;
+use crate::lsp::map_fit::fit_now;
 use crate::lsp::server::{internal, Backend};
 
 #[derive(Debug, Deserialize)]
@@ -41,6 +44,14 @@ pub struct Answer {
     pub names: usize,
     pub debug_id: Option<String>,
     pub sources: Vec<SourceInfo>,
+    /// Whether the map fits this bundle (`sourcemap_core::fit`): `{verdict: fits|misfit|unknown, message}`.
+    pub fit: Option<FitInfo>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FitInfo {
+    pub verdict: &'static str,
+    pub message: String,
 }
 
 pub async fn map_info(b: &Backend, params: Params) -> Result<Option<Answer>> {
@@ -50,6 +61,19 @@ pub async fn map_info(b: &Backend, params: Params) -> Result<Option<Answer>> {
     };
     let map = b.load(&found).await.map_err(|e| internal(e.to_string()))?;
     let index = &map.index;
+    let bundle = uri.to_file_path().ok();
+    let fit =
+        tokio::task::block_in_place(|| fit_now(b, &map, bundle.as_deref())).map(|r| FitInfo {
+            verdict: match r.verdict {
+                Verdict::Fits => "fits",
+                Verdict::Misfit => "misfit",
+                Verdict::Unknown => "unknown",
+            },
+            message: match r.unknown_because {
+                Some(why) => format!("not checked: {why}"),
+                None => r.message(),
+            },
+        });
     let mut segments = 0;
     let mut indexed = 0;
     for i in 0..index.sections().len() {
@@ -80,5 +104,6 @@ pub async fn map_info(b: &Backend, params: Params) -> Result<Option<Answer>> {
                 }
             })
             .collect(),
+        fit,
     }))
 }

@@ -7,8 +7,9 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Position, TextDocumentIdentifier, Url};
 
 use super::original_location;
+use crate::lsp::map_fit::{fit_now, withheld};
 use crate::lsp::position::to_generated;
-use crate::lsp::server::{internal, Backend};
+use crate::lsp::server::{internal, request_failed, Backend};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -33,6 +34,11 @@ pub async fn original_position(b: &Backend, params: Params) -> Result<Option<Ans
     let Ok(map) = b.map_of_bundle(&params.text_document.uri).await else {
         return Ok(None);
     };
+    let bundle = params.text_document.uri.to_file_path().ok();
+    let report = tokio::task::block_in_place(|| fit_now(b, &map, bundle.as_deref()));
+    if let Some(why) = withheld(report.as_deref(), to_generated(params.position)) {
+        return Err(request_failed(why));
+    }
     let original = map
         .index
         .original_position(to_generated(params.position), Bias::GreatestLowerBound)

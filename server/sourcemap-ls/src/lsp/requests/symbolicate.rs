@@ -27,6 +27,7 @@ use tower_lsp::lsp_types::{Location, Position, Range, Url};
 
 use super::SourceUris;
 use crate::lsp::code_scopes::WorkspaceCode;
+use crate::lsp::map_fit::{fit_now, withheld};
 use crate::lsp::map_store::LoadedMap;
 use crate::lsp::server::Backend;
 
@@ -378,6 +379,25 @@ pub async fn symbolicate_in_workspace(
             |_| None,
             &WorkspaceCode { b, maps: &maps },
         )
+    });
+    // Frames where their map does not fit its bundle are not answered: they stay as printed, with the reason.
+    let mut out = out;
+    tokio::task::block_in_place(|| {
+        let mut fits: HashMap<usize, Option<Arc<sourcemap_core::fit::FitReport>>> = HashMap::new();
+        for l in &mut out {
+            let SymbolicatedLine::Frame(f) = l else {
+                continue;
+            };
+            let (Some(i), Some(p)) = (f.map, f.frame.generated) else {
+                continue;
+            };
+            let report = fits.entry(i).or_insert_with(|| fit_now(b, &maps[i], None));
+            if let Some(why) = withheld(report.as_deref(), p) {
+                f.original = None;
+                f.ignored = false;
+                f.unresolved = Some(why);
+            }
+        }
     });
     (out, maps, ambiguous)
 }

@@ -1,0 +1,70 @@
+//! Whether a map fits its bundle (`sourcemap_core::fit`), in the server: one report per bundle text, cached in the
+//! map's entry by what it was computed from (the document version, or the file's stamp), like the code scopes.
+//!
+//! Diagnostics compute it in the background when a bundle is opened or changes (`diagnostics::publish`); a hover
+//! only reads what is known, so the first hover is never delayed by the check. Symbolicate requests and stack links
+//! compute it when missing (they run on the blocking pool): a frame is never answered from a part of a map that
+//! does not fit.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use sourcemap_core::fit::{check_fit, FitReport};
+use sourcemap_core::locate::find_debug_id;
+use sourcemap_core::GeneratedPosition;
+
+use super::code_scopes::{bundle_text, CodeKey};
+use super::map_store::LoadedMap;
+use super::server::Backend;
+
+/// How many bundle texts one map keeps reports for (cleared when full: a map rarely has more than one bundle).
+const MAX_CACHED: usize = 8;
+
+/// Fit reports of one map, by the bundle text they were computed from (`None`: no text to check).
+#[derive(Debug, Default)]
+pub struct FitCache(Mutex<HashMap<CodeKey, Option<Arc<FitReport>>>>);
+
+/// The report for the map's bundle as it is now (`of`: that bundle, see `bundle_text`), if it was computed already
+/// (never computes).
+pub fn known_fit(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitReport>> {
+    let bundle = bundle_text(b, m, of)?;
+    m.fits
+        .0
+        .lock()
+        .expect("fit cache lock")
+        .get(&bundle.key)?
+        .clone()
+}
+
+/// The report for the map's bundle as it is now, computed when missing. Blocks: call on the blocking pool.
+pub fn fit_now(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitReport>> {
+    let bundle = bundle_text(b, m, of)?;
+    let key = bundle.key.clone();
+    if let Some(hit) = m.fits.0.lock().expect("fit cache lock").get(&key) {
+        return hit.clone();
+    }
+    let report = bundle.read().and_then(|text| {
+        check_fit(&m.index, text.as_bytes(), find_debug_id(text.as_bytes()))
+            .ok()
+            .map(Arc::new)
+    });
+    let mut cache = m.fits.0.lock().expect("fit cache lock");
+    if cache.len() >= MAX_CACHED {
+        cache.clear();
+    }
+    cache.insert(key, report.clone());
+    report
+}
+
+/// The reason an answer at `p` is withheld, when the map does not fit its bundle there.
+pub fn withheld(report: Option<&FitReport>, p: GeneratedPosition) -> Option<String> {
+    let report = report?;
+    report.marks(p).then(|| {
+        format!(
+            "map-mismatch: the source map does not fit this bundle here, so its answer would most likely be another \
+             place: {}",
+            report.message()
+        )
+    })
+}
