@@ -1219,3 +1219,81 @@ fn large_documents_are_served_from_the_text_the_editor_sent() {
     assert!(h.contains("b.js:1:1"), "{h}");
     c.shutdown();
 }
+
+/// A map that does not fit its bundle (`fixtures/demo-stale`, real esbuild builds): the bundle gets a `map-mismatch`
+/// warning; hovers, definitions and frames from the part that fits are answered, from the part that does not they
+/// say why and answer nothing; a banner's shift is named. The matching demo pair gets no warning.
+#[test]
+fn a_map_that_does_not_fit_its_bundle_is_flagged_and_not_answered() {
+    let root = fixtures().join("demo-stale");
+    let mut c = LspClient::start(&[]);
+    c.initialize(&fixtures(), json!({}), false);
+    let stale = root.join("stale/dist/app.min.js");
+    let u = c.open(&stale, "javascript");
+    let d = c.wait_for("the stale bundle's diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == u
+    });
+    let diag = &d["params"]["diagnostics"][0];
+    assert_eq!(diag["code"], "map-mismatch", "{d}");
+    assert_eq!(diag["severity"], 2, "{d}");
+    assert!(diag["message"].as_str().unwrap().contains("stops fitting"), "{d}");
+    // Where it stops fitting: inside `lineTotal`, where the two statements were added (before `if(` at the latest).
+    let edit = position_of(&stale, "if(e<0)", 0);
+    let start = &diag["range"]["start"];
+    assert_eq!(start["line"], 0);
+    let col = start["character"].as_u64().unwrap() as u32;
+    assert!(col >= 66 && col <= edit.1 + 20, "{d} (edit at {edit:?})");
+
+    // Before the edit: parseOrder, answered.
+    let h = c.result("textDocument/hover", at(&u, (0, 49)));
+    assert!(hover_text(&h).contains("src/orders.js:5:24"), "{}", hover_text(&h));
+    // After it (the crash's `a` frame, main): no answer, and why.
+    let main = position_of(&stale, "c.map(o)", 0);
+    let h = c.result("textDocument/hover", at(&u, main));
+    assert!(hover_text(&h).contains("map-mismatch"), "{}", hover_text(&h));
+    assert!(!hover_text(&h).contains("index.js:"), "{}", hover_text(&h));
+    let r = c.request("textDocument/definition", at(&u, main));
+    assert!(
+        r["error"]["message"].as_str().unwrap_or_default().contains("map-mismatch"),
+        "{r}"
+    );
+    let info = c.result("sourcemap/mapInfo", json!({"textDocument": {"uri": u}}));
+    assert_eq!(info["fit"]["verdict"], "misfit", "{info}");
+
+    // The real crash of the stale bundle: the top frame mapped, the frames after the edit left as printed.
+    let trace = root.join("stale/crash.txt");
+    let r = c.result(
+        "sourcemap/symbolicate",
+        json!({"text": std::fs::read_to_string(&trace).unwrap(), "uri": uri(&trace)}),
+    );
+    let text = r["text"].as_str().unwrap();
+    assert!(text.contains("at parseOrder (../../demo/src/orders.js:5:24)") || text.contains("at parseOrder ("), "{r}");
+    assert!(text.contains("    at a (dist/app.min.js:1:386)"), "{r}");
+    let a = r["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["raw"].as_str().unwrap().contains("at a ("))
+        .unwrap();
+    assert_eq!(a["location"], Value::Null, "{a}");
+
+    // A banner of two lines: the shift is named.
+    let banner = root.join("banner/dist/app.min.js");
+    let bu = c.open(&banner, "javascript");
+    let d = c.wait_for("the bannered bundle's diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == bu
+    });
+    let message = d["params"]["diagnostics"][0]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("+2 lines"), "{d}");
+    let h = c.result("textDocument/hover", at(&bu, (2, 49)));
+    assert!(hover_text(&h).contains("map-mismatch"), "{}", hover_text(&h));
+
+    // The control: the demo's own pair.
+    let demo = fixtures().join("demo/dist/app.min.js");
+    let du = c.open(&demo, "javascript");
+    let d = c.wait_for("the demo's diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == du
+    });
+    assert_eq!(d["params"]["diagnostics"], json!([]), "{d}");
+    c.shutdown();
+}
