@@ -1236,7 +1236,10 @@ fn a_map_that_does_not_fit_its_bundle_is_flagged_and_not_answered() {
     let diag = &d["params"]["diagnostics"][0];
     assert_eq!(diag["code"], "map-mismatch", "{d}");
     assert_eq!(diag["severity"], 2, "{d}");
-    assert!(diag["message"].as_str().unwrap().contains("stops fitting"), "{d}");
+    assert!(
+        diag["message"].as_str().unwrap().contains("stops fitting"),
+        "{d}"
+    );
     // Where it stops fitting: inside `lineTotal`, where the two statements were added (before `if(` at the latest).
     let edit = position_of(&stale, "if(e<0)", 0);
     let start = &diag["range"]["start"];
@@ -1246,15 +1249,26 @@ fn a_map_that_does_not_fit_its_bundle_is_flagged_and_not_answered() {
 
     // Before the edit: parseOrder, answered.
     let h = c.result("textDocument/hover", at(&u, (0, 49)));
-    assert!(hover_text(&h).contains("src/orders.js:5:24"), "{}", hover_text(&h));
+    assert!(
+        hover_text(&h).contains("src/orders.js:5:24"),
+        "{}",
+        hover_text(&h)
+    );
     // After it (the crash's `a` frame, main): no answer, and why.
     let main = position_of(&stale, "c.map(o)", 0);
     let h = c.result("textDocument/hover", at(&u, main));
-    assert!(hover_text(&h).contains("map-mismatch"), "{}", hover_text(&h));
+    assert!(
+        hover_text(&h).contains("map-mismatch"),
+        "{}",
+        hover_text(&h)
+    );
     assert!(!hover_text(&h).contains("index.js:"), "{}", hover_text(&h));
     let r = c.request("textDocument/definition", at(&u, main));
     assert!(
-        r["error"]["message"].as_str().unwrap_or_default().contains("map-mismatch"),
+        r["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("map-mismatch"),
         "{r}"
     );
     let info = c.result("sourcemap/mapInfo", json!({"textDocument": {"uri": u}}));
@@ -1267,7 +1281,11 @@ fn a_map_that_does_not_fit_its_bundle_is_flagged_and_not_answered() {
         json!({"text": std::fs::read_to_string(&trace).unwrap(), "uri": uri(&trace)}),
     );
     let text = r["text"].as_str().unwrap();
-    assert!(text.contains("at parseOrder (../../demo/src/orders.js:5:24)") || text.contains("at parseOrder ("), "{r}");
+    assert!(
+        text.contains("at parseOrder (../../demo/src/orders.js:5:24)")
+            || text.contains("at parseOrder ("),
+        "{r}"
+    );
     assert!(text.contains("    at a (dist/app.min.js:1:386)"), "{r}");
     let a = r["frames"]
         .as_array()
@@ -1283,10 +1301,17 @@ fn a_map_that_does_not_fit_its_bundle_is_flagged_and_not_answered() {
     let d = c.wait_for("the bannered bundle's diagnostics", |m| {
         m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == bu
     });
-    let message = d["params"]["diagnostics"][0]["message"].as_str().unwrap().to_string();
+    let message = d["params"]["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(message.contains("+2 lines"), "{d}");
     let h = c.result("textDocument/hover", at(&bu, (2, 49)));
-    assert!(hover_text(&h).contains("map-mismatch"), "{}", hover_text(&h));
+    assert!(
+        hover_text(&h).contains("map-mismatch"),
+        "{}",
+        hover_text(&h)
+    );
 
     // The control: the demo's own pair.
     let demo = fixtures().join("demo/dist/app.min.js");

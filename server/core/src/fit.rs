@@ -410,9 +410,16 @@ fn on_token(text: &[u8], byte: usize, name: &[u8]) -> bool {
     text[byte..].starts_with(name) && text.get(byte + name.len()).is_none_or(|&b| !is_word(b))
 }
 
+/// Segments before a run of misfit evidence that its stretch is taken to start at: the divergence comes before the
+/// first segment that shows it (segments after it land at token starts by chance two times in three).
+const BACK_OFF: usize = 8;
+
 /// The CUSUM detector over observations in generated order.
 #[derive(Default)]
 struct Detector {
+    /// The last `BACK_OFF` positions seen, and the last segment on its own name (evidence of fit, not backed over).
+    recent: std::collections::VecDeque<GeneratedPosition>,
+    last_on_name: Option<GeneratedPosition>,
     /// Evidence of misfit of the current run (while fitting) or of fit (while in a region), floored at 0.
     run: f64,
     run_start: Option<GeneratedPosition>,
@@ -433,10 +440,26 @@ impl Detector {
             self.run_evidence = Evidence::default();
         } else {
             if self.run_start.is_none() {
-                self.run_start = Some(at);
+                // A stretch that does not fit starts a little before it shows; one that fits again, where it shows.
+                let backed = if self.in_region {
+                    None
+                } else {
+                    self.recent
+                        .iter()
+                        .find(|&&p| self.last_on_name.is_none_or(|n| p > n))
+                        .copied()
+                };
+                self.run_start = Some(backed.unwrap_or(at));
             }
             self.run += w;
             self.run_evidence.add(landing);
+        }
+        if landing == Landing::OnItsName && !self.in_region {
+            self.last_on_name = Some(at);
+        }
+        self.recent.push_back(at);
+        if self.recent.len() > BACK_OFF {
+            self.recent.pop_front();
         }
         if self.in_region {
             self.region_evidence.add(landing);
@@ -490,6 +513,8 @@ const SHIFT_SAMPLE: usize = 4096;
 /// Shifts tried: banners of up to this many lines, and as many lines removed.
 const MAX_SHIFT_UP: i64 = 256;
 const MAX_SHIFT_DOWN: i64 = 32;
+/// The evidence of fit a shift must show on the sample (e^8 to one: some 25 segments at token starts).
+const MIN_SHIFT_EVIDENCE: f64 = 8.0;
 
 /// Whether `text` is not source text: Hermes bytecode (its magic number) or anything with NUL bytes in its head.
 fn is_binary(text: &[u8]) -> bool {
@@ -559,7 +584,8 @@ pub fn check_fit(
         return Ok(report);
     }
     report.verdict = Verdict::Misfit;
-    if report.regions[0].start == first_checked && report.debug_id_mismatch.is_none() {
+    // Only a whole-map shift is worth naming; it must fit every segment, so trying it is safe whatever the regions.
+    if report.debug_id_mismatch.is_none() {
         report.shift_lines = find_shift(index, &mut lines, &sample, map_lines)?;
     }
     Ok(report)
@@ -587,12 +613,14 @@ fn find_shift(
             lines.landing(line.min(i64::from(u32::MAX)) as u32, p.column, name)
         }
     };
+    // Every candidate on the sample; the one with the most evidence of fit, if it shows some, is checked on the
+    // whole map. (A small map cannot show e^25 of fit: the best candidate is taken when it is clearly the best.)
     let mut tried = std::collections::HashSet::new();
+    let mut best: Option<(f64, i64)> = None;
     for shift in candidates {
         if !tried.insert(shift) {
             continue;
         }
-        // The sample must show that it fits (not merely be too thin to show that it does not).
         let mut detector = Detector::default();
         let mut sum = 0.0;
         for (p, name) in sample {
@@ -600,19 +628,240 @@ fn find_shift(
             sum += landing.weight();
             detector.push(*p, landing);
         }
-        if sum > -DETECT || !detector.finish().is_empty() {
-            continue;
-        }
-        // The sample fits: the whole map must too.
-        let mut detector = Detector::default();
-        index.for_each_segment_once(|hit| {
-            if let Some(o) = hit.original {
-                detector.push(hit.generated, shifted(lines, shift, hit.generated, o.name));
-            }
-        })?;
-        if detector.finish().is_empty() {
-            return Ok(Some(shift));
+        if detector.finish().is_empty() && best.is_none_or(|(b, _)| sum < b) {
+            best = Some((sum, shift));
         }
     }
+    let Some((sum, shift)) = best else {
+        return Ok(None);
+    };
+    if sum > -MIN_SHIFT_EVIDENCE {
+        return Ok(None);
+    }
+    let mut detector = Detector::default();
+    index.for_each_segment_once(|hit| {
+        if let Some(o) = hit.original {
+            detector.push(hit.generated, shifted(lines, shift, hit.generated, o.name));
+        }
+    })?;
+    if detector.finish().is_empty() {
+        return Ok(Some(shift));
+    }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::vlq::encode_signed;
+
+    /// A flat map with one segment (generated line, column, original line, column, name) per entry, source `a.js`.
+    fn map(
+        segments: &[(u32, u32, u32, u32, Option<&str>)],
+        debug_id: Option<&str>,
+    ) -> SourceMapIndex {
+        let mut names: Vec<&str> = Vec::new();
+        let mut mappings = Vec::new();
+        let (mut line, mut prev) = (0u32, [0i64; 5]);
+        for &(l, c, ol, oc, name) in segments {
+            while line < l {
+                mappings.push(b';');
+                line += 1;
+                prev[0] = 0;
+            }
+            if mappings.last().is_some_and(|&b| b != b';') {
+                mappings.push(b',');
+            }
+            let n = name.map(|n| {
+                names.iter().position(|&m| m == n).unwrap_or_else(|| {
+                    names.push(n);
+                    names.len() - 1
+                }) as i64
+            });
+            let fields = [i64::from(c), 0, i64::from(ol), i64::from(oc)];
+            for (i, f) in fields.iter().enumerate() {
+                encode_signed(f - prev[i], &mut mappings);
+                prev[i] = *f;
+            }
+            if let Some(n) = n {
+                encode_signed(n - prev[4], &mut mappings);
+                prev[4] = n;
+            }
+        }
+        let mut json = serde_json::json!({
+            "version": 3, "sources": ["a.js"], "names": names,
+            "mappings": String::from_utf8(mappings).unwrap(),
+        });
+        if let Some(id) = debug_id {
+            json["debugId"] = id.into();
+        }
+        SourceMapIndex::from_bytes(serde_json::to_vec(&json).unwrap()).unwrap()
+    }
+
+    /// Segments at every token start of `code` (identifiers, punctuation), on line `line`.
+    fn at_tokens(code: &str, line: u32) -> Vec<(u32, u32, u32, u32, Option<&str>)> {
+        let bytes = code.as_bytes();
+        let mut out = Vec::new();
+        let mut units = 0u32;
+        let mut prev_word = false;
+        for (i, ch) in code.char_indices() {
+            let word = is_word(bytes[i]);
+            if !(word && prev_word) && !ch.is_whitespace() {
+                out.push((line, units, 0, i as u32, None));
+            }
+            prev_word = word;
+            units += ch.len_utf16() as u32;
+        }
+        out
+    }
+
+    const CODE: &str = "function o(r){return{id:r.id,lines:r.items.map(e=>s(e))}}function s({price:r,qty:e}){return r*e}";
+
+    #[test]
+    fn segments_at_token_starts_fit() {
+        let m = map(&at_tokens(CODE, 0), None);
+        let r = check_fit(&m, CODE.as_bytes(), None).unwrap();
+        assert_eq!(r.verdict, Verdict::Fits, "{r:?}");
+        assert_eq!(r.evidence.mid_identifier, 0);
+    }
+
+    #[test]
+    fn a_banner_is_a_whole_line_shift() {
+        let m = map(&at_tokens(CODE, 0), None);
+        let text = format!("/*! banner one */\n/*! banner two */\n/*! three */\n{CODE}\n");
+        let r = check_fit(&m, text.as_bytes(), None).unwrap();
+        assert_eq!(r.verdict, Verdict::Misfit, "{r:?}");
+        assert_eq!(r.shift_lines, Some(3), "{r:?}");
+        assert!(r.message().contains("+3 lines"), "{}", r.message());
+        assert!(r.marks(GeneratedPosition { line: 3, column: 0 }));
+    }
+
+    #[test]
+    fn text_inserted_midway_is_found_from_where_it_starts() {
+        // The map of CODE three times; the text has 7 characters inserted in the second copy.
+        let line = format!("{CODE}{CODE}{CODE}");
+        let mut segments = at_tokens(&line, 0);
+        segments.retain(|s| s.1 > 0);
+        segments.insert(0, (0, 0, 0, 0, None));
+        let m = map(&segments, None);
+        let at = CODE.len() + 20;
+        let text = format!("{}let x=1;{}", &line[..at], &line[at..]);
+        let r = check_fit(&m, text.as_bytes(), None).unwrap();
+        assert_eq!(r.verdict, Verdict::Misfit, "{r:?}");
+        let first = r.first_bad().unwrap();
+        // Found a little before the insertion (the back-off), never far after it.
+        assert!(
+            first.column as usize >= at - 32 && first.column as usize <= at,
+            "{r:?}"
+        );
+        assert!(!r.marks(GeneratedPosition {
+            line: 0,
+            column: 10
+        }));
+        assert!(r.marks(GeneratedPosition {
+            line: 0,
+            column: (2 * CODE.len()) as u32
+        }));
+        assert_eq!(r.shift_lines, None);
+    }
+
+    #[test]
+    fn columns_are_utf16_units() {
+        // Two astral characters (two units each) and an accented one before the code.
+        let code = format!("var t=\"😀😀é\";{CODE}");
+        let m = map(&at_tokens(&code, 0), None);
+        let r = check_fit(&m, code.as_bytes(), None).unwrap();
+        assert_eq!(r.verdict, Verdict::Fits, "{r:?}");
+        // Read as bytes, the same columns land inside identifiers.
+        let mut bytes_as_units = at_tokens(&code, 0);
+        for s in &mut bytes_as_units {
+            s.1 += 4;
+        }
+        let m = map(&bytes_as_units, None);
+        assert_eq!(
+            check_fit(&m, code.as_bytes(), None).unwrap().verdict,
+            Verdict::Misfit
+        );
+    }
+
+    #[test]
+    fn names_on_their_token_count_for_the_fit() {
+        let code = "a.items.map(b)";
+        let segments = [
+            (0, 0, 0, 0, None),
+            (0, 2, 0, 6, Some("items")),
+            (0, 8, 0, 12, Some("map")),
+        ];
+        let r = check_fit(&map(&segments, None), code.as_bytes(), None).unwrap();
+        assert_eq!(r.evidence.on_its_name, 2, "{r:?}");
+    }
+
+    #[test]
+    fn past_the_end_and_beyond_the_text() {
+        let mut segments = at_tokens(CODE, 0);
+        segments.extend((0..10).map(|i| (1, i * 3, 0, 0, None)));
+        segments.extend(
+            (0..10)
+                .map(|i| (0, 500 + i, 0, 0, None))
+                .collect::<Vec<_>>(),
+        );
+        segments.sort_by_key(|s| (s.0, s.1));
+        let r = check_fit(&map(&segments, None), CODE.as_bytes(), None).unwrap();
+        assert_eq!(r.evidence.past_line_end, 10);
+        assert_eq!(r.evidence.beyond_text, 10);
+        assert_eq!(r.verdict, Verdict::Misfit, "{r:?}");
+    }
+
+    #[test]
+    fn debug_ids_that_differ_condemn_the_pair() {
+        let m = map(
+            &at_tokens(CODE, 0),
+            Some("85314830-023f-4cf1-a267-535f4e37bb17"),
+        );
+        let r = check_fit(
+            &m,
+            CODE.as_bytes(),
+            Some("85314830-023f-4cf1-a267-535f4e37bb17"),
+        )
+        .unwrap();
+        assert_eq!(r.verdict, Verdict::Fits);
+        let r = check_fit(
+            &m,
+            CODE.as_bytes(),
+            Some("00000000-023f-4cf1-a267-535f4e37bb17"),
+        )
+        .unwrap();
+        assert_eq!(r.verdict, Verdict::Misfit);
+        assert!(r.message().contains("debug ID"), "{}", r.message());
+        assert!(r.marks(GeneratedPosition::default()));
+    }
+
+    #[test]
+    fn bytecode_and_maps_without_sources_are_not_judged() {
+        let m = map(&at_tokens(CODE, 0), None);
+        let mut hbc = 0x1F19_03C1_03BC_1FC6u64.to_le_bytes().to_vec();
+        hbc.extend_from_slice(&[0, 1, 2, 3]);
+        let r = check_fit(&m, &hbc, None).unwrap();
+        assert_eq!(r.verdict, Verdict::Unknown);
+        assert!(!r.marks(GeneratedPosition::default()));
+        let one_field: SourceMapIndex = SourceMapIndex::from_bytes(
+            br#"{"version":3,"sources":[],"names":[],"mappings":"A,C,E"}"#.to_vec(),
+        )
+        .unwrap();
+        assert_eq!(
+            check_fit(&one_field, b"xyz", None).unwrap().verdict,
+            Verdict::Unknown
+        );
+    }
+
+    #[test]
+    fn a_utf16_table_entry_every_step() {
+        let line = "é".repeat(100);
+        let table = utf16_table(line.as_bytes());
+        assert_eq!(table[1], 2 * TABLE_STEP);
+        let mut t = Text::new(line.as_bytes());
+        assert_eq!(t.byte_of(0, line.as_bytes(), 33), Some(66));
+        assert_eq!(t.byte_of(0, line.as_bytes(), 100), Some(200));
+        assert_eq!(t.byte_of(0, line.as_bytes(), 101), None);
+    }
 }
