@@ -430,3 +430,181 @@ fn version_names_the_commit() {
         "{text}"
     );
 }
+
+fn stale(path: &str) -> String {
+    repo()
+        .join("fixtures/demo-stale")
+        .join(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `validate BUNDLE [MAP]` checks that the map fits the bundle (`fixtures/demo-stale`: real esbuild builds); a map
+/// alone is checked for validity only.
+#[test]
+fn validate_checks_that_the_map_fits_its_bundle() {
+    // The stale map: exit 1, one message with the evidence and what to do.
+    let o = run(&["validate", &stale("stale/dist/app.min.js")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let msg = stderr(&o);
+    assert!(
+        msg.contains("map-mismatch") && msg.contains("stops fitting this bundle at 1:"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("inside identifiers") && msg.contains("rebuild"),
+        "{msg}"
+    );
+    // The same pair named explicitly, as JSON: one problem, positions 1-based lines and 0-based columns.
+    let o = run(&[
+        "validate",
+        "--json",
+        &stale("stale/dist/app.min.js"),
+        &stale("stale/dist/app.min.js.map"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["valid"], false);
+    let p = &v["problems"][0];
+    assert_eq!(
+        (p["kind"].as_str(), p["severity"].as_str()),
+        (Some("map-mismatch"), Some("error")),
+        "{v}"
+    );
+    assert_eq!(p["firstBadPosition"]["line"], 1, "{v}");
+    assert!(p.get("shift").is_none(), "{v}");
+    // The map alone is valid.
+    assert_eq!(
+        run(&["validate", &stale("stale/dist/app.min.js.map")])
+            .status
+            .code(),
+        Some(0)
+    );
+    // The banner: the shift is named.
+    let o = run(&["validate", "--json", &stale("banner/dist/app.min.js")]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["problems"][0]["shift"],
+        json!({"lines": 2, "columns": 0}),
+        "{v}"
+    );
+    // Controls: the demo's bundle with its own map, and with its map named beside it.
+    for args in [
+        vec!["validate", "--json", &demo("dist/app.min.js")],
+        vec![
+            "validate",
+            "--json",
+            &demo("dist/app.min.js"),
+            &demo("dist/app.min.js.map"),
+        ],
+    ] {
+        let o = run(&args.iter().map(|s| s.as_ref()).collect::<Vec<&str>>());
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["problems"], json!([]), "{v}");
+        assert_eq!(v["fit"]["verdict"], "fits", "{v}");
+    }
+    // The demo's bundle against the stale build's map (the map of another build): caught.
+    let o = run(&[
+        "validate",
+        &stale("stale/dist/app.min.js"),
+        &demo("dist/app.min.js.map"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// `symbolicate` on the stale bundle's real crash: frames before the edit mapped, frames after it left as printed
+/// and marked, a warning on stderr, the problem in `--json`, and `--explain` says why per frame.
+#[test]
+fn symbolicate_does_not_answer_from_a_map_that_does_not_fit() {
+    let root = stale("stale");
+    let trace = std::fs::read_to_string(stale("stale/crash.txt")).unwrap();
+    let o = output_with_stdin(bin().args(["symbolicate", "--root", &root]), &trace);
+    assert!(o.status.success());
+    let out = String::from_utf8(o.stdout.clone()).unwrap();
+    assert!(
+        out.contains("    at parseOrder (../src/orders.js:5:24)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    at a (dist/app.min.js:1:386)  [map-mismatch: not mapped, the map does not fit this bundle here]"),
+        "{out}"
+    );
+    assert!(!out.contains("index.js"), "{out}");
+    assert!(
+        stderr(&o).contains("warning") && stderr(&o).contains("map-mismatch"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = output_with_stdin(
+        bin().args(["symbolicate", "--json", "--root", &root]),
+        &trace,
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["problems"][0]["kind"], "map-mismatch", "{v}");
+    let a = v["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["raw"].as_str().unwrap().contains("at a ("))
+        .unwrap();
+    assert_eq!(
+        (a["mapMismatch"].as_bool(), &a["original"]),
+        (Some(true), &Value::Null),
+        "{a}"
+    );
+
+    let o = output_with_stdin(
+        bin().args(["symbolicate", "--explain", "--root", &root]),
+        &trace,
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    for needle in [
+        "| map: ",
+        "chosen because the bundle",
+        "by its sourceMappingURL=app.min.js.map",
+        "| debug IDs: neither has one",
+        "| position 1:49 lands on a segment",
+        "| fit: this position is before the part of the map that does not fit",
+        "| fit: MISFIT here, so the frame is not mapped",
+        "| no map: a native frame",
+    ] {
+        assert!(out.contains(needle), "{needle:?} not in\n{out}");
+    }
+}
+
+/// A banner: answers are withheld unless `--apply-shift`, which gives the answers of the bundle's own map.
+#[test]
+fn apply_shift_maps_a_bannered_bundle_like_its_own_build() {
+    let banner = std::fs::read_to_string(stale("banner/crash.txt")).unwrap();
+    let o = output_with_stdin(
+        bin().args(["symbolicate", "--root", &stale("banner")]),
+        &banner,
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(!out.contains("orders.js"), "{out}");
+    let shifted = output_with_stdin(
+        bin().args(["symbolicate", "--apply-shift", "--root", &stale("banner")]),
+        &banner,
+    );
+    let shifted = String::from_utf8(shifted.stdout).unwrap();
+    let own = output_with_stdin(
+        bin().args([
+            "symbolicate",
+            "--root",
+            &repo().join("fixtures/demo").to_string_lossy(),
+        ]),
+        &std::fs::read_to_string(repo().join("fixtures/demo/crash.txt")).unwrap(),
+    );
+    let own = String::from_utf8(own.stdout).unwrap();
+    let frames = |s: &str| {
+        s.lines()
+            .filter(|l| l.contains("src/"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(frames(&shifted), frames(&own));
+    assert_eq!(frames(&own).len(), 4, "{own}");
+}
