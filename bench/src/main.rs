@@ -12,6 +12,7 @@
 //! Memory is measured with a counting global allocator: live heap bytes held by each structure.
 
 mod editor;
+mod fit;
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -46,6 +47,9 @@ struct Args {
     /// symbolicate), not the other fixtures.
     #[arg(long)]
     editor_only: bool,
+    /// Only the fit check's rows (each fixture, and the hostile pairs).
+    #[arg(long)]
+    fit_only: bool,
     /// The `sourcemap-ls` binary for whole-process measurements (default: target/release/sourcemap-ls).
     #[arg(long)]
     bin: Option<PathBuf>,
@@ -266,6 +270,7 @@ fn run_fixture(args: &Args, f: &Fixture, bin: &Path) {
         &ms(floor),
         &ratio(lazy, floor),
     );
+    fit::fixture_rows(bin, &f.map, &f.bundle, &index, &bundle, eager, s);
     let theirs = time(s, || match sourcemap::decode_slice(&bytes).unwrap() {
         sourcemap::DecodedMap::Index(i) => sourcemap::DecodedMap::Regular(i.flatten().unwrap()),
         other => other,
@@ -761,9 +766,29 @@ fn main() {
         if args.quick { " (quick fixtures)" } else { "" }
     );
     println!("Medians of {} samples; ratios against baselines measured in this run. `sourcemap` crate 9.3, `oxc_sourcemap` 9.", args.samples);
+    if args.fit_only {
+        for f in &fixtures {
+            println!(
+                "\n### {}\n\n| measure | sourcemap-ls | baseline | ratio |\n|---|---|---|---|",
+                f.name
+            );
+            let bytes = std::fs::read(&f.map).unwrap();
+            let bundle = std::fs::read_to_string(&f.bundle).unwrap();
+            let open = time_consuming(
+                args.samples,
+                || bytes.clone(),
+                |b| SourceMapIndex::from_bytes(b).unwrap(),
+            );
+            let index = SourceMapIndex::from_bytes(bytes.clone()).unwrap();
+            fit::fixture_rows(&bin, &f.map, &f.bundle, &index, &bundle, open, args.samples);
+        }
+        fit::hostile_rows(args.quick, args.samples);
+        return;
+    }
     for f in &fixtures {
         run_fixture(&args, f, &bin);
     }
+    fit::hostile_rows(args.quick, args.samples);
     editor::run(&args, &bin);
     run_scopes(&args, &bin);
     editor::remove_spent_caches();

@@ -190,18 +190,16 @@ impl FitReport {
         self.regions.first().map(|r| r.start)
     }
 
-    /// Whether an answer at `p` comes from a part of the map that does not fit. Positions between two segments
-    /// belong to the stretch of the segment at or before them.
+    /// Whether an answer at `p` comes from the part of the map from which it stops fitting: every position from
+    /// the first stretch that does not fit on, even where the text fits again after it. A map that stops fitting is
+    /// another build's: where its segments land at token starts again (code after an edit), the original positions
+    /// they carry may still be the other build's (measured: an edited module's later lines fit the text and answer
+    /// lines that moved since).
     pub fn marks(&self, p: GeneratedPosition) -> bool {
         if self.verdict != Verdict::Misfit {
             return false;
         }
-        if self.debug_id_mismatch.is_some() || self.shift_lines.is_some() {
-            return true;
-        }
-        self.regions
-            .iter()
-            .any(|r| r.start <= p && r.end.is_none_or(|e| p < e))
+        self.first_bad().is_some_and(|first| p >= first) || self.shift_lines.is_some()
     }
 
     /// One paragraph: what is wrong, the evidence, and what to do. Positions as the CLI prints them (1-based lines,
@@ -241,12 +239,9 @@ impl FitReport {
         let span = if whole {
             "the map does not fit this bundle anywhere".to_string()
         } else {
-            let until = match first.end {
-                Some(e) => format!(" to {}", at(e)),
-                None => " to the end".to_string(),
-            };
             format!(
-                "the map stops fitting this bundle at {}{until}; answers before {} are unaffected",
+                "the map stops fitting this bundle at {}; answers before {} are unaffected, from there on they \
+                 are withheld",
                 at(first.start),
                 at(first.start)
             )
@@ -410,16 +405,21 @@ fn on_token(text: &[u8], byte: usize, name: &[u8]) -> bool {
     text[byte..].starts_with(name) && text.get(byte + name.len()).is_none_or(|&b| !is_word(b))
 }
 
-/// Segments before a run of misfit evidence that its stretch is taken to start at: the divergence comes before the
-/// first segment that shows it (segments after it land at token starts by chance two times in three).
-const BACK_OFF: usize = 8;
+/// Evidence of fit (natural log) that confirms a stretch fits: about 30 segments at token starts in a row. A
+/// stretch found not to fit is taken to start right after the last confirmed one (the divergence comes before the
+/// first segment that shows it; after it, segments still land at token starts by chance two times in three).
+const CONFIRM: f64 = 10.0;
+/// At most this many segments are remembered since the last confirmed stretch (a stream that confirms nothing for
+/// this long starts its stretch at the oldest remembered).
+const MAX_UNCONFIRMED: usize = 1 << 20;
 
 /// The CUSUM detector over observations in generated order.
 #[derive(Default)]
 struct Detector {
-    /// The last `BACK_OFF` positions seen, and the last segment on its own name (evidence of fit, not backed over).
-    recent: std::collections::VecDeque<GeneratedPosition>,
-    last_on_name: Option<GeneratedPosition>,
+    /// Evidence of fit since the last segment that spoke against it (while fitting), floored at 0.
+    fit_run: f64,
+    /// Segments since the last confirmed stretch of fit (while fitting).
+    unconfirmed: std::collections::VecDeque<GeneratedPosition>,
     /// Evidence of misfit of the current run (while fitting) or of fit (while in a region), floored at 0.
     run: f64,
     run_start: Option<GeneratedPosition>,
@@ -433,6 +433,18 @@ struct Detector {
 impl Detector {
     fn push(&mut self, at: GeneratedPosition, landing: Landing) {
         let w = landing.weight();
+        if !self.in_region {
+            self.fit_run = (self.fit_run - w).max(0.0);
+            if self.fit_run >= CONFIRM {
+                self.fit_run = 0.0;
+                self.unconfirmed.clear();
+            } else {
+                if self.unconfirmed.len() == MAX_UNCONFIRMED {
+                    self.unconfirmed.pop_front();
+                }
+                self.unconfirmed.push_back(at);
+            }
+        }
         let w = if self.in_region { -w } else { w };
         if self.run + w <= 0.0 {
             self.run = 0.0;
@@ -440,32 +452,27 @@ impl Detector {
             self.run_evidence = Evidence::default();
         } else {
             if self.run_start.is_none() {
-                // A stretch that does not fit starts a little before it shows; one that fits again, where it shows.
-                let backed = if self.in_region {
-                    None
-                } else {
-                    self.recent
-                        .iter()
-                        .find(|&&p| self.last_on_name.is_none_or(|n| p > n))
-                        .copied()
-                };
-                self.run_start = Some(backed.unwrap_or(at));
+                self.run_start = Some(at);
             }
             self.run += w;
             self.run_evidence.add(landing);
-        }
-        if landing == Landing::OnItsName && !self.in_region {
-            self.last_on_name = Some(at);
-        }
-        self.recent.push_back(at);
-        if self.recent.len() > BACK_OFF {
-            self.recent.pop_front();
         }
         if self.in_region {
             self.region_evidence.add(landing);
         }
         if self.run >= DETECT {
-            let start = self.run_start.take().unwrap_or(at);
+            let mut start = self.run_start.take().unwrap_or(at);
+            if !self.in_region {
+                // From the first segment not confirmed to fit.
+                start = self
+                    .unconfirmed
+                    .front()
+                    .copied()
+                    .unwrap_or(start)
+                    .min(start);
+                self.unconfirmed.clear();
+                self.fit_run = 0.0;
+            }
             if self.in_region {
                 // The region ends where the run of fit began.
                 let open = self.regions.last_mut().expect("a region is open");
