@@ -210,8 +210,11 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
             })
         })
         .unwrap();
+        // A position the candidate has no answer for is not a wrong answer (the own map's segment may sit on a
+        // line the candidate maps nothing on).
         for g in positions {
-            if answer(&candidate, g) != own_answer(g) {
+            let given = answer(&candidate, g);
+            if given.is_some() && given != own_answer(g) {
                 row.positions_differing += 1;
                 if !report.marks(g) {
                     row.positions_wrong += 1;
@@ -221,7 +224,7 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
     }
     lsp.shutdown();
 
-    println!("\n| kind | bundler | pairs | misfits (not visible in the text) | validate | symbolicate | LSP | false alarms | shifts named | frames answered / wrong | positions differing / answered unmarked |");
+    println!("\n| kind | bundler | pairs | misfits (not visible in the text) | validate | symbolicate | LSP | false alarms | shifts named | frames answered / wrong | positions answered elsewhere / of them not withheld |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let mut total = Row::default();
     for ((kind, bundler), r) in &rows {
