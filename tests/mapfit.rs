@@ -27,7 +27,8 @@ use sourcemap_core::trace::symbolicate::frame_segment;
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
 
 fn dir() -> PathBuf {
-    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mapfit")).unwrap()
+    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mapfit"))
+        .unwrap()
 }
 
 fn bin() -> Command {
@@ -38,13 +39,30 @@ fn build_corpus() -> Vec<Value> {
     let d = dir();
     for (what, folder) in [
         ("fixtures/mapfit", d.join("node_modules/rxjs")),
-        ("fixtures/roundtrip", d.join("../roundtrip/node_modules/esbuild")),
-        ("fixtures/metro-devserver", d.join("../metro-devserver/node_modules/metro")),
+        (
+            "fixtures/roundtrip",
+            d.join("../roundtrip/node_modules/esbuild"),
+        ),
+        (
+            "fixtures/metro-devserver",
+            d.join("../metro-devserver/node_modules/metro"),
+        ),
     ] {
-        assert!(folder.is_dir(), "run `npm ci` in {what} first (scripts/test-deps does)");
+        assert!(
+            folder.is_dir(),
+            "run `npm ci` in {what} first (scripts/test-deps does)"
+        );
     }
-    let out = Command::new("node").arg("make.mjs").current_dir(&d).output().expect("node");
-    assert!(out.status.success(), "make.mjs: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("node")
+        .arg("make.mjs")
+        .current_dir(&d)
+        .output()
+        .expect("node");
+    assert!(
+        out.status.success(),
+        "make.mjs: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&std::fs::read(d.join("dist/pairs.json")).unwrap()).unwrap()
 }
 
@@ -91,7 +109,11 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
         let bundle = d.join(p["bundle"].as_str().unwrap());
         let map = d.join(p["map"].as_str().unwrap());
         let kind = p["kind"].as_str().unwrap();
-        let kind = if kind.starts_with("banner") { "banner" } else { kind };
+        let kind = if kind.starts_with("banner") {
+            "banner"
+        } else {
+            kind
+        };
         let row = rows
             .entry((kind.to_string(), p["bundler"].as_str().unwrap().to_string()))
             .or_default();
@@ -101,7 +123,13 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
         let name = &p["name"];
 
         // validate BUNDLE MAP
-        let o = bin().arg("validate").arg("--json").arg(&bundle).arg(&map).output().unwrap();
+        let o = bin()
+            .arg("validate")
+            .arg("--json")
+            .arg(&bundle)
+            .arg(&map)
+            .output()
+            .unwrap();
         let v: Value = serde_json::from_slice(&o.stdout).unwrap();
         let problem = v["problems"]
             .as_array()
@@ -109,7 +137,11 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
             .iter()
             .find(|x| x["kind"] == "map-mismatch")
             .cloned();
-        assert_eq!(o.status.code(), Some(if problem.is_some() { 1 } else { 0 }), "{name}: {v}");
+        assert_eq!(
+            o.status.code(),
+            Some(if problem.is_some() { 1 } else { 0 }),
+            "{name}: {v}"
+        );
 
         // symbolicate the bundle's real crash frames (V8 columns are 1-based)
         let file = bundle.file_name().unwrap().to_string_lossy().into_owned();
@@ -127,7 +159,9 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
             .map(|f| format!("    at f ({file}:{}:{})\n", f.line + 1, f.column + 1))
             .collect();
         let o = process::output_with_stdin(
-            bin().args(["symbolicate", "--json", "--root"]).arg(bundle.parent().unwrap()),
+            bin()
+                .args(["symbolicate", "--json", "--root"])
+                .arg(bundle.parent().unwrap()),
             &trace,
         );
         let s: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -143,7 +177,10 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
             .unwrap()
             .iter()
             .any(|x| x["code"] == "map-mismatch");
-        lsp.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+        lsp.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        );
 
         if !misfit {
             row.controls += 1;
@@ -181,7 +218,15 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
         let own_answer = |g: GeneratedPosition| {
             let line = i64::from(g.line) - shift;
             (line >= 0)
-                .then(|| answer(&own, GeneratedPosition { line: line as u32, column: g.column }))
+                .then(|| {
+                    answer(
+                        &own,
+                        GeneratedPosition {
+                            line: line as u32,
+                            column: g.column,
+                        },
+                    )
+                })
                 .flatten()
         };
         for (f, out) in frames.iter().zip(s["stack"].as_array().unwrap()) {
@@ -191,13 +236,22 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
             };
             row.frames_answered += 1;
             let given = (
-                o["source"].as_str().unwrap_or_default().rsplit('/').next().unwrap().to_string(),
+                o["source"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
                 o["line"].as_u64().unwrap() as u32 - 1,
                 o["column"].as_u64().unwrap() as u32,
             );
             if own_answer(*f) != Some(given.clone()) {
                 row.frames_wrong += 1;
-                println!("wrong frame: {name} at {f:?}: {given:?} (own map: {:?})", own_answer(*f));
+                println!(
+                    "wrong frame: {name} at {f:?}: {given:?} (own map: {:?})",
+                    own_answer(*f)
+                );
             }
         }
         let text = std::fs::read(&bundle).unwrap();
@@ -253,12 +307,28 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
     let t = &total;
     println!(
         "| **all** | | {} | {} ({}) | {} | {} | {} | {} of {} | {}/{} | {} / {} of {} | {} / {} |",
-        t.pairs, t.misfits, t.invisible, t.by_validate, t.by_symbolicate, t.by_lsp, t.false_alarms, t.controls,
-        t.shifts_named, t.shifts_expected, t.frames_answered, t.frames_wrong, t.frames, t.positions_differing,
+        t.pairs,
+        t.misfits,
+        t.invisible,
+        t.by_validate,
+        t.by_symbolicate,
+        t.by_lsp,
+        t.false_alarms,
+        t.controls,
+        t.shifts_named,
+        t.shifts_expected,
+        t.frames_answered,
+        t.frames_wrong,
+        t.frames,
+        t.positions_differing,
         t.positions_wrong,
     );
     let visible = f64::from(t.misfits - t.invisible);
-    for (by, caught) in [("validate", t.by_validate), ("symbolicate", t.by_symbolicate), ("the LSP", t.by_lsp)] {
+    for (by, caught) in [
+        ("validate", t.by_validate),
+        ("symbolicate", t.by_symbolicate),
+        ("the LSP", t.by_lsp),
+    ] {
         assert!(
             f64::from(caught) >= 0.95 * visible,
             "{by} caught {caught} of {visible} misfit pairs"
@@ -266,7 +336,17 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
     }
     assert_eq!(t.false_alarms, 0, "matching pairs flagged");
     assert_eq!(t.shifts_named, t.shifts_expected, "banner shifts not named");
-    assert_eq!(t.frames_wrong, 0, "frames answered with another place than the own map's");
-    let rxjs = &rows[&("rxjs-6.6.7".to_string(), "published (closure compiler)".to_string())];
-    assert_eq!((rxjs.by_validate, rxjs.shifts_named), (1, 1), "rxjs 6.6.7: flagged with its 8-line shift");
+    assert_eq!(
+        t.frames_wrong, 0,
+        "frames answered with another place than the own map's"
+    );
+    let rxjs = &rows[&(
+        "rxjs-6.6.7".to_string(),
+        "published (closure compiler)".to_string(),
+    )];
+    assert_eq!(
+        (rxjs.by_validate, rxjs.shifts_named),
+        (1, 1),
+        "rxjs 6.6.7: flagged with its 8-line shift"
+    );
 }

@@ -53,18 +53,24 @@ pub enum Landing {
 /// Rate of mid-identifier segments in a map that fits. swc writes some all through correct maps (measured on the
 /// round-trip bundles: up to ~2 % of segments); other bundlers almost never. Set above what swc does, so swc's maps
 /// stay quiet.
+#[cfg_attr(not(test), allow(dead_code))]
 const MID_IDENTIFIER_IF_FIT: f64 = 0.04;
 /// Rate of mid-identifier segments where the map does not fit: segments at random places of minified code land
 /// between two identifier characters about a third of the time (measured on the stale and foreign pairs).
+#[cfg_attr(not(test), allow(dead_code))]
 const MID_IDENTIFIER_IF_MISFIT: f64 = 0.30;
+
+/// ln(misfit rate / fit rate) of a mid-identifier landing, and ln((1 − misfit) / (1 − fit)) of a token start,
+/// written out (a logarithm per segment was a fifth of the check; `weights_follow_the_rates` holds them to the rates).
+const MID_IDENTIFIER_WEIGHT: f64 = 2.014_903_020_542_265;
+const TOKEN_START_WEIGHT: f64 = -0.315_852_949_418_477_3;
 
 impl Landing {
     /// The log-likelihood ratio (natural log) of "does not fit" over "fits" that one such landing adds.
     pub fn weight(self) -> f64 {
-        let (fit, misfit) = (MID_IDENTIFIER_IF_FIT, MID_IDENTIFIER_IF_MISFIT);
         match self {
-            Landing::MidIdentifier => (misfit / fit).ln(),
-            Landing::TokenStart => ((1.0 - misfit) / (1.0 - fit)).ln(),
+            Landing::MidIdentifier => MID_IDENTIFIER_WEIGHT,
+            Landing::TokenStart => TOKEN_START_WEIGHT,
             // A token equal to the segment's name by chance, where the map does not fit, is rare (names of 3 or
             // more characters only, at a token start).
             Landing::OnItsName => -4.0,
@@ -371,16 +377,37 @@ impl<'a> Text<'a> {
 
 /// The byte offset of every `TABLE_STEP`-th UTF-16 unit of a line (a unit inside a surrogate pair: the pair's end).
 fn utf16_table(text: &[u8]) -> Box<[u32]> {
+    // A character's units are counted at its lead byte (every byte but continuations; a 4-byte lead counts two), so
+    // 8 bytes at a time can be skipped when no entry falls inside them (the first table took a third of the check
+    // on a 95 MB non-ASCII line: bench `--fit-only`, hostile pairs).
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut table = vec![0u32];
-    let (mut byte, mut units, mut next) = (0usize, 0u32, TABLE_STEP);
-    while byte < text.len() {
-        let len = utf8_len(text[byte]);
-        units += if len == 4 { 2 } else { 1 };
-        byte = (byte + len).min(text.len());
-        while units >= next {
-            table.push(byte as u32);
-            next += TABLE_STEP;
+    let (mut i, mut units, mut next) = (0usize, 0u32, TABLE_STEP);
+    while i < text.len() {
+        if let Some(chunk) = text.get(i..i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            let continuation = w & HIGH & !((w << 1) & HIGH);
+            let four_byte_lead = w & (w << 1) & (w << 2) & (w << 3) & HIGH;
+            let chunk_units = 8 - continuation.count_ones() + four_byte_lead.count_ones();
+            if units + chunk_units < next {
+                units += chunk_units;
+                i += 8;
+                continue;
+            }
         }
+        let b = text[i];
+        if b & 0xC0 != 0x80 {
+            while units >= next {
+                table.push(i as u32);
+                next += TABLE_STEP;
+            }
+            units += if b >= 0xF0 { 2 } else { 1 };
+        }
+        i += 1;
+    }
+    while units >= next {
+        table.push(text.len() as u32);
+        next += TABLE_STEP;
     }
     table.into_boxed_slice()
 }
@@ -409,17 +436,14 @@ fn on_token(text: &[u8], byte: usize, name: &[u8]) -> bool {
 /// stretch found not to fit is taken to start right after the last confirmed one (the divergence comes before the
 /// first segment that shows it; after it, segments still land at token starts by chance two times in three).
 const CONFIRM: f64 = 10.0;
-/// At most this many segments are remembered since the last confirmed stretch (a stream that confirms nothing for
-/// this long starts its stretch at the oldest remembered).
-const MAX_UNCONFIRMED: usize = 1 << 20;
 
 /// The CUSUM detector over observations in generated order.
 #[derive(Default)]
 struct Detector {
     /// Evidence of fit since the last segment that spoke against it (while fitting), floored at 0.
     fit_run: f64,
-    /// Segments since the last confirmed stretch of fit (while fitting).
-    unconfirmed: std::collections::VecDeque<GeneratedPosition>,
+    /// The first segment after the last confirmed stretch of fit (while fitting).
+    unconfirmed: Option<GeneratedPosition>,
     /// Evidence of misfit of the current run (while fitting) or of fit (while in a region), floored at 0.
     run: f64,
     run_start: Option<GeneratedPosition>,
@@ -437,12 +461,9 @@ impl Detector {
             self.fit_run = (self.fit_run - w).max(0.0);
             if self.fit_run >= CONFIRM {
                 self.fit_run = 0.0;
-                self.unconfirmed.clear();
+                self.unconfirmed = None;
             } else {
-                if self.unconfirmed.len() == MAX_UNCONFIRMED {
-                    self.unconfirmed.pop_front();
-                }
-                self.unconfirmed.push_back(at);
+                self.unconfirmed.get_or_insert(at);
             }
         }
         let w = if self.in_region { -w } else { w };
@@ -464,13 +485,7 @@ impl Detector {
             let mut start = self.run_start.take().unwrap_or(at);
             if !self.in_region {
                 // From the first segment not confirmed to fit.
-                start = self
-                    .unconfirmed
-                    .front()
-                    .copied()
-                    .unwrap_or(start)
-                    .min(start);
-                self.unconfirmed.clear();
+                start = self.unconfirmed.take().unwrap_or(start).min(start);
                 self.fit_run = 0.0;
             }
             if self.in_region {
@@ -552,30 +567,16 @@ pub fn check_fit(
         }
         return Ok(report);
     }
-    let mut lines = Text::new(text);
-    let mut detector = Detector::default();
-    let mut sample: Vec<(GeneratedPosition, Option<Box<str>>)> = Vec::new();
-    let mut first_checked = None;
-    let mut map_lines = 0u32;
-    index.for_each_segment_once(|hit| {
-        let Some(original) = hit.original else {
-            return;
-        };
-        let p = hit.generated;
-        first_checked.get_or_insert(p);
-        map_lines = map_lines.max(p.line + 1);
-        let landing = lines.landing(p.line, p.column, original.name);
-        if original.name.is_some_and(|n| n.len() >= 3)
-            && matches!(landing, Landing::TokenStart | Landing::OnItsName)
-        {
-            report.evidence.names_checked += 1;
-        }
-        report.evidence.add(landing);
-        detector.push(p, landing);
-        if sample.len() < SHIFT_SAMPLE {
-            sample.push((p, original.name.map(Box::from)));
-        }
-    })?;
+    let pass = observe_all(index, text)?;
+    let Pass {
+        mut lines,
+        detector,
+        evidence,
+        sample,
+        first_checked,
+        map_lines,
+    } = pass;
+    report.evidence = evidence;
     report.regions = detector.finish();
     report.map_lines = map_lines;
     report.text_lines = lines.line_count() as u64;
@@ -596,6 +597,122 @@ pub fn check_fit(
         report.shift_lines = find_shift(index, &mut lines, &sample, map_lines)?;
     }
     Ok(report)
+}
+
+/// One segment with an original position, as the decoding thread hands it to the checking one.
+#[derive(Clone, Copy)]
+struct Observed {
+    section: u32,
+    at: GeneratedPosition,
+    name: Option<u32>,
+}
+
+/// The state of the pass over the segments.
+struct Pass<'a> {
+    lines: Text<'a>,
+    detector: Detector,
+    evidence: Evidence,
+    sample: Vec<(GeneratedPosition, Option<Box<str>>)>,
+    first_checked: Option<GeneratedPosition>,
+    map_lines: u32,
+}
+
+impl Pass<'_> {
+    fn observe(&mut self, index: &SourceMapIndex, o: Observed) {
+        let p = o.at;
+        self.first_checked.get_or_insert(p);
+        self.map_lines = self.map_lines.max(p.line + 1);
+        // The name is looked up only where it can count: a token start (a mid-identifier landing is one anyway).
+        let mut name = None;
+        let mut landing = self.lines.landing(p.line, p.column, None);
+        if let (Landing::TokenStart, Some(n)) = (landing, o.name) {
+            name = index
+                .segment_name(o.section as usize, n)
+                .filter(|n| n.len() >= 3);
+            if let Some(n) = name {
+                self.evidence.names_checked += 1;
+                landing = self.lines.landing(p.line, p.column, Some(n));
+            }
+        }
+        self.evidence.add(landing);
+        self.detector.push(p, landing);
+        if self.sample.len() < SHIFT_SAMPLE {
+            self.sample.push((p, name.map(Box::from)));
+        }
+    }
+}
+
+/// Maps with at least this much VLQ are checked on two threads: one decodes (and validates) the segments, the
+/// other classifies them and runs the detector. Measured on the benchmark's Metro index map (10M segments,
+/// `sourcemap-bench --fit-only`): `validate BUNDLE MAP` took 1.68× `validate MAP` on one thread, 1.13× on two.
+const TWO_THREADS_AFTER_BYTES: usize = 4 << 20;
+/// Segments handed from the decoding thread to the checking one at a time.
+const BATCH: usize = 8192;
+
+/// Every segment of `index` observed against `text`, in generated order.
+fn observe_all<'a>(index: &SourceMapIndex, text: &'a [u8]) -> Result<Pass<'a>, MapError> {
+    let mut pass = Pass {
+        lines: Text::new(text),
+        detector: Detector::default(),
+        evidence: Evidence::default(),
+        sample: Vec::new(),
+        first_checked: None,
+        map_lines: 0,
+    };
+    let sections = index.sections();
+    let observed = |section: usize, seg: &crate::map::segment::Segment| {
+        seg.original.map(|o| Observed {
+            section: section as u32,
+            at: sections[section].to_global(seg.line, seg.column),
+            name: o.name,
+        })
+    };
+    if index.mappings_bytes() < TWO_THREADS_AFTER_BYTES {
+        index.for_each_raw_segment_once(|section, seg| {
+            if let Some(o) = observed(section, seg) {
+                pass.observe(index, o);
+            }
+        })?;
+        return Ok(pass);
+    }
+    let (to_check, batches) = std::sync::mpsc::sync_channel::<Vec<Observed>>(4);
+    let (to_reuse, spent) = std::sync::mpsc::channel::<Vec<Observed>>();
+    std::thread::scope(|scope| {
+        let checker = scope.spawn(move || {
+            for batch in batches {
+                for &o in &batch {
+                    pass.observe(index, o);
+                }
+                let _ = to_reuse.send(batch);
+            }
+            pass
+        });
+        let mut batch = Vec::with_capacity(BATCH);
+        let decoded = index.for_each_raw_segment_once(|section, seg| {
+            if let Some(o) = observed(section, seg) {
+                batch.push(o);
+                if batch.len() == BATCH {
+                    let next = spent.try_recv().map_or_else(
+                        |_| Vec::with_capacity(BATCH),
+                        |mut v| {
+                            v.clear();
+                            v
+                        },
+                    );
+                    // The checker ends only when this sender is dropped: sending cannot fail before.
+                    let _ = to_check.send(std::mem::replace(&mut batch, next));
+                }
+            }
+        });
+        if !batch.is_empty() {
+            let _ = to_check.send(batch);
+        }
+        drop(to_check);
+        let pass = checker
+            .join()
+            .expect("the fit check's thread does not panic");
+        decoded.map(|()| pass)
+    })
 }
 
 /// A whole-line shift under which the sample fits, confirmed on the whole map.
@@ -723,6 +840,13 @@ mod tests {
     }
 
     const CODE: &str = "function o(r){return{id:r.id,lines:r.items.map(e=>s(e))}}function s({price:r,qty:e}){return r*e}";
+
+    #[test]
+    fn weights_follow_the_rates() {
+        let (fit, misfit) = (MID_IDENTIFIER_IF_FIT, MID_IDENTIFIER_IF_MISFIT);
+        assert!((MID_IDENTIFIER_WEIGHT - (misfit / fit).ln()).abs() < 1e-12);
+        assert!((TOKEN_START_WEIGHT - ((1.0 - misfit) / (1.0 - fit)).ln()).abs() < 1e-12);
+    }
 
     #[test]
     fn segments_at_token_starts_fit() {
@@ -860,6 +984,28 @@ mod tests {
             check_fit(&one_field, b"xyz", None).unwrap().verdict,
             Verdict::Unknown
         );
+    }
+
+    #[test]
+    fn the_utf16_table_skipping_8_bytes_agrees_with_a_walk() {
+        let text = "aé😀€b".repeat(97) + "tail";
+        let walk: Vec<u32> = {
+            let mut out = vec![0u32];
+            let (mut units, mut next) = (0u32, TABLE_STEP);
+            for (i, ch) in text.char_indices() {
+                while units >= next {
+                    out.push(i as u32);
+                    next += TABLE_STEP;
+                }
+                units += ch.len_utf16() as u32;
+            }
+            while units >= next {
+                out.push(text.len() as u32);
+                next += TABLE_STEP;
+            }
+            out
+        };
+        assert_eq!(&*utf16_table(text.as_bytes()), &walk[..]);
     }
 
     #[test]

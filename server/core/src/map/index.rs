@@ -763,10 +763,20 @@ impl SourceMapIndex {
         &self,
         mut f: impl FnMut(&MappingHit<'_>),
     ) -> Result<(), MapError> {
+        self.for_each_raw_segment_once(|i, seg| f(&self.hit(i, seg, seg.original)))
+    }
+
+    /// [`Self::for_each_segment_once`] with each segment as decoded: its section and section-relative position,
+    /// names not looked up ([`Self::segment_name`], [`Section::to_global`]). For passes over every segment that
+    /// need names for few of them (the fit check).
+    pub fn for_each_raw_segment_once(
+        &self,
+        mut f: impl FnMut(usize, &Segment),
+    ) -> Result<(), MapError> {
         for i in 0..self.sections.len() {
             let bytes = self.sections[i].mappings.bytes(&self.buffer);
             if let Some(compact) = self.compact_if_built(i) {
-                compact.for_each(bytes, |seg| f(&self.hit(i, seg, seg.original)));
+                compact.for_each(bytes, |seg| f(i, seg));
                 continue;
             }
             let mut cursor = SegmentCursor::new(bytes, self.limits(i));
@@ -777,11 +787,16 @@ impl SourceMapIndex {
                     Some((l, c)) if l == seg.line => (l, seg.column.max(c)),
                     _ => (seg.line, seg.column),
                 });
-                f(&self.hit(i, &seg, seg.original));
+                f(i, &seg);
             }
             self.check_section_end(i, last)?;
         }
         Ok(())
+    }
+
+    /// The text of `names[name]` of a section.
+    pub fn segment_name(&self, section: usize, name: u32) -> Option<&str> {
+        self.names_of(section).get(name as usize)
     }
 
     /// The function enclosing an original position (0-based) of `source`, from the section's Metro function map
@@ -847,6 +862,11 @@ impl SourceMapIndex {
         }
         let built = ReverseIndex::build(self, id)?;
         Ok(self.reverse[id.0 as usize].get_or_init(|| built))
+    }
+
+    /// Whether any section has `rangeMappings` (which [`Self::for_each_segment_once`] does not read or check).
+    pub fn has_range_mappings(&self) -> bool {
+        self.sections.iter().any(|s| s.range_mappings.is_some())
     }
 
     /// Total length of all `mappings` strings.

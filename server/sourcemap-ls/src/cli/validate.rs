@@ -95,8 +95,23 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
         if let MapOrigin::File(p) = &loaded.origin {
             shown_map = p.display().to_string();
         }
-        let index = SourceMapIndex::from_bytes_with(loaded.bytes, IndexOptions::default())
+        // With a bundle, the fit check's one pass over the segments validates them too (`for_each_segment_once`
+        // checks every rule): the map is opened lazily and its mappings decoded once, not twice. Any error, or
+        // `rangeMappings` (which that pass does not read), and the full validation runs for its located errors.
+        let options = IndexOptions {
+            lazy: bundle.is_some(),
+            lazy_names: false,
+        };
+        let index = SourceMapIndex::from_bytes_with(loaded.bytes, options)
             .map_err(|e| CliError::Map(describe(&map_path, &e)))?;
+        let validate_all = |index: &SourceMapIndex| {
+            index
+                .validate_all()
+                .map_err(|e| CliError::Map(describe(&map_path, &e)))
+        };
+        if bundle.is_none() || index.has_range_mappings() {
+            validate_all(&index)?;
+        }
         for w in &index.warnings {
             problems
                 .push(json!({"kind": "warning", "severity": "warning", "message": w.to_string()}));
@@ -107,7 +122,13 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
         let Some(bundle) = &bundle else {
             return Ok(());
         };
-        let report = check_bundle(&index, bundle)?;
+        let report = match check_bundle(&index, bundle) {
+            Ok(report) => report,
+            Err(e) => {
+                validate_all(&index)?;
+                return Err(e);
+            }
+        };
         let misfit = mismatch_problem(&report);
         fit = Some(fit_json(&report));
         if let Some(problem) = misfit {
