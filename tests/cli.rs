@@ -568,7 +568,10 @@ fn symbolicate_does_not_answer_from_a_map_that_does_not_fit() {
         "| debug IDs: neither has one",
         "| position 1:49 lands on a segment",
         "| fit: this position is before the part of the map that does not fit",
-        "| fit: MISFIT here, so the frame is not mapped",
+        "| fit: the map stops fitting this bundle at 1:",
+        "so this frame is not mapped",
+        "| answer: ../src/orders.js:5:23, function parseOrder (from originalScopes)",
+        "| answer: none (the map does not fit the bundle here)",
         "| no map: a native frame",
     ] {
         assert!(out.contains(needle), "{needle:?} not in\n{out}");

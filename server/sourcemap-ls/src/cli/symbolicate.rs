@@ -191,7 +191,7 @@ fn load_for(path: &Path, positions: Option<&[GeneratedPosition]>) -> Result<Know
     };
     let found = match &origin {
         MapOrigin::DataUrl { bundle } => {
-            format!("inline in {} (a data: URL)", bundle.display())
+            format!("inline in {} (a data: URL)", shown(bundle))
         }
         MapOrigin::File(map) if map != path => {
             let how = std::fs::read(path)
@@ -200,9 +200,9 @@ fn load_for(path: &Path, positions: Option<&[GeneratedPosition]>) -> Result<Know
                 .map_or("its sidecar .map".to_string(), |u| {
                     format!("its sourceMappingURL={u}")
                 });
-            format!("{} (from {} by {how})", map.display(), path.display())
+            format!("{} (from {} by {how})", shown(map), shown(path))
         }
-        MapOrigin::File(map) => map.display().to_string(),
+        MapOrigin::File(map) => shown(map),
     };
     Ok(KnownMap {
         bundle,
@@ -384,7 +384,7 @@ impl Catalog {
                 .position(|m| m.debug_id.as_deref() == Some(&id))?;
             return Some((
                 i,
-                format!("{} has debugId {id}, as this map does", bundle.display()),
+                format!("{} has debugId {id}, as this map does", shown(&bundle)),
             ));
         }
         let known = load(&bundle).ok()?;
@@ -393,8 +393,8 @@ impl Catalog {
             self.maps.len() - 1,
             format!(
                 "the bundle {} found under --root {}",
-                bundle.display(),
-                self.root.display()
+                shown(&bundle),
+                shown(&self.root)
             ),
         ))
     }
@@ -697,6 +697,15 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// A path as `--explain` shows it: relative to the current directory when it is below it.
+fn shown(p: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.display().to_string()))
+        .map(|r| if r.is_empty() { ".".to_string() } else { r })
+        .unwrap_or_else(|| p.display().to_string())
+}
+
 /// How a frame's answer was reached, or why there is none: one line per step.
 fn explain(
     f: &SymbolicatedFrame,
@@ -717,7 +726,7 @@ fn explain(
     let fit = m.fit();
     match fit {
         Some((bundle, report)) => {
-            out.push(format!("bundle text: {}", bundle.display()));
+            out.push(format!("bundle text: {}", shown(bundle)));
             out.push(match (&report.bundle_debug_id, &m.debug_id) {
                 (Some(b), Some(mid)) if b.eq_ignore_ascii_case(mid) => {
                     format!("debug IDs agree: {b}")
@@ -813,10 +822,24 @@ fn explain(
                 report.shift_lines.unwrap_or(0)
             ),
             Verdict::Misfit if report.marks(p) => {
-                let mut s = format!("fit: MISFIT here, so the frame is not mapped: {}", report.message());
+                let e = report.regions.first().map(|r| r.evidence).unwrap_or(report.evidence);
+                let mut s = match (report.shift_lines, &report.debug_id_mismatch) {
+                    (_, Some(_)) => "fit: the debug IDs differ, so this frame is not mapped".to_string(),
+                    (Some(n), None) => format!(
+                        "fit: the map fits only shifted by {n:+} lines (a banner?), so this frame is not mapped \
+                         (--apply-shift maps it shifted)"
+                    ),
+                    (None, None) => format!(
+                        "fit: the map stops fitting this bundle at {} ({} of {} segments from there land inside \
+                         identifiers), so this frame is not mapped",
+                        report.first_bad().map(at).unwrap_or_default(),
+                        e.mid_identifier,
+                        e.segments
+                    ),
+                };
                 if u64::from(report.map_lines) > report.text_lines.saturating_mul(2) + 10 {
                     s.push_str(&format!(
-                        " The map describes {} lines, the bundle has {}: a development build's map for a \
+                        "; the map describes {} lines, the bundle has {}: a development build's map for a \
                          production bundle?",
                         report.map_lines, report.text_lines
                     ));
@@ -830,6 +853,11 @@ fn explain(
         });
     }
     if let Some(why) = &f.unresolved {
+        let why = if why.starts_with("map-mismatch") {
+            "the map does not fit the bundle here"
+        } else {
+            why
+        };
         out.push(format!("answer: none ({why})"));
     } else if let Some(o) = &f.original {
         out.push(format!(
@@ -839,7 +867,8 @@ fn explain(
             o.column,
             o.function.as_deref().unwrap_or("unknown"),
             o.function_source
-                .map(|s| format!("{s:?}"))
+                .and_then(|s| serde_json::to_value(s).ok())
+                .and_then(|v| v.as_str().map(|s| format!("from {s}")))
                 .unwrap_or("no function found".into())
         ));
     }
