@@ -1313,6 +1313,37 @@ fn a_map_that_does_not_fit_its_bundle_is_flagged_and_not_answered() {
         hover_text(&h)
     );
 
+    // The way out: the stale build's own map attached through `maps` (an explicit choice comes before the
+    // bundle's comment); and a map named there is checked like any other (the new build's map on the old bundle).
+    c.configuration = json!({"maps": {
+        "demo-stale/stale/dist/app.min.js": "demo-stale/stale/own/app.min.js.map",
+        "demo-stale/banner/dist/app.min.js": "demo-stale/stale/own/app.min.js.map",
+    }});
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"sourcemap": c.configuration.clone()}}),
+    );
+    c.wait_for("the stale bundle's diagnostics cleared", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == u
+            && m["params"]["diagnostics"] == json!([])
+    });
+    let h = c.result("textDocument/hover", at(&u, main));
+    assert!(
+        hover_text(&h).contains("src/index.js:12:"),
+        "{}",
+        hover_text(&h)
+    );
+    c.wait_for("the other build's map named in maps is flagged", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == bu
+            && m["params"]["diagnostics"][0]["code"] == "map-mismatch"
+            && !m["params"]["diagnostics"][0]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("shifted")
+    });
+
     // The control: the demo's own pair.
     let demo = fixtures().join("demo/dist/app.min.js");
     let du = c.open(&demo, "javascript");

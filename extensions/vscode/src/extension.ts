@@ -100,6 +100,8 @@ function toRange(r: { start: { line: number; character: number }; end: { line: n
 
 /** The diagnostic code of a bundle without a map (the server's), on which Attach Source Map… is offered. */
 export const NO_SOURCE_MAP = "no-source-map";
+/** The diagnostic code of a bundle whose map does not fit it (the server's): Attach Source Map… chooses another. */
+export const MAP_MISMATCH = "map-mismatch";
 
 export interface AttachArgs {
   /** The bundle (a file: URI string); default: the active editor's document. */
@@ -895,7 +897,7 @@ export class SourceMapExtension implements vscode.Disposable {
         {
           provideCodeActions: (doc, _range, context) =>
             context.diagnostics
-              .filter((d) => diagnosticCode(d) === NO_SOURCE_MAP)
+              .filter((d) => diagnosticCode(d) === NO_SOURCE_MAP || diagnosticCode(d) === MAP_MISMATCH)
               .slice(0, 1)
               .map((d) => {
                 const action = new vscode.CodeAction("Attach Source Map…", vscode.CodeActionKind.QuickFix);

@@ -324,7 +324,26 @@ pub fn find_map(
         });
         fail(message, span)
     };
-    match find_bundle_map(path, &tail.text, settings.max_map_bytes) {
+    // A map named for this bundle in the `maps` setting is an explicit choice (Attach Source Map…, also the way out
+    // of a map that does not fit): it is used before the bundle's own comment or sidecar.
+    let found = match from_settings(path, settings, folders) {
+        Some(SettingsMap::File(p)) => {
+            return Ok(BundleMap {
+                key: MapKey::File(p),
+                inline: None,
+                span: None,
+                found_by: "maps setting",
+            })
+        }
+        Some(SettingsMap::Url(url)) => {
+            return Err(NoMap {
+                settings_url: Some(url.clone()),
+                ..fail(format!("the maps setting names {url}"), None)
+            })
+        }
+        None => find_bundle_map(path, &tail.text, settings.max_map_bytes),
+    };
+    match found {
         Ok(found) => Ok(BundleMap {
             key: match &found.map {
                 BundleMapRef::File(p) => MapKey::File(p.clone()),
@@ -337,22 +356,10 @@ pub fn find_map(
                 BundleMapRef::File(_) => None,
             },
         }),
-        Err(e @ NoBundleMap::NotFound { .. }) => match from_settings(path, settings, folders) {
-            Some(SettingsMap::File(p)) => Ok(BundleMap {
-                key: MapKey::File(p),
-                inline: None,
-                span: None,
-                found_by: "maps setting",
-            }),
-            Some(SettingsMap::Url(url)) => Err(NoMap {
-                settings_url: Some(url),
-                ..fail_at(e.to_string(), e.url_at())
-            }),
-            None => Err(NoMap {
-                not_found: true,
-                ..fail_at(e.to_string(), e.url_at())
-            }),
-        },
+        Err(e @ NoBundleMap::NotFound { .. }) => Err(NoMap {
+            not_found: true,
+            ..fail_at(e.to_string(), e.url_at())
+        }),
         Err(NoBundleMap::InlineTooBig {
             bytes,
             limit,
