@@ -416,6 +416,47 @@ try {
     return { ok, detail: { rows } };
   });
 
+  await step("[page] a stale map: the map-mismatch warning in the editor and the Problems panel; hover says why", async () => {
+    await page.keyboard.press("Escape");
+    // Quick Open by path.
+    await page.locator(".monaco-workbench").click({ position: { x: 640, y: 5 } }).catch(() => {});
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 10000 });
+    await input.fill("stale/dist/cart.min.js");
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "stale" }).first();
+    await row.waitFor({ state: "visible", timeout: 10000 });
+    await sleep(300);
+    await row.click();
+    await page.waitForSelector('.view-line:has-text("function o(r)")', { timeout: 15000 });
+    // The Problems panel lists the warning.
+    await palette("View: Focus Problems (Errors, Warnings, Infos)");
+    const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "stops fitting" }).first();
+    await problem.waitFor({ state: "visible", timeout: 20000 });
+    const problemText = (await problem.innerText()).trim();
+    // The cursor after the edit (main's `c.map(o)`), then the hover there: no answer, and why.
+    const code = fs.readFileSync(path.join(args.workspace, "stale/dist/cart.min.js"), "utf8");
+    const column = code.split("\n")[0].indexOf("c.map(o)") + 1;
+    await palette("Go to Line/Column...");
+    const goto = page.locator(".quick-input-widget input");
+    await goto.waitFor({ state: "visible", timeout: 10000 });
+    await goto.fill(`:1:${column}`);
+    await page.keyboard.press("Enter");
+    await sleep(500);
+    await palette("Show or Focus Hover");
+    const hover = page.locator(".monaco-hover", { hasText: "map-mismatch" }).first();
+    await hover.waitFor({ state: "visible", timeout: 20000 });
+    const hoverText = (await hover.innerText()).trim();
+    await sleep(300);
+    await page.screenshot({ path: path.join(args.out, "map-mismatch.png"), clip: { x: 0, y: 0, width: 1280, height: 800 } });
+    if (args["screenshot-mismatch"]) {
+      fs.copyFileSync(path.join(args.out, "map-mismatch.png"), args["screenshot-mismatch"]);
+    }
+    await page.keyboard.press("Escape");
+    const ok = problemText.includes("stops fitting") && hoverText.includes("No answer here") && !hoverText.includes("index.js:");
+    return { ok, detail: { problemText, hoverText } };
+  });
+
   await step("[page] Attach Source Map… on a bundle without a map: pick the map, then hover shows the original", async () => {
     await page.keyboard.press("Escape");
     await quickOpen("legacy.js");

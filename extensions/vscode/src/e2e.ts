@@ -300,6 +300,37 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok, detail: { ambiguous, unresolved: asked.frames[0]?.unresolved, shown, terminalLinks: links.map((l) => l.tooltip) } };
   });
 
+  await check("a stale map: the map-mismatch warning, no answer where it does not fit, Attach Source Map… offered", async () => {
+    const stale = file("stale", "dist", "cart.min.js");
+    const editor = await show(stale);
+    const diagnostics = await until(
+      () => vscode.languages.getDiagnostics(stale),
+      (d) => d.some((x) => (typeof x.code === "object" ? x.code.value : x.code) === "map-mismatch"),
+      20000,
+    );
+    const warning = diagnostics.find((x) => (typeof x.code === "object" ? x.code.value : x.code) === "map-mismatch");
+    const main = new vscode.Position(0, columnOf(editor.document, 0, "c.map(o)"));
+    const after = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", stale, main));
+    const before = hoverText(
+      await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", stale, new vscode.Position(0, 49)),
+    );
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      "vscode.executeCodeActionProvider",
+      stale,
+      warning?.range ?? new vscode.Range(0, 0, 0, 0),
+    );
+    const info = await vscode.commands.executeCommand<string>("sourcemap.showMapInfo");
+    const ok =
+      warning?.severity === vscode.DiagnosticSeverity.Warning &&
+      warning.message.includes("stops fitting") &&
+      after.includes("map-mismatch") &&
+      !after.includes("index.js:") &&
+      before.includes("orders.js:5:24") &&
+      (actions ?? []).some((a) => a.title === "Attach Source Map…") &&
+      (info ?? "").includes("Fits this bundle: NO");
+    return { ok, detail: { warning: warning?.message, range: warning?.range, after, before, info } };
+  });
+
   await check("Attach Source Map: the note and its quick fix on a bundle without a map; attached, it is served", async () => {
     const legacy = file("nomap", "dist", "legacy.js");
     await show(legacy);
