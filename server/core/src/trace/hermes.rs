@@ -87,6 +87,7 @@ pub fn parse_hermes_crash(
                 native,
                 function_span: None,
                 location_span: None,
+                frame_span: 0..0,
             }))
         })
         .collect()

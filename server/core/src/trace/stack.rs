@@ -1,16 +1,33 @@
-//! Stack-trace parsing: every common format, each with its position convention written down once.
+//! Stack-trace parsing: every common format, each with its position convention written down once, with where the
+//! convention comes from.
 //!
-//! | format | shape | line | column |
-//! |---|---|---|---|
-//! | V8 (Node, Chrome), Hermes source frames | `    at fn (url:L:C)`, `    at url:L:C` | 1-based | 1-based |
-//! | JSC / Safari, Firefox | `fn@url:L:C`, `global code@url:L:C`, `@url:L:C` | 1-based | 1-based |
-//! | Hermes bytecode | `    at fn (address at url:1:OFFSET)` | the segment (1) | 0-based bytecode offset |
-//! | React Native logcat | `fn@L:C` (no URL) | 1-based | 1-based |
-//! | Metro `/symbolicate` JSON | `{"stack":[{file, lineNumber, column, methodName}]}` | 1-based | 0-based |
-//! | plain (metro-symbolicate) | `LINE COLUMN` | `--input-line-start` (1) | `--input-column-start` (0) |
+//! | format | shape | line | column | established by |
+//! |---|---|---|---|---|
+//! | V8 (Node, Chrome), Hermes source frames | `    at fn (url:L:C)`, `    at url:L:C` | 1-based | 1-based | V8's `Error.stack`; the recorded traces in `fixtures/traces` (node, Hermes) against the map |
+//! | JSC / Safari, Firefox | `fn@url:L:C`, `global code@url:L:C`, `@url:L:C` | 1-based | 1-based | the recorded JSC, SpiderMonkey and Firefox traces in `fixtures/traces` |
+//! | Hermes bytecode | `    at fn (address at url:1:OFFSET)` | the segment (1) | 0-based bytecode offset | Hermes' `JSError` stack; metro-symbolicate looks the offset up as the column |
+//! | React Native `JavascriptException` (logcat `AndroidRuntime`, `ReactNativeJS`) | `fn@L:C`, `fn@N.js:L:C`, `fn@seg-N.js:L:C`, `fn@-1` (no position) | 1-based | 0-based | `JSStackTrace.format` prints the frames of `parseErrorStack` unchanged; `parseErrorStack.js` subtracts 1 from V8/JSC columns and from Hermes `column1Based`, and keeps Hermes `virtualOffset0Based` (react-native `Libraries/Core/Devtools/parseErrorStack.js`, `ReactAndroid/…/util/JSStackTrace.kt`) |
+//! | Crashlytics, Android (react-native-firebase) | `at .fn(address at index.android.bundle:1:C)`, `at .fn(file:L:C)` | as V8 | as V8 | react-native-firebase `handlers.ts` puts stacktrace-js's numbers (as the engine printed them) into a `StackTraceElement("", fn, file, -1)` |
+//! | Crashlytics, iOS (react-native-firebase) | `N ??? 0x0 fn + L (main.jsbundle:L:C:L)`, `((native):0:0)` | 1-based | 1-based | the same `handlers.ts`, `FIRStackFrame stackFrameWithSymbol:file:line:` (metro #966: strip the trailing `:L`) |
+//! | Metro `/symbolicate` JSON | `{"stack":[{file, lineNumber, column, methodName}]}` | 1-based | 0-based | Metro's `Server.js` symbolicate endpoint |
+//! | plain (metro-symbolicate) | `LINE COLUMN` | `--input-line-start` (1) | `--input-column-start` (0) | metro-symbolicate's `Symbolication.js` defaults |
 //!
 //! Every frame's position is converted here to the index's convention (0-based line, 0-based column). Lines that are
 //! not frames (the error message, `at <anonymous>`, blank lines) come back as text, unchanged.
+//!
+//! Traces as people find them: a line may carry a prefix before its frame, stripped when it is one of these (each
+//! written down with its source), repeatedly:
+//! - Kubernetes CRI logs: `2016-10-06T00:17:09.669794202Z stdout F ` (kubelet `pkg/kubelet/kuberuntime/logs/logs.go`,
+//!   `parseCRILog`: an RFC 3339 time, `stdout`/`stderr`, `F` (full) or `P` (partial) tag);
+//! - a leading RFC 3339 / ISO 8601 time (`docker logs -t`, most loggers), in brackets or not;
+//! - Android logcat `threadtime` (the default: `MM-DD HH:MM:SS.mmm  PID  TID L TAG: `) and `brief` (`L/TAG( PID): `)
+//!   (AOSP `system/logging/liblog/logprint.cpp`);
+//! - `> ` quotes (mail, Markdown).
+//!
+//! Otherwise a V8 frame (`at …`) or a `fn@url:L:C` frame is looked for after any other prefix (a log4j layout's
+//! `2026-12-01 07:00:00,123 ERROR [main] App - `): it must then parse as a whole frame whose URL names a script, so a
+//! timestamp, a PID, `v1.2.3:4` or a URL with a port is never read as a position. Frames without a file
+//! (`fn@L:C`, `LINE COLUMN`) are read only as a whole line (after a known prefix for `fn@L:C`).
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -29,8 +46,10 @@ pub enum FrameFormat {
     AtSign,
     /// `at fn (address at url:1:OFFSET)`: Hermes bytecode.
     HermesBytecode,
-    /// `fn@L:C`: React Native's logcat form, no URL.
-    Logcat,
+    /// `fn@L:C`: React Native's `JavascriptException` text (logcat, crash reporters), no URL.
+    ReactNative,
+    /// `N ??? 0x0 fn + L (file:L:C:L)`: Crashlytics' iOS rendering of a React Native frame.
+    CrashlyticsIos,
     /// An element of Metro's `/symbolicate` JSON.
     MetroJson,
     /// `LINE COLUMN`.
@@ -59,6 +78,9 @@ pub struct StackFrame {
     pub function_span: Option<Range<usize>>,
     /// Byte range of `url:L:C` (or `L:C`) in `raw`, to rewrite it.
     pub location_span: Option<Range<usize>>,
+    /// Byte range of the frame in `raw`: the line may carry a prefix (a timestamp, a logcat tag, a quote) before it
+    /// and text after it, which stay as they are when the frame is rewritten.
+    pub frame_span: Range<usize>,
 }
 
 /// An input line: a frame, or text passed through.
@@ -152,6 +174,7 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
             native: false,
             function_span,
             location_span: None,
+            frame_span: 0..line.len(),
         };
         // Hermes bytecode: `address at url:1:OFFSET`.
         if let Some(loc) = text.strip_prefix("address at ") {
@@ -185,6 +208,25 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
         frame.location_span = Some(span_of(line, loc));
         return Some(frame);
     }
+    // Crashlytics (Android): `at .fn(address at index.android.bundle:1:C)`, no space before the parenthesis and the
+    // (empty) class name's dot before the function.
+    static CRASHLYTICS: OnceLock<Regex> = OnceLock::new();
+    let crashlytics = regex(&CRASHLYTICS, r"^(\s*at )\.?([^\s()]*)\((.*:\d+:\d+)\)\s*$");
+    if let Some(c) = crashlytics.captures(line) {
+        let name = c.get(2).expect("group");
+        let inner = c.get(3).expect("group");
+        // Re-read as the V8 frame it is, then point the spans back into this line.
+        let v8 = format!("{}{} ({})", &c[1], name.as_str(), inner.as_str());
+        let mut f = parse_v8(&v8)?;
+        f.raw = line.to_string();
+        f.function_span = (!name.as_str().is_empty()).then(|| name.range());
+        let inner_in_v8 = c[1].len() + name.len() + 2;
+        f.location_span = f.location_span.map(|l| {
+            l.start - inner_in_v8 + inner.start()..l.end - inner_in_v8 + inner.start()
+        });
+        f.frame_span = 0..line.len();
+        return Some(f);
+    }
     let c = bare.captures(line)?;
     let loc = c.get(1)?.as_str();
     let (url, l, col) = split_location(loc)?;
@@ -200,6 +242,7 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
         native: false,
         function_span: None,
         location_span: Some(span_of(line, loc)),
+        frame_span: 0..line.len(),
     })
 }
 
@@ -209,24 +252,50 @@ fn parse_at_sign(line: &str) -> Option<StackFrame> {
     let at = regex(&AT, r"^\s*([^@\s][^@]*?|)@(\S.*?)\s*$");
     let c = at.captures(line)?;
     let name = c.get(1)?;
+    // Names with spaces are JavaScriptCore's own (`global code`, `module code`, `eval code`); any other space is
+    // text before a frame (`INFO reload: render@…`), left to the search inside the line.
+    if name.as_str().contains(char::is_whitespace)
+        && !["global code", "module code", "eval code"].contains(&name.as_str())
+    {
+        return None;
+    }
     let loc = c.get(2)?.as_str();
     let function = (!name.as_str().is_empty()).then(|| name.as_str().to_string());
     let function_span = function.as_ref().map(|_| span_of(line, name.as_str()));
-    // Logcat: `fn@L:C`.
+    // React Native: `fn@L:C` (line 1-based, column 0-based: see the table), `fn@-1` (no line), `fn@N.js:L:C`.
+    if loc == "-1" {
+        return Some(StackFrame {
+            raw: line.to_string(),
+            format: FrameFormat::ReactNative,
+            function,
+            is_async: false,
+            is_constructor: false,
+            file: None,
+            written: None,
+            generated: None,
+            native: true,
+            function_span,
+            location_span: None,
+            frame_span: 0..line.len(),
+        });
+    }
     if let Some((l, col)) = loc.split_once(':') {
         if let (Ok(l), Ok(col)) = (l.parse::<u32>(), col.parse::<u32>()) {
             return Some(StackFrame {
                 raw: line.to_string(),
-                format: FrameFormat::Logcat,
+                format: FrameFormat::ReactNative,
                 function,
                 is_async: false,
                 is_constructor: false,
                 file: None,
                 written: Some((l, col)),
-                generated: one_based(l, col),
+                generated: l
+                    .checked_sub(1)
+                    .map(|line| GeneratedPosition { line, column: col }),
                 native: false,
                 function_span,
                 location_span: Some(span_of(line, loc)),
+                frame_span: 0..line.len(),
             });
         }
     }
@@ -243,9 +312,31 @@ fn parse_at_sign(line: &str) -> Option<StackFrame> {
             native: true,
             function_span,
             location_span: None,
+            frame_span: 0..line.len(),
         });
     }
     let (url, l, col) = split_location(loc)?;
+    // React Native names a RAM bundle's module or a segment (`199.js`, `seg-1.js`; `JSStackTrace.FILE_ID_PATTERN`);
+    // its columns are React Native's (0-based).
+    static RN_FILE: OnceLock<Regex> = OnceLock::new();
+    if regex(&RN_FILE, r"^(?:seg-\d+(?:_\d+)?|\d+)\.js$").is_match(url) {
+        return Some(StackFrame {
+            raw: line.to_string(),
+            format: FrameFormat::ReactNative,
+            function,
+            is_async: false,
+            is_constructor: false,
+            file: Some(url.to_string()),
+            written: Some((l, col)),
+            generated: l
+                .checked_sub(1)
+                .map(|line| GeneratedPosition { line, column: col }),
+            native: false,
+            function_span,
+            location_span: Some(span_of(line, loc)),
+            frame_span: 0..line.len(),
+        });
+    }
     Some(StackFrame {
         raw: line.to_string(),
         format: FrameFormat::AtSign,
@@ -258,6 +349,7 @@ fn parse_at_sign(line: &str) -> Option<StackFrame> {
         native: false,
         function_span,
         location_span: Some(span_of(line, loc)),
+        frame_span: 0..line.len(),
     })
 }
 
@@ -284,20 +376,148 @@ fn parse_plain(line: &str, plain: PlainInput) -> Option<StackFrame> {
         native: false,
         function_span: None,
         location_span: Some(span_of(line, trimmed)),
+        frame_span: 0..line.len(),
     })
 }
 
-/// Parses one line of a text trace.
+/// Crashlytics' iOS line for a React Native frame: `1  ???  0x0 t + 1066 (main.jsbundle:1066:119:1066)`, the line
+/// repeated after the column; `apply ((native):0:0)` has no position.
+fn parse_crashlytics_ios(line: &str) -> Option<StackFrame> {
+    static IOS: OnceLock<Regex> = OnceLock::new();
+    let re = regex(
+        &IOS,
+        r"^\s*\d+\s+\S+\s+0x[0-9a-fA-F]+\s+(.+?) \+ \d+ \(((.*?):(\d+):(\d+))(?::\d+)?\)\s*$",
+    );
+    let c = re.captures(line)?;
+    let name = c.get(1)?;
+    let loc = c.get(2)?;
+    let url = &c[3];
+    let (l, col): (u32, u32) = (c[4].parse().ok()?, c[5].parse().ok()?);
+    let native = url == "(native)" || l == 0;
+    Some(StackFrame {
+        raw: line.to_string(),
+        format: FrameFormat::CrashlyticsIos,
+        function: Some(name.as_str().to_string()),
+        is_async: false,
+        is_constructor: false,
+        file: (!native).then(|| url.to_string()),
+        written: (!native).then_some((l, col)),
+        generated: if native { None } else { one_based(l, col) },
+        native,
+        function_span: Some(name.range()),
+        location_span: (!native).then(|| loc.range()),
+        frame_span: 0..line.len(),
+    })
+}
+
+/// The length of the known prefixes at the start of `line` (see the module documentation), stripped repeatedly.
+fn known_prefix(line: &str) -> usize {
+    static PREFIXES: OnceLock<Vec<Regex>> = OnceLock::new();
+    let prefixes = PREFIXES.get_or_init(|| {
+        [
+            // Kubernetes CRI: TIME STREAM TAG (kubelet logs.go parseCRILog).
+            r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}) (?:stdout|stderr) [FP] ",
+            // An RFC 3339 / ISO 8601 time (docker logs -t; loggers), bracketed or not.
+            r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s+",
+            // logcat threadtime: MM-DD HH:MM:SS.mmm PID TID LEVEL TAG: (logprint.cpp), the year optional.
+            r"^(?:\d{4}-)?\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}\s+\d+\s+\d+ [VDIWEFSA] [^:]*?: ?",
+            // logcat brief: LEVEL/TAG( PID): (logprint.cpp).
+            r"^[VDIWEFSA]/[^(:]*\(\s*\d+\): ?",
+            // Quotes.
+            r"^[ \t]*>+ ?",
+        ]
+        .iter()
+        .map(|p| Regex::new(p).expect("valid regex"))
+        .collect()
+    });
+    let mut at = 0;
+    'strip: for _ in 0..8 {
+        for re in prefixes {
+            if let Some(m) = re.find(&line[at..]) {
+                if !m.is_empty() {
+                    at += m.end();
+                    continue 'strip;
+                }
+            }
+        }
+        break;
+    }
+    at
+}
+
+/// A frame parsed from `line[at..]` (whole: to the end of the line), its spans moved into `line`.
+fn frame_at(line: &str, at: usize, parse: impl Fn(&str) -> Option<StackFrame>) -> Option<StackFrame> {
+    let mut f = parse(&line[at..])?;
+    let shift = |r: Range<usize>| r.start + at..r.end + at;
+    f.function_span = f.function_span.map(shift);
+    f.location_span = f.location_span.map(shift);
+    f.frame_span = shift(f.frame_span);
+    f.raw = line.to_string();
+    Some(f)
+}
+
+/// Whether a URL found inside free text names a script (a path, or a script's extension), not a host and port or a
+/// version.
+fn names_a_script(url: &str) -> bool {
+    let name = file_name_of(url);
+    url.contains('/')
+        || url.contains('\\')
+        || [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".bundle", ".jsbundle", ".hbc"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+}
+
+/// A frame after an unknown prefix: `at …` after a space (or `:`), or a `fn@url:L:C` word; it must name a script.
+fn embedded_frame(line: &str, from: usize) -> Option<StackFrame> {
+    let text = &line[from..];
+    let bytes = text.as_bytes();
+    for (i, _) in text.match_indices("at ") {
+        if i > 0 && !matches!(bytes[i - 1], b' ' | b'\t' | b':' | b'|' | b']') {
+            continue;
+        }
+        if let Some(f) = frame_at(line, from + i, parse_v8) {
+            if f.native || f.file.as_deref().is_some_and(names_a_script) {
+                return Some(f);
+            }
+        }
+    }
+    let mut start = 0;
+    for word in text.split_inclusive([' ', '\t']) {
+        let w = word.trim_end();
+        if w.contains('@') && w.len() > 2 {
+            if let Some(f) = frame_at(&line[..from + start + w.len()], from + start, parse_at_sign) {
+                if f.format == FrameFormat::AtSign && f.file.as_deref().is_some_and(names_a_script) {
+                    let mut f = f;
+                    f.raw = line.to_string();
+                    return Some(f);
+                }
+            }
+        }
+        start += word.len();
+    }
+    None
+}
+
+/// Parses one line of a text trace: a frame (after a known prefix, or inside other text), or text.
 pub fn parse_line(line: &str, plain: PlainInput) -> StackLine {
-    let trimmed = line.trim_start();
-    let frame = if trimmed.starts_with("at ") {
-        parse_v8(line)
-    } else if trimmed.contains('@') {
-        parse_at_sign(line)
-    } else {
-        parse_plain(line, plain)
+    let at = known_prefix(line);
+    let message = &line[at..];
+    let trimmed = message.trim_start();
+    let whole = |m: &str| {
+        if trimmed.starts_with("at ") {
+            parse_v8(m)
+        } else if let Some(f) = parse_crashlytics_ios(m) {
+            Some(f)
+        } else if trimmed.contains('@') {
+            parse_at_sign(m)
+        } else if at == 0 {
+            // `LINE COLUMN` only as a whole line: after a prefix, two numbers are a timestamp's or a PID's.
+            parse_plain(m, plain)
+        } else {
+            None
+        }
     };
-    match frame {
+    match frame_at(line, at, whole).or_else(|| embedded_frame(line, at)) {
         Some(f) => StackLine::Frame(f),
         None => StackLine::Text(line.to_string()),
     }
@@ -357,6 +577,7 @@ pub fn parse_metro_json(text: &str) -> Option<Vec<StackLine>> {
                     native: false,
                     function_span: None,
                     location_span: None,
+                    frame_span: 0..0,
                 })
             })
             .collect(),
@@ -520,10 +741,92 @@ mod tests {
         let f = frame("render@1234:56");
         assert_eq!(
             (f.format, f.file, f.generated),
-            (FrameFormat::Logcat, None, pos(1233, 55))
+            (FrameFormat::ReactNative, None, pos(1233, 56))
         );
         let f = frame("forEach@[native code]");
         assert!(f.native);
+    }
+
+    #[test]
+    fn react_native_frames() {
+        // React Native's JavascriptException text: 1-based lines, 0-based columns (the module table).
+        let f = frame("mapper@1:15664");
+        assert_eq!((f.format, f.generated), (FrameFormat::ReactNative, pos(0, 15664)));
+        let f = frame("anonymous@1:131119");
+        assert_eq!(f.generated, pos(0, 131119));
+        assert!(frame("apply@-1").native);
+        let f = frame("method_from_ram_bundle@199.js:18:13");
+        assert_eq!((f.format, f.file.as_deref(), f.generated), (FrameFormat::ReactNative, Some("199.js"), pos(17, 13)));
+        let f = frame("method_from_segment@seg-1.js:9:18");
+        assert_eq!(f.generated, pos(8, 18));
+    }
+
+    #[test]
+    fn crashlytics_frames() {
+        let line = "at .mapper(address at index.android.bundle:1:15664)";
+        let f = frame(line);
+        assert_eq!(
+            (f.format, f.function.as_deref(), f.generated),
+            (FrameFormat::HermesBytecode, Some("mapper"), pos(0, 15664))
+        );
+        assert_eq!(&line[f.location_span.clone().unwrap()], "index.android.bundle:1:15664");
+        assert_eq!(&line[f.function_span.clone().unwrap()], "mapper");
+        let line = "1  ???  0x0 t + 1066 (main.jsbundle:1066:119:1066)";
+        let f = frame(line);
+        assert_eq!(
+            (f.format, f.function.as_deref(), f.file.as_deref(), f.generated),
+            (FrameFormat::CrashlyticsIos, Some("t"), Some("main.jsbundle"), pos(1065, 118))
+        );
+        assert_eq!(&line[f.location_span.clone().unwrap()], "main.jsbundle:1066:119");
+        assert!(frame("2  ???  0x0 apply + 0 ((native):0:0)").native);
+    }
+
+    #[test]
+    fn frames_behind_prefixes() {
+        let bare = frame("    at e (dist/app.min.js:1:50)");
+        for line in [
+            "2026-12-01T07:00:00.123456789Z stderr F     at e (dist/app.min.js:1:50)",
+            "2026-12-01T07:00:00.123456789Z     at e (dist/app.min.js:1:50)",
+            "[2026-12-01 07:00:00.123]     at e (dist/app.min.js:1:50)",
+            "12-01 07:00:00.123  4321  4377 E ReactNativeJS:     at e (dist/app.min.js:1:50)",
+            "E/ReactNativeJS( 4321):     at e (dist/app.min.js:1:50)",
+            ">     at e (dist/app.min.js:1:50)",
+            "> > at e (dist/app.min.js:1:50)",
+            "2026-12-01 07:00:00,123 ERROR [main] c.e.App - at e (dist/app.min.js:1:50)",
+            "ERROR | at e (dist/app.min.js:1:50)",
+        ] {
+            let f = frame(line);
+            assert_eq!((f.function.as_deref(), f.file.as_deref(), f.generated), (Some("e"), Some("dist/app.min.js"), bare.generated), "{line}");
+            assert_eq!(&line[f.location_span.clone().unwrap()], "dist/app.min.js:1:50", "{line}");
+            assert!(line[f.frame_span.clone()].trim_start().starts_with("at e ("), "{line}");
+        }
+        // logcat with React Native's frames.
+        let f = frame("12-01 07:00:00.123  4321  4377 E AndroidRuntime: mapper@1:15664");
+        assert_eq!((f.format, f.generated), (FrameFormat::ReactNative, pos(0, 15664)));
+        let f = frame("12-01 07:00:00.123  4321  4377 E ReactNativeJS:     at mapper (address at index.android.bundle:1:15664)");
+        assert_eq!((f.format, f.generated), (FrameFormat::HermesBytecode, pos(0, 15664)));
+        let f = frame("fn@http://localhost/app.js:1:3 from the log");
+        assert_eq!(f.generated, pos(0, 2));
+        let f = frame("INFO reload: render@http://localhost:8081/index.bundle:4:5");
+        assert_eq!((f.function.as_deref(), f.generated), (Some("render"), pos(3, 4)));
+    }
+
+    #[test]
+    fn lines_that_look_like_frames_and_are_not() {
+        for text in [
+            "12-01 07:00:00.123",
+            "12-01 07:00:00.123  4321  4377 I ReactNativeJS: Running \"App\" with {\"rootTag\":1}",
+            "PID 4321",
+            "listening on v1.2.3:4",
+            "connected to postgres@10.0.0.1:5432",
+            "see http://localhost:8081/status:200",
+            "2026-12-01T07:00:00Z stdout F 10 20",
+            "E/AndroidRuntime( 4321): 12 34",
+            "look at this (tea:1:2)",
+            "meet me at 10:30",
+        ] {
+            assert_eq!(parse_line(text, PlainInput::default()), StackLine::Text(text.to_string()), "{text}");
+        }
     }
 
     #[test]

@@ -349,10 +349,35 @@ impl Default for TextOptions {
     }
 }
 
-/// The frame rewritten in its own shape: original function, source and line:column.
+/// The frame rewritten in its own shape: original function, source and line:column. What the frame's line carries
+/// before and after the frame (a log prefix, a logcat tag, a quote) stays as it is.
 pub fn render_frame(f: &SymbolicatedFrame, options: TextOptions) -> String {
+    let raw = &f.frame.raw;
+    let span = &f.frame.frame_span;
+    if f.original.is_none() {
+        return raw.clone();
+    }
+    if span.is_empty() {
+        return render_frame_alone(f, options);
+    }
+    format!(
+        "{}{}{}",
+        &raw[..span.start],
+        render_frame_alone(f, options),
+        &raw[span.end..]
+    )
+}
+
+/// The frame's own text rewritten (from its `frame_span` of the line; a frame from JSON has none).
+fn render_frame_alone(f: &SymbolicatedFrame, options: TextOptions) -> String {
+    let span = f.frame.frame_span.clone();
+    let raw = if span.is_empty() {
+        f.frame.raw.as_str()
+    } else {
+        &f.frame.raw[span.clone()]
+    };
     let Some(o) = &f.original else {
-        return f.frame.raw.clone();
+        return raw.to_string();
     };
     let location = format!(
         "{}:{}:{}",
@@ -370,17 +395,15 @@ pub fn render_frame(f: &SymbolicatedFrame, options: TextOptions) -> String {
             .filter(|n| n.ends_with("<anonymous>")),
         (None, None) => None,
     };
-    let raw = &f.frame.raw;
+    let indent: String = raw.chars().take_while(|c| c.is_whitespace()).collect();
     match (f.frame.format, &f.frame.location_span) {
-        (FrameFormat::V8 | FrameFormat::HermesBytecode, Some(loc)) => {
-            let indent: String = raw.chars().take_while(|c| c.is_whitespace()).collect();
+        (FrameFormat::V8 | FrameFormat::HermesBytecode, Some(_)) => {
             let prefix = match (f.frame.is_async, f.frame.is_constructor) {
                 (true, _) => "async ",
                 (false, true) => "new ",
                 _ => "",
             };
             // A Hermes bytecode location is replaced entirely, `address at` included.
-            let _ = loc;
             match function {
                 Some(name) if o.function_source == Some(FunctionNameSource::Frame) => {
                     format!("{indent}at {prefix}{name} ({location})")
@@ -392,9 +415,17 @@ pub fn render_frame(f: &SymbolicatedFrame, options: TextOptions) -> String {
                 None => format!("{indent}at {prefix}{location}"),
             }
         }
-        (FrameFormat::AtSign | FrameFormat::Logcat, Some(_)) => {
-            let indent: String = raw.chars().take_while(|c| c.is_whitespace()).collect();
+        (FrameFormat::AtSign | FrameFormat::ReactNative, Some(_)) => {
             format!("{indent}{}@{location}", function.unwrap_or(""))
+        }
+        // Crashlytics' iOS line keeps its number and address columns; the rest becomes the original frame.
+        (FrameFormat::CrashlyticsIos, Some(_)) => {
+            let head = f
+                .frame
+                .function_span
+                .as_ref()
+                .map_or(raw, |s| &f.frame.raw[span.start..s.start]);
+            format!("{head}{} ({location})", function.unwrap_or("<unknown>"))
         }
         _ => format!("    at {} ({location})", function.unwrap_or("<unknown>")),
     }
