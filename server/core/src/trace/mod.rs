@@ -2,6 +2,7 @@
 //! against maps (`symbolicate`) and showing the original code around a frame (`code_frame`).
 
 pub mod code_frame;
+pub mod document;
 pub mod function_name;
 pub mod hermes;
 pub mod js_scopes;

@@ -50,6 +50,8 @@ pub enum FrameFormat {
     ReactNative,
     /// `N ??? 0x0 fn + L (file:L:C:L)`: Crashlytics' iOS rendering of a React Native frame.
     CrashlyticsIos,
+    /// A frame of a crash reporter's event JSON (`document.rs`: Sentry, Bugsnag).
+    Event,
     /// An element of Metro's `/symbolicate` JSON.
     MetroJson,
     /// `LINE COLUMN`.

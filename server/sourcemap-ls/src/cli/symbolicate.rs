@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use clap::Args;
 use serde_json::{json, Value};
 use sourcemap_core::fit::Verdict;
+use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::fit::{check_fit, FitReport};
 use sourcemap_core::locate::{
     bundle_leads_to_map, find_debug_id, find_file_named, find_source_mapping_url, load_map,
@@ -20,7 +21,7 @@ use sourcemap_core::locate::{
 };
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{
-    file_name_of, is_foreign_file, parse_stack, PlainInput, StackFrame, StackLine,
+    file_name_of, is_foreign_file, PlainInput, StackFrame, StackLine,
 };
 use sourcemap_core::trace::symbolicate::{
     first_code_frame, frame_segment, names_from_code, render_frame, render_text, symbolicate,
@@ -442,7 +443,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     // (Not with --apply-shift: the sections a shifted frame needs are not the ones its printed position names.)
     let positions: Option<Vec<GeneratedPosition>> =
         (!args.hermes_crash && !args.apply_shift && args.maps.len() == 1).then(|| {
-            parse_stack(&text, plain)
+            TraceDocument::parse(&text, plain)
+                .lines
                 .iter()
                 .filter_map(|l| match l {
                     StackLine::Frame(f) => f.generated,
@@ -466,6 +468,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         root,
         dev_server: args.dev_server,
     };
+    // The trace as found: text with any log prefixes, JSON log lines, a crash reporter's event.
+    let document = TraceDocument::parse(&text, plain);
     let mut lines = if args.hermes_crash {
         let Some(first) = catalog.maps.first() else {
             return Err(CliError::Usage(
@@ -477,7 +481,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         sourcemap_core::trace::hermes::parse_hermes_crash(&text, &offsets)
             .map_err(CliError::Usage)?
     } else {
-        parse_stack(&text, plain)
+        document.lines.clone()
     };
     // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
     let chosen: Vec<(Option<usize>, String)> = lines
@@ -622,6 +626,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         column_start: args.output_column_start,
         collapse_ignored: args.collapse_ignored,
     };
+    say_what_was_not_understood(&text, &out);
     if !args.json {
         let mut k = 0;
         for l in out.iter_mut() {
@@ -633,6 +638,11 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 }
                 k += 1;
             }
+        }
+        if !args.hermes_crash && !document.is_plain_text() {
+            // JSON log lines and events come back in their own shape (valid JSON, frames written in).
+            print!("{}", document.render(&out, options));
+            return Ok(());
         }
         if !args.explain {
             print!("{}", render_text(&out, options));
@@ -695,6 +705,48 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         json!({"stack": stack, "codeFrame": code_frame, "problems": problems})
     );
     Ok(())
+}
+
+/// A note on stderr when the input looks like a trace but no frame could be read, or frames were read and none was
+/// mapped: never a silent unchanged echo.
+fn say_what_was_not_understood(text: &str, out: &[SymbolicatedLine]) {
+    let frames: Vec<&SymbolicatedFrame> = out
+        .iter()
+        .filter_map(|l| match l {
+            SymbolicatedLine::Frame(f) if !f.frame.native => Some(f),
+            _ => None,
+        })
+        .collect();
+    if frames.is_empty() {
+        static TRACE_LIKE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+        let re = TRACE_LIKE.get_or_init(|| {
+            regex::Regex::new(r#"(\bat\s.*:\d+:\d+|@\S*:?\d+:\d+|stack(?:_?trace)?\b"?\s*[:=])"#).expect("valid regex")
+        });
+        if re.is_match(text) {
+            eprintln!(
+                "sourcemap-ls: note: the input looks like a stack trace, but no frame in it could be read (formats: \
+                 V8, JSC/Firefox, Hermes, React Native, Crashlytics, Metro JSON, Sentry and Bugsnag events, JSON log \
+                 lines; see `sourcemap-ls symbolicate --help`)"
+            );
+        }
+        return;
+    }
+    if frames.iter().all(|f| f.original.is_none()) {
+        let mut files: Vec<&str> = frames.iter().filter_map(|f| f.frame.file.as_deref()).collect();
+        files.sort_unstable();
+        files.dedup();
+        eprintln!(
+            "sourcemap-ls: note: {} frame{} read, none mapped ({}{}); --explain says why per frame",
+            frames.len(),
+            if frames.len() == 1 { "" } else { "s" },
+            if files.is_empty() {
+                "they name no file: give the map".to_string()
+            } else {
+                format!("files: {}", files.iter().take(5).copied().collect::<Vec<_>>().join(", "))
+            },
+            if files.len() > 5 { ", …" } else { "" }
+        );
+    }
 }
 
 /// A path as `--explain` shows it: relative to the current directory when it is below it.

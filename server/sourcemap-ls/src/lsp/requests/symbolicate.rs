@@ -15,7 +15,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sourcemap_core::locate::find_files_named;
 use sourcemap_core::trace::stack::{
-    debug_ids_in, file_name_of, is_foreign_file, normalize_debug_id, parse_stack, PlainInput,
+    debug_ids_in, file_name_of, is_foreign_file, normalize_debug_id, PlainInput,
     StackFrame, StackLine,
 };
 use sourcemap_core::trace::symbolicate::{
@@ -28,6 +28,7 @@ use tower_lsp::lsp_types::{Location, Position, Range, Url};
 use super::SourceUris;
 use crate::lsp::code_scopes::WorkspaceCode;
 use crate::lsp::map_fit::{fit_now, withheld};
+use sourcemap_core::trace::document::TraceDocument;
 use crate::lsp::map_store::LoadedMap;
 use crate::lsp::server::Backend;
 
@@ -403,7 +404,9 @@ pub async fn symbolicate_in_workspace(
 }
 
 pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
-    let lines = parse_stack(&params.text, PlainInput::default());
+    // The trace as found: text with log prefixes, JSON log lines (symbolicated in place), a crash reporter's event.
+    let document = TraceDocument::parse(&params.text, PlainInput::default());
+    let lines = document.lines.clone();
     let (out, maps, ambiguous) = symbolicate_in_workspace(
         b,
         &lines,
@@ -429,7 +432,11 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
         };
         map_sources.push(shown);
     }
-    let text = render_text(&out, options);
+    let text = if document.is_plain_text() {
+        render_text(&out, options)
+    } else {
+        document.render(&out, options)
+    };
     let mut map_sources = map_sources.into_iter();
     let frames = out
         .into_iter()

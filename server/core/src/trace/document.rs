@@ -1,0 +1,444 @@
+//! A trace as it was found: plain text (any line may carry a log prefix: `stack.rs`), JSON log lines whose string
+//! values hold a stack or a frame (pino's `err.stack`, winston's `stack`, Bunyan's `err.stack`, Google Cloud
+//! Logging's `message`/`stack_trace`, Docker's json-file `log` lines), or a crash reporter's event (Sentry, Bugsnag),
+//! each read by its documented shape.
+//!
+//! [`TraceDocument::parse`] gives the frames as [`StackLine`]s for `symbolicate`; [`TraceDocument::render`] puts the
+//! symbolicated lines back into the same shape: text keeps every line and what surrounds each frame, a JSON line
+//! stays the same bytes but for the string literals that held frames (so it is still valid JSON, its keys in their
+//! order), and an event comes back as the same JSON with each frame's original written in and the minified values
+//! kept beside them.
+//!
+//! Event conventions (the one table of `stack.rs` has the text formats):
+//!
+//! | event | frames | line | column | established by |
+//! |---|---|---|---|---|
+//! | Sentry | `exception.values[].stacktrace.frames[]`: `abs_path` (else `filename`), `lineno`, `colno`, `function`; oldest first | 1-based | 1-based | Sentry's developer docs, "Stack Trace Interface" (`lineno`, `colno`: "starting at 1"); sentry-javascript's stack parsers pass V8's numbers through |
+//! | Bugsnag | `events[].exceptions[].stacktrace[]`: `file`, `lineNumber`, `columnNumber`, `method`; innermost first | 1-based | 1-based | Bugsnag's Error Reporting API (payload version 4); bugsnag-js copies error-stack-parser's numbers (as the engine printed them) |
+//!
+//! Written back: Sentry's `abs_path`, `filename`, `lineno`, `colno`, `function` (the minified ones in the frame's
+//! `data.minified`, a field the interface leaves to the sender); Bugsnag's `file`, `lineNumber`, `columnNumber`,
+//! `method` (the minified ones in `minified`).
+
+use std::ops::Range;
+
+use serde_json::{json, Value};
+
+use crate::trace::stack::{
+    parse_line, parse_metro_json, FrameFormat, PlainInput, StackFrame, StackLine,
+};
+use crate::trace::symbolicate::{render_frame, SymbolicatedLine, TextOptions};
+use crate::GeneratedPosition;
+
+/// One input line (text, or a JSON value) and where its frames are in [`TraceDocument::lines`].
+#[derive(Debug, Clone)]
+enum Piece {
+    /// A line of text: `lines[index]`.
+    Line(usize),
+    /// A JSON text (a line of NDJSON, or the whole input) and its string literals that hold frames: the literal's
+    /// byte range, the lines of its value in `lines`, and whether the value ended with a newline.
+    Json {
+        text: String,
+        strings: Vec<(Range<usize>, Range<usize>, bool)>,
+    },
+}
+
+/// Which crash reporter an event is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    Sentry,
+    Bugsnag,
+}
+
+#[derive(Debug, Clone)]
+enum Shape {
+    Pieces(Vec<Piece>),
+    /// The event, and the JSON pointer of each frame object, in `lines` order.
+    Event {
+        kind: EventKind,
+        value: Value,
+        frames: Vec<String>,
+    },
+    /// Metro's `/symbolicate` JSON (its own rendering: the frames as text).
+    Metro,
+}
+
+/// See the module documentation.
+#[derive(Debug, Clone)]
+pub struct TraceDocument {
+    /// The frames and text lines, in input order, for `symbolicate`.
+    pub lines: Vec<StackLine>,
+    shape: Shape,
+    /// Whether the input ended with a newline.
+    trailing_newline: bool,
+}
+
+/// The text of an event's number field.
+fn number(v: &Value) -> Option<u32> {
+    v.as_u64().and_then(|n| u32::try_from(n).ok())
+}
+
+fn event_frame(kind: EventKind, f: &Value) -> StackFrame {
+    let (file, line, column, function) = match kind {
+        EventKind::Sentry => (
+            f.get("abs_path")
+                .or_else(|| f.get("filename"))
+                .and_then(Value::as_str),
+            f.get("lineno").and_then(number),
+            f.get("colno").and_then(number),
+            f.get("function").and_then(Value::as_str),
+        ),
+        EventKind::Bugsnag => (
+            f.get("file").and_then(Value::as_str),
+            f.get("lineNumber").and_then(number),
+            f.get("columnNumber").and_then(number),
+            f.get("method").and_then(Value::as_str),
+        ),
+    };
+    // Both: 1-based lines and columns (the module table).
+    let generated = match (line, column) {
+        (Some(l), Some(c)) => l.checked_sub(1).map(|line| GeneratedPosition {
+            line,
+            column: c.saturating_sub(1),
+        }),
+        _ => None,
+    };
+    StackFrame {
+        raw: f.to_string(),
+        format: FrameFormat::Event,
+        function: function.filter(|n| !n.is_empty() && *n != "?").map(str::to_string),
+        is_async: false,
+        is_constructor: false,
+        file: file.map(str::to_string),
+        written: line.zip(column),
+        generated,
+        native: generated.is_none(),
+        function_span: None,
+        location_span: None,
+        frame_span: 0..0,
+    }
+}
+
+/// The frames of a Sentry or Bugsnag event (JSON pointers to each frame), when `v` is one.
+fn event_frames(v: &Value) -> Option<(EventKind, Vec<String>)> {
+    let mut frames = Vec::new();
+    if let Some(values) = v.pointer("/exception/values").and_then(Value::as_array) {
+        for (i, e) in values.iter().enumerate() {
+            let n = e
+                .pointer("/stacktrace/frames")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            frames.extend((0..n).map(|j| format!("/exception/values/{i}/stacktrace/frames/{j}")));
+        }
+        return Some((EventKind::Sentry, frames));
+    }
+    let events = v.get("events").and_then(Value::as_array)?;
+    for (i, e) in events.iter().enumerate() {
+        let exceptions = e.get("exceptions").and_then(Value::as_array)?;
+        for (j, x) in exceptions.iter().enumerate() {
+            let n = x.get("stacktrace").and_then(Value::as_array).map_or(0, Vec::len);
+            frames.extend((0..n).map(|k| format!("/events/{i}/exceptions/{j}/stacktrace/{k}")));
+        }
+    }
+    Some((EventKind::Bugsnag, frames))
+}
+
+/// The string literals of a JSON text that are values (not keys): byte ranges, quotes included.
+fn string_values(text: &str) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < b.len() && b[i] != b'"' {
+            i += if b[i] == b'\\' { 2 } else { 1 };
+        }
+        let end = (i + 1).min(b.len());
+        i = end;
+        let mut k = end;
+        while k < b.len() && b[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if b.get(k) != Some(&b':') {
+            out.push(start..end);
+        }
+    }
+    out
+}
+
+impl TraceDocument {
+    /// Reads `text` in whichever shape it is (see the module documentation).
+    pub fn parse(text: &str, plain: PlainInput) -> TraceDocument {
+        let trailing_newline = text.ends_with('\n');
+        let t = text.trim();
+        if t.starts_with('{') || t.starts_with('[') {
+            if let Some(lines) = parse_metro_json(text) {
+                return TraceDocument {
+                    lines,
+                    shape: Shape::Metro,
+                    trailing_newline,
+                };
+            }
+            if let Ok(value) = serde_json::from_str::<Value>(t) {
+                if let Some((kind, frames)) = event_frames(&value) {
+                    let lines = frames
+                        .iter()
+                        .filter_map(|p| value.pointer(p))
+                        .map(|f| StackLine::Frame(event_frame(kind, f)))
+                        .collect();
+                    return TraceDocument {
+                        lines,
+                        shape: Shape::Event {
+                            kind,
+                            value,
+                            frames,
+                        },
+                        trailing_newline,
+                    };
+                }
+                // One JSON document (pretty-printed or not): its strings are searched as a JSON line's are.
+                let mut doc = TraceDocument {
+                    lines: Vec::new(),
+                    shape: Shape::Pieces(Vec::new()),
+                    trailing_newline,
+                };
+                let piece = doc.json_piece(text.trim_end_matches('\n'), plain);
+                doc.push(piece);
+                return doc;
+            }
+        }
+        let mut doc = TraceDocument {
+            lines: Vec::new(),
+            shape: Shape::Pieces(Vec::new()),
+            trailing_newline,
+        };
+        for line in text.lines() {
+            let trimmed = line.trim();
+            let piece = if trimmed.starts_with('{')
+                && trimmed.ends_with('}')
+                && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
+            {
+                doc.json_piece(line, plain)
+            } else {
+                doc.lines.push(parse_line(line, plain));
+                Piece::Line(doc.lines.len() - 1)
+            };
+            doc.push(piece);
+        }
+        doc
+    }
+
+    fn push(&mut self, piece: Piece) {
+        if let Shape::Pieces(p) = &mut self.shape {
+            p.push(piece);
+        }
+    }
+
+    /// A JSON text's string values that hold frames, their lines appended to `self.lines`.
+    fn json_piece(&mut self, text: &str, plain: PlainInput) -> Piece {
+        let mut strings = Vec::new();
+        for literal in string_values(text) {
+            let Ok(value) = serde_json::from_str::<String>(&text[literal.clone()]) else {
+                continue;
+            };
+            let parsed: Vec<StackLine> = value.lines().map(|l| parse_line(l, plain)).collect();
+            if !parsed.iter().any(|l| matches!(l, StackLine::Frame(_))) {
+                continue;
+            }
+            let first = self.lines.len();
+            self.lines.extend(parsed);
+            strings.push((literal, first..self.lines.len(), value.ends_with('\n')));
+        }
+        Piece::Json {
+            text: text.to_string(),
+            strings,
+        }
+    }
+
+    /// Whether the input is lines of text only (no JSON line, no event, not Metro JSON): then rendering it is
+    /// rendering its lines.
+    pub fn is_plain_text(&self) -> bool {
+        match &self.shape {
+            Shape::Pieces(p) => p.iter().all(|p| matches!(p, Piece::Line(_))),
+            _ => false,
+        }
+    }
+
+    /// Whether the input was a crash reporter's event (then `render` gives JSON).
+    pub fn event_kind(&self) -> Option<EventKind> {
+        match &self.shape {
+            Shape::Event { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// The document again with each frame replaced by its symbolicated line (`out`, one per `lines` entry).
+    pub fn render(&self, out: &[SymbolicatedLine], options: TextOptions) -> String {
+        let line_text = |l: &SymbolicatedLine| match l {
+            SymbolicatedLine::Frame(f) => render_frame(f, options),
+            SymbolicatedLine::Text(t) => t.clone(),
+        };
+        let mut text = match &self.shape {
+            Shape::Metro => {
+                return out.iter().map(|l| line_text(l) + "\n").collect();
+            }
+            Shape::Event {
+                kind,
+                value,
+                frames,
+            } => {
+                let mut value = value.clone();
+                for (pointer, l) in frames.iter().zip(out) {
+                    if let (Some(frame), SymbolicatedLine::Frame(f)) = (value.pointer_mut(pointer), l) {
+                        write_back(*kind, frame, f, options);
+                    }
+                }
+                let mut s = serde_json::to_string_pretty(&value).expect("a JSON value serializes");
+                s.push('\n');
+                return s;
+            }
+            Shape::Pieces(pieces) => pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Line(i) => out.get(*i).map(line_text).unwrap_or_default(),
+                    Piece::Json { text, strings } => {
+                        let mut s = String::with_capacity(text.len());
+                        let mut at = 0;
+                        for (literal, lines, newline) in strings {
+                            s.push_str(&text[at..literal.start]);
+                            let mut value = out[lines.clone()]
+                                .iter()
+                                .map(line_text)
+                                .collect::<Vec<_>>()
+                                .join("\n");
+                            if *newline {
+                                value.push('\n');
+                            }
+                            s.push_str(&serde_json::to_string(&value).expect("a string serializes"));
+                            at = literal.end;
+                        }
+                        s.push_str(&text[at..]);
+                        s
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        if self.trailing_newline {
+            text.push('\n');
+        }
+        text
+    }
+}
+
+/// One event frame's original written in, the minified values kept beside.
+fn write_back(
+    kind: EventKind,
+    frame: &mut Value,
+    f: &crate::trace::symbolicate::SymbolicatedFrame,
+    options: TextOptions,
+) {
+    let Some(o) = &f.original else {
+        return;
+    };
+    let Some(obj) = frame.as_object_mut() else {
+        return;
+    };
+    let (line, column) = (o.line + 1, o.column + 1);
+    let _ = options;
+    match kind {
+        EventKind::Sentry => {
+            let minified = json!({
+                "abs_path": obj.get("abs_path"), "filename": obj.get("filename"),
+                "lineno": obj.get("lineno"), "colno": obj.get("colno"), "function": obj.get("function"),
+            });
+            let data = obj.entry("data").or_insert_with(|| json!({}));
+            if let Some(d) = data.as_object_mut() {
+                d.insert("minified".into(), minified);
+            }
+            obj.insert("abs_path".into(), json!(o.source));
+            obj.insert("filename".into(), json!(o.source));
+            obj.insert("lineno".into(), json!(line));
+            obj.insert("colno".into(), json!(column));
+            if let Some(name) = &o.function {
+                obj.insert("function".into(), json!(name));
+            }
+        }
+        EventKind::Bugsnag => {
+            let minified = json!({
+                "file": obj.get("file"), "lineNumber": obj.get("lineNumber"),
+                "columnNumber": obj.get("columnNumber"), "method": obj.get("method"),
+            });
+            obj.insert("minified".into(), minified);
+            obj.insert("file".into(), json!(o.source));
+            obj.insert("lineNumber".into(), json!(line));
+            obj.insert("columnNumber".into(), json!(column));
+            if let Some(name) = &o.function {
+                obj.insert("method".into(), json!(name));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lines_keep_their_bytes_but_the_frames() {
+        let text = concat!(
+            r#"{"level":50,"time":1,"err":{"type":"TypeError","message":"x","stack":"TypeError: x\n    at e (dist/app.min.js:1:50)\n    at Array.map (<anonymous>)"},"msg":"x"}"#,
+            "\n",
+            r#"{"log":"    at e (dist/app.min.js:1:50)\n","stream":"stderr","time":"2026-12-01T07:00:00.1Z"}"#,
+            "\n",
+            "plain    at e (dist/app.min.js:1:50)\n",
+        );
+        let doc = TraceDocument::parse(text, PlainInput::default());
+        let frames = doc.lines.iter().filter(|l| matches!(l, StackLine::Frame(f) if !f.native)).count();
+        assert_eq!(frames, 3);
+        // Unchanged lines come back byte for byte.
+        let out: Vec<SymbolicatedLine> = doc
+            .lines
+            .iter()
+            .map(|l| match l {
+                StackLine::Text(t) => SymbolicatedLine::Text(t.clone()),
+                StackLine::Frame(f) => SymbolicatedLine::Frame(crate::trace::symbolicate::SymbolicatedFrame {
+                    frame: f.clone(),
+                    map: None,
+                    original: None,
+                    ignored: false,
+                    unresolved: None,
+                }),
+            })
+            .collect();
+        assert_eq!(doc.render(&out, TextOptions::default()), text);
+    }
+
+    #[test]
+    fn keys_are_not_searched() {
+        let text = r#"{"at e (dist/app.min.js:1:50)": 1}"#;
+        let doc = TraceDocument::parse(text, PlainInput::default());
+        assert!(doc.lines.is_empty());
+    }
+
+    #[test]
+    fn events() {
+        let sentry = r#"{"exception":{"values":[{"type":"TypeError","stacktrace":{"frames":[
+            {"abs_path":"app:///main.js","filename":"main.js","lineno":1,"colno":50,"function":"e"}]}}]}}"#;
+        let doc = TraceDocument::parse(sentry, PlainInput::default());
+        assert_eq!(doc.event_kind(), Some(EventKind::Sentry));
+        let StackLine::Frame(f) = &doc.lines[0] else { panic!() };
+        assert_eq!((f.file.as_deref(), f.generated), (Some("app:///main.js"), Some(GeneratedPosition { line: 0, column: 49 })));
+        let bugsnag = r#"{"apiKey":"x","events":[{"exceptions":[{"errorClass":"TypeError","stacktrace":[
+            {"file":"dist/app.min.js","lineNumber":1,"columnNumber":50,"method":"e"}]}]}]}"#;
+        let doc = TraceDocument::parse(bugsnag, PlainInput::default());
+        assert_eq!(doc.event_kind(), Some(EventKind::Bugsnag));
+        let StackLine::Frame(f) = &doc.lines[0] else { panic!() };
+        assert_eq!((f.function.as_deref(), f.generated), (Some("e"), Some(GeneratedPosition { line: 0, column: 49 })));
+    }
+}
