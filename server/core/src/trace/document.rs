@@ -106,7 +106,9 @@ fn event_frame(kind: EventKind, f: &Value) -> StackFrame {
     StackFrame {
         raw: f.to_string(),
         format: FrameFormat::Event,
-        function: function.filter(|n| !n.is_empty() && *n != "?").map(str::to_string),
+        function: function
+            .filter(|n| !n.is_empty() && *n != "?")
+            .map(str::to_string),
         is_async: false,
         is_constructor: false,
         file: file.map(str::to_string),
@@ -136,7 +138,10 @@ fn event_frames(v: &Value) -> Option<(EventKind, Vec<String>)> {
     for (i, e) in events.iter().enumerate() {
         let exceptions = e.get("exceptions").and_then(Value::as_array)?;
         for (j, x) in exceptions.iter().enumerate() {
-            let n = x.get("stacktrace").and_then(Value::as_array).map_or(0, Vec::len);
+            let n = x
+                .get("stacktrace")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
             frames.extend((0..n).map(|k| format!("/events/{i}/exceptions/{j}/stacktrace/{k}")));
         }
     }
@@ -294,7 +299,9 @@ impl TraceDocument {
             } => {
                 let mut value = value.clone();
                 for (pointer, l) in frames.iter().zip(out) {
-                    if let (Some(frame), SymbolicatedLine::Frame(f)) = (value.pointer_mut(pointer), l) {
+                    if let (Some(frame), SymbolicatedLine::Frame(f)) =
+                        (value.pointer_mut(pointer), l)
+                    {
                         write_back(*kind, frame, f, options);
                     }
                 }
@@ -319,7 +326,9 @@ impl TraceDocument {
                             if *newline {
                                 value.push('\n');
                             }
-                            s.push_str(&serde_json::to_string(&value).expect("a string serializes"));
+                            s.push_str(
+                                &serde_json::to_string(&value).expect("a string serializes"),
+                            );
                             at = literal.end;
                         }
                         s.push_str(&text[at..]);
@@ -399,7 +408,11 @@ mod tests {
             "plain    at e (dist/app.min.js:1:50)\n",
         );
         let doc = TraceDocument::parse(text, PlainInput::default());
-        let frames = doc.lines.iter().filter(|l| matches!(l, StackLine::Frame(f) if !f.native)).count();
+        let frames = doc
+            .lines
+            .iter()
+            .filter(|l| matches!(l, StackLine::Frame(f) if !f.native))
+            .count();
         assert_eq!(frames, 3);
         // Unchanged lines come back byte for byte.
         let out: Vec<SymbolicatedLine> = doc
@@ -407,13 +420,15 @@ mod tests {
             .iter()
             .map(|l| match l {
                 StackLine::Text(t) => SymbolicatedLine::Text(t.clone()),
-                StackLine::Frame(f) => SymbolicatedLine::Frame(crate::trace::symbolicate::SymbolicatedFrame {
-                    frame: f.clone(),
-                    map: None,
-                    original: None,
-                    ignored: false,
-                    unresolved: None,
-                }),
+                StackLine::Frame(f) => {
+                    SymbolicatedLine::Frame(crate::trace::symbolicate::SymbolicatedFrame {
+                        frame: f.clone(),
+                        map: None,
+                        original: None,
+                        ignored: false,
+                        unresolved: None,
+                    })
+                }
             })
             .collect();
         assert_eq!(doc.render(&out, TextOptions::default()), text);
@@ -432,13 +447,35 @@ mod tests {
             {"abs_path":"app:///main.js","filename":"main.js","lineno":1,"colno":50,"function":"e"}]}}]}}"#;
         let doc = TraceDocument::parse(sentry, PlainInput::default());
         assert_eq!(doc.event_kind(), Some(EventKind::Sentry));
-        let StackLine::Frame(f) = &doc.lines[0] else { panic!() };
-        assert_eq!((f.file.as_deref(), f.generated), (Some("app:///main.js"), Some(GeneratedPosition { line: 0, column: 49 })));
+        let StackLine::Frame(f) = &doc.lines[0] else {
+            panic!()
+        };
+        assert_eq!(
+            (f.file.as_deref(), f.generated),
+            (
+                Some("app:///main.js"),
+                Some(GeneratedPosition {
+                    line: 0,
+                    column: 49
+                })
+            )
+        );
         let bugsnag = r#"{"apiKey":"x","events":[{"exceptions":[{"errorClass":"TypeError","stacktrace":[
             {"file":"dist/app.min.js","lineNumber":1,"columnNumber":50,"method":"e"}]}]}]}"#;
         let doc = TraceDocument::parse(bugsnag, PlainInput::default());
         assert_eq!(doc.event_kind(), Some(EventKind::Bugsnag));
-        let StackLine::Frame(f) = &doc.lines[0] else { panic!() };
-        assert_eq!((f.function.as_deref(), f.generated), (Some("e"), Some(GeneratedPosition { line: 0, column: 49 })));
+        let StackLine::Frame(f) = &doc.lines[0] else {
+            panic!()
+        };
+        assert_eq!(
+            (f.function.as_deref(), f.generated),
+            (
+                Some("e"),
+                Some(GeneratedPosition {
+                    line: 0,
+                    column: 49
+                })
+            )
+        );
     }
 }

@@ -223,9 +223,9 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
         f.raw = line.to_string();
         f.function_span = (!name.as_str().is_empty()).then(|| name.range());
         let inner_in_v8 = c[1].len() + name.len() + 2;
-        f.location_span = f.location_span.map(|l| {
-            l.start - inner_in_v8 + inner.start()..l.end - inner_in_v8 + inner.start()
-        });
+        f.location_span = f
+            .location_span
+            .map(|l| l.start - inner_in_v8 + inner.start()..l.end - inner_in_v8 + inner.start());
         f.frame_span = 0..line.len();
         return Some(f);
     }
@@ -448,7 +448,11 @@ fn known_prefix(line: &str) -> usize {
 }
 
 /// A frame parsed from `line[at..]` (whole: to the end of the line), its spans moved into `line`.
-fn frame_at(line: &str, at: usize, parse: impl Fn(&str) -> Option<StackFrame>) -> Option<StackFrame> {
+fn frame_at(
+    line: &str,
+    at: usize,
+    parse: impl Fn(&str) -> Option<StackFrame>,
+) -> Option<StackFrame> {
     let mut f = parse(&line[at..])?;
     let shift = |r: Range<usize>| r.start + at..r.end + at;
     f.function_span = f.function_span.map(shift);
@@ -464,9 +468,19 @@ fn names_a_script(url: &str) -> bool {
     let name = file_name_of(url);
     url.contains('/')
         || url.contains('\\')
-        || [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".bundle", ".jsbundle", ".hbc"]
-            .iter()
-            .any(|ext| name.ends_with(ext))
+        || [
+            ".js",
+            ".mjs",
+            ".cjs",
+            ".jsx",
+            ".ts",
+            ".tsx",
+            ".bundle",
+            ".jsbundle",
+            ".hbc",
+        ]
+        .iter()
+        .any(|ext| name.ends_with(ext))
 }
 
 /// A frame after an unknown prefix: `at …` after a space (or `:`), or a `fn@url:L:C` word; it must name a script.
@@ -487,8 +501,10 @@ fn embedded_frame(line: &str, from: usize) -> Option<StackFrame> {
     for word in text.split_inclusive([' ', '\t']) {
         let w = word.trim_end();
         if w.contains('@') && w.len() > 2 {
-            if let Some(f) = frame_at(&line[..from + start + w.len()], from + start, parse_at_sign) {
-                if f.format == FrameFormat::AtSign && f.file.as_deref().is_some_and(names_a_script) {
+            if let Some(f) = frame_at(&line[..from + start + w.len()], from + start, parse_at_sign)
+            {
+                if f.format == FrameFormat::AtSign && f.file.as_deref().is_some_and(names_a_script)
+                {
                     let mut f = f;
                     f.raw = line.to_string();
                     return Some(f);
@@ -753,12 +769,18 @@ mod tests {
     fn react_native_frames() {
         // React Native's JavascriptException text: 1-based lines, 0-based columns (the module table).
         let f = frame("mapper@1:15664");
-        assert_eq!((f.format, f.generated), (FrameFormat::ReactNative, pos(0, 15664)));
+        assert_eq!(
+            (f.format, f.generated),
+            (FrameFormat::ReactNative, pos(0, 15664))
+        );
         let f = frame("anonymous@1:131119");
         assert_eq!(f.generated, pos(0, 131119));
         assert!(frame("apply@-1").native);
         let f = frame("method_from_ram_bundle@199.js:18:13");
-        assert_eq!((f.format, f.file.as_deref(), f.generated), (FrameFormat::ReactNative, Some("199.js"), pos(17, 13)));
+        assert_eq!(
+            (f.format, f.file.as_deref(), f.generated),
+            (FrameFormat::ReactNative, Some("199.js"), pos(17, 13))
+        );
         let f = frame("method_from_segment@seg-1.js:9:18");
         assert_eq!(f.generated, pos(8, 18));
     }
@@ -771,15 +793,31 @@ mod tests {
             (f.format, f.function.as_deref(), f.generated),
             (FrameFormat::HermesBytecode, Some("mapper"), pos(0, 15664))
         );
-        assert_eq!(&line[f.location_span.clone().unwrap()], "index.android.bundle:1:15664");
+        assert_eq!(
+            &line[f.location_span.clone().unwrap()],
+            "index.android.bundle:1:15664"
+        );
         assert_eq!(&line[f.function_span.clone().unwrap()], "mapper");
         let line = "1  ???  0x0 t + 1066 (main.jsbundle:1066:119:1066)";
         let f = frame(line);
         assert_eq!(
-            (f.format, f.function.as_deref(), f.file.as_deref(), f.generated),
-            (FrameFormat::CrashlyticsIos, Some("t"), Some("main.jsbundle"), pos(1065, 118))
+            (
+                f.format,
+                f.function.as_deref(),
+                f.file.as_deref(),
+                f.generated
+            ),
+            (
+                FrameFormat::CrashlyticsIos,
+                Some("t"),
+                Some("main.jsbundle"),
+                pos(1065, 118)
+            )
         );
-        assert_eq!(&line[f.location_span.clone().unwrap()], "main.jsbundle:1066:119");
+        assert_eq!(
+            &line[f.location_span.clone().unwrap()],
+            "main.jsbundle:1066:119"
+        );
         assert!(frame("2  ???  0x0 apply + 0 ((native):0:0)").native);
     }
 
@@ -798,19 +836,41 @@ mod tests {
             "ERROR | at e (dist/app.min.js:1:50)",
         ] {
             let f = frame(line);
-            assert_eq!((f.function.as_deref(), f.file.as_deref(), f.generated), (Some("e"), Some("dist/app.min.js"), bare.generated), "{line}");
-            assert_eq!(&line[f.location_span.clone().unwrap()], "dist/app.min.js:1:50", "{line}");
-            assert!(line[f.frame_span.clone()].trim_start().starts_with("at e ("), "{line}");
+            assert_eq!(
+                (f.function.as_deref(), f.file.as_deref(), f.generated),
+                (Some("e"), Some("dist/app.min.js"), bare.generated),
+                "{line}"
+            );
+            assert_eq!(
+                &line[f.location_span.clone().unwrap()],
+                "dist/app.min.js:1:50",
+                "{line}"
+            );
+            assert!(
+                line[f.frame_span.clone()]
+                    .trim_start()
+                    .starts_with("at e ("),
+                "{line}"
+            );
         }
         // logcat with React Native's frames.
         let f = frame("12-01 07:00:00.123  4321  4377 E AndroidRuntime: mapper@1:15664");
-        assert_eq!((f.format, f.generated), (FrameFormat::ReactNative, pos(0, 15664)));
+        assert_eq!(
+            (f.format, f.generated),
+            (FrameFormat::ReactNative, pos(0, 15664))
+        );
         let f = frame("12-01 07:00:00.123  4321  4377 E ReactNativeJS:     at mapper (address at index.android.bundle:1:15664)");
-        assert_eq!((f.format, f.generated), (FrameFormat::HermesBytecode, pos(0, 15664)));
+        assert_eq!(
+            (f.format, f.generated),
+            (FrameFormat::HermesBytecode, pos(0, 15664))
+        );
         let f = frame("fn@http://localhost/app.js:1:3 from the log");
         assert_eq!(f.generated, pos(0, 2));
         let f = frame("INFO reload: render@http://localhost:8081/index.bundle:4:5");
-        assert_eq!((f.function.as_deref(), f.generated), (Some("render"), pos(3, 4)));
+        assert_eq!(
+            (f.function.as_deref(), f.generated),
+            (Some("render"), pos(3, 4))
+        );
     }
 
     #[test]
@@ -827,7 +887,11 @@ mod tests {
             "look at this (tea:1:2)",
             "meet me at 10:30",
         ] {
-            assert_eq!(parse_line(text, PlainInput::default()), StackLine::Text(text.to_string()), "{text}");
+            assert_eq!(
+                parse_line(text, PlainInput::default()),
+                StackLine::Text(text.to_string()),
+                "{text}"
+            );
         }
     }
 

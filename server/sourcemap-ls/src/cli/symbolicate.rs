@@ -13,12 +13,12 @@ use std::sync::OnceLock;
 use clap::Args;
 use serde_json::{json, Value};
 use sourcemap_core::fit::Verdict;
-use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::fit::{check_fit, FitReport};
 use sourcemap_core::locate::{
     bundle_leads_to_map, find_debug_id, find_file_named, find_source_mapping_url, load_map,
     looks_like_map, MapOrigin,
 };
+use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{
     file_name_of, is_foreign_file, PlainInput, StackFrame, StackLine,
@@ -303,11 +303,13 @@ impl Catalog {
                 "a Hermes crash report frame: the first map given".into(),
             );
         }
+        // React Native's `name@L:C` and plain `LINE COLUMN` name no file: the first map given (a Hermes map first, the
+        // maps after it continue the chain, as for `--hermes-crash`).
         let Some(file) = frame.file.as_deref() else {
-            let chosen = (self.explicit == 1).then_some(0);
+            let chosen = (self.explicit > 0).then_some(0);
             return (
                 chosen,
-                "the frame names no file: the one map given, if one was".into(),
+                "the frame names no file: the first map given".into(),
             );
         };
         if is_foreign_file(file) {
@@ -720,7 +722,8 @@ fn say_what_was_not_understood(text: &str, out: &[SymbolicatedLine]) {
     if frames.is_empty() {
         static TRACE_LIKE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
         let re = TRACE_LIKE.get_or_init(|| {
-            regex::Regex::new(r#"(\bat\s.*:\d+:\d+|@\S*:?\d+:\d+|stack(?:_?trace)?\b"?\s*[:=])"#).expect("valid regex")
+            regex::Regex::new(r#"(\bat\s.*:\d+:\d+|@\S*:?\d+:\d+|stack(?:_?trace)?\b"?\s*[:=])"#)
+                .expect("valid regex")
         });
         if re.is_match(text) {
             eprintln!(
@@ -732,7 +735,10 @@ fn say_what_was_not_understood(text: &str, out: &[SymbolicatedLine]) {
         return;
     }
     if frames.iter().all(|f| f.original.is_none()) {
-        let mut files: Vec<&str> = frames.iter().filter_map(|f| f.frame.file.as_deref()).collect();
+        let mut files: Vec<&str> = frames
+            .iter()
+            .filter_map(|f| f.frame.file.as_deref())
+            .collect();
         files.sort_unstable();
         files.dedup();
         eprintln!(
@@ -742,7 +748,10 @@ fn say_what_was_not_understood(text: &str, out: &[SymbolicatedLine]) {
             if files.is_empty() {
                 "they name no file: give the map".to_string()
             } else {
-                format!("files: {}", files.iter().take(5).copied().collect::<Vec<_>>().join(", "))
+                format!(
+                    "files: {}",
+                    files.iter().take(5).copied().collect::<Vec<_>>().join(", ")
+                )
             },
             if files.len() > 5 { ", …" } else { "" }
         );

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sourcemap_core::locate::find_files_named;
 use sourcemap_core::trace::stack::{
-    debug_ids_in, file_name_of, is_foreign_file, normalize_debug_id, PlainInput,
-    StackFrame, StackLine,
+    debug_ids_in, file_name_of, is_foreign_file, normalize_debug_id, PlainInput, StackFrame,
+    StackLine,
 };
 use sourcemap_core::trace::symbolicate::{
     render_frame, render_text, symbolicate, FunctionNameSource, SymbolicatedLine, TextOptions,
@@ -28,9 +28,9 @@ use tower_lsp::lsp_types::{Location, Position, Range, Url};
 use super::SourceUris;
 use crate::lsp::code_scopes::WorkspaceCode;
 use crate::lsp::map_fit::{fit_now, withheld};
-use sourcemap_core::trace::document::TraceDocument;
 use crate::lsp::map_store::LoadedMap;
 use crate::lsp::server::Backend;
+use sourcemap_core::trace::document::TraceDocument;
 
 #[derive(Debug, Deserialize)]
 pub struct Params {

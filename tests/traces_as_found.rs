@@ -1,0 +1,334 @@
+//! Traces as people find them (issue 25): the same real traces, written the way logs, logcat, React Native and crash
+//! reporters write them, must map to the same original places as the bare trace, and come back in their own shape.
+//!
+//! - Real loggers: `fixtures/logs` (pino 10.1.0 and winston 3.19.0 logging the demo bundle's real crash, `make.sh`).
+//! - Container logs, by their documented formats: Kubernetes CRI (`TIME STREAM F|P `: kubelet `logs.go`
+//!   `parseCRILog`), `docker logs -t` (`TIME `), Docker's json-file driver (`{"log":"…\n","stream":…,"time":…}`, its
+//!   documentation), a log4j layout, `> ` quotes, logcat `threadtime` and `brief` (AOSP `logprint.cpp`).
+//! - React Native's `JavascriptException` text from real Hermes (source and bytecode) and JavaScriptCore traces
+//!   (`fixtures/traces`), by React Native's own rules: `parseErrorStack.js` (V8/JSC `column - 1`, Hermes source
+//!   `column1Based - 1`, Hermes bytecode `virtualOffset0Based` as is) and `JSStackTrace.format` (`name@L:C`).
+//! - Crashlytics as react-native-firebase reports React Native frames: Android `at .name(file:L:C)`, iOS
+//!   `N ??? 0x0 name + L (file:L:C:L)` (numbers as the engine printed them).
+//! - Sentry and Bugsnag events, by their documented schemas (1-based lines and columns; Sentry oldest frame first).
+
+#[path = "support/process.rs"]
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use process::output_with_stdin;
+use serde_json::{json, Value};
+
+fn repo() -> PathBuf {
+    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
+}
+
+fn run(cwd: &Path, args: &[&str], stdin: &str) -> (String, String) {
+    let out = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+            .arg("symbolicate")
+            .args(args)
+            .current_dir(cwd),
+        stdin,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The original places of the frames `--json` mapped, in order (unmapped frames left out).
+fn answers(cwd: &Path, args: &[&str], stdin: &str) -> Vec<Value> {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let v: Value = serde_json::from_str(&run(cwd, &all, stdin).0).unwrap();
+    v["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !f["original"].is_null())
+        .map(|f| {
+            let o = &f["original"];
+            json!([o["source"], o["line"], o["column"], o["function"]])
+        })
+        .collect()
+}
+
+/// The demo crash's lines (message and frames) as node printed them.
+fn demo_trace() -> String {
+    let crash = std::fs::read_to_string(repo().join("fixtures/demo/crash.txt")).unwrap();
+    let at = crash.find("TypeError:").unwrap();
+    crash[at..]
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+#[test]
+fn log_prefixes_keep_every_line_and_map_every_frame() {
+    let demo = repo().join("fixtures/demo");
+    let bare = demo_trace();
+    let want = answers(&demo, &[], &bare);
+    assert_eq!(want.len(), 4, "{want:?}");
+    let (bare_text, _) = run(&demo, &[], &bare);
+    for prefix in [
+        "2026-12-01T07:00:00.123456789Z stderr F ",
+        "2026-12-01T07:00:00.123456789Z ",
+        "[2026-12-01T07:00:00.123Z] ",
+        "2026-12-01 07:00:00,123 ERROR [main] c.e.OrderService - ",
+        "> ",
+        "12-01 07:00:00.123  4321  4377 E ReactNativeJS: ",
+        "E/ReactNativeJS( 4321): ",
+    ] {
+        let input: String = bare.lines().map(|l| format!("{prefix}{l}\n")).collect();
+        assert_eq!(answers(&demo, &[], &input), want, "{prefix:?}");
+        // Text: every line kept with its prefix; the frame alone rewritten, as the bare trace's is.
+        let (text, _) = run(&demo, &[], &input);
+        let expected: String = bare_text
+            .lines()
+            .map(|l| format!("{prefix}{l}\n"))
+            .collect();
+        assert_eq!(text, expected, "{prefix:?}");
+    }
+    // Docker's json-file driver: one JSON object per line of the trace.
+    let input: String = bare
+        .lines()
+        .map(|l| json!({"log": format!("{l}\n"), "stream": "stderr", "time": "2026-12-01T07:00:00.123456789Z"}).to_string() + "\n")
+        .collect();
+    assert_eq!(answers(&demo, &[], &input), want);
+    let (text, _) = run(&demo, &[], &input);
+    let logs: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).expect("every line stays JSON")["log"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(logs.concat(), bare_text);
+}
+
+#[test]
+fn real_pino_and_winston_lines() {
+    let demo = repo().join("fixtures/demo");
+    let want = answers(&demo, &[], &demo_trace());
+    for (file, stack) in [("pino.ndjson", "/err/stack"), ("winston.ndjson", "/stack")] {
+        let input = std::fs::read_to_string(repo().join("fixtures/logs").join(file)).unwrap();
+        assert_eq!(answers(&demo, &[], &input), want, "{file}");
+        let (text, _) = run(&demo, &[], &input);
+        let out: Value = serde_json::from_str(text.trim_end()).expect("still JSON");
+        let original: Value = serde_json::from_str(input.trim_end()).unwrap();
+        let s = out.pointer(stack).unwrap().as_str().unwrap();
+        assert!(
+            s.contains("    at parseOrder (../src/orders.js:5:24)\n"),
+            "{file}: {s}"
+        );
+        assert!(
+            s.contains("    at Module._compile (node:internal"),
+            "{file}: {s}"
+        );
+        // Everything but the stack as it was.
+        let mut same = out.clone();
+        *same.pointer_mut(stack).unwrap() = original.pointer(stack).unwrap().clone();
+        assert_eq!(same, original, "{file}");
+    }
+}
+
+/// A frame of a real trace in React Native's `JavascriptException` text, by React Native's rules (module doc).
+fn react_native(line: &str) -> Option<String> {
+    let t = line.trim();
+    let (name, loc) = if let Some(rest) = t.strip_prefix("at ") {
+        let (name, rest) = rest.split_once(" (")?;
+        (name, rest.strip_suffix(')')?)
+    } else {
+        t.split_once('@')?
+    };
+    if let Some(offset) = loc.strip_prefix("address at ") {
+        // Hermes bytecode: line1Based (the segment) and virtualOffset0Based, unchanged.
+        let (_, rest) = offset.rsplit_once(':').map(|(a, c)| (a, c))?;
+        let line = offset.rsplit(':').nth(1)?;
+        return Some(format!("{name}@{line}:{rest}"));
+    }
+    let mut parts = loc.rsplitn(3, ':');
+    let column: u32 = parts.next()?.parse().ok()?;
+    let line = parts.next()?;
+    // V8/JSC column - 1; Hermes source frames column1Based - 1.
+    Some(format!("{name}@{line}:{}", column - 1))
+}
+
+#[test]
+fn react_native_and_crashlytics_frames_agree_with_the_engines_own() {
+    let traces = repo().join("fixtures/traces");
+    for (trace, maps) in [
+        (
+            "hermes-bytecode.txt",
+            &["hermes/app.hbc.map", "hermes/app.js.map"][..],
+        ),
+        ("hermes.txt", &["hermes/app.js.map"][..]),
+        ("jsc.txt", &["jsc/app.min.js.map"][..]),
+    ] {
+        let bare = std::fs::read_to_string(traces.join(trace)).unwrap();
+        let want = answers(&traces, maps, &bare);
+        assert!(want.len() >= 3, "{trace}: {want:?}");
+        // React Native's exception text, alone and in logcat (AndroidRuntime, as a fatal crash prints it).
+        let frames: Vec<String> = bare.lines().filter_map(react_native).collect();
+        let message = format!(
+            "com.facebook.react.common.JavascriptException: {}, js engine: hermes, stack:\n{}\n",
+            bare.lines().next().unwrap(),
+            frames.join("\n")
+        );
+        assert_eq!(answers(&traces, maps, &message), want, "{trace}: {message}");
+        let logcat: String = message
+            .lines()
+            .map(|l| format!("12-01 07:00:00.123  4321  4377 E AndroidRuntime: {l}\n"))
+            .collect();
+        assert_eq!(answers(&traces, maps, &logcat), want, "{trace}");
+        // Crashlytics: Android `at .name(file:L:C)`, numbers as the engine printed them.
+        let android: String = bare
+            .lines()
+            .filter_map(|l| {
+                let rest = l.trim().strip_prefix("at ")?;
+                let (name, loc) = rest.split_once(" (")?;
+                Some(format!("        at .{name}({}\n", loc))
+            })
+            .collect();
+        if !android.is_empty() {
+            assert_eq!(answers(&traces, maps, &android), want, "{trace}: {android}");
+        }
+        // Crashlytics: iOS `N ??? 0x0 name + L (file:L:C:L)` for JavaScriptCore's frames.
+        if trace == "jsc.txt" {
+            let ios: String = bare
+                .lines()
+                .filter_map(|l| l.split_once('@'))
+                .enumerate()
+                .map(|(i, (name, loc))| {
+                    let name = if name.is_empty() { "global code" } else { name };
+                    match loc.rsplitn(3, ':').collect::<Vec<_>>()[..] {
+                        [c, l, file] => {
+                            format!("{i}  ???  0x0 {name} + {l} ({file}:{l}:{c}:{l})\n")
+                        }
+                        _ => format!("{i}  ???  0x0 {name} + 0 ((native):0:0)\n"),
+                    }
+                })
+                .collect();
+            assert_eq!(answers(&traces, maps, &ios), want, "{ios}");
+        }
+    }
+}
+
+#[test]
+fn sentry_and_bugsnag_events_come_back_with_original_frames() {
+    let demo = repo().join("fixtures/demo");
+    let bare = demo_trace();
+    let want = answers(&demo, &[], &bare);
+    // The frames in the bundle, innermost first, with V8's numbers (sentry-javascript and bugsnag-js pass them on).
+    let frames: Vec<(String, String, u64, u64)> = bare
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("at ")?;
+            let (name, loc) = match rest.split_once(" (") {
+                Some((n, loc)) => (n.to_string(), loc.strip_suffix(')')?.to_string()),
+                None => ("?".to_string(), rest.to_string()),
+            };
+            let mut parts = loc.rsplitn(3, ':');
+            let column = parts.next()?.parse().ok()?;
+            let line = parts.next()?.parse().ok()?;
+            Some((name, parts.next()?.to_string(), line, column))
+        })
+        .collect();
+    let sentry = json!({
+        "event_id": "fc6d8c0c43fc4630ad850ee518f1b9d0",
+        "platform": "javascript",
+        "exception": {"values": [{"type": "TypeError", "value": "Cannot read properties of null (reading 'map')",
+            // Sentry: oldest frame first.
+            "stacktrace": {"frames": frames.iter().rev().map(|(n, f, l, c)| json!({
+                "filename": f, "abs_path": f, "lineno": l, "colno": c, "function": n, "in_app": true,
+            })).collect::<Vec<_>>()}}]},
+    });
+    let got = answers(&demo, &[], &sentry.to_string());
+    let mut reversed = want.clone();
+    reversed.reverse();
+    assert_eq!(got, reversed);
+    let (text, _) = run(&demo, &[], &sentry.to_string());
+    let out: Value = serde_json::from_str(&text).unwrap();
+    let top = out
+        .pointer("/exception/values/0/stacktrace/frames")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (
+            &top["filename"],
+            &top["lineno"],
+            &top["colno"],
+            &top["function"]
+        ),
+        (
+            &json!("../src/orders.js"),
+            &json!(5),
+            &json!(24),
+            &json!("parseOrder")
+        )
+    );
+    assert_eq!(top["data"]["minified"]["lineno"], 1);
+    assert_eq!(top["data"]["minified"]["colno"], 50);
+    let bugsnag = json!({
+        "apiKey": "0123456789abcdef0123456789abcdef",
+        "payloadVersion": "4",
+        "events": [{"exceptions": [{"errorClass": "TypeError", "message": "x",
+            "stacktrace": frames.iter().map(|(n, f, l, c)| json!({
+                "file": f, "lineNumber": l, "columnNumber": c, "method": n, "inProject": true,
+            })).collect::<Vec<_>>()}]}],
+    });
+    assert_eq!(answers(&demo, &[], &bugsnag.to_string()), want);
+    let (text, _) = run(&demo, &[], &bugsnag.to_string());
+    let out: Value = serde_json::from_str(&text).unwrap();
+    let top = out.pointer("/events/0/exceptions/0/stacktrace/0").unwrap();
+    assert_eq!(
+        (
+            &top["file"],
+            &top["lineNumber"],
+            &top["columnNumber"],
+            &top["method"]
+        ),
+        (
+            &json!("../src/orders.js"),
+            &json!(5),
+            &json!(24),
+            &json!("parseOrder")
+        )
+    );
+    assert_eq!(top["minified"]["columnNumber"], 50);
+}
+
+#[test]
+fn what_was_not_understood_is_said() {
+    let demo = repo().join("fixtures/demo");
+    // Lines that look like frames and are not: unchanged, and no frame read.
+    let text = "12-01 07:00:00.123  4321  4377 I ReactNativeJS: Running \"App\"\nPID 4321\nlistening on v1.2.3:4\nhttp://localhost:8081/status\n";
+    let (out, err) = run(&demo, &[], text);
+    assert_eq!(out, text);
+    assert!(err.is_empty(), "{err}");
+    let (out, err) = run(
+        &demo,
+        &[],
+        "Error: boom\n    at f (elsewhere/nothing.js:3:4)\n",
+    );
+    assert!(out.contains("at f (elsewhere/nothing.js:3:4)"));
+    assert!(err.contains("1 frame read, none mapped"), "{err}");
+    let (_, err) = run(&demo, &[], "{\"stack\": \"frames went here\"}\n");
+    assert!(err.contains("no frame in it could be read"), "{err}");
+}
