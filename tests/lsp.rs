@@ -1353,3 +1353,47 @@ fn a_map_that_does_not_fit_its_bundle_is_flagged_and_not_answered() {
     assert_eq!(d["params"]["diagnostics"], json!([]), "{d}");
     c.shutdown();
 }
+
+/// Traces as found, through the server: stack links in a log whose lines carry logcat and CRI prefixes, and a JSON
+/// log line (real pino output, `fixtures/logs`) symbolicated in place by `sourcemap/symbolicate`.
+#[test]
+fn stack_links_behind_log_prefixes_and_json_log_lines_in_place() {
+    let demo = fixtures().join("demo");
+    let crash = std::fs::read_to_string(demo.join("crash.txt")).unwrap();
+    let frames: Vec<&str> = crash
+        .lines()
+        .filter(|l| l.trim_start().starts_with("at ") && l.contains("dist/app.min.js:"))
+        .collect();
+    let mut log = String::new();
+    for f in &frames {
+        log.push_str(&format!("12-01 07:00:00.123  4321  4377 E ReactNativeJS: {f}\n"));
+        log.push_str(&format!("2026-12-01T07:00:00.123456789Z stderr F {f}\n"));
+    }
+    // The log outside the workspace: its frames resolve against the workspace folder (the demo).
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("prefixed.log");
+    std::fs::write(&log_path, &log).unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(&demo, json!({}), false);
+    let u = c.open(&log_path, "log");
+    let links = c.result("textDocument/documentLink", json!({"textDocument": {"uri": u}}));
+    let links = links.as_array().unwrap();
+    assert_eq!(links.len(), 2 * frames.len(), "{links:?}");
+    // The first link: the frame's location on the first logcat line, after the prefix.
+    let first = log.lines().next().unwrap();
+    let start = first.find("dist/app.min.js:1:50").unwrap() as u64;
+    assert_eq!(links[0]["range"]["start"], json!({"line": 0, "character": start}));
+    assert_eq!(links[0]["target"], format!("{}#L5,24", uri(&demo.join("src/orders.js"))));
+
+    let pino = std::fs::read_to_string(fixtures().join("logs/pino.ndjson")).unwrap();
+    let r = c.result(
+        "sourcemap/symbolicate",
+        json!({"text": pino, "uri": uri(&demo.join("service.log"))}),
+    );
+    let text = r["text"].as_str().unwrap();
+    let line: Value = serde_json::from_str(text.trim_end()).expect("the line stays JSON");
+    let stack = line["err"]["stack"].as_str().unwrap();
+    assert!(stack.contains("    at parseOrder (src/orders.js:5:24)\n"), "{stack}");
+    assert_eq!(line["msg"], "order failed");
+    c.shutdown();
+}

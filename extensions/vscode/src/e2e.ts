@@ -425,6 +425,27 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     };
   });
 
+  await check("traces as found: Symbolicate Selection on a logcat log and on a JSON log line (pino) keeps their shape", async () => {
+    type Result = { uri: string; result: { text: string; frames: Array<{ location: PLocation | null }> } } | undefined;
+    await show(file("traces", "logcat.txt"));
+    const logcat = await vscode.commands.executeCommand<Result>("sourcemap.symbolicateSelection");
+    const logcatText = logcat?.result.text ?? "";
+    await show(file("traces", "service.ndjson"));
+    const pino = await vscode.commands.executeCommand<Result>("sourcemap.symbolicateSelection");
+    const pinoText = pino?.result.text ?? "";
+    let stack = "";
+    try {
+      stack = (JSON.parse(pinoText.trim()) as { err: { stack: string } }).err.stack;
+    } catch {
+      stack = "(not JSON)";
+    }
+    const ok =
+      logcatText.includes("12-01 07:00:00.123  4321  4377 E ReactNativeJS:     at parseOrder (demo/src/orders.js:5:24)") &&
+      stack.includes("    at parseOrder (demo/src/orders.js:5:24)\n") &&
+      (pino?.result.frames ?? []).some((f) => f.location !== null);
+    return { ok, detail: { logcat: logcatText.split("\n").slice(0, 4), pino: pinoText.slice(0, 400) } };
+  });
+
   await check("Symbolicate a Metro trace: 3 ignore-listed react frames folded, links to src/App.js and into the virtual source", async () => {
     const metroTrace = file("traces", "metro-ignored.txt");
     await show(metroTrace);
