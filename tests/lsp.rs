@@ -1366,7 +1366,9 @@ fn stack_links_behind_log_prefixes_and_json_log_lines_in_place() {
         .collect();
     let mut log = String::new();
     for f in &frames {
-        log.push_str(&format!("12-01 07:00:00.123  4321  4377 E ReactNativeJS: {f}\n"));
+        log.push_str(&format!(
+            "12-01 07:00:00.123  4321  4377 E ReactNativeJS: {f}\n"
+        ));
         log.push_str(&format!("2026-12-01T07:00:00.123456789Z stderr F {f}\n"));
     }
     // The log outside the workspace: its frames resolve against the workspace folder (the demo).
@@ -1376,14 +1378,23 @@ fn stack_links_behind_log_prefixes_and_json_log_lines_in_place() {
     let mut c = LspClient::start(&[]);
     c.initialize(&demo, json!({}), false);
     let u = c.open(&log_path, "log");
-    let links = c.result("textDocument/documentLink", json!({"textDocument": {"uri": u}}));
+    let links = c.result(
+        "textDocument/documentLink",
+        json!({"textDocument": {"uri": u}}),
+    );
     let links = links.as_array().unwrap();
     assert_eq!(links.len(), 2 * frames.len(), "{links:?}");
     // The first link: the frame's location on the first logcat line, after the prefix.
     let first = log.lines().next().unwrap();
     let start = first.find("dist/app.min.js:1:50").unwrap() as u64;
-    assert_eq!(links[0]["range"]["start"], json!({"line": 0, "character": start}));
-    assert_eq!(links[0]["target"], format!("{}#L5,24", uri(&demo.join("src/orders.js"))));
+    assert_eq!(
+        links[0]["range"]["start"],
+        json!({"line": 0, "character": start})
+    );
+    assert_eq!(
+        links[0]["target"],
+        format!("{}#L5,24", uri(&demo.join("src/orders.js")))
+    );
 
     let pino = std::fs::read_to_string(fixtures().join("logs/pino.ndjson")).unwrap();
     let r = c.result(
@@ -1393,7 +1404,10 @@ fn stack_links_behind_log_prefixes_and_json_log_lines_in_place() {
     let text = r["text"].as_str().unwrap();
     let line: Value = serde_json::from_str(text.trim_end()).expect("the line stays JSON");
     let stack = line["err"]["stack"].as_str().unwrap();
-    assert!(stack.contains("    at parseOrder (src/orders.js:5:24)\n"), "{stack}");
+    assert!(
+        stack.contains("    at parseOrder (src/orders.js:5:24)\n"),
+        "{stack}"
+    );
     assert_eq!(line["msg"], "order failed");
     c.shutdown();
 }
