@@ -155,7 +155,7 @@ fn react_native(line: &str) -> Option<String> {
     };
     if let Some(offset) = loc.strip_prefix("address at ") {
         // Hermes bytecode: line1Based (the segment) and virtualOffset0Based, unchanged.
-        let (_, rest) = offset.rsplit_once(':').map(|(a, c)| (a, c))?;
+        let (_, rest) = offset.rsplit_once(':')?;
         let line = offset.rsplit(':').nth(1)?;
         return Some(format!("{name}@{line}:{rest}"));
     }

@@ -60,6 +60,9 @@ pub(crate) struct Lsp {
     out: BufReader<ChildStdout>,
     next_id: i64,
     cache: PathBuf,
+    /// Whether a `textDocument/publishDiagnostics` went by: the server's background work on an opened bundle
+    /// (validation, the fit check) is done.
+    diagnosed: bool,
 }
 
 impl Lsp {
@@ -89,6 +92,7 @@ impl Lsp {
             out,
             next_id: 1,
             cache,
+            diagnosed: false,
         };
         let root = format!("file://{}", std::fs::canonicalize(root).unwrap().display());
         lsp.request(
@@ -121,23 +125,39 @@ impl Lsp {
         self.answer(id)
     }
 
+    /// Waits until the server has published diagnostics (of the bundle opened: its background work is done).
+    fn wait_diagnostics(&mut self) {
+        while !self.diagnosed {
+            // A request that is never answered would block; `answer` returns on its id, so ask for nothing and read.
+            let _ = self.next_message();
+        }
+    }
+
+    fn next_message(&mut self) -> Value {
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            assert!(self.out.read_line(&mut line).unwrap() > 0, "server exited");
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().unwrap();
+            }
+        }
+        let mut body = vec![0; len];
+        self.out.read_exact(&mut body).unwrap();
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        if v["method"] == "textDocument/publishDiagnostics" {
+            self.diagnosed = true;
+        }
+        v
+    }
+
     fn answer(&mut self, id: i64) -> Value {
         loop {
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                assert!(self.out.read_line(&mut line).unwrap() > 0, "server exited");
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.strip_prefix("Content-Length: ") {
-                    len = v.parse().unwrap();
-                }
-            }
-            let mut body = vec![0; len];
-            self.out.read_exact(&mut body).unwrap();
-            let v: Value = serde_json::from_slice(&body).unwrap();
+            let v = self.next_message();
             if v["id"] == id && v.get("method").is_none() {
                 assert!(v.get("error").is_none(), "{v}");
                 return v;
@@ -291,6 +311,8 @@ fn session(
         lsp.request("textDocument/hover", hover_params(&uri, p));
         latencies.push(t.elapsed());
     }
+    // Steady: after the server's background work on the bundle (validation, the fit check), then a pause.
+    lsp.wait_diagnostics();
     std::thread::sleep(Duration::from_millis(300));
     let steady_anon = rss_anon(lsp.pid()).unwrap_or(0);
     let symbolicate = log.filter(|l| l.1 == LogUse::Symbolicate).map(|(log, _)| {

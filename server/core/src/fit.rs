@@ -286,8 +286,9 @@ impl FitReport {
 /// The generated text as lines, with UTF-16 columns turned into byte offsets.
 struct Text<'a> {
     bytes: &'a [u8],
-    /// Byte offset where each line starts; one more entry, the end of the text (+1), closes the last line.
-    starts: Vec<u64>,
+    /// Byte offset where each line starts; one more entry, the end of the text (+1), closes the last line. (4 B a
+    /// line: texts are read up to 1 GB; `check_fit` refuses larger ones.)
+    starts: Vec<u32>,
     /// Per line: 0 not looked at, 1 ASCII, 2 not ASCII (its table is in `tables`).
     kind: Vec<u8>,
     tables: HashMap<u32, Box<[u32]>>,
@@ -299,9 +300,9 @@ const TABLE_STEP: u32 = 32;
 impl<'a> Text<'a> {
     fn new(bytes: &'a [u8]) -> Self {
         let mut starts = Vec::with_capacity(bytes.len() / 64 + 2);
-        starts.push(0u64);
-        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u64 + 1));
-        starts.push(bytes.len() as u64 + 1);
+        starts.push(0u32);
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
+        starts.push(bytes.len() as u32 + 1);
         let lines = starts.len() - 1;
         Text {
             bytes,
@@ -559,6 +560,11 @@ pub fn check_fit(
             report.debug_id_mismatch = Some((bundle.to_string(), map.to_string()));
         }
     }
+    if text.len() >= u32::MAX as usize {
+        report.verdict = Verdict::Unknown;
+        report.unknown_because = Some("the generated file is larger than 4 GB: not checked");
+        return Ok(report);
+    }
     if is_binary(text) {
         if report.verdict != Verdict::Misfit {
             report.verdict = Verdict::Unknown;
@@ -627,7 +633,7 @@ impl Pass<'_> {
         let mut landing = self.lines.landing(p.line, p.column, None);
         if let (Landing::TokenStart, Some(n)) = (landing, o.name) {
             name = index
-                .segment_name(o.section as usize, n)
+                .segment_name_if_loaded(o.section as usize, n)
                 .filter(|n| n.len() >= 3);
             if let Some(n) = name {
                 self.evidence.names_checked += 1;

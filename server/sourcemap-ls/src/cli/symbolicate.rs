@@ -96,12 +96,30 @@ impl BundleText {
     /// The bundle's path and text, when there is one.
     fn read(&self) -> Option<(PathBuf, Vec<u8>)> {
         let read = |p: &Path| sourcemap_core::files::read_regular(p, MAX_GENERATED_BYTES).ok();
+        self.find(read)
+    }
+
+    /// The bundle's path and its text mapped, not read (the fit check touches the lines of the sections a trace
+    /// needs: reading a 42 MB bundle was a fifth of a 146-frame `symbolicate`, `sourcemap-bench --editor-only`).
+    fn map(&self) -> Option<(PathBuf, memmap2::Mmap)> {
+        self.find(|p| {
+            let (file, meta) = sourcemap_core::files::open_regular(p).ok()?;
+            if meta.len() > MAX_GENERATED_BYTES {
+                return None;
+            }
+            // SAFETY: as in `sparse_open`: a regular file, read while this command runs; a file truncated by another
+            // process meanwhile would fault, as for any tool that maps its input.
+            unsafe { memmap2::Mmap::map(&file) }.ok()
+        })
+    }
+
+    fn find<T: AsRef<[u8]>>(&self, open: impl Fn(&Path) -> Option<T>) -> Option<(PathBuf, T)> {
         match self {
             BundleText::None => None,
-            BundleText::Known(p) => Some((p.clone(), read(p)?)),
+            BundleText::Known(p) => Some((p.clone(), open(p)?)),
             BundleText::Guess { candidates, map } => candidates.iter().find_map(|p| {
-                let text = read(p)?;
-                bundle_leads_to_map(p, &text, map).then(|| (p.clone(), text))
+                let text = open(p)?;
+                bundle_leads_to_map(p, text.as_ref(), map).then(|| (p.clone(), text))
             }),
         }
     }
@@ -128,7 +146,7 @@ impl KnownMap {
     fn fit(&self) -> Option<&(PathBuf, FitReport)> {
         self.fit
             .get_or_init(|| {
-                let (path, text) = self.bundle.read()?;
+                let (path, text) = self.bundle.map()?;
                 let report = check_fit(&self.index, &text, find_debug_id(&text)).ok()?;
                 Some((path, report))
             })
