@@ -65,6 +65,25 @@ fn start_metro() -> (Metro, u16) {
     (Metro(child), port)
 }
 
+/// The body of a GET to the dev server (HTTP/1.0: no chunked encoding to undo).
+fn http_get(port: u16, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.0\r\nHost: localhost:{port}\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.starts_with("HTTP/1.1 200") || head.starts_with("HTTP/1.0 200"),
+        "{head}"
+    );
+    body.to_string()
+}
+
 fn trace(port: u16) -> String {
     std::fs::read_to_string(fixture().join("trace.txt"))
         .unwrap()
@@ -131,11 +150,14 @@ fn maps_come_from_a_real_metro_dev_server_only_when_allowed() {
     // A map attached by URL (what Attach Source Map… writes for a loopback URL) to a bundle saved without a comment.
     let dir = tempfile::tempdir().unwrap();
     let ws = std::fs::canonicalize(dir.path()).unwrap();
-    std::fs::write(
-        ws.join("app.bundle"),
-        format!("{}\n", "x;".repeat(40)).repeat(700),
-    )
-    .unwrap();
+    // The bundle Metro serves (the map must fit it: sourcemap_core::fit), its comments blanked (no line moves).
+    let served = http_get(port, "/index.bundle?platform=ios&dev=true");
+    let saved: String = served
+        .lines()
+        .map(|l| if l.starts_with("//# source") { "" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(ws.join("app.bundle"), saved + "\n").unwrap();
     let attached =
         json!({"app.bundle": format!("http://localhost:{port}/index.map?platform=ios&dev=true")});
     let hover_at = |devserver: bool| {
