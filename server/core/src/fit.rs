@@ -32,6 +32,7 @@ use std::collections::HashMap;
 
 use crate::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
+use crate::trace::js_scopes::utf8_len;
 
 /// Where a segment lands in the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -411,15 +412,6 @@ fn utf16_table(text: &[u8]) -> Box<[u32]> {
         next += TABLE_STEP;
     }
     table.into_boxed_slice()
-}
-
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
-    }
 }
 
 /// A byte of an identifier or a word: ASCII letters, digits, `_`, `$`, and any byte of a non-ASCII character

@@ -474,7 +474,8 @@ fn positions_of(text: &str, offsets: &[u32]) -> Vec<TextPosition> {
     out
 }
 
-fn utf8_len(b: u8) -> usize {
+/// The length of the UTF-8 character whose first byte is `b`.
+pub(crate) fn utf8_len(b: u8) -> usize {
     match b {
         0xF0..=0xFF => 4,
         0xE0..=0xEF => 3,

@@ -264,95 +264,70 @@ fn parse_at_sign(line: &str) -> Option<StackFrame> {
     let loc = c.get(2)?.as_str();
     let function = (!name.as_str().is_empty()).then(|| name.as_str().to_string());
     let function_span = function.as_ref().map(|_| span_of(line, name.as_str()));
-    // React Native: `fn@L:C` (line 1-based, column 0-based: see the table), `fn@-1` (no line), `fn@N.js:L:C`.
+    // The frame as written, its position and format set below.
+    let frame =
+        |format, file: Option<&str>, written: Option<(u32, u32)>, generated, location_span| {
+            StackFrame {
+                raw: line.to_string(),
+                format,
+                function: function.clone(),
+                is_async: false,
+                is_constructor: false,
+                file: file.map(str::to_string),
+                written,
+                generated,
+                native: written.is_none(),
+                function_span: function_span.clone(),
+                location_span,
+                frame_span: 0..line.len(),
+            }
+        };
+    // React Native's columns are 0-based (see the table); its lines 1-based.
+    let react_native = |l: u32, col: u32| {
+        l.checked_sub(1)
+            .map(|line| GeneratedPosition { line, column: col })
+    };
+    // React Native: `fn@L:C`, `fn@-1` (no line), `fn@N.js:L:C`.
     if loc == "-1" {
-        return Some(StackFrame {
-            raw: line.to_string(),
-            format: FrameFormat::ReactNative,
-            function,
-            is_async: false,
-            is_constructor: false,
-            file: None,
-            written: None,
-            generated: None,
-            native: true,
-            function_span,
-            location_span: None,
-            frame_span: 0..line.len(),
-        });
+        return Some(frame(FrameFormat::ReactNative, None, None, None, None));
     }
     if let Some((l, col)) = loc.split_once(':') {
         if let (Ok(l), Ok(col)) = (l.parse::<u32>(), col.parse::<u32>()) {
-            return Some(StackFrame {
-                raw: line.to_string(),
-                format: FrameFormat::ReactNative,
-                function,
-                is_async: false,
-                is_constructor: false,
-                file: None,
-                written: Some((l, col)),
-                generated: l
-                    .checked_sub(1)
-                    .map(|line| GeneratedPosition { line, column: col }),
-                native: false,
-                function_span,
-                location_span: Some(span_of(line, loc)),
-                frame_span: 0..line.len(),
-            });
+            let at = Some(span_of(line, loc));
+            return Some(frame(
+                FrameFormat::ReactNative,
+                None,
+                Some((l, col)),
+                react_native(l, col),
+                at,
+            ));
         }
     }
     if loc == "[native code]" {
-        return Some(StackFrame {
-            raw: line.to_string(),
-            format: FrameFormat::AtSign,
-            function,
-            is_async: false,
-            is_constructor: false,
-            file: None,
-            written: None,
-            generated: None,
-            native: true,
-            function_span,
-            location_span: None,
-            frame_span: 0..line.len(),
-        });
+        return Some(frame(FrameFormat::AtSign, None, None, None, None));
     }
     let (url, l, col) = split_location(loc)?;
+    let at = Some(span_of(line, loc));
     // React Native names a RAM bundle's module or a segment (`199.js`, `seg-1.js`; `JSStackTrace.FILE_ID_PATTERN`);
     // its columns are React Native's (0-based).
     static RN_FILE: OnceLock<Regex> = OnceLock::new();
     if regex(&RN_FILE, r"^(?:seg-\d+(?:_\d+)?|\d+)\.js$").is_match(url) {
-        return Some(StackFrame {
-            raw: line.to_string(),
-            format: FrameFormat::ReactNative,
-            function,
-            is_async: false,
-            is_constructor: false,
-            file: Some(url.to_string()),
-            written: Some((l, col)),
-            generated: l
-                .checked_sub(1)
-                .map(|line| GeneratedPosition { line, column: col }),
-            native: false,
-            function_span,
-            location_span: Some(span_of(line, loc)),
-            frame_span: 0..line.len(),
-        });
+        let generated = react_native(l, col);
+        return Some(frame(
+            FrameFormat::ReactNative,
+            Some(url),
+            Some((l, col)),
+            generated,
+            at,
+        ));
     }
-    Some(StackFrame {
-        raw: line.to_string(),
-        format: FrameFormat::AtSign,
-        function,
-        is_async: false,
-        is_constructor: false,
-        file: Some(url.to_string()),
-        written: Some((l, col)),
-        generated: one_based(l, col),
-        native: false,
-        function_span,
-        location_span: Some(span_of(line, loc)),
-        frame_span: 0..line.len(),
-    })
+    Some(frame(
+        FrameFormat::AtSign,
+        Some(url),
+        Some((l, col)),
+        one_based(l, col),
+        at,
+    ))
 }
 
 fn parse_plain(line: &str, plain: PlainInput) -> Option<StackFrame> {
