@@ -52,6 +52,12 @@ fn exercise_lines(lines: &[StackLine]) {
                     f.raw
                 );
             }
+            assert!(
+                f.raw.get(f.frame_span.clone()).is_some(),
+                "frame_span {:?} inside {:?}",
+                f.frame_span,
+                f.raw
+            );
             if let Some(span) = &f.location_span {
                 assert!(
                     f.raw.get(span.clone()).is_some(),
@@ -97,6 +103,19 @@ fuzz_target!(|data: &[u8]| {
     // The regexes dominate the cost of an input, so the text goes through them twice only: as a whole trace, and
     // line by line with other `LINE COLUMN` bases (0-based line; 1-based, then saturating, column).
     exercise_lines(&parse_stack(&text, PlainInput::default()));
+    // The text as a trace as found (log lines, JSON lines, events): parsed, symbolicated, rendered back.
+    let document = sourcemap_core::trace::document::TraceDocument::parse(&text, PlainInput::default());
+    exercise_lines(&document.lines);
+    let out = symbolicate(
+        &document.lines,
+        |_| Ok(Some((0, index()))),
+        |_| None,
+        &sourcemap_core::trace::function_name::NoCode,
+    );
+    let rendered = document.render(&out, TextOptions::default());
+    if document.event_kind().is_some() {
+        assert!(serde_json::from_str::<serde_json::Value>(&rendered).is_ok(), "an event renders as JSON");
+    }
     for (i, line) in text.lines().enumerate() {
         let column_start = if i % 2 == 0 { 1 } else { u32::MAX };
         let _ = parse_line(

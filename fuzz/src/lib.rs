@@ -57,6 +57,16 @@ fn positions(index: &SourceMapIndex, data: &[u8]) -> Vec<GeneratedPosition> {
 
 /// Every query of the index API, on positions derived from the map and the input.
 pub fn exercise_index(index: &SourceMapIndex, data: &[u8]) {
+    // The fit check, against the input itself as the generated text and against a short line: it must neither
+    // panic nor mark a position when it found no stretch that does not fit.
+    for text in [data, b"function f(a){return a}\n".as_slice()] {
+        if let Ok(r) = sourcemap_core::fit::check_fit(index, text, Some("85314830-023f-4cf1-a267-535f4e37bb17")) {
+            let _ = r.message();
+            if r.verdict != sourcemap_core::fit::Verdict::Misfit {
+                assert!(!r.marks(GeneratedPosition::default()));
+            }
+        }
+    }
     let _ = index.build_all();
     for p in positions(index, data) {
         for bias in BIASES {
