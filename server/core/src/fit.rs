@@ -300,7 +300,8 @@ const TABLE_STEP: u32 = 32;
 
 impl<'a> Text<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        let mut starts = Vec::with_capacity(bytes.len() / 64 + 2);
+        // Sized exactly (a count first): grown by doubling, the steps stayed in the server's heap.
+        let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 2);
         starts.push(0u32);
         starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
         starts.push(bytes.len() as u32 + 1);

@@ -149,7 +149,12 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
                 key: CodeKey::Document(uri, version),
                 path: bundle,
                 read: Box::new(move || {
-                    let text = rope.to_string();
+                    // One allocation of the final size: `Rope::to_string` grows a `String` by doubling, and the
+                    // heap kept ~4 MB of the steps on a 42 MB bundle (the editor benchmark's steady memory).
+                    let mut text = String::with_capacity(rope.len_bytes());
+                    for chunk in rope.chunks() {
+                        text.push_str(chunk);
+                    }
                     leads(text.as_bytes()).then_some(text)
                 }),
             });
