@@ -611,3 +611,36 @@ fn apply_shift_maps_a_bannered_bundle_like_its_own_build() {
     assert_eq!(frames(&shifted), frames(&own));
     assert_eq!(frames(&own).len(), 4, "{own}");
 }
+
+/// `--explain` names the usual mistakes: a Hermes bytecode frame looked up in the JavaScript bundle's map (the
+/// packager's, not composed with the compiler's).
+#[test]
+fn explain_names_a_bytecode_frame_against_the_bundles_map() {
+    let traces = repo().join("fixtures/traces");
+    let o = output_with_stdin(
+        bin()
+            .args(["symbolicate", "--explain", "hermes/app.js.map"])
+            .current_dir(&traces),
+        "    at e (address at hermes/app.hbc:1:248)\n",
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains("compose the packager's and the compiler's maps"),
+        "{out}"
+    );
+    // With the composed (bytecode) map first, no such hint.
+    let o = output_with_stdin(
+        bin()
+            .args([
+                "symbolicate",
+                "--explain",
+                "hermes/app.hbc.map",
+                "hermes/app.js.map",
+            ])
+            .current_dir(&traces),
+        "    at e (address at hermes/app.hbc:1:248)\n",
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(!out.contains("compose the packager"), "{out}");
+    assert!(out.contains("at parseOrder ("), "{out}");
+}

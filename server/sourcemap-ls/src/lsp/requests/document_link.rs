@@ -1,6 +1,6 @@
 //! `textDocument/documentLink` on logs and other text: every stack frame whose file is a known (or findable)
-//! bundle links its location to the original source. Frames without a file (`LINE COLUMN`, logcat `fn@L:C`) are
-//! too ambiguous in free text and are not linked.
+//! bundle links its location to the original source, behind any log prefix (`stack.rs`). Frames without a file
+//! (`LINE COLUMN`, React Native's `fn@L:C`) are too ambiguous in free text and are not linked.
 
 use sourcemap_core::trace::stack::{parse_stack, PlainInput, StackLine};
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
