@@ -55,6 +55,24 @@ pub fn read_open(file: File, len: u64, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// `len` bytes of `file` from byte `start` (its position unchanged on Unix: `pread`; elsewhere a seek and a read).
+pub fn read_range(file: &File, start: u64, len: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0; len];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(&mut bytes, start)?;
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek};
+        let mut handle = file;
+        handle.seek(io::SeekFrom::Start(start))?;
+        handle.read_exact(&mut bytes)?;
+    }
+    Ok(bytes)
+}
+
 /// Files at least this large are read by two threads.
 const PARALLEL_READ_BYTES: u64 = 16 << 20;
 

@@ -616,15 +616,13 @@ impl SourceMapIndex {
     /// The bytes at `range` of the map file the index was built from, if they still hash to `hash` (`None`: not
     /// hashed, which only names left in a buffer not shed yet are).
     fn read_back(&self, range: &Range<usize>, hash: Option<u64>) -> Option<Vec<u8>> {
-        use std::os::unix::fs::FileExt;
         let Some(path) = self.file_path.as_deref() else {
             // Not shed yet: the buffer is still the file's bytes, and it never changes.
             return self.buffer.get(range.clone()).map(<[u8]>::to_vec);
         };
         let hash = hash?;
         let (file, _) = crate::files::open_regular(path).ok()?;
-        let mut bytes = vec![0; range.len()];
-        file.read_exact_at(&mut bytes, range.start as u64).ok()?;
+        let bytes = crate::files::read_range(&file, range.start as u64, range.len()).ok()?;
         (xxhash_rust::xxh3::xxh3_64(&bytes) == hash).then_some(bytes)
     }
 

@@ -2,7 +2,7 @@
 //!
 //! `symbolicate` of a short trace against a Metro dev map (100 MB, 9,500 sections, half of it `sourcesContent`)
 //! spent most of its time in `serde_json` scanning strings it never used. [`select_sections`] skims the document
-//! instead: strings are skipped with `memchr` (no escape decoding, no UTF-8 check), containers by a bracket stack,
+//! instead: strings are skipped 64 bytes at a time (`escaped_bits`: no escape decoding, no UTF-8 check), containers by a bracket stack,
 //! and only each section's `offset` is parsed. It returns a smaller index map made of the document's other
 //! top-level members and the sections that contain the positions, which is then parsed and validated as usual.
 //!

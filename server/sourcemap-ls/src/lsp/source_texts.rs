@@ -10,7 +10,6 @@
 //! latency, so the last texts used are kept, up to [`MAX_CACHED_BYTES`] per map.
 
 use std::collections::VecDeque;
-use std::os::unix::fs::FileExt;
 use std::sync::{Arc, Mutex};
 
 use sourcemap_core::{content_from_file, SourceContent, SourceId};
@@ -62,8 +61,8 @@ pub fn source_text(map: &LoadedMap, id: SourceId) -> Option<Arc<str>> {
         SourceContent::Text(t) => Arc::from(t.as_ref()),
         SourceContent::InFile { range, hash } => {
             let file = std::fs::File::open(map.key.file()?).ok()?;
-            let mut raw = vec![0; range.len()];
-            file.read_exact_at(&mut raw, range.start as u64).ok()?;
+            let raw =
+                sourcemap_core::files::read_range(&file, range.start as u64, range.len()).ok()?;
             let Some(text) = content_from_file(&raw, hash) else {
                 tracing::debug!(
                     source = id.0,
