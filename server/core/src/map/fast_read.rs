@@ -13,8 +13,8 @@
 //! caller reads the document with serde as before, which locates the error. So the fast path changes how fast a
 //! valid map opens, never what any map means (`tests` compares the two on generated and hand-broken documents).
 
+use crate::map::json_scan::{escaped_bits, masks64};
 use crate::map::parse::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
-use crate::map::sparse::escaped_bits;
 
 /// The document as serde's one pass reads it, `sourcesContent` as items, but its sections (`Some(())` when it has
 /// `sections`) given one by one to the caller as they are read.
@@ -453,42 +453,6 @@ fn strict_string_end_scalar(
         }
     }
     None
-}
-
-/// Bit i set where byte i of `chunk` (64 bytes) is a quote, a backslash, a control character (below 0x20).
-#[cfg(target_arch = "x86_64")]
-fn masks64(chunk: &[u8]) -> (u64, u64, u64) {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_set1_epi8,
-    };
-    assert!(chunk.len() >= 64);
-    let (mut quotes, mut backslashes, mut controls) = (0u64, 0u64, 0u64);
-    // SAFETY: SSE2 is part of every x86_64 target; each unaligned load reads 16 bytes inside `chunk` (checked above).
-    unsafe {
-        let quote = _mm_set1_epi8(b'"' as i8);
-        let backslash = _mm_set1_epi8(b'\\' as i8);
-        let last_control = _mm_set1_epi8(0x1F);
-        for k in 0..4 {
-            let v = _mm_loadu_si128(chunk.as_ptr().add(16 * k) as *const __m128i);
-            let bit = |m: __m128i| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
-            quotes |= bit(_mm_cmpeq_epi8(v, quote));
-            backslashes |= bit(_mm_cmpeq_epi8(v, backslash));
-            // Unsigned v <= 0x1F exactly when max(v, 0x1F) is 0x1F.
-            controls |= bit(_mm_cmpeq_epi8(_mm_max_epu8(v, last_control), last_control));
-        }
-    }
-    (quotes, backslashes, controls)
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn masks64(chunk: &[u8]) -> (u64, u64, u64) {
-    let (mut quotes, mut backslashes, mut controls) = (0u64, 0u64, 0u64);
-    for (i, &c) in chunk[..64].iter().enumerate() {
-        quotes |= u64::from(c == b'"') << i;
-        backslashes |= u64::from(c == b'\\') << i;
-        controls |= u64::from(c < 0x20) << i;
-    }
-    (quotes, backslashes, controls)
 }
 
 #[cfg(test)]

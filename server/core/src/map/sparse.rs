@@ -14,6 +14,7 @@
 use std::ops::Range;
 
 use crate::map::index::GeneratedPosition;
+use crate::map::json_scan::{escaped_bits, masks64};
 
 /// A section as skimmed: its raw JSON and where it starts.
 struct SkimmedSection {
@@ -145,7 +146,7 @@ fn string_end(b: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
     let mut prev_escaped = 0u64;
     while at + 64 <= b.len() {
-        let (quotes, backslashes) = masks64(&b[at..at + 64]);
+        let (quotes, backslashes, _) = masks64(&b[at..at + 64]);
         let escaped = if backslashes == 0 && prev_escaped == 0 {
             0
         } else {
@@ -172,52 +173,6 @@ fn string_end_scalar(b: &[u8], from: usize, mut escaped: bool) -> Option<usize> 
         }
     }
     None
-}
-
-/// Of 64 bytes, which are escaped by a backslash (bit i for byte i); `prev_escaped` carries a run that ends the
-/// block into the next one (simdjson, "find_escaped_branchless").
-pub(crate) fn escaped_bits(backslash: u64, prev_escaped: &mut u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let backslash = backslash & !*prev_escaped;
-    let follows_escape = (backslash << 1) | *prev_escaped;
-    let odd_sequence_starts = backslash & !EVEN & !follows_escape;
-    let (sequences_starting_on_even_bits, overflow) =
-        odd_sequence_starts.overflowing_add(backslash);
-    *prev_escaped = overflow as u64;
-    let invert_mask = sequences_starting_on_even_bits << 1;
-    (EVEN ^ invert_mask) & follows_escape
-}
-
-/// Bit i set where byte i of `chunk` (64 bytes) is a quote, and where it is a backslash.
-#[cfg(target_arch = "x86_64")]
-fn masks64(chunk: &[u8]) -> (u64, u64) {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-    };
-    assert!(chunk.len() >= 64);
-    let (mut quotes, mut backslashes) = (0u64, 0u64);
-    // SAFETY: SSE2 is part of every x86_64 target; each unaligned load reads 16 bytes inside `chunk` (checked above).
-    unsafe {
-        let quote = _mm_set1_epi8(b'"' as i8);
-        let backslash = _mm_set1_epi8(b'\\' as i8);
-        for k in 0..4 {
-            let v = _mm_loadu_si128(chunk.as_ptr().add(16 * k) as *const __m128i);
-            quotes |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) as u16) << (16 * k);
-            backslashes |=
-                u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)) as u16) << (16 * k);
-        }
-    }
-    (quotes, backslashes)
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn masks64(chunk: &[u8]) -> (u64, u64) {
-    let (mut quotes, mut backslashes) = (0u64, 0u64);
-    for (i, &c) in chunk[..64].iter().enumerate() {
-        quotes |= u64::from(c == b'"') << i;
-        backslashes |= u64::from(c == b'\\') << i;
-    }
-    (quotes, backslashes)
 }
 
 /// The index map in `bytes` cut down to the sections holding `positions` (each position's section is the last one
