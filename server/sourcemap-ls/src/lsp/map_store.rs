@@ -104,6 +104,21 @@ pub struct LoadedMap {
     pub fits: super::map_fit::FitCache,
 }
 
+impl LoadedMap {
+    /// A map just indexed: nothing derived from it yet.
+    fn new(key: MapKey, index: SourceMapIndex) -> Self {
+        LoadedMap {
+            key,
+            index,
+            outline: OnceLock::new(),
+            code: Default::default(),
+            content_checks: Default::default(),
+            texts: Default::default(),
+            fits: Default::default(),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub enum LoadError {
     Unreadable(String),
@@ -309,17 +324,7 @@ impl MapStore {
                             lazy_names: true,
                         },
                     )
-                    .map(|index| {
-                        Arc::new(LoadedMap {
-                            key: k,
-                            index,
-                            outline: OnceLock::new(),
-                            code: Default::default(),
-                            content_checks: Default::default(),
-                            texts: Default::default(),
-                            fits: Default::default(),
-                        })
-                    })
+                    .map(|index| Arc::new(LoadedMap::new(k, index)))
                     .map_err(|e| Arc::new(LoadError::Invalid(e)))
                 });
                 task.await.unwrap_or_else(|e| {
@@ -439,15 +444,7 @@ impl MapStore {
             if expected.len as usize >= super::heap::TRIM_AFTER_BYTES {
                 super::heap::release_free_memory();
             }
-            Ok(Arc::new(LoadedMap {
-                key: MapKey::File(p),
-                index,
-                outline: OnceLock::new(),
-                code: Default::default(),
-                content_checks: Default::default(),
-                texts: Default::default(),
-                fits: Default::default(),
-            }))
+            Ok(Arc::new(LoadedMap::new(MapKey::File(p), index)))
         });
         let result = task.await.unwrap_or_else(|e| {
             Err(Arc::new(LoadError::Unreadable(format!(
