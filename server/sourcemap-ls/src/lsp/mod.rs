@@ -3,6 +3,7 @@
 
 mod bundles;
 mod code_scopes;
+mod custom_requests;
 mod diagnostics;
 mod discovery;
 mod documents;
@@ -131,21 +132,8 @@ pub fn run() -> std::io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let (service, socket) = LspService::build(server::Server::new)
-            .custom_method(
-                "sourcemap/originalPosition",
-                server::Server::original_position,
-            )
-            .custom_method(
-                "sourcemap/generatedPositions",
-                server::Server::generated_positions,
-            )
-            .custom_method("sourcemap/sourceContent", server::Server::source_content)
-            .custom_method("sourcemap/symbolicate", server::Server::symbolicate)
-            .custom_method("sourcemap/mapInfo", server::Server::map_info)
-            .custom_method("sourcemap/composition", server::Server::composition)
-            .custom_method("sourcemap/debugPanic", server::Server::debug_panic)
-            .finish();
+        let (service, socket) =
+            custom_requests::register(LspService::build(server::Server::new)).finish();
         let service = ClientQuirks {
             inner: service,
             shutdown_seen: Arc::new(AtomicBool::new(false)),

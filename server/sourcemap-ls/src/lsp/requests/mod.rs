@@ -111,3 +111,12 @@ pub async fn source_text(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<A
     .ok()?;
     String::from_utf8(bytes).ok().map(Arc::from)
 }
+
+/// `sourcemap/debugPanic`, a test hook: only with `SOURCEMAP_LS_TEST_PANIC=1`, it panics inside a handler to prove
+/// the server survives; otherwise it does not exist.
+pub async fn debug_panic(_: &Backend, _: serde_json::Value) -> tower_lsp::jsonrpc::Result<()> {
+    if std::env::var("SOURCEMAP_LS_TEST_PANIC").as_deref() == Ok("1") {
+        panic!("deliberate panic for the test");
+    }
+    Err(tower_lsp::jsonrpc::Error::method_not_found())
+}

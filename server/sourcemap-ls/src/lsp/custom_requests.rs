@@ -1,0 +1,46 @@
+//! The custom requests, one entry each: the method, the request's handler (in `requests/`), its parameters and its
+//! answer. The macro writes the `Server` methods tower-lsp calls, each behind `guarded` (a panic becomes the
+//! request's error), and registers them; a new request is its file plus a line here.
+
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{Location, TextDocumentPositionParams};
+use tower_lsp::LspServiceBuilder;
+
+use super::guard::guarded;
+use super::large_results::Stashed;
+use super::requests::{
+    composition, debug_panic, generated_positions, map_info, original_position, source_content,
+    symbolicate,
+};
+use super::server::Server;
+
+macro_rules! custom_requests {
+    ($($method:literal => $name:ident($handler:path, $params:ty) -> $answer:ty;)*) => {
+        impl Server {
+            $(
+                pub async fn $name(&self, params: $params) -> Result<$answer> {
+                    guarded($method, $handler(&self.0, params)).await
+                }
+            )*
+        }
+
+        /// Registers every custom request on the service being built.
+        pub fn register(builder: LspServiceBuilder<Server>) -> LspServiceBuilder<Server> {
+            builder $(.custom_method($method, Server::$name))*
+        }
+    };
+}
+
+custom_requests! {
+    "sourcemap/originalPosition" => original_position(original_position::original_position, original_position::Params)
+        -> Option<original_position::Answer>;
+    "sourcemap/generatedPositions" => generated_positions(generated_positions::generated_positions,
+        TextDocumentPositionParams) -> Vec<Location>;
+    "sourcemap/sourceContent" => source_content(source_content::source_content, source_content::Params)
+        -> source_content::Answer;
+    "sourcemap/symbolicate" => symbolicate(symbolicate::stashed, symbolicate::Params) -> Stashed;
+    "sourcemap/mapInfo" => map_info(map_info::map_info, map_info::Params) -> Option<map_info::Answer>;
+    "sourcemap/composition" => composition(composition::composition, composition::Params)
+        -> Option<composition::Answer>;
+    "sourcemap/debugPanic" => debug_panic(debug_panic, serde_json::Value) -> ();
+}
