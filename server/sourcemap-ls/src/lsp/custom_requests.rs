@@ -7,12 +7,12 @@ use tower_lsp::lsp_types::{Location, TextDocumentPositionParams};
 use tower_lsp::LspServiceBuilder;
 
 use super::guard::guarded;
-use super::large_results::Stashed;
 use super::requests::{
     composition, debug_panic, generated_positions, map_info, original_position, source_content,
     symbolicate,
 };
 use super::server::Server;
+use super::transport::large_results::Stashed;
 
 macro_rules! custom_requests {
     ($($method:literal => $name:ident($handler:path, $params:ty) -> $answer:ty;)*) => {

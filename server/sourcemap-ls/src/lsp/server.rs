@@ -636,7 +636,7 @@ impl LanguageServer for Server {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         tracing::debug!("didOpen");
         let mut d = params.text_document;
-        if let Some(text) = super::large_texts::LARGE_TEXTS.take(&d.text) {
+        if let Some(text) = super::transport::large_texts::LARGE_TEXTS.take(&d.text) {
             d.text = text;
         }
         if d.text.len() >= PREFETCH_MAP_AFTER_BYTES {
@@ -661,7 +661,7 @@ impl LanguageServer for Server {
         let uri = params.text_document.uri;
         let mut changes = params.content_changes;
         for c in &mut changes {
-            if let Some(text) = super::large_texts::LARGE_TEXTS.take(&c.text) {
+            if let Some(text) = super::transport::large_texts::LARGE_TEXTS.take(&c.text) {
                 c.text = text;
             }
         }

@@ -405,15 +405,18 @@ pub async fn symbolicate_in_workspace(
 
 /// `sourcemap/symbolicate`: the answer stashed for the output pump (a long log's answer is megabytes: written once,
 /// not as a tree of values).
-pub async fn stashed(b: &Backend, params: Params) -> Result<crate::lsp::large_results::Stashed> {
+pub async fn stashed(
+    b: &Backend,
+    params: Params,
+) -> Result<crate::lsp::transport::large_results::Stashed> {
     let answer = run(b, params).await?;
-    tokio::task::block_in_place(|| crate::lsp::large_results::stash(&answer)).map_err(|e| {
-        tower_lsp::jsonrpc::Error {
+    tokio::task::block_in_place(|| crate::lsp::transport::large_results::stash(&answer)).map_err(
+        |e| tower_lsp::jsonrpc::Error {
             code: tower_lsp::jsonrpc::ErrorCode::InternalError,
             message: format!("sourcemap/symbolicate: the answer could not be written: {e}").into(),
             data: None,
-        }
-    })
+        },
+    )
 }
 
 pub async fn run(b: &Backend, params: Params) -> Result<Answer> {

@@ -128,7 +128,7 @@ pub async fn pump(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsp::framing::frame;
+    use crate::lsp::transport::framing::frame;
     use serde_json::Value;
 
     #[tokio::test]
