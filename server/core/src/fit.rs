@@ -113,11 +113,6 @@ impl Evidence {
         }
     }
 
-    /// Segments that a map that fits does not have (mid-identifier, past the end, beyond the text).
-    pub fn off_token(&self) -> u64 {
-        self.mid_identifier + self.past_line_end + self.beyond_text
-    }
-
     fn describe(&self) -> String {
         let mut parts = vec![format!(
             "{} of {} segments land inside identifiers",

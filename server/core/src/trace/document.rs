@@ -302,7 +302,7 @@ impl TraceDocument {
                     if let (Some(frame), SymbolicatedLine::Frame(f)) =
                         (value.pointer_mut(pointer), l)
                     {
-                        write_back(*kind, frame, f, options);
+                        write_back(*kind, frame, f);
                     }
                 }
                 let mut s = serde_json::to_string_pretty(&value).expect("a JSON value serializes");
@@ -350,7 +350,6 @@ fn write_back(
     kind: EventKind,
     frame: &mut Value,
     f: &crate::trace::symbolicate::SymbolicatedFrame,
-    options: TextOptions,
 ) {
     let Some(o) = &f.original else {
         return;
@@ -359,7 +358,6 @@ fn write_back(
         return;
     };
     let (line, column) = (o.line + 1, o.column + 1);
-    let _ = options;
     match kind {
         EventKind::Sentry => {
             let minified = json!({
