@@ -8,7 +8,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 
 import type { SourceMapExtension } from "./extension";
-import type { CompositionResult, Location as PLocation, SymbolicateResult } from "./protocol";
+import { formatBytes } from "./logic/mapInfo";
+import { MAP_INFO, type CompositionResult, type Location as PLocation, type MapInfo, type SymbolicateResult } from "./protocol";
 
 interface Check {
   name: string;
@@ -331,6 +332,24 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok, detail: { warning: warning?.message, range: warning?.range, after, before, info } };
   });
 
+  await check("Show Map Info on a bundle without a map: the server's problem and every place it looked, in order", async () => {
+    const legacy = file("nomap", "dist", "legacy.js");
+    await show(legacy);
+    const answer = await ext.request<MapInfo | null>(MAP_INFO, { textDocument: { uri: legacy.toString() } });
+    const report = (await vscode.commands.executeCommand<string>("sourcemap.showMapInfo")) ?? "";
+    const tried = answer?.tried ?? [];
+    const listed = tried.map((t, n) => `    ${n + 1}. ${t}`).join("\n");
+    const ok =
+      answer !== null &&
+      answer.map === null &&
+      answer.problem !== null &&
+      tried.some((t) => t.includes("legacy.js.map")) &&
+      report.includes(`Why: ${answer.problem}`) &&
+      report.includes(`Looked for, in order:\n${listed}\n`) &&
+      report.includes(`Bundle: nomap/dist/legacy.js (${formatBytes(fs.statSync(legacy.fsPath).size)} on disk)`);
+    return { ok, detail: { answer, report } };
+  });
+
   await check("Attach Source Map: the note and its quick fix on a bundle without a map; attached, it is served", async () => {
     const legacy = file("nomap", "dist", "legacy.js");
     await show(legacy);
@@ -513,9 +532,12 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   await check("Show Map Info on index.bundle", async () => {
     await show(bundleUri, addPos);
     const report = await vscode.commands.executeCommand<string>("sourcemap.showMapInfo");
+    // The map's size is its file's on disk (not the server's buffer, which sheds what the index does not need).
+    const mapSize = formatBytes(fs.statSync(file("index.bundle.map").fsPath).size);
     const ok =
       report !== undefined &&
-      report.includes("index.bundle.map") &&
+      report.includes(`Map: index.bundle.map (${mapSize} on disk) — found by sourceMappingURL`) &&
+      report.includes("sourceMappingURL: index.bundle.map") &&
       report.includes("/home/ci/build/MyApp/src/App.js") &&
       report.includes("react.production.js") &&
       report.includes("found by sourceMappingURL") &&

@@ -18,11 +18,7 @@ import {
   type SymbolInformation,
 } from "vscode-languageclient/node";
 
-import {
-  formatMapInfo,
-  findSourceMappingUrl,
-  type ModuleInfo,
-} from "./logic/mapInfo";
+import { formatMapInfo, type ModuleInfo } from "./logic/mapInfo";
 import { parseServerLogLine } from "./logic/serverLog";
 import { resolveServerPath, type ServerPathResult } from "./logic/serverPath";
 import {
@@ -655,25 +651,6 @@ export class SourceMapExtension implements vscode.Disposable {
     }
     const doc = editor.document;
     const uri = code2Protocol(doc.uri);
-    const bundlePath = doc.uri.fsPath;
-    const text = doc.getText();
-    const url = findSourceMappingUrl(text.length > 65536 ? text.slice(-65536) : text);
-    let mapFile: string | undefined;
-    if (url !== undefined && !url.startsWith("data:") && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
-      mapFile = path.resolve(path.dirname(bundlePath), decodeURIComponent(url.split(/[?#]/)[0] ?? url));
-    } else if (url?.startsWith("file://") === true) {
-      mapFile = vscode.Uri.parse(url).fsPath;
-    } else if (url === undefined && fs.existsSync(`${bundlePath}.map`)) {
-      mapFile = `${bundlePath}.map`;
-    }
-    let mapBytes: number | undefined;
-    if (mapFile !== undefined) {
-      try {
-        mapBytes = fs.statSync(mapFile).size;
-      } catch {
-        mapBytes = undefined;
-      }
-    }
     let modules: ModuleInfo[] | undefined;
     let serverError: string | undefined;
     let cursor: string | undefined;
@@ -713,17 +690,15 @@ export class SourceMapExtension implements vscode.Disposable {
       .filter((d) => d.source === undefined || d.source.includes("sourcemap"))
       .map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
     const report = formatMapInfo({
-      bundle: vscode.workspace.asRelativePath(doc.uri),
-      sourceMappingUrl: url,
-      mapFile: mapFile !== undefined ? vscode.workspace.asRelativePath(mapFile) : undefined,
-      mapBytes,
+      document: vscode.workspace.asRelativePath(doc.uri),
+      server,
+      displayPath: (p) => vscode.workspace.asRelativePath(p),
       modules,
       serverError,
       cursor,
       diagnostics,
-      server,
     });
-    const infoUri = vscode.Uri.from({ scheme: INFO_SCHEME, path: `/Map info - ${path.basename(bundlePath)}.txt` });
+    const infoUri = vscode.Uri.from({ scheme: INFO_SCHEME, path: `/Map info - ${path.basename(doc.uri.fsPath)}.txt` });
     this.infos.set(infoUri.toString(), report);
     this.virtualChanged.fire(infoUri);
     const infoDoc = await vscode.workspace.openTextDocument(infoUri);

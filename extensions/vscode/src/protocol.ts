@@ -70,11 +70,28 @@ export interface SymbolicateResult {
   ambiguous?: AmbiguousFile[];
 }
 
-/** `sourcemap/mapInfo`: which map a bundle uses and what its index holds. */
-export interface MapInfo {
+/** `sourcemap/mapInfo` for a file: document: what the server knows of its map, whether or not it found one. The
+ * client shows this and finds nothing itself, so the report cannot name another map than the one the server uses. */
+export interface MapLookup {
+  /** The bundle's absolute path. */
+  bundle: string;
+  /** The bundle's size on disk. */
+  bundleBytes: number | null;
+  /** The bundle's comment URL as written (a data: URL arrives shortened). */
+  sourceMappingUrl: string | null;
+  /** The map file; null for an inline map, or when there is no map. */
   map: string | null;
-  foundBy: string;
-  mapBytes: number;
+  foundBy: string | null;
+  /** The map's size: its file's on disk, or an inline map's decoded length. */
+  mapBytes: number | null;
+  /** Why there is no usable map (the server's message). */
+  problem: string | null;
+  /** Where the server looked, in order, each with why it was not used; empty when a map was found. */
+  tried: string[];
+}
+
+/** What `sourcemap/mapInfo` adds once the map is loaded. */
+export interface LoadedMapInfo {
   isIndexMap: boolean;
   sections: number;
   sectionsIndexed: number;
@@ -84,9 +101,11 @@ export interface MapInfo {
   names: number;
   debugId: string | null;
   sources: { url: string | null; uri: string | null; ignored: boolean }[];
-  /** Whether the map fits this bundle (the server's fit check); absent from older servers. */
+  /** Whether the map fits this bundle (the server's fit check). */
   fit?: { verdict: "fits" | "misfit" | "unknown"; message: string } | null;
 }
+
+export type MapInfo = MapLookup & Partial<LoadedMapInfo>;
 
 export const ORIGINAL_POSITION = "sourcemap/originalPosition";
 export const MAP_INFO = "sourcemap/mapInfo";

@@ -1,18 +1,9 @@
-// "Source Map: Show Map Info": a plain-text report from what the server answers (`sourcemap/mapInfo`: the map it chose,
-// how, its sources and index memory; documentSymbol's modules; the original position under the cursor; diagnostics)
-// and what the extension reads itself (the bundle's `sourceMappingURL` comment).
+// "Source Map: Show Map Info": a plain-text report of what the server answers: `sourcemap/mapInfo` (the bundle, its
+// comment, the map the server uses and how it found it — or why there is none and every place it looked — its
+// sources and index memory), documentSymbol's modules, the original position under the cursor, the diagnostics.
+// Nothing here finds a map: a second set of rules would ignore `sourcemap.maps` and could name another map.
 
-import type { MapInfo } from "../protocol";
-
-/** The last `//# sourceMappingURL=` (or `//@`, or `/*# … *\/`) in a bundle's text. */
-export function findSourceMappingUrl(text: string): string | undefined {
-  const re = /(?:\/\/|\/\*)[#@]\s*sourceMappingURL=([^\s'"*]+)/g;
-  let last: string | undefined;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    last = m[1];
-  }
-  return last;
-}
+import type { LoadedMapInfo, MapInfo } from "../protocol";
 
 export interface ModuleInfo {
   name: string;
@@ -22,21 +13,19 @@ export interface ModuleInfo {
 }
 
 export interface MapInfoInput {
-  bundle: string;
-  /** The comment's URL as written (a data: URL shortened). */
-  sourceMappingUrl?: string | undefined;
-  /** The map file the comment or sidecar leads to, as the extension sees it on disk. */
-  mapFile?: string | undefined;
-  mapBytes?: number | undefined;
+  /** The document the report is about, shown when the server gave no answer. */
+  document: string;
+  /** `sourcemap/mapInfo`, when the server answered it. */
+  server?: MapInfo | undefined;
+  /** How a path from the server is shown (workspace-relative in the editor); default: as given. */
+  displayPath?: ((absolute: string) => string) | undefined;
   /** From `textDocument/documentSymbol` (one per module). */
   modules?: ModuleInfo[] | undefined;
-  /** The server's error when it found no map (documentSymbol then answers nothing). */
+  /** Why a request failed (the server is not running, or answered an error). */
   serverError?: string | undefined;
   /** `sourcemap/originalPosition` at the cursor, already formatted. */
   cursor?: string | undefined;
   diagnostics?: string[] | undefined;
-  /** `sourcemap/mapInfo`, when the server answered it. */
-  server?: MapInfo | undefined;
 }
 
 export function formatBytes(n: number): string {
@@ -51,14 +40,6 @@ export function formatBytes(n: number): string {
     u++;
   }
   return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
-}
-
-export function shortenDataUrl(url: string): string {
-  if (!url.startsWith("data:")) {
-    return url;
-  }
-  const comma = url.indexOf(",");
-  return `${url.slice(0, comma >= 0 ? Math.min(comma, 60) : 60)},… (inline map, ${url.length} chars)`;
 }
 
 /** How the server found the map, for people (its `foundBy`). */
@@ -91,26 +72,42 @@ export function noMapAdvice(bundleName: string): string[] {
   ];
 }
 
-export function formatMapInfo(i: MapInfoInput): string {
+/** Whether the server loaded the map (and so answered what its index holds). */
+export function isLoaded(m: MapInfo): m is MapInfo & LoadedMapInfo {
+  return m.sources !== undefined;
+}
+
+function sized(bytes: number | null, how: string): string {
+  return bytes !== null ? ` (${formatBytes(bytes)}${how !== "" ? ` ${how}` : ""})` : "";
+}
+
+/** Where a map without a file came from: the bundle's data: URL, or a loopback URL the server fetched. */
+function notAFile(m: MapInfo): string {
+  return m.foundBy === "data: URL" ? `inline${sized(m.mapBytes, "decoded")}` : `fetched${sized(m.mapBytes, "")}`;
+}
+
+/** The server's half of the report: the bundle, its comment, the map and how it was found, or what was tried. */
+function lookupLines(m: MapInfo, shown: (p: string) => string): string[] {
   const out: string[] = [];
-  out.push(`Bundle: ${i.bundle}`);
-  if (i.sourceMappingUrl !== undefined) {
-    out.push(`sourceMappingURL: ${shortenDataUrl(i.sourceMappingUrl)}`);
-  } else {
-    out.push("sourceMappingURL: (none in the bundle's text)");
-  }
-  if (i.mapFile !== undefined) {
-    out.push(`Map file: ${i.mapFile}${i.mapBytes !== undefined ? ` (${formatBytes(i.mapBytes)} on disk)` : ""}`);
-  }
-  if (i.serverError !== undefined) {
-    out.push(`Server: ${i.serverError}`);
-  }
-  const m = i.server;
-  if (m !== undefined) {
-    out.push(`Map used by the server: ${m.map ?? "(inline data: URL)"} — found by ${m.foundBy}`);
+  out.push(`Bundle: ${shown(m.bundle)}${sized(m.bundleBytes, "on disk")}`);
+  out.push(`sourceMappingURL: ${m.sourceMappingUrl ?? "(no comment in the bundle)"}`);
+  if (m.foundBy !== null) {
+    const where = m.map !== null ? `${shown(m.map)}${sized(m.mapBytes, "on disk")}` : notAFile(m);
+    out.push(`Map: ${where} — found by ${m.foundBy}`);
     out.push(`  How: ${explainFoundBy(m.foundBy)}.`);
+  } else {
+    out.push("Map: none");
+  }
+  if (m.problem !== null) {
+    out.push(`  ${m.foundBy !== null ? "Not usable" : "Why"}: ${m.problem}`);
+  }
+  if (m.tried.length > 0) {
+    out.push("  Looked for, in order:");
+    m.tried.forEach((t, n) => out.push(`    ${n + 1}. ${t}`));
+  }
+  if (isLoaded(m)) {
     out.push(
-      `  ${formatBytes(m.mapBytes)}, ${m.isIndexMap ? `index map, ${m.sections} sections` : "flat map"}, ` +
+      `  ${m.isIndexMap ? `index map, ${m.sections} sections` : "flat map"}, ` +
         `${m.sources.length} sources, ${m.names} names${m.debugId !== null ? `, debugId ${m.debugId}` : ""}`,
     );
     out.push(
@@ -122,9 +119,25 @@ export function formatMapInfo(i: MapInfoInput): string {
       out.push(`    ${m.fit.message}`);
     }
   }
-  if (m === undefined) {
+  return out;
+}
+
+export function formatMapInfo(i: MapInfoInput): string {
+  const shown = i.displayPath ?? ((p: string) => p);
+  const m = i.server;
+  const out: string[] = [];
+  if (m !== undefined) {
+    out.push(...lookupLines(m, shown));
+  } else {
+    out.push(`Bundle: ${i.document}`);
+  }
+  if (i.serverError !== undefined) {
+    out.push(`Server: ${i.serverError}`);
+  }
+  if (m === undefined || !isLoaded(m)) {
+    const name = m !== undefined ? m.bundle : i.document;
     out.push("");
-    out.push(...noMapAdvice(i.bundle.split("/").pop() ?? i.bundle));
+    out.push(...noMapAdvice(name.split(/[\\/]/).pop() ?? name));
   }
   if (i.cursor !== undefined) {
     out.push(`At the cursor: ${i.cursor}`);
@@ -148,7 +161,7 @@ export function formatMapInfo(i: MapInfoInput): string {
       out.push(`  ${d}`);
     }
   }
-  if (m !== undefined) {
+  if (m !== undefined && isLoaded(m)) {
     out.push("");
     out.push(`Sources of the map: ${m.sources.length}`);
     for (const s of m.sources) {
