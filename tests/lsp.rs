@@ -145,6 +145,14 @@ fn metro_index_map_hover_definition_virtual_documents_and_outline() {
         info["map"],
         root.join("index.bundle.map").to_string_lossy().as_ref()
     );
+    // The sizes are the files' on disk (the index sheds its buffer after indexing).
+    let size = |p: &str| std::fs::metadata(root.join(p)).unwrap().len();
+    assert_eq!(
+        (info["mapBytes"].as_u64(), info["bundleBytes"].as_u64()),
+        (Some(size("index.bundle.map")), Some(size("index.bundle"))),
+        "{info}"
+    );
+    assert_eq!(info["sourceMappingUrl"], "index.bundle.map", "{info}");
     assert_eq!(
         (info["isIndexMap"].as_bool(), info["sections"].as_u64()),
         (Some(true), Some(3))
@@ -996,6 +1004,31 @@ fn a_bundle_without_a_map_is_told_how_to_attach_one() {
         m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == src.as_str()
     });
     assert_eq!(d["params"]["diagnostics"], json!([]), "{d}");
+    // Map info answers for a bundle without a map too: the server's search, each place with why it was not used.
+    let info = c.result("sourcemap/mapInfo", json!({"textDocument": {"uri": u}}));
+    assert_eq!(
+        (&info["map"], &info["foundBy"], &info["sourceMappingUrl"]),
+        (&json!(null), &json!(null), &json!(null)),
+        "{info}"
+    );
+    assert_eq!(info["bundleBytes"], code.len() as u64, "{info}");
+    let tried: Vec<&str> = info["tried"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(tried.len(), 3, "{info}");
+    assert!(tried[0].contains("sourcemap.maps setting"), "{info}");
+    assert!(tried[1].contains("sourceMappingURL comment"), "{info}");
+    assert!(tried[2].contains("dist/app.js.map"), "{info}");
+    assert!(
+        info["problem"]
+            .as_str()
+            .unwrap()
+            .contains("no source map found"),
+        "{info}"
+    );
     // Attached (what the extension's command writes): the note goes and the bundle is served.
     c.configuration = json!({"maps": {"dist/app.js": "maps/app.js.map"}});
     c.notify(
@@ -1009,6 +1042,11 @@ fn a_bundle_without_a_map_is_told_how_to_attach_one() {
     });
     let info = c.result("sourcemap/mapInfo", json!({"textDocument": {"uri": u}}));
     assert_eq!(info["foundBy"], "maps setting", "{info}");
+    assert_eq!(
+        (&info["mapBytes"], &info["tried"], &info["problem"]),
+        (&json!(map.len()), &json!([]), &json!(null)),
+        "the map's real size: {info}"
+    );
     c.shutdown();
 }
 

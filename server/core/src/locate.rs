@@ -317,6 +317,9 @@ pub fn find_bundle_map(
 ) -> Result<FoundMap, NoBundleMap> {
     let mut tried = Vec::new();
     let named = find_source_mapping_url(text);
+    if named.is_none() {
+        tried.push("a sourceMappingURL comment (none in the bundle's last lines)".to_string());
+    }
     let url_at = named.map(|(url, at)| (at, url.len()));
     if let (Some((url, _)), Some(url_at)) = (named, url_at) {
         if url.starts_with("data:") {

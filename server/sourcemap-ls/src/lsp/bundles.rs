@@ -195,6 +195,8 @@ pub struct NoMap {
     pub not_found: bool,
     /// The `maps` setting names a map for this bundle that cannot be used (`message` says why).
     pub attached: bool,
+    /// The places looked at, in order, each with why it was not used (for Show Map Info).
+    pub tried: Vec<String>,
 }
 
 /// How many leading bytes of a document [`looks_like_bundle`] reads.
@@ -270,6 +272,7 @@ pub fn find_map(
         settings_url: None,
         not_found: false,
         attached: false,
+        tried: Vec::new(),
     };
     let tail = match rope {
         Some(r) => tail_of_rope(r),
@@ -356,10 +359,6 @@ pub fn find_map(
                 BundleMapRef::File(_) => None,
             },
         }),
-        Err(e @ NoBundleMap::NotFound { .. }) => Err(NoMap {
-            not_found: true,
-            ..fail_at(e.to_string(), e.url_at())
-        }),
         Err(NoBundleMap::InlineTooBig {
             bytes,
             limit,
@@ -370,8 +369,44 @@ pub fn find_map(
             ),
             Some(url_at),
         )),
-        Err(e) => Err(fail_at(e.to_string(), e.url_at())),
+        Err(e) => {
+            let mut no_map = fail_at(e.to_string(), e.url_at());
+            if let NoBundleMap::NotFound { tried, .. } = e {
+                no_map.not_found = true;
+                no_map.tried.push(if settings.maps.is_empty() {
+                    "the sourcemap.maps setting (it has no entries)".to_string()
+                } else {
+                    format!(
+                        "the sourcemap.maps setting (none of its {} entries matches this bundle)",
+                        settings.maps.len()
+                    )
+                });
+                no_map.tried.extend(tried);
+            }
+            Err(no_map)
+        }
     }
+}
+
+/// The bundle's `sourceMappingURL` as written (a `data:` URL cut after its media type), for people: where the
+/// map came from is `BundleMap::found_by`; this is only what the comment says.
+pub fn comment_url(path: &Path, rope: Option<&Rope>) -> Option<String> {
+    let tail = match rope {
+        Some(r) => tail_of_rope(r),
+        None => tail_of_file(path, TAIL_BYTES).ok()?,
+    };
+    let (url, _) = find_source_mapping_url(&tail.text)?;
+    if !url.starts_with("data:") {
+        return Some(url.to_string());
+    }
+    let head: String = url
+        .split(',')
+        .next()
+        .unwrap_or(url)
+        .chars()
+        .take(60)
+        .collect();
+    Some(format!("{head},… (inline map, {} chars)", url.len()))
 }
 
 #[cfg(test)]

@@ -310,6 +310,7 @@ impl Backend {
                         settings_url: None,
                         not_found: false,
                         attached: false,
+                        tried: Vec::new(),
                     })
                 })?;
         match found {
@@ -327,6 +328,7 @@ impl Backend {
                         settings_url: None,
                         not_found: false,
                         attached: true,
+                        tried: Vec::new(),
                     })
                 };
                 if !settings.dev_server {

@@ -1,6 +1,10 @@
-//! `sourcemap/mapInfo` `{textDocument:{uri}}` → which map a bundle uses, how it was found, and what its index holds:
-//! `{map, foundBy, mapBytes, isIndexMap, sections, sectionsIndexed, segments, mappingsBytes, indexBytes, names,
-//! debugId, sources:[{url, uri, ignored}]}` (`segments` counts the sections indexed so far; the index is built lazily).
+//! `sourcemap/mapInfo` `{textDocument:{uri}}` → for any `file:` document, what the server knows of its map, so that
+//! a client shows it without finding maps itself: `{bundle, bundleBytes, sourceMappingUrl, map, foundBy, mapBytes,
+//! problem, tried}`, and once a map is loaded what its index holds: `{isIndexMap, sections, sectionsIndexed,
+//! segments, mappingsBytes, indexBytes, names, debugId, sources:[{url, uri, ignored}], fit}` (`segments` counts the
+//! sections indexed so far; the index is built lazily). `null` for other URIs.
+
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sourcemap_core::SourceId;
@@ -10,8 +14,10 @@ use tower_lsp::lsp_types::{TextDocumentIdentifier, Url};
 use sourcemap_core::fit::Verdict;
 
 use super::source_uri;
+use crate::lsp::bundles::comment_url;
 use crate::lsp::map_fit::fit_now;
-use crate::lsp::server::{internal, Backend};
+use crate::lsp::map_store::{LoadedMap, MapKey};
+use crate::lsp::server::{Backend, MapProblem};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -30,10 +36,27 @@ pub struct SourceInfo {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Answer {
-    /// The map file, or `null` for an inline map.
+    pub bundle: String,
+    /// The document's size on disk.
+    pub bundle_bytes: Option<u64>,
+    /// The `sourceMappingURL` comment as written (a `data:` URL shortened).
+    pub source_mapping_url: Option<String>,
+    /// The map file, or `null` for an inline map or none.
     pub map: Option<String>,
-    pub found_by: &'static str,
-    pub map_bytes: usize,
+    pub found_by: Option<&'static str>,
+    /// The map's size: the file's on disk, an inline map's decoded bytes.
+    pub map_bytes: Option<u64>,
+    /// Why there is no usable map.
+    pub problem: Option<String>,
+    /// Where the map was looked for, each with why it was not used (empty once one is found).
+    pub tried: Vec<String>,
+    #[serde(flatten)]
+    pub index: Option<IndexInfo>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexInfo {
     pub is_index_map: bool,
     pub sections: usize,
     pub sections_indexed: usize,
@@ -54,26 +77,64 @@ pub struct FitInfo {
     pub message: String,
 }
 
+fn file_size(path: &Path) -> Option<u64> {
+    std::fs::metadata(path).ok().map(|m| m.len())
+}
+
 pub async fn map_info(b: &Backend, params: Params) -> Result<Option<Answer>> {
     let uri = params.text_document.uri;
-    let Ok((_, found)) = b.bundle_map(&uri).await else {
+    let Ok(bundle) = uri.to_file_path() else {
         return Ok(None);
     };
-    let map = b.load(&found).await.map_err(|e| internal(e.to_string()))?;
+    let rope = b.rope(&uri);
+    let mut answer = Answer {
+        bundle: bundle.display().to_string(),
+        bundle_bytes: file_size(&bundle),
+        source_mapping_url: comment_url(&bundle, rope.as_ref()),
+        map: None,
+        found_by: None,
+        map_bytes: None,
+        problem: None,
+        tried: Vec::new(),
+        index: None,
+    };
+    let found = match b.bundle_map(&uri).await {
+        Ok((_, found)) => found,
+        Err(problem) => {
+            if let MapProblem::NoMap(no_map) = &problem {
+                answer.tried = no_map.tried.clone();
+            }
+            answer.problem = Some(problem.to_string());
+            return Ok(Some(answer));
+        }
+    };
+    answer.map = found.key.file().map(|p| p.display().to_string());
+    answer.found_by = Some(found.found_by);
+    answer.map_bytes = match (&found.key, &found.inline) {
+        (MapKey::File(p), _) => file_size(p),
+        (_, Some(bytes)) => Some(bytes.len() as u64),
+        _ => None,
+    };
+    match b.load(&found).await {
+        Ok(map) => answer.index = Some(index_info(b, &map, &bundle)),
+        Err(problem) => answer.problem = Some(problem.to_string()),
+    }
+    Ok(Some(answer))
+}
+
+fn index_info(b: &Backend, map: &LoadedMap, bundle: &Path) -> IndexInfo {
     let index = &map.index;
-    let bundle = uri.to_file_path().ok();
-    let fit =
-        tokio::task::block_in_place(|| fit_now(b, &map, bundle.as_deref())).map(|r| FitInfo {
-            verdict: match r.verdict {
-                Verdict::Fits => "fits",
-                Verdict::Misfit => "misfit",
-                Verdict::Unknown => "unknown",
-            },
-            message: match r.unknown_because {
-                Some(why) => format!("not checked: {why}"),
-                None => r.message(),
-            },
-        });
+    let fit = tokio::task::block_in_place(|| fit_now(b, map, Some(bundle))).map(|r| FitInfo {
+        verdict: match r.verdict {
+            Verdict::Fits => "fits",
+            Verdict::Misfit => "misfit",
+            Verdict::Unknown => "unknown",
+        },
+        message: match r.unknown_because {
+            Some(why) => format!("not checked: {why}"),
+            None => r.message(),
+        },
+    });
     let mut segments = 0;
     let mut indexed = 0;
     for i in 0..index.sections().len() {
@@ -82,10 +143,7 @@ pub async fn map_info(b: &Backend, params: Params) -> Result<Option<Answer>> {
             indexed += 1;
         }
     }
-    Ok(Some(Answer {
-        map: map.key.file().map(|p| p.display().to_string()),
-        found_by: found.found_by,
-        map_bytes: index.buffer().len(),
+    IndexInfo {
         is_index_map: index.is_index_map,
         sections: index.sections().len(),
         sections_indexed: indexed,
@@ -99,11 +157,11 @@ pub async fn map_info(b: &Backend, params: Params) -> Result<Option<Answer>> {
                 let id = SourceId(i as u32);
                 SourceInfo {
                     url: index.source(id).url.as_deref().map(str::to_string),
-                    uri: source_uri(b, &map, id),
+                    uri: source_uri(b, map, id),
                     ignored: index.is_ignored(id),
                 }
             })
             .collect(),
         fit,
-    }))
+    }
 }
