@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { escapeGlob, isLoopbackUrl, mapsEntry, relativeInside, withEntry } from "../src/logic/attach";
+import {
+  escapeGlob,
+  folderDistance,
+  isLoopbackUrl,
+  mapsEntry,
+  nearbyMaps,
+  offersAttach,
+  relativeInside,
+  withEntry,
+} from "../src/logic/attach";
 import { describeBuildTime, newestFirst } from "../src/logic/buildTime";
 
 test("a bundle inside the folder is attached by its relative path, the map too", () => {
@@ -48,4 +57,26 @@ test("build times: the stamp and the age; newest first", () => {
   assert.equal(describeBuildTime(now - 86400_000 * 3, now).endsWith("3 days ago"), true);
   const sorted = newestFirst([{ n: "a", mtimeMs: 1 }, { n: "b", mtimeMs: undefined }, { n: "c", mtimeMs: 5 }]);
   assert.deepEqual(sorted.map((x) => x.n), ["c", "a", "b"]);
+});
+
+test("the quick fix is offered on a missing map and on a map that does not fit, whatever the code's form", () => {
+  assert.equal(offersAttach("no-source-map"), true);
+  assert.equal(offersAttach({ value: "map-mismatch" }), true);
+  assert.equal(offersAttach("bad-mapping"), false);
+  assert.equal(offersAttach(42), false);
+  assert.equal(offersAttach(undefined), false);
+});
+
+test("maps named like the bundle come first, then the nearest folders, then by path; at most the limit", () => {
+  assert.equal(folderDistance("/ws/dist/a.map", "/ws/dist/app.js"), 0);
+  assert.equal(folderDistance("/ws/maps/a.map", "/ws/dist/app.js"), 2);
+  const maps = ["/ws/other/z.map", "/ws/maps/app.js.map", "/ws/dist/vendor.map", "/ws/dist/app.map", "/ws/a/b/c/app.js.map"];
+  assert.deepEqual(nearbyMaps("/ws/dist/app.js", maps), [
+    "/ws/dist/app.map",
+    "/ws/maps/app.js.map",
+    "/ws/a/b/c/app.js.map",
+    "/ws/dist/vendor.map",
+    "/ws/other/z.map",
+  ]);
+  assert.deepEqual(nearbyMaps("/ws/dist/app.js", maps, 2), ["/ws/dist/app.map", "/ws/maps/app.js.map"]);
 });

@@ -59,3 +59,39 @@ export function mapsEntry(folder: string | undefined, bundle: string, map: strin
 export function withEntry(current: Record<string, string> | undefined, entry: MapsEntry): Record<string, string> {
   return { ...(current ?? {}), [entry.glob]: entry.map };
 }
+
+/** The diagnostic codes (the server's) on which Attach Source Map… is offered: a bundle without a map, and a bundle
+ * whose map does not fit it (attaching another map is the way out). */
+export const NO_SOURCE_MAP = "no-source-map";
+export const MAP_MISMATCH = "map-mismatch";
+
+/** Whether a diagnostic with this code (VS Code's `Diagnostic.code`) gets the Attach Source Map… quick fix. */
+export function offersAttach(code: string | number | { value: string | number } | undefined): boolean {
+  if (code === undefined) {
+    return false;
+  }
+  const text = typeof code === "object" ? String(code.value) : String(code);
+  return text === NO_SOURCE_MAP || text === MAP_MISMATCH;
+}
+
+/** How far apart two paths are in the folder tree (shared leading folders count for nearness). */
+export function folderDistance(a: string, b: string): number {
+  const pa = path.dirname(a).split(path.sep);
+  const pb = path.dirname(b).split(path.sep);
+  let common = 0;
+  while (common < pa.length && common < pb.length && pa[common] === pb[common]) {
+    common++;
+  }
+  return pa.length + pb.length - 2 * common;
+}
+
+/** The maps to offer for `bundle`, at most `limit`: those named like it first (app.js → app.js.map, app.map), then
+ * the nearest in the folder tree, then by path. */
+export function nearbyMaps(bundle: string, maps: string[], limit = 8): string[] {
+  const stem = path.basename(bundle).replace(/\.(js|mjs|cjs|bundle|jsbundle)$/, "");
+  return maps
+    .map((m) => ({ m, named: path.basename(m).startsWith(stem) ? 0 : 1 }))
+    .sort((a, b) => a.named - b.named || folderDistance(a.m, bundle) - folderDistance(b.m, bundle) || a.m.localeCompare(b.m))
+    .map((x) => x.m)
+    .slice(0, limit);
+}
