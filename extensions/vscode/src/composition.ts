@@ -2,8 +2,11 @@
 // bundle is made of, shows the server's treemap page in a webview (a click on a file opens that original source)
 // and the same data as a tree in the Explorer ("Bundle Composition": packages → files, sized and in share).
 
+import * as path from "node:path";
 import * as vscode from "vscode";
 
+import { code2Protocol, type ServerClient } from "./client";
+import { errorText } from "./logic/errors";
 import type { CompositionResult } from "./protocol";
 
 export const COMPOSITION = "sourcemap/composition";
@@ -94,4 +97,60 @@ export async function openSource(r: CompositionResult, source: string): Promise<
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(file.uri));
   await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.One });
   return true;
+}
+
+/** Show Bundle Composition: one webview panel, reused for each bundle shown, beside the Explorer's tree. */
+export class CompositionView implements vscode.Disposable {
+  readonly tree = new CompositionTree();
+  panel: vscode.WebviewPanel | undefined;
+  /** The current panel page's clicks: replaced with the page, since each page knows only its own result. */
+  private messages: vscode.Disposable | undefined;
+  private readonly registration: vscode.Disposable;
+
+  constructor(private readonly server: ServerClient) {
+    this.registration = vscode.window.registerTreeDataProvider(VIEW_ID, this.tree);
+  }
+
+  /** The active bundle's treemap in the webview and its tree in the Explorer. */
+  async show(): Promise<CompositionResult | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (editor === undefined || editor.document.uri.scheme !== "file") {
+      void vscode.window.showInformationMessage("Source Map: open a bundle to see what it is made of.");
+      return undefined;
+    }
+    const uri = editor.document.uri;
+    let result: CompositionResult | null;
+    try {
+      result = await this.server.request<CompositionResult | null>(COMPOSITION, { textDocument: { uri: code2Protocol(uri) } });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Source Map: composition failed: ${errorText(e)}`);
+      return undefined;
+    }
+    if (result === null) {
+      void vscode.window.showInformationMessage(`Source Map: ${path.basename(uri.fsPath)} has no source map.`);
+      return undefined;
+    }
+    const r = result;
+    this.tree.set(r);
+    const title = `Composition: ${path.basename(uri.fsPath)}`;
+    if (this.panel === undefined) {
+      const panel = vscode.window.createWebviewPanel("sourcemapComposition", title, vscode.ViewColumn.Beside, { enableScripts: true });
+      panel.onDidDispose(() => (this.panel = undefined));
+      this.panel = panel;
+    }
+    const panel = this.panel;
+    panel.title = title;
+    panel.webview.html = webviewHtml(r);
+    this.messages?.dispose();
+    this.messages = panel.webview.onDidReceiveMessage((m: { type?: string; source?: string }) => {
+      if (m.type === "open" && typeof m.source === "string") void openSource(r, m.source);
+    });
+    panel.reveal(vscode.ViewColumn.Beside, true);
+    return r;
+  }
+
+  dispose(): void {
+    this.messages?.dispose();
+    this.registration.dispose();
+  }
 }

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 
 import type { SourceMapExtension } from "./extension";
+import type { MapsEntry } from "./logic/attach";
 import { formatBytes } from "./logic/mapInfo";
 import { MAP_INFO, type CompositionResult, type Location as PLocation, type MapInfo, type SymbolicateResult } from "./protocol";
 
@@ -80,7 +81,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     } catch (e) {
       checks.push({ name, ok: false, ms: Date.now() - t, detail: null, error: e instanceof Error ? `${e.message}\n${e.stack ?? ""}` : String(e) });
     }
-    ext.log.info(`[e2e] ${name}: ${checks[checks.length - 1]?.ok === true ? "pass" : "FAIL"}`);
+    ext.server.log.info(`[e2e] ${name}: ${checks[checks.length - 1]?.ok === true ? "pass" : "FAIL"}`);
   };
 
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -94,8 +95,8 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   const traceUri = file("traces", "v8-node.txt");
 
   await check("server resolved and running", async () => {
-    const client = await ext.ready();
-    const res = ext.resolution;
+    const client = await ext.server.ready();
+    const res = ext.server.resolution;
     const expect = process.env.SOURCEMAP_E2E_EXPECT_SERVER;
     const ok = client !== undefined && res?.ok === true && (expect === undefined || expect === "" || res.source === expect);
     return {
@@ -193,7 +194,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     const view = await until(
       async () => {
         await sleep(200); // the selection event's debounce
-        return ext.refreshStatus();
+        return ext.status.refresh();
       },
       (v) => v?.text.includes("App.js:4:17") === true,
       15000,
@@ -204,10 +205,10 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       // Line 1, column 1 (`var __BUNDLE_START_TIME__`) has no mapping: the item hides.
       await show(bundleUri, new vscode.Position(0, 0));
       await sleep(200);
-      return ext.refreshStatus();
+      return ext.status.refresh();
     })();
     await show(bundleUri, addPos);
-    await ext.refreshStatus();
+    await ext.status.refresh();
     return { ok: workspacePath && atStart === undefined, detail: { atAdd: view, atUnmapped: atStart ?? null } };
   });
 
@@ -280,11 +281,11 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   await check("twin bundles: the server asks which build; the choice maps the frame to that build's source", async () => {
     const twins = file("traces", "twins.txt");
     const text = fs.readFileSync(twins.fsPath, "utf8");
-    const asked = await ext.request<SymbolicateResult>("sourcemap/symbolicate", { text, uri: twins.toString() });
+    const asked = await ext.server.request<SymbolicateResult>("sourcemap/symbolicate", { text, uri: twins.toString() });
     const ambiguous = asked.ambiguous ?? [];
     const candidates = (ambiguous[0]?.candidates ?? []).map((c) => vscode.workspace.asRelativePath(vscode.Uri.parse(c), false)).sort();
     const b = file("twins", "b", "twin.js").toString();
-    const r = await ext.symbolicateText(text, twins, "twins.txt", { [ambiguous[0]?.file ?? ""]: b });
+    const r = await ext.symbolicate.symbolicateText(text, twins, "twins.txt", { [ambiguous[0]?.file ?? ""]: b });
     const shown = r?.result.text ?? "";
     // The same frame printed in a terminal: a link that asks for the build when clicked.
     const terminal = vscode.window.createTerminal({ name: "e2e twins", cwd: file("traces").fsPath });
@@ -335,7 +336,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   await check("Show Map Info on a bundle without a map: the server's problem and every place it looked, in order", async () => {
     const legacy = file("nomap", "dist", "legacy.js");
     await show(legacy);
-    const answer = await ext.request<MapInfo | null>(MAP_INFO, { textDocument: { uri: legacy.toString() } });
+    const answer = await ext.server.request<MapInfo | null>(MAP_INFO, { textDocument: { uri: legacy.toString() } });
     const report = (await vscode.commands.executeCommand<string>("sourcemap.showMapInfo")) ?? "";
     const tried = answer?.tried ?? [];
     const listed = tried.map((t, n) => `    ${n + 1}. ${t}`).join("\n");
@@ -362,7 +363,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     const fix = (actions ?? []).find((a) => a.title === "Attach Source Map…");
     const before = await vscode.commands.executeCommand<string>("sourcemap.showMapInfo");
     const map = file("nomap", "maps", "legacy.js.map").fsPath;
-    const entry = await ext.attachSourceMap({ bundle: legacy.toString(), map });
+    const entry = await vscode.commands.executeCommand<MapsEntry | undefined>("sourcemap.attachSourceMap", { bundle: legacy.toString(), map });
     const saved = vscode.workspace.getConfiguration("sourcemap").inspect<Record<string, string>>("maps")?.workspaceValue;
     const hovers = await until(
       () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", legacy, new vscode.Position(0, 9)),
@@ -395,7 +396,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   });
 
   await check("Open Settings for the server path shows sourcemap.server.path (the Remote tab in a remote window)", async () => {
-    const command = await ext.openServerPathSetting();
+    const command = await vscode.commands.executeCommand<string>("sourcemap.openServerPathSetting");
     const tab = await until(
       () => vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? "",
       (l) => l.includes("Settings"),
@@ -549,7 +550,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   await check("Show Bundle Composition on index.bundle: treemap webview, Explorer tree, click opens the source", async () => {
     await show(bundleUri);
     const r = await vscode.commands.executeCommand<CompositionResult | undefined>("sourcemap.showComposition");
-    const tree = ext.compositionTree;
+    const tree = ext.composition.tree;
     const top = tree.getChildren();
     const labels = top.map((n) => String(tree.getTreeItem(n).label));
     const react = r?.packages.find((p) => p.name === "node_modules/react");
@@ -557,7 +558,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     const sum = r === undefined ? -1 : r.mappedBytes + r.unmappedBytes + r.eolBytes + r.sourceMapCommentBytes;
     const files = src === undefined ? [] : tree.getChildren(top[labels.indexOf("src")]).map((n) => tree.getTreeItem(n));
     const app = files.find((f) => f.label === "App.js");
-    const panelShown = ext.compositionPanel !== undefined && ext.compositionPanel.webview.html.includes("acquireVsCodeApi");
+    const panelShown = ext.composition.panel !== undefined && ext.composition.panel.webview.html.includes("acquireVsCodeApi");
     // The tree's click on App.js opens the local file.
     if (app?.command !== undefined) {
       await vscode.commands.executeCommand(app.command.command, ...(app.command.arguments ?? []));
@@ -582,7 +583,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
         sum,
         opened,
         panelShown,
-        panelAfterClick: ext.compositionPanel !== undefined,
+        panelAfterClick: ext.composition.panel !== undefined,
       },
     };
   });
@@ -605,9 +606,9 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   });
 
   await check("Restart Server, then hover again", async () => {
-    const before = ext.client;
+    const before = ext.server.client;
     await vscode.commands.executeCommand("sourcemap.restartServer");
-    const fresh = ext.client !== undefined && ext.client !== before && ext.client.isRunning();
+    const fresh = ext.server.client !== undefined && ext.server.client !== before && ext.server.client.isRunning();
     const hovers = await until(
       () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", bundleUri, addPos),
       (h) => hoverText(h).includes(HOVER_EXPECTED),
@@ -628,5 +629,5 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(tmp, JSON.stringify(result, null, 2));
   fs.renameSync(tmp, out);
-  ext.log.info(`[e2e] wrote ${out}: ${result.passed} passed, ${result.failed} failed`);
+  ext.server.log.info(`[e2e] wrote ${out}: ${result.passed} passed, ${result.failed} failed`);
 }
