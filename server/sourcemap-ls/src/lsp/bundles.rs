@@ -11,8 +11,8 @@ use sourcemap_core::locate::{
     find_bundle_map, find_source_mapping_url, looks_like_map, BundleMapRef, NoBundleMap,
 };
 
-use super::map_store::MapKey;
-use super::settings::Settings;
+use super::loaded_map::MapKey;
+use super::settings::{Settings, SettingsMap};
 
 /// How many bytes of a never-opened bundle's end are read to find its comment (a longer `data:` URL line makes
 /// the whole file be read).
@@ -139,49 +139,6 @@ fn cut_inline_map_line(path: &Path, tail: &Tail) -> std::io::Result<Option<u64>>
     });
     let line_end = tail_start + memchr::memchr(b'\n', &tail.text).unwrap_or(tail.text.len()) as u64;
     Ok(is_inline_map.then_some(line_end - line_start))
-}
-
-/// What a `maps` setting entry names: a map file, or (with `devServer` on) a loopback URL to fetch it from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SettingsMap {
-    File(PathBuf),
-    Url(String),
-}
-
-/// The map the `maps` setting gives the bundle at `path`: the first glob that matches its path relative to a
-/// workspace folder (or its absolute path). A relative map path is relative to that folder (to the bundle's folder
-/// for an absolute glob).
-pub fn from_settings(path: &Path, settings: &Settings, folders: &[PathBuf]) -> Option<SettingsMap> {
-    for (glob, map) in &settings.maps {
-        let Ok(matcher) = globset::Glob::new(glob).map(|g| g.compile_matcher()) else {
-            continue;
-        };
-        let is_url = map.starts_with("http://") || map.starts_with("https://");
-        let relative = folders
-            .iter()
-            .filter_map(|f| path.strip_prefix(f).ok().map(|r| (f, r)));
-        for (folder, rel) in relative {
-            if matcher.is_match(rel) {
-                return Some(if is_url {
-                    SettingsMap::Url(map.clone())
-                } else {
-                    SettingsMap::File(folder.join(map))
-                });
-            }
-        }
-        if matcher.is_match(path) {
-            if is_url {
-                return Some(SettingsMap::Url(map.clone()));
-            }
-            let map = Path::new(map);
-            return Some(SettingsMap::File(if map.is_absolute() {
-                map.to_path_buf()
-            } else {
-                path.parent().unwrap_or(Path::new("/")).join(map)
-            }));
-        }
-    }
-    None
 }
 
 /// Why no map was found; `span` is set when the bundle names a map that cannot be used.
@@ -329,7 +286,7 @@ pub fn find_map(
     };
     // A map named for this bundle in the `maps` setting is an explicit choice (Attach Source Map…, also the way out
     // of a map that does not fit): it is used before the bundle's own comment or sidecar.
-    let found = match from_settings(path, settings, folders) {
+    let found = match settings.map_for(path, folders) {
         Some(SettingsMap::File(p)) => {
             return Ok(BundleMap {
                 key: MapKey::File(p),
@@ -448,32 +405,6 @@ mod tests {
         assert_eq!(m.key, MapKey::File(d.join("maps/c.map")));
         let err = find_map(&d.join("c.bundle"), None, &Settings::default(), &[]).unwrap_err();
         assert!(err.not_found && err.span.is_none(), "{err:?}");
-    }
-
-    #[test]
-    fn attached_entries_match_exactly_one_bundle() {
-        // What the VS Code extension's Attach Source Map… writes: glob characters escaped as one-character classes.
-        let folder = PathBuf::from("/ws");
-        let settings = Settings {
-            maps: vec![
-                ("out/[[]id[]]/a[*].js".into(), "maps/a.map".into()),
-                (
-                    "index.bundle".into(),
-                    "http://localhost:8081/index.map".into(),
-                ),
-            ],
-            ..Settings::default()
-        };
-        let found = |p: &str| from_settings(Path::new(p), &settings, std::slice::from_ref(&folder));
-        assert_eq!(
-            found("/ws/out/[id]/a*.js"),
-            Some(SettingsMap::File(PathBuf::from("/ws/maps/a.map")))
-        );
-        assert_eq!(found("/ws/out/x/ab.js"), None);
-        assert_eq!(
-            found("/ws/index.bundle"),
-            Some(SettingsMap::Url("http://localhost:8081/index.map".into()))
-        );
     }
 
     #[test]

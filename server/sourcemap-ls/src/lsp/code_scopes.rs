@@ -17,8 +17,8 @@ use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
 use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::Url;
 
-use super::map_store::{LoadedMap, MapKey};
-use super::server::Backend;
+use super::loaded_map::{LoadedMap, MapKey};
+use crate::lsp::backend::Backend;
 
 /// Generated files and original sources above this size are not parsed for function names.
 const MAX_PARSED_BYTES: u64 = 256 << 20;

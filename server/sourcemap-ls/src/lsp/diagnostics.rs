@@ -11,10 +11,11 @@ use super::bundles::looks_like_bundle;
 
 use sourcemap_core::fit::{FitReport, Verdict};
 
+use super::loaded_map::LoadError;
 use super::map_fit::fit_now;
-use super::map_store::LoadError;
 use super::position::offset_to_position;
-use super::server::{Backend, MapProblem};
+use crate::lsp::backend::Backend;
+use crate::lsp::map_resolution::MapProblem;
 
 /// At most this many diagnostics per document: a broken map can have thousands of errors.
 const MAX_DIAGNOSTICS: usize = 50;

@@ -18,7 +18,7 @@ use std::time::SystemTime;
 use sourcemap_core::locate::{find_source_mapping_url, resolve_map_url};
 use sourcemap_core::trace::stack::file_name_of;
 
-use super::map_store::LoadedMap;
+use super::loaded_map::LoadedMap;
 use super::settings::Settings;
 use super::sources::normalize;
 
@@ -98,13 +98,9 @@ pub fn walk(folders: &[PathBuf], settings: &Settings) -> WorkspaceMaps {
                     found.maps.push(path.to_path_buf());
                 }
             } else if is_script(path) {
-                let map = map_named_by(path).or_else(|| {
-                    match super::bundles::from_settings(path, settings, folders) {
-                        Some(super::bundles::SettingsMap::File(p)) => {
-                            Some(p).filter(|p| p.is_file())
-                        }
-                        _ => None,
-                    }
+                let map = map_named_by(path).or_else(|| match settings.map_for(path, folders) {
+                    Some(super::settings::SettingsMap::File(p)) => Some(p).filter(|p| p.is_file()),
+                    _ => None,
                 });
                 if let Some(map) = map {
                     if maps_seen.insert(map.clone()) {

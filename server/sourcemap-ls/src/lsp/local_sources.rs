@@ -17,7 +17,7 @@ use std::time::SystemTime;
 
 use sourcemap_core::SourceId;
 
-use super::map_store::LoadedMap;
+use super::loaded_map::LoadedMap;
 
 /// The biggest local file compared with `sourcesContent` (larger ones are not used in place of the map's text).
 const MAX_COMPARED_BYTES: u64 = 64 << 20;

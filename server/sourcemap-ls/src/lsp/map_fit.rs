@@ -15,8 +15,8 @@ use sourcemap_core::locate::find_debug_id;
 use sourcemap_core::GeneratedPosition;
 
 use super::code_scopes::{bundle_text, CodeKey};
-use super::map_store::LoadedMap;
-use super::server::Backend;
+use super::loaded_map::LoadedMap;
+use crate::lsp::backend::Backend;
 
 /// How many bundle texts one map keeps reports for (cleared when full: a map rarely has more than one bundle).
 const MAX_CACHED: usize = 8;

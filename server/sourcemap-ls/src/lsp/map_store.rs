@@ -13,185 +13,23 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, SystemTime};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use sourcemap_core::files::open_regular;
-use sourcemap_core::{IndexOptions, MapErrors, SourceMapIndex};
+use sourcemap_core::{IndexOptions, SourceMapIndex};
 use tokio::sync::OnceCell;
-use tower_lsp::lsp_types::notification::Progress;
-use tower_lsp::lsp_types::request::WorkDoneProgressCreate;
-use tower_lsp::lsp_types::{
-    NumberOrString, ProgressParams, ProgressParamsValue, WorkDoneProgress, WorkDoneProgressBegin,
-    WorkDoneProgressCreateParams, WorkDoneProgressEnd,
-};
-use tower_lsp::Client;
 
-use super::outline::Module;
+use super::file_stamp::{content_hash, read_unchanged, stamp_of, Stamp, MAX_ATTEMPTS};
+use super::loaded_map::{LoadError, LoadedMap, MapKey};
+use super::progress::Progress;
 
 /// Maps at least this big get a progress notification while they are indexed.
 const PROGRESS_THRESHOLD: u64 = 4 << 20;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum MapKey {
-    File(PathBuf),
-    Inline { bundle: PathBuf, hash: u64 },
-}
-
-impl MapKey {
-    pub fn inline(bundle: &Path, bytes: &[u8]) -> MapKey {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        bytes.hash(&mut h);
-        MapKey::Inline {
-            bundle: bundle.to_path_buf(),
-            hash: h.finish(),
-        }
-    }
-
-    /// A string form, used in virtual document URIs.
-    pub fn to_uri_string(&self) -> String {
-        match self {
-            MapKey::File(p) => format!("file:{}", p.display()),
-            MapKey::Inline { bundle, hash } => format!("inline:{hash:016x}:{}", bundle.display()),
-        }
-    }
-
-    pub fn from_uri_string(s: &str) -> Option<MapKey> {
-        if let Some(p) = s.strip_prefix("file:") {
-            return Some(MapKey::File(PathBuf::from(p)));
-        }
-        let rest = s.strip_prefix("inline:")?;
-        let (hash, bundle) = rest.split_once(':')?;
-        Some(MapKey::Inline {
-            bundle: PathBuf::from(bundle),
-            hash: u64::from_str_radix(hash, 16).ok()?,
-        })
-    }
-
-    /// The directory relative sources resolve against.
-    pub fn dir(&self) -> Option<&Path> {
-        match self {
-            MapKey::File(p) => p.parent(),
-            MapKey::Inline { bundle, .. } => bundle.parent(),
-        }
-    }
-
-    pub fn file(&self) -> Option<&Path> {
-        match self {
-            MapKey::File(p) => Some(p),
-            MapKey::Inline { .. } => None,
-        }
-    }
-}
-
-/// A built index and what the server keeps beside it.
-#[derive(Debug)]
-pub struct LoadedMap {
-    pub key: MapKey,
-    pub index: SourceMapIndex,
-    /// Bundle outline, computed on first `documentSymbol`.
-    pub outline: OnceLock<Vec<Module>>,
-    /// Function scopes of its bundle and sources, parsed on first use (see `code_scopes`).
-    pub code: super::code_scopes::CodeCache,
-    /// Whether local files are the sources they are named after (see `local_sources`).
-    pub content_checks: super::local_sources::ContentChecks,
-    /// The last source texts used (see `source_texts`).
-    pub texts: super::source_texts::SourceTexts,
-    /// Whether the map fits its bundle, by the bundle text checked (see `map_fit`).
-    pub fits: super::map_fit::FitCache,
-}
-
-impl LoadedMap {
-    /// A map just indexed: nothing derived from it yet.
-    fn new(key: MapKey, index: SourceMapIndex) -> Self {
-        LoadedMap {
-            key,
-            index,
-            outline: OnceLock::new(),
-            code: Default::default(),
-            content_checks: Default::default(),
-            texts: Default::default(),
-            fits: Default::default(),
-        }
-    }
-}
-
-#[derive(Debug)]
-pub enum LoadError {
-    Unreadable(String),
-    TooBig {
-        bytes: u64,
-        limit: u64,
-    },
-    Invalid(MapErrors),
-    /// The file changed while it was read: retried, never answered from.
-    Changed,
-}
-
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoadError::Unreadable(m) => f.write_str(m),
-            LoadError::TooBig { bytes, limit } => {
-                write!(
-                    f,
-                    "the map is {bytes} bytes, above the limit sourcemap.maxMapBytes = {limit}"
-                )
-            }
-            LoadError::Invalid(e) => write!(f, "{e}"),
-            LoadError::Changed => f.write_str("the map kept changing while it was read"),
-        }
-    }
-}
-
 type Built = Result<Arc<LoadedMap>, Arc<LoadError>>;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    /// Device and inode: a file renamed into place is another file even with the same size and time.
-    file_id: (u64, u64),
-    len: u64,
-    modified: Option<SystemTime>,
-}
-
-impl Stamp {
-    /// Whether a rewrite after `read_at` could still leave this stamp unchanged: the modification time is within
-    /// the timestamp granularity of `read_at` (a kernel tick on ext4, 2 s on FAT, 1 s on some network mounts).
-    fn is_racy(&self, read_at: SystemTime) -> bool {
-        match self.modified.and_then(|m| m.checked_add(RACY_WINDOW)) {
-            Some(end) => end > read_at,
-            None => true, // no time to trust
-        }
-    }
-}
-
-/// The coarsest file-system timestamp granularity the racy check allows for.
-const RACY_WINDOW: Duration = Duration::from_secs(2);
-
-fn content_hash(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(bytes)
-}
-
-/// How many times a request tries to read a map that keeps changing under it before it gives up.
-const MAX_ATTEMPTS: usize = 12;
-
-fn stamp_of(m: &std::fs::Metadata) -> Stamp {
-    #[cfg(unix)]
-    let file_id = {
-        use std::os::unix::fs::MetadataExt;
-        (m.dev(), m.ino())
-    };
-    #[cfg(not(unix))]
-    let file_id = (0, 0);
-    Stamp {
-        file_id,
-        len: m.len(),
-        modified: m.modified().ok(),
-    }
-}
 
 struct Entry {
     stamp: Option<Stamp>,
@@ -231,9 +69,8 @@ impl Entry {
 #[derive(Default)]
 pub struct MapStore {
     entries: Mutex<HashMap<MapKey, Arc<Entry>>>,
-    client: OnceLock<Client>,
-    progress_supported: AtomicBool,
-    next_token: AtomicU64,
+    /// `$/progress` for indexing, and for other long work the server does.
+    pub progress: Progress,
     clock: AtomicU64,
     /// Cap on the heap held by all cached indexes together (0: the default).
     max_total_bytes: AtomicU64,
@@ -243,12 +80,6 @@ pub struct MapStore {
 pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 4 << 30;
 
 impl MapStore {
-    pub fn set_client(&self, client: Client, progress_supported: bool) {
-        let _ = self.client.set(client);
-        self.progress_supported
-            .store(progress_supported, Ordering::Relaxed);
-    }
-
     pub fn set_max_total_bytes(&self, bytes: u64) {
         self.max_total_bytes.store(bytes, Ordering::Relaxed);
     }
@@ -418,7 +249,10 @@ impl MapStore {
         read_at: SystemTime,
         entry: Arc<Entry>,
     ) -> Built {
-        let progress = (expected.len >= PROGRESS_THRESHOLD).then(|| self.start_progress(&path));
+        let progress = (expected.len >= PROGRESS_THRESHOLD).then(|| {
+            self.progress
+                .begin("Indexing source map", path.display().to_string())
+        });
         let p = path.clone();
         let task = tokio::task::spawn_blocking(move || -> Built {
             let started = std::time::Instant::now();
@@ -459,25 +293,6 @@ impl MapStore {
     }
 }
 
-/// Reads an open map file, or `Changed` if it was modified in place while being read (retry rather than index a
-/// mix of two versions).
-fn read_unchanged(path: &Path, file: File, expected: Stamp) -> Result<Vec<u8>, Arc<LoadError>> {
-    let mut file = file;
-    let bytes = sourcemap_core::files::read_whole(&file, expected.len)
-        .and_then(|mut b| std::io::Read::read_to_end(&mut file, &mut b).map(|_| b))
-        .map_err(|e| {
-            Arc::new(LoadError::Unreadable(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )))
-        })?;
-    let after = file.metadata().ok().map(|m| stamp_of(&m));
-    if after != Some(expected) || bytes.len() as u64 != expected.len {
-        return Err(Arc::new(LoadError::Changed));
-    }
-    Ok(bytes)
-}
-
 /// Compares the content of a racy entry's file (opened by this request, with the entry's stamp) with the hash of
 /// what was indexed. One check at a time per entry; a check made after the racy window ends them.
 async fn recheck(
@@ -510,80 +325,10 @@ async fn recheck(
     Ok(Recheck::Same)
 }
 
-impl MapStore {
-    /// Reports `$/progress` from a spawned task (a client request awaited inside a handler could deadlock).
-    fn start_progress(&self, path: &Path) -> Option<tokio::sync::oneshot::Sender<bool>> {
-        self.progress("Indexing source map", path.display().to_string())
-    }
-
-    /// Reports `$/progress` titled `title` until the returned sender is used or dropped (`true`: it succeeded).
-    pub fn progress(
-        &self,
-        title: &str,
-        message: String,
-    ) -> Option<tokio::sync::oneshot::Sender<bool>> {
-        if !self.progress_supported.load(Ordering::Relaxed) {
-            return None;
-        }
-        let client = self.client.get()?.clone();
-        let (tx, rx) = tokio::sync::oneshot::channel::<bool>();
-        let n = self.next_token.fetch_add(1, Ordering::Relaxed);
-        let token = NumberOrString::String(format!("sourcemap-ls/progress/{n}"));
-        let title = title.to_string();
-        tokio::spawn(async move {
-            let created = client
-                .send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
-                    token: token.clone(),
-                })
-                .await;
-            if created.is_err() {
-                return;
-            }
-            client
-                .send_notification::<Progress>(ProgressParams {
-                    token: token.clone(),
-                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(
-                        WorkDoneProgressBegin {
-                            title,
-                            cancellable: Some(false),
-                            message: Some(message),
-                            percentage: None,
-                        },
-                    )),
-                })
-                .await;
-            let ok = rx.await.unwrap_or(false);
-            client
-                .send_notification::<Progress>(ProgressParams {
-                    token,
-                    value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(
-                        WorkDoneProgressEnd {
-                            message: Some(if ok { "done" } else { "failed" }.into()),
-                        },
-                    )),
-                })
-                .await;
-        });
-        Some(tx)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_round_trip_through_uris() {
-        for key in [
-            MapKey::File(PathBuf::from("/w/a b/x.js.map")),
-            MapKey::Inline {
-                bundle: PathBuf::from("/w/y.js"),
-                hash: 0xdead_beef,
-            },
-        ] {
-            assert_eq!(MapKey::from_uri_string(&key.to_uri_string()), Some(key));
-        }
-    }
+    use std::time::Duration;
 
     #[tokio::test]
     async fn least_recently_used_indexes_are_evicted_under_the_cap() {

@@ -1,19 +1,26 @@
 //! The language server over stdio (tower-lsp). Only this module knows LSP types; it converts at its edges and asks
 //! `sourcemap-core` in plain positions.
 
+mod backend;
 mod bundles;
 mod code_scopes;
 mod custom_requests;
 mod diagnostics;
 mod discovery;
 mod documents;
+mod errors;
+mod file_stamp;
+mod frame_bundles;
 mod guard;
 mod heap;
+mod loaded_map;
 mod local_sources;
 mod map_fit;
+mod map_resolution;
 mod map_store;
 mod outline;
 mod position;
+mod progress;
 mod requests;
 mod server;
 mod settings;

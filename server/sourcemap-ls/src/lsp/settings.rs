@@ -1,5 +1,7 @@
 //! Settings (section `sourcemap`), from `initializationOptions` and `workspace/configuration`.
 
+use std::path::{Path, PathBuf};
+
 use serde::Deserialize;
 
 /// Default cap on a map's size: bigger maps are refused with a clear diagnostic instead of being read.
@@ -68,6 +70,51 @@ impl Settings {
     }
 }
 
+/// What a `maps` setting entry names: a map file, or (with `devServer` on) a loopback URL to fetch it from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsMap {
+    File(PathBuf),
+    Url(String),
+}
+
+/// The map the `maps` setting gives the bundle at `path`: the first glob that matches its path relative to a
+/// workspace folder (or its absolute path). A relative map path is relative to that folder (to the bundle's folder
+/// for an absolute glob).
+impl Settings {
+    pub fn map_for(&self, path: &Path, folders: &[PathBuf]) -> Option<SettingsMap> {
+        for (glob, map) in &self.maps {
+            let Ok(matcher) = globset::Glob::new(glob).map(|g| g.compile_matcher()) else {
+                continue;
+            };
+            let is_url = map.starts_with("http://") || map.starts_with("https://");
+            let relative = folders
+                .iter()
+                .filter_map(|f| path.strip_prefix(f).ok().map(|r| (f, r)));
+            for (folder, rel) in relative {
+                if matcher.is_match(rel) {
+                    return Some(if is_url {
+                        SettingsMap::Url(map.clone())
+                    } else {
+                        SettingsMap::File(folder.join(map))
+                    });
+                }
+            }
+            if matcher.is_match(path) {
+                if is_url {
+                    return Some(SettingsMap::Url(map.clone()));
+                }
+                let map = Path::new(map);
+                return Some(SettingsMap::File(if map.is_absolute() {
+                    map.to_path_buf()
+                } else {
+                    path.parent().unwrap_or(Path::new("/")).join(map)
+                }));
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +133,32 @@ mod tests {
         assert_eq!(
             Settings::from_json(&serde_json::json!(null)).max_map_bytes,
             DEFAULT_MAX_MAP_BYTES
+        );
+    }
+
+    #[test]
+    fn attached_entries_match_exactly_one_bundle() {
+        // What the VS Code extension's Attach Source Map… writes: glob characters escaped as one-character classes.
+        let folder = PathBuf::from("/ws");
+        let settings = Settings {
+            maps: vec![
+                ("out/[[]id[]]/a[*].js".into(), "maps/a.map".into()),
+                (
+                    "index.bundle".into(),
+                    "http://localhost:8081/index.map".into(),
+                ),
+            ],
+            ..Settings::default()
+        };
+        let found = |p: &str| settings.map_for(Path::new(p), std::slice::from_ref(&folder));
+        assert_eq!(
+            found("/ws/out/[id]/a*.js"),
+            Some(SettingsMap::File(PathBuf::from("/ws/maps/a.map")))
+        );
+        assert_eq!(found("/ws/out/x/ab.js"), None);
+        assert_eq!(
+            found("/ws/index.bundle"),
+            Some(SettingsMap::Url("http://localhost:8081/index.map".into()))
         );
     }
 }

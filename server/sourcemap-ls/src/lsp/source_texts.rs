@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use sourcemap_core::{content_from_file, SourceContent, SourceId};
 
-use super::map_store::LoadedMap;
+use super::loaded_map::LoadedMap;
 
 /// The most unescaped text kept per map.
 const MAX_CACHED_BYTES: usize = 32 << 20;

@@ -10,7 +10,8 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{TextDocumentIdentifier, Url};
 
 use super::source_uri;
-use crate::lsp::server::{internal, Backend};
+use crate::lsp::backend::Backend;
+use crate::lsp::errors::internal;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -6,9 +6,10 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse};
 
 use super::original_location;
+use crate::lsp::backend::Backend;
+use crate::lsp::errors::request_failed;
 use crate::lsp::map_fit::{fit_now, withheld};
 use crate::lsp::position::to_generated;
-use crate::lsp::server::{request_failed, Backend};
 
 pub async fn definition(
     b: &Backend,

@@ -11,8 +11,9 @@ use sourcemap_core::{ReverseEntry, SourceId};
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Range, TextDocumentPositionParams, Url};
 
-use crate::lsp::map_store::{LoadedMap, MapKey};
-use crate::lsp::server::{internal, Backend};
+use crate::lsp::backend::Backend;
+use crate::lsp::errors::internal;
+use crate::lsp::loaded_map::{LoadedMap, MapKey};
 use crate::lsp::sources::{normalize, parse_virtual_uri};
 
 /// The entries for a cursor at (line, column) in the original source.

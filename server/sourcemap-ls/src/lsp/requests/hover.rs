@@ -14,10 +14,11 @@ use sourcemap_core::trace::code_frame::code_frame;
 use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing};
 
 use super::source_text;
+use crate::lsp::backend::Backend;
 use crate::lsp::code_scopes::WorkspaceCode;
+use crate::lsp::errors::internal;
 use crate::lsp::map_fit::{known_fit, withheld};
 use crate::lsp::position::{to_generated, to_lsp, utf16_len};
-use crate::lsp::server::{internal, Backend};
 
 /// The code fence language for a source, by its extension.
 fn fence_language(source: &str) -> &'static str {

@@ -14,10 +14,11 @@ use tower_lsp::lsp_types::{TextDocumentIdentifier, Url};
 use sourcemap_core::fit::Verdict;
 
 use super::source_uri;
+use crate::lsp::backend::Backend;
 use crate::lsp::bundles::comment_url;
+use crate::lsp::loaded_map::{LoadedMap, MapKey};
 use crate::lsp::map_fit::fit_now;
-use crate::lsp::map_store::{LoadedMap, MapKey};
-use crate::lsp::server::{Backend, MapProblem};
+use crate::lsp::map_resolution::MapProblem;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -17,9 +17,9 @@ use std::sync::Arc;
 use sourcemap_core::{OriginalPosition, SourceId};
 use tower_lsp::lsp_types::{Location, Position, Range, Url};
 
-use super::map_store::LoadedMap;
-use super::server::Backend;
+use super::loaded_map::LoadedMap;
 use super::{source_copies, sources};
+use crate::lsp::backend::Backend;
 use std::sync::atomic::Ordering;
 
 /// Where an original position is for the editor: the local file when the source resolves to one, else a

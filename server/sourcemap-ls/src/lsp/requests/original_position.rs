@@ -7,9 +7,10 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Position, TextDocumentIdentifier, Url};
 
 use super::original_location;
+use crate::lsp::backend::Backend;
+use crate::lsp::errors::{internal, request_failed};
 use crate::lsp::map_fit::{fit_now, withheld};
 use crate::lsp::position::to_generated;
-use crate::lsp::server::{internal, request_failed, Backend};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -5,8 +5,9 @@ use sourcemap_core::SourceId;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::Url;
 
-use crate::lsp::map_store::MapKey;
-use crate::lsp::server::{invalid_params, Backend};
+use crate::lsp::backend::Backend;
+use crate::lsp::errors::invalid_params;
+use crate::lsp::loaded_map::MapKey;
 use crate::lsp::source_texts::source_text;
 use crate::lsp::sources::{parse_virtual_uri, virtual_path_matches};
 

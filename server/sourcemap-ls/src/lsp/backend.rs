@@ -1,0 +1,211 @@
+//! `Backend`: the state every handler shares (documents, the `MapStore`, settings, workspace folders, which bundles
+//! use which map) and the helpers requests share about where sources live. Which map a document uses is
+//! `map_resolution.rs`; the `LanguageServer` trait is `server.rs`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use ropey::Rope;
+use sourcemap_core::SourceId;
+use tower_lsp::lsp_types::Url;
+use tower_lsp::Client;
+
+use super::diagnostics;
+use super::discovery::{self, SourceCatalog, WorkspaceMaps};
+use super::documents::Documents;
+use super::loaded_map::{LoadedMap, MapKey};
+use super::map_store::MapStore;
+use super::settings::Settings;
+
+pub struct Backend {
+    pub client: Client,
+    /// The client reads hovers as plain text (its `hover.contentFormat` prefers `plaintext`).
+    pub plain_text_hover: AtomicBool,
+    /// The client opens `sourcemap-source:` URIs (it said so); others get `file:` copies (`source_copies`).
+    pub virtual_scheme: AtomicBool,
+    pub docs: Mutex<Documents>,
+    pub maps: MapStore,
+    pub settings: RwLock<Settings>,
+    pub folders: RwLock<Vec<PathBuf>>,
+    /// Map → the bundles known to use it (for reverse navigation and diagnostics).
+    pub links: Mutex<HashMap<MapKey, BTreeSet<PathBuf>>>,
+    /// Maps fetched from a loopback dev server, by bundle URL.
+    pub dev_maps: Mutex<HashMap<String, FetchedMap>>,
+    /// The workspace's maps and the bundles naming them, once a request needed them (`discovery`).
+    workspace_maps: tokio::sync::Mutex<Option<(u64, Arc<WorkspaceMaps>)>>,
+    /// Bumped when files or settings change: a walk from an older generation is done again.
+    workspace_generation: std::sync::atomic::AtomicU64,
+    /// The sources' file names of every map file read so far.
+    pub catalog: SourceCatalog,
+    /// Bumped by each `workspace/didChangeConfiguration`: a `workspace/configuration` answer to a request sent
+    /// before it is older than what the notification brought, and is not applied. Held while settings are applied,
+    /// so that the check and the change are one step.
+    pub(super) settings_epoch: Mutex<u64>,
+}
+
+/// A map's bytes and when they were fetched.
+pub type FetchedMap = (std::time::Instant, Arc<Vec<u8>>);
+
+impl Backend {
+    pub fn new(client: Client) -> Self {
+        Backend {
+            client,
+            plain_text_hover: AtomicBool::new(false),
+            virtual_scheme: AtomicBool::new(false),
+            docs: Mutex::new(Documents::default()),
+            maps: MapStore::default(),
+            settings: RwLock::new(Settings::default()),
+            folders: RwLock::new(Vec::new()),
+            links: Mutex::new(HashMap::new()),
+            dev_maps: Mutex::new(HashMap::new()),
+            workspace_maps: tokio::sync::Mutex::new(None),
+            workspace_generation: std::sync::atomic::AtomicU64::new(0),
+            settings_epoch: Mutex::new(0),
+            catalog: SourceCatalog::default(),
+        }
+    }
+
+    /// The maps in the workspace folders, walked for on first use (with progress) and remembered until files or
+    /// settings change. Bundles found naming a map are linked to it, as if they had been opened.
+    pub async fn workspace_maps(&self) -> Arc<WorkspaceMaps> {
+        let mut state = self.workspace_maps.lock().await;
+        let generation = self.workspace_generation.load(Ordering::Acquire);
+        if let Some((g, found)) = &*state {
+            if *g == generation {
+                return found.clone();
+            }
+        }
+        let (folders, settings) = (self.folders(), self.settings());
+        let done = self
+            .maps
+            .progress
+            .begin("Finding source maps in the workspace", String::new());
+        let started = std::time::Instant::now();
+        let found = tokio::task::spawn_blocking(move || discovery::walk(&folders, &settings))
+            .await
+            .unwrap_or_default();
+        if let Some(done) = done {
+            let _ = done.send(true);
+        }
+        tracing::info!(
+            "found {} maps and {} bundles naming them in the workspace in {:?}{}",
+            found.maps.len(),
+            found.links.len(),
+            started.elapsed(),
+            if found.truncated {
+                " (stopped early: too many files)"
+            } else {
+                ""
+            }
+        );
+        {
+            let mut links = self.links.lock().expect("links lock");
+            for (bundle, map) in &found.links {
+                links
+                    .entry(MapKey::File(map.clone()))
+                    .or_default()
+                    .insert(bundle.clone());
+            }
+        }
+        let found = Arc::new(found);
+        *state = Some((generation, found.clone()));
+        found
+    }
+
+    /// Walk the workspace again on the next request that needs its maps.
+    pub fn forget_workspace_maps(&self) {
+        self.workspace_generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Where the server may read original sources: the workspace folders and the `roots` setting; with neither, the
+    /// map's own directory.
+    pub fn allowed_roots(&self, map: &LoadedMap) -> Vec<PathBuf> {
+        let mut roots = self.folders();
+        roots.extend(self.settings().roots.iter().map(PathBuf::from));
+        if roots.is_empty() {
+            roots.extend(map.key.dir().map(Path::to_path_buf));
+        }
+        roots
+    }
+
+    /// The local file of source `id` of `map`: it exists inside the allowed roots, its path matches, and, where the
+    /// map carries the source's text, its content equals it (`local_sources`). Never a file that merely shares a
+    /// name.
+    pub fn resolve_source(&self, map: &LoadedMap, id: SourceId) -> Option<PathBuf> {
+        let path = self.source_path_candidate(map, id)?;
+        super::local_sources::file_is_source(map, id, &path).then_some(path)
+    }
+
+    /// How people should see a source's name: its path in the workspace folder when it resolved to a file there
+    /// (`demo/src/orders.js`, not the map's `../../demo/src/orders.js` or a build machine's path); `None` otherwise
+    /// (the map's own string is then the best name).
+    pub fn display_source(&self, map: &LoadedMap, id: SourceId) -> Option<String> {
+        self.workspace_path(&self.resolve_source(map, id)?)
+    }
+
+    /// `path` relative to the workspace folder holding it, with `/` separators.
+    pub fn workspace_path(&self, path: &Path) -> Option<String> {
+        self.folders().iter().find_map(|f| {
+            let rel = path.strip_prefix(f).ok()?;
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            Some(parts.join("/"))
+        })
+    }
+
+    /// The local file a source's path leads to, before its content is compared with the map's.
+    pub fn source_path_candidate(&self, map: &LoadedMap, id: SourceId) -> Option<PathBuf> {
+        let url = map.index.source(id).url.as_deref()?;
+        let settings = self.settings();
+        let roots = self.allowed_roots(map);
+        super::sources::resolve(
+            url,
+            map.key.dir(),
+            &settings.path_overrides,
+            &self.folders(),
+            &roots,
+        )
+    }
+
+    pub fn apply_settings(&self, settings: Settings) {
+        // The `maps` setting links bundles to maps: the workspace's maps are found again.
+        self.forget_workspace_maps();
+        self.maps.set_max_total_bytes(settings.max_index_bytes);
+        *self.settings.write().expect("settings lock") = settings;
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings.read().expect("settings lock").clone()
+    }
+
+    pub fn folders(&self) -> Vec<PathBuf> {
+        self.folders.read().expect("folders lock").clone()
+    }
+
+    pub fn rope(&self, uri: &Url) -> Option<Rope> {
+        self.docs
+            .lock()
+            .expect("documents lock")
+            .get(uri)
+            .map(|d| d.rope.clone())
+    }
+
+    /// Recomputes diagnostics of every open document (after a map changed or settings changed).
+    pub fn refresh_all_diagnostics(self: &Arc<Self>) {
+        let uris: Vec<Url> = self
+            .docs
+            .lock()
+            .expect("documents lock")
+            .uris()
+            .cloned()
+            .collect();
+        for uri in uris {
+            let me = self.clone();
+            tokio::spawn(async move { diagnostics::publish(&me, uri).await });
+        }
+    }
+}

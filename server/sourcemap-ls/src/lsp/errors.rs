@@ -1,0 +1,28 @@
+//! The JSON-RPC errors requests answer with.
+
+use tower_lsp::jsonrpc::{Error, ErrorCode};
+
+pub fn internal(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: message.into().into(),
+        data: None,
+    }
+}
+
+/// LSP's `RequestFailed` (-32803): the request was valid but its answer would be wrong (a map that does not fit).
+pub fn request_failed(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::ServerError(-32803),
+        message: message.into().into(),
+        data: None,
+    }
+}
+
+pub fn invalid_params(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into().into(),
+        data: None,
+    }
+}
