@@ -13,6 +13,7 @@ pub mod map;
 pub mod measure;
 pub mod position;
 pub mod trace;
+pub mod walk;
 
 pub use error::{ErrorLocation, MapError, MapErrors, MappingsLocation};
 pub use map::compact::{Bias, Checkpoint, CompactMappings};

@@ -149,43 +149,6 @@ pub fn bundle_leads_to_map(bundle: &Path, text: &[u8], map: &Path) -> bool {
     }
 }
 
-/// Finds a file named `name` under `root`, breadth first, at most `max_depth` folders down, skipping dependency,
-/// build and hidden folders (where a bundle named by a stack frame is not).
-pub fn find_file_named(root: &Path, name: &str, max_depth: usize) -> Option<PathBuf> {
-    find_files_named(root, name, max_depth, 1).pop()
-}
-
-/// Up to `limit` files named `name` under `root`, nearest first (see [`find_file_named`]).
-pub fn find_files_named(root: &Path, name: &str, max_depth: usize, limit: usize) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut queue = std::collections::VecDeque::from([(root.to_path_buf(), 0)]);
-    while let Some((dir, depth)) = queue.pop_front() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        // Directory order is the file system's: sorted, the answer does not depend on it.
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let p = e.path();
-            let fname = e.file_name();
-            let fname = fname.to_string_lossy();
-            if fname == name && p.is_file() {
-                out.push(p);
-                if out.len() >= limit {
-                    return out;
-                }
-                continue;
-            }
-            let skipped = matches!(&*fname, "node_modules" | "target") || fname.starts_with('.');
-            if depth < max_depth && !skipped && p.is_dir() {
-                queue.push_back((p, depth + 1));
-            }
-        }
-    }
-    out
-}
-
 /// Loads the map at `path`, or the map of the bundle at `path`.
 pub fn load_map(path: &Path) -> Result<LoadedMap, String> {
     let bytes = crate::files::read_regular(path, u64::MAX)
@@ -428,19 +391,6 @@ mod tests {
             b"{}"
         );
         assert!(decode_data_url("data:application/json;base64,!!!").is_err());
-    }
-
-    #[test]
-    fn finds_bundles_by_name_outside_dependency_folders() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        std::fs::create_dir_all(d.join("node_modules/x")).unwrap();
-        std::fs::write(d.join("node_modules/x/app.js"), "").unwrap();
-        std::fs::create_dir_all(d.join("a/b")).unwrap();
-        std::fs::write(d.join("a/b/app.js"), "").unwrap();
-        assert_eq!(find_file_named(d, "app.js", 6), Some(d.join("a/b/app.js")));
-        assert_eq!(find_file_named(d, "app.js", 1), None);
-        assert_eq!(find_file_named(d, "nope.js", 6), None);
     }
 
     #[test]

@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 use sourcemap_core::fit::Verdict;
 use sourcemap_core::fit::{check_fit, FitReport};
 use sourcemap_core::locate::{
-    bundle_leads_to_map, find_debug_id, find_file_named, find_source_mapping_url, load_map,
-    looks_like_map, MapOrigin,
+    bundle_leads_to_map, find_debug_id, find_source_mapping_url, load_map, looks_like_map,
+    MapOrigin,
 };
 use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
@@ -27,6 +27,7 @@ use sourcemap_core::trace::symbolicate::{
     first_code_frame, frame_segment, names_from_code, render_frame, render_text, symbolicate,
     SymbolicatedFrame, SymbolicatedLine, TextOptions,
 };
+use sourcemap_core::walk::find_files_named;
 
 use super::validate::mismatch_problem;
 use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
@@ -303,7 +304,7 @@ impl Catalog {
                 return Some(p);
             }
         }
-        find_file_named(&self.root, file_name_of(file), 6)
+        find_files_named(&self.root, file_name_of(file), 6, 1).pop()
     }
 
     /// Which map (by position in `maps`) a frame uses, and why (for `--explain`).

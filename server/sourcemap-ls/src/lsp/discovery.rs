@@ -4,19 +4,21 @@
 //! files or the `maps` setting change. The walk finds every `*.map` file up to `maxMapBytes`, and every script whose
 //! `sourceMappingURL` comment (read from its last [`TAIL_BYTES`]) or `maps` setting names a local map. Such a script
 //! is linked to that map as its bundle. Dependency and hidden folders (`node_modules`, `target`, `.git`, …) are
-//! skipped, and the walk stops after [`MAX_ENTRIES`] entries, saying so.
+//! skipped (`sourcemap_core::walk`), and the walk stops after [`MAX_ENTRIES`] entries, saying so.
 //!
 //! [`SourceCatalog`] remembers the sources' file names per map file and stamp. A map whose index was evicted, or
 //! that lists no file of that name, is then not read again to learn it.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
 use sourcemap_core::locate::{find_source_mapping_url, resolve_map_url};
 use sourcemap_core::trace::stack::file_name_of;
+use sourcemap_core::walk;
 
 use super::loaded_map::LoadedMap;
 use super::settings::Settings;
@@ -27,7 +29,7 @@ use super::sources::normalize;
 const TAIL_BYTES: u64 = 4096;
 /// The walk stops after this many directory entries (a workspace with a vendored monorepo can hold millions).
 pub const MAX_ENTRIES: usize = 200_000;
-/// How deep the walk goes below each workspace folder.
+/// How many folders down the walk goes below each workspace folder.
 const MAX_DEPTH: usize = 16;
 
 /// What a walk of the workspace found.
@@ -45,10 +47,6 @@ fn is_script(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e, "js" | "mjs" | "cjs" | "bundle" | "jsbundle"))
-}
-
-fn skipped_dir(name: &str) -> bool {
-    matches!(name, "node_modules" | "target" | "bower_components") || name.starts_with('.')
 }
 
 /// The `sourceMappingURL` of the script at `path`, as a local map file, from its last bytes.
@@ -72,28 +70,20 @@ pub fn walk(folders: &[PathBuf], settings: &Settings) -> WorkspaceMaps {
     let mut found = WorkspaceMaps::default();
     let mut maps_seen = HashSet::new();
     let mut entries = 0;
-    'folders: for folder in folders {
-        let walker = walkdir::WalkDir::new(folder)
-            .max_depth(MAX_DEPTH)
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0
-                    || !(e.file_type().is_dir() && skipped_dir(&e.file_name().to_string_lossy()))
-            });
-        for entry in walker.flatten() {
+    for folder in folders {
+        let walked = walk::walk(folder, MAX_DEPTH, |entry| {
             entries += 1;
             if entries > MAX_ENTRIES {
                 found.truncated = true;
-                break 'folders;
+                return ControlFlow::Break(());
             }
-            if !entry.file_type().is_file() {
-                continue;
+            let path = entry.path;
+            if !entry.is_file {
+                return ControlFlow::Continue(());
             }
-            let path = entry.path();
             if path.extension().is_some_and(|e| e == "map") {
-                let small = entry
-                    .metadata()
-                    .is_ok_and(|m| m.len() <= settings.max_map_bytes);
+                let small =
+                    std::fs::metadata(path).is_ok_and(|m| m.len() <= settings.max_map_bytes);
                 if small && maps_seen.insert(path.to_path_buf()) {
                     found.maps.push(path.to_path_buf());
                 }
@@ -109,6 +99,10 @@ pub fn walk(folders: &[PathBuf], settings: &Settings) -> WorkspaceMaps {
                     found.links.push((path.to_path_buf(), map));
                 }
             }
+            ControlFlow::Continue(())
+        });
+        if walked.is_break() {
+            break;
         }
     }
     found

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
-use sourcemap_core::locate::find_files_named;
 use sourcemap_core::trace::stack::{
     debug_ids_in, file_name_of, is_foreign_file, normalize_debug_id, StackFrame, StackLine,
 };
+use sourcemap_core::walk::find_files_named;
 use sourcemap_core::{Bias, GeneratedPosition};
 use tower_lsp::lsp_types::Url;
 
