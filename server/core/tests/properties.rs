@@ -107,6 +107,16 @@ fn tie_key(s: &Seg) -> (bool, u32, u32, u32, bool, u32) {
     }
 }
 
+/// A lookup's answer as owned values, to compare with the brute-force one.
+fn owned(o: sourcemap_core::OriginalPosition<'_>) -> (Option<String>, u32, u32, Option<String>) {
+    (
+        o.source_url.map(str::to_string),
+        o.line,
+        o.column,
+        o.name.map(str::to_string),
+    )
+}
+
 /// mozilla's originalPositionFor, restricted to the section holding the position (ours and ECMA-426's rule).
 fn brute_original(
     doc: &Doc,
@@ -224,14 +234,7 @@ fn check(doc: &Doc, as_index: bool, max_col: u32) -> Result<(), TestCaseError> {
         for column in 0..max_col {
             let p = GeneratedPosition { line, column };
             for bias in [Bias::GreatestLowerBound, Bias::LeastUpperBound] {
-                let got = index.original_position(p, bias).unwrap().map(|o| {
-                    (
-                        o.source_url.map(str::to_string),
-                        o.line,
-                        o.column,
-                        o.name.map(str::to_string),
-                    )
-                });
+                let got = index.original_position(p, bias).unwrap().map(owned);
                 prop_assert_eq!(
                     got,
                     brute_original(doc, &all, p, bias),
@@ -443,14 +446,7 @@ fn one_line_of_150k_segments_agrees_with_brute_force() {
             column: rng.below(u64::from(max_col)),
         };
         for bias in [Bias::GreatestLowerBound, Bias::LeastUpperBound] {
-            let got = index.original_position(p, bias).unwrap().map(|o| {
-                (
-                    o.source_url.map(str::to_string),
-                    o.line,
-                    o.column,
-                    o.name.map(str::to_string),
-                )
-            });
+            let got = index.original_position(p, bias).unwrap().map(owned);
             assert_eq!(got, brute_original(&doc, &line0, p, bias), "{p:?} {bias:?}");
         }
     }

@@ -9,7 +9,7 @@ use tower_lsp::LspServiceBuilder;
 use super::guard::guarded;
 use super::requests::{
     composition, debug_panic, generated_positions, map_info, original_position, source_content,
-    symbolicate,
+    symbolicate, DocumentParams,
 };
 use super::server::Server;
 use super::transport::large_results::Stashed;
@@ -32,15 +32,15 @@ macro_rules! custom_requests {
 }
 
 custom_requests! {
-    "sourcemap/originalPosition" => original_position(original_position::original_position, original_position::Params)
+    "sourcemap/originalPosition" => original_position(original_position::original_position, TextDocumentPositionParams)
         -> Option<original_position::Answer>;
     "sourcemap/generatedPositions" => generated_positions(generated_positions::generated_positions,
         TextDocumentPositionParams) -> Vec<Location>;
     "sourcemap/sourceContent" => source_content(source_content::source_content, source_content::Params)
         -> source_content::Answer;
     "sourcemap/symbolicate" => symbolicate(symbolicate::stashed, symbolicate::Params) -> Stashed;
-    "sourcemap/mapInfo" => map_info(map_info::map_info, map_info::Params) -> Option<map_info::Answer>;
-    "sourcemap/composition" => composition(composition::composition, composition::Params)
+    "sourcemap/mapInfo" => map_info(map_info::map_info, DocumentParams) -> Option<map_info::Answer>;
+    "sourcemap/composition" => composition(composition::composition, DocumentParams)
         -> Option<composition::Answer>;
     "sourcemap/debugPanic" => debug_panic(debug_panic, serde_json::Value) -> ();
 }

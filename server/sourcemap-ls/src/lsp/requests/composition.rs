@@ -4,20 +4,14 @@
 //! virtual document or a file copy, as for go to definition), `html` the treemap page. The bundle's text is its open
 //! document, else the file. `null` when the document has no map.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sourcemap_core::composition::{compose, source_names};
 use tower_lsp::jsonrpc::Result;
-use tower_lsp::lsp_types::{TextDocumentIdentifier, Url};
+use tower_lsp::lsp_types::Url;
 
-use super::source_uri;
+use super::{source_uri, DocumentParams};
 use crate::lsp::backend::Backend;
 use crate::lsp::errors::internal;
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Params {
-    pub text_document: TextDocumentIdentifier,
-}
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -50,7 +44,7 @@ pub struct Answer {
 /// The biggest bundle read from disk for a composition (an open document is measured whatever its size).
 const MAX_BUNDLE_BYTES: u64 = 1 << 30;
 
-pub async fn composition(b: &Backend, params: Params) -> Result<Option<Answer>> {
+pub async fn composition(b: &Backend, params: DocumentParams) -> Result<Option<Answer>> {
     let uri = params.text_document.uri;
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);

@@ -6,25 +6,19 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sourcemap_core::SourceId;
 use tower_lsp::jsonrpc::Result;
-use tower_lsp::lsp_types::{TextDocumentIdentifier, Url};
+use tower_lsp::lsp_types::Url;
 
 use sourcemap_core::fit::Verdict;
 
-use super::source_uri;
+use super::{source_uri, DocumentParams};
 use crate::lsp::backend::Backend;
 use crate::lsp::bundles::comment_url;
 use crate::lsp::loaded_map::{LoadedMap, MapKey};
 use crate::lsp::map_fit::fit_now;
 use crate::lsp::map_resolution::MapProblem;
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Params {
-    pub text_document: TextDocumentIdentifier,
-}
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -82,7 +76,7 @@ fn file_size(path: &Path) -> Option<u64> {
     std::fs::metadata(path).ok().map(|m| m.len())
 }
 
-pub async fn map_info(b: &Backend, params: Params) -> Result<Option<Answer>> {
+pub async fn map_info(b: &Backend, params: DocumentParams) -> Result<Option<Answer>> {
     let uri = params.text_document.uri;
     let Ok(bundle) = uri.to_file_path() else {
         return Ok(None);

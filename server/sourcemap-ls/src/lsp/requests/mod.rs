@@ -17,10 +17,20 @@ use std::sync::Arc;
 use sourcemap_core::{OriginalPosition, SourceId};
 use tower_lsp::lsp_types::{Location, Position, Range, Url};
 
+use serde::Deserialize;
+use tower_lsp::lsp_types::TextDocumentIdentifier;
+
 use super::loaded_map::LoadedMap;
 use super::{source_copies, sources};
 use crate::lsp::backend::Backend;
 use std::sync::atomic::Ordering;
+
+/// The parameters of a custom request about a whole document: `{textDocument: {uri}}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentParams {
+    pub text_document: TextDocumentIdentifier,
+}
 
 /// Where an original position is for the editor: the local file when the source resolves to one, else a
 /// `sourcemap-source:` virtual document when the map carries the source's content.

@@ -1,23 +1,16 @@
 //! `sourcemap/originalPosition` `{textDocument:{uri}, position}` → `{source, uri, line, character, name}` (0-based
 //! in the original source) or null.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sourcemap_core::Bias;
 use tower_lsp::jsonrpc::Result;
-use tower_lsp::lsp_types::{Position, TextDocumentIdentifier, Url};
+use tower_lsp::lsp_types::{TextDocumentPositionParams, Url};
 
 use super::original_location;
 use crate::lsp::backend::Backend;
 use crate::lsp::errors::{internal, request_failed};
 use crate::lsp::map_fit::{fit_now, withheld};
 use crate::lsp::position::to_generated;
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Params {
-    pub text_document: TextDocumentIdentifier,
-    pub position: Position,
-}
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -30,7 +23,10 @@ pub struct Answer {
     pub name: Option<String>,
 }
 
-pub async fn original_position(b: &Backend, params: Params) -> Result<Option<Answer>> {
+pub async fn original_position(
+    b: &Backend,
+    params: TextDocumentPositionParams,
+) -> Result<Option<Answer>> {
     // A document without a (usable) map has no original position: null, as for an unmapped position.
     let Ok(map) = b.map_of_bundle(&params.text_document.uri).await else {
         return Ok(None);
