@@ -96,10 +96,14 @@ pub async fn map_info(b: &Backend, params: DocumentParams) -> Result<Option<Answ
     let found = match b.bundle_map(&uri).await {
         Ok((_, found)) => found,
         Err(problem) => {
-            if let MapProblem::NoMap(no_map) = &problem {
-                answer.tried = no_map.tried.clone();
-            }
             answer.problem = Some(problem.to_string());
+            if let MapProblem::NoMap(no_map) = &problem {
+                if !no_map.tried.is_empty() {
+                    // The message lists the places too; `tried` says them one by one.
+                    answer.problem = Some(format!("no source map found for {}", answer.bundle));
+                    answer.tried = no_map.tried.clone();
+                }
+            }
             return Ok(Some(answer));
         }
     };
