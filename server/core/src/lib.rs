@@ -12,6 +12,7 @@ pub mod locate;
 pub mod map;
 pub mod measure;
 pub mod position;
+pub mod profile;
 pub mod trace;
 pub mod walk;
 

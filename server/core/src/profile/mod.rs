@@ -1,0 +1,311 @@
+//! CPU profiles of bundles: the Hermes sampling profile, V8's `.cpuprofile` and the Chrome DevTools trace, read into
+//! one model (`Profile`: call-tree frames at bundle positions and the time sampled in each), summarised by original
+//! function (`summary.rs`) once the caller has mapped the frames, and written back in their own format with original
+//! names and positions (`Rewrite`).
+//!
+//! Positions, per format, converted to 0-based here and nowhere else (each checked on a known position in
+//! `fixtures/profiles`, README there):
+//!
+//! | format | line | column | what the position is |
+//! |---|---|---|---|
+//! | Hermes, source frames (`line`, `column`, `funcLine`, `funcColumn`, strings) | 1-based | 1-based | a caller: the call's `(`; the leaf: its function's start; `funcLine`/`funcColumn`: the function's start |
+//! | Hermes, bytecode frames (`funcVirtAddr`, `offset`) | always 1 | `funcVirtAddr + offset`, 0-based | a bytecode address: looked up as a column on line 1 of the Hermes (composed) map, metro-symbolicate's rule |
+//! | V8 `.cpuprofile` `callFrame.lineNumber` / `columnNumber` | 0-based | 0-based | where V8 records the function's start (the `(` of its parameters; an arrow's first parameter) |
+//! | Chrome trace `ProfileChunk` node `callFrame` | 0-based | 0-based | as in `.cpuprofile` (the same V8 profiler, sent in chunks) |
+//!
+//! Sources: Hermes `lib/VM/Profiler/ChromeTraceSerializer.cpp` writes `line`/`column` from the source location of
+//! each frame's code block and bytecode offset, 1-based as Hermes' debug info is (its `name` is
+//! `fn(file:line:column)` with the same numbers); metro-symbolicate's `symbolicateChromeTrace` reads them with its
+//! 0-based column default and lands one column right. The DevTools protocol's `Runtime.CallFrame` documents
+//! `lineNumber` and `columnNumber` as 0-based; V8's `ProfileNode` records its `SharedFunctionInfo`'s start position.
+//!
+//! Time: a sample lasts until the next one; the last one until the profile's end time where the format has one
+//! (V8), else for the mean interval of the others (Hermes). Chrome DevTools' `CPUProfileDataModel` attributes a
+//! sample's time the same way (`timestamps[i + 1] - timestamps[i]`).
+
+pub mod chrome_trace;
+pub mod cpuprofile;
+pub mod hermes;
+pub mod summary;
+
+use std::fmt;
+
+use crate::GeneratedPosition;
+
+/// Which kind of profile a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileFormat {
+    /// Hermes' sampling profiler (`hermes -sample-profiling`, `HermesInternal.dumpSampledTraceToFile`,
+    /// react-native-release-profiler): `traceEvents`, `samples`, `stackFrames`.
+    Hermes,
+    /// V8's `.cpuprofile` (`node --cpu-prof`, Chrome DevTools' Save profile): `nodes`, `samples`, `timeDeltas`.
+    CpuProfile,
+    /// A Chrome DevTools performance trace: `Profile` and `ProfileChunk` events.
+    ChromeTrace,
+}
+
+impl ProfileFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ProfileFormat::Hermes => "Hermes sampling profile",
+            ProfileFormat::CpuProfile => "V8 .cpuprofile",
+            ProfileFormat::ChromeTrace => "Chrome trace",
+        }
+    }
+}
+
+/// What a frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    /// JavaScript at a bundle position (or a JavaScript frame the engine gave no position).
+    JavaScript,
+    /// Engine or host code: `[Native] …`, `(garbage collector)`, `(program)`, `(idle)`, `(root)`.
+    Engine,
+}
+
+/// One node of the profile's call tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The id as the profile writes it: the Hermes `stackFrames` key, the V8 node id (in a trace with several
+    /// profiles, `PROFILE:NODE`).
+    pub id: String,
+    /// The caller, an index into `Profile::frames`.
+    pub parent: Option<usize>,
+    /// The name as the profile writes it (Hermes source frames: `fn(file:line:column)`).
+    pub name: String,
+    /// The function's name alone, when it has one.
+    pub function: Option<String>,
+    /// The script the frame is in (V8's `url`; Hermes source frames: the file in the name).
+    pub url: Option<String>,
+    pub kind: FrameKind,
+    /// The frame's own position, 0-based (see the table above).
+    pub position: Option<GeneratedPosition>,
+    /// Where its function starts, 0-based, when the profile says.
+    pub function_start: Option<GeneratedPosition>,
+    /// A Hermes bytecode address (no file: the first map given is the Hermes map).
+    pub bytecode: bool,
+}
+
+/// A profile read into call-tree frames and the time sampled in each.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub format: ProfileFormat,
+    pub frames: Vec<Frame>,
+    /// Microseconds during which each frame was the sampled leaf.
+    pub self_us: Vec<f64>,
+    /// How many samples named each frame as the leaf.
+    pub self_samples: Vec<u64>,
+    /// Every sample's time together, µs.
+    pub total_us: f64,
+    pub samples: u64,
+    /// Each sample in order: its leaf frame and its time stamp, µs (for converting between formats).
+    pub timeline: Vec<(usize, f64)>,
+    /// When recording started and ended, µs, where the profile says.
+    pub start_us: Option<f64>,
+    pub end_us: Option<f64>,
+    /// What was not valid and left out (samples naming no frame, a parent that loops), for the user.
+    pub warnings: Vec<String>,
+}
+
+/// A profile that cannot be read, with where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileError {
+    pub message: String,
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+impl ProfileError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        ProfileError {
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn json(what: &str, e: serde_json::Error) -> Self {
+        ProfileError::new(format!(
+            "not a valid {what}: {e} (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    }
+}
+
+/// The original side of a frame, for writing a profile back (`hermes::write`, `cpuprofile::write`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    /// The original function's name; `None` keeps the profile's.
+    pub function: Option<String>,
+    pub source: String,
+    /// 0-based.
+    pub line: u32,
+    /// 0-based.
+    pub column: u32,
+}
+
+/// Which format `bytes` hold, from their first top-level keys.
+pub fn detect(bytes: &[u8]) -> Option<ProfileFormat> {
+    let head = &bytes[..bytes.len().min(1 << 16)];
+    let text = String::from_utf8_lossy(head);
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('[') {
+        // The DevTools' trace as an array of events; `chrome_trace::read` says so when it holds no profile.
+        return t.contains("\"ph\"").then_some(ProfileFormat::ChromeTrace);
+    }
+    if !t.starts_with('{') {
+        return None;
+    }
+    if t.contains("\"nodes\"") && (t.contains("\"callFrame\"") || t.contains("\"samples\"")) {
+        return Some(ProfileFormat::CpuProfile);
+    }
+    if t.contains("\"stackFrames\"") || (t.contains("\"samples\"") && t.contains("\"sf\"")) {
+        return Some(ProfileFormat::Hermes);
+    }
+    if t.contains("\"traceEvents\"") {
+        // A Hermes profile writes `traceEvents` first and `stackFrames` after the samples, which may be past the
+        // head: a DevTools trace has `ProfileChunk` events instead.
+        return Some(
+            if t.contains("\"ProfileChunk\"") || t.contains("\"Profile\"") {
+                ProfileFormat::ChromeTrace
+            } else {
+                ProfileFormat::Hermes
+            },
+        );
+    }
+    None
+}
+
+/// Reads a profile of any of the formats.
+pub fn read(bytes: &[u8]) -> Result<Profile, ProfileError> {
+    match detect(bytes) {
+        Some(ProfileFormat::Hermes) => hermes::read(bytes),
+        Some(ProfileFormat::CpuProfile) => cpuprofile::read(bytes),
+        Some(ProfileFormat::ChromeTrace) => chrome_trace::read(bytes),
+        None => Err(ProfileError::new(
+            "not a profile this tool reads: expected a Hermes sampling profile (stackFrames, samples), a V8 \
+             .cpuprofile (nodes, samples, timeDeltas) or a Chrome trace (Profile and ProfileChunk events)",
+        )),
+    }
+}
+
+/// Times from sample timestamps (µs, in sample order): each sample lasts until the next; the last until `end` when
+/// known, else for the mean interval.
+pub(crate) fn durations(timestamps: &[f64], end: Option<f64>) -> Vec<f64> {
+    let n = timestamps.len();
+    let mut out = Vec::with_capacity(n);
+    for w in timestamps.windows(2) {
+        out.push((w[1] - w[0]).max(0.0));
+    }
+    if n > 0 {
+        let last = match end {
+            Some(end) => (end - timestamps[n - 1]).max(0.0),
+            None if n > 1 => (timestamps[n - 1] - timestamps[0]) / (n - 1) as f64,
+            None => 0.0,
+        };
+        out.push(last);
+    }
+    out
+}
+
+/// Parent links that reach no root (a loop) are cut, with a warning: every frame's chain then ends.
+pub(crate) fn cut_parent_loops(frames: &mut [Frame], warnings: &mut Vec<String>) {
+    // 0: not seen, 1: on the current walk, 2: known to reach a root.
+    let mut state = vec![0u8; frames.len()];
+    let mut path = Vec::new();
+    for start in 0..frames.len() {
+        let mut i = start;
+        while state[i] == 0 {
+            state[i] = 1;
+            path.push(i);
+            match frames[i].parent {
+                Some(p) => i = p,
+                None => break,
+            }
+        }
+        if state[i] == 1 && frames[i].parent.is_some() && path.contains(&i) {
+            // `i` is on the walk: its parent link closes a loop.
+            let looped = frames[i].parent.take();
+            warnings.push(format!(
+                "frame {} has a parent chain that loops (back to frame {}); it is treated as a root",
+                frames[i].id,
+                looped.map_or(String::new(), |p| frames[p].id.clone())
+            ));
+        }
+        for &j in &path {
+            state[j] = 2;
+        }
+        path.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_told_by_their_keys() {
+        assert_eq!(
+            detect(br#"{"traceEvents":[],"samples":[],"stackFrames":{}}"#),
+            Some(ProfileFormat::Hermes)
+        );
+        assert_eq!(
+            detect(br#"{"nodes":[{"id":1,"callFrame":{}}],"samples":[]}"#),
+            Some(ProfileFormat::CpuProfile)
+        );
+        assert_eq!(
+            detect(br#"[{"name":"Profile","ph":"P"},{"name":"ProfileChunk"}]"#),
+            Some(ProfileFormat::ChromeTrace)
+        );
+        assert_eq!(
+            detect(br#"{"traceEvents":[{"name":"ProfileChunk"}]}"#),
+            Some(ProfileFormat::ChromeTrace)
+        );
+        assert_eq!(detect(br#"{"version":3,"mappings":""}"#), None);
+    }
+
+    #[test]
+    fn a_sample_lasts_until_the_next() {
+        assert_eq!(durations(&[10.0, 12.0, 15.0], Some(20.0)), [2.0, 3.0, 5.0]);
+        assert_eq!(durations(&[10.0, 12.0, 16.0], None), [2.0, 4.0, 3.0]);
+        assert!(durations(&[], None).is_empty());
+    }
+
+    #[test]
+    fn parent_loops_are_cut() {
+        let frame = |id: &str, parent: Option<usize>| Frame {
+            id: id.into(),
+            parent,
+            name: id.into(),
+            function: None,
+            url: None,
+            kind: FrameKind::JavaScript,
+            position: None,
+            function_start: None,
+            bytecode: false,
+        };
+        let mut frames = vec![
+            frame("a", None),
+            frame("b", Some(2)),
+            frame("c", Some(1)),
+            frame("d", Some(3)),
+        ];
+        let mut warnings = Vec::new();
+        cut_parent_loops(&mut frames, &mut warnings);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        for start in 0..frames.len() {
+            let mut i = start;
+            let mut steps = 0;
+            while let Some(p) = frames[i].parent {
+                i = p;
+                steps += 1;
+                assert!(steps < 10);
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Where the time went, by original function, file or package: each frame's self time (sampled as the leaf) and
+//! total time (sampled anywhere below it, counted once per sample however deep a recursion goes).
+
+use std::collections::HashMap;
+
+use super::{FrameKind, Profile};
+use crate::composition::package_of;
+
+/// What a frame is in the original program, as the caller found it through the maps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameOrigin {
+    /// The original function's name; `None`: anonymous or top-level code.
+    pub function: Option<String>,
+    /// The original source, as the caller shows it.
+    pub source: String,
+    /// 0-based line of the function (its start when the profile gives it, else the frame's).
+    pub line: u32,
+}
+
+/// How rows are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    Function,
+    File,
+    Package,
+}
+
+/// One row: a function (or file, or package) and its time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The function's name (`(anonymous)` for none); for an unmapped frame, the profile's name. `None` when grouped
+    /// by file or package.
+    pub function: Option<String>,
+    pub source: Option<String>,
+    /// 0-based.
+    pub line: Option<u32>,
+    pub package: Option<String>,
+    /// Not at an original position: engine frames, frames without a map or outside what it maps.
+    pub unmapped: bool,
+    pub self_us: f64,
+    pub total_us: f64,
+    pub self_samples: u64,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    function: Option<String>,
+    source: Option<String>,
+    line: Option<u32>,
+    package: Option<String>,
+    unmapped: bool,
+}
+
+fn key_of(profile: &Profile, origins: &[Option<FrameOrigin>], i: usize, by: GroupBy) -> Key {
+    let frame = &profile.frames[i];
+    match origins.get(i).and_then(Option::as_ref) {
+        Some(o) => {
+            let package = Some(package_of(&o.source));
+            match by {
+                GroupBy::Function => Key {
+                    function: Some(o.function.clone().unwrap_or_else(|| "(anonymous)".into())),
+                    source: Some(o.source.clone()),
+                    line: Some(o.line),
+                    package,
+                    unmapped: false,
+                },
+                GroupBy::File => Key {
+                    function: None,
+                    source: Some(o.source.clone()),
+                    line: None,
+                    package,
+                    unmapped: false,
+                },
+                GroupBy::Package => Key {
+                    function: None,
+                    source: None,
+                    line: None,
+                    package,
+                    unmapped: false,
+                },
+            }
+        }
+        None => {
+            // Unmapped frames keep the profile's own name (and script), whatever the grouping, so the time adds up.
+            let name = match frame.kind {
+                FrameKind::Engine => frame.name.clone(),
+                FrameKind::JavaScript => frame
+                    .function
+                    .clone()
+                    .unwrap_or_else(|| "(anonymous)".into()),
+            };
+            Key {
+                function: Some(name),
+                source: frame.url.clone(),
+                line: None,
+                package: None,
+                unmapped: true,
+            }
+        }
+    }
+}
+
+/// The rows of `profile` grouped `by`, the largest self time first. `origins` is by frame.
+pub fn summarize(profile: &Profile, origins: &[Option<FrameOrigin>], by: GroupBy) -> Vec<Row> {
+    let n = profile.frames.len();
+    let mut keys: HashMap<Key, usize> = HashMap::new();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut key_index = Vec::with_capacity(n);
+    for i in 0..n {
+        let key = key_of(profile, origins, i, by);
+        let k = *keys.entry(key.clone()).or_insert_with(|| {
+            rows.push(Row {
+                function: key.function,
+                source: key.source,
+                line: key.line,
+                package: key.package,
+                unmapped: key.unmapped,
+                self_us: 0.0,
+                total_us: 0.0,
+                self_samples: 0,
+            });
+            rows.len() - 1
+        });
+        key_index.push(k);
+        rows[k].self_us += profile.self_us[i];
+        rows[k].self_samples += profile.self_samples[i];
+    }
+    // Subtree times, children before parents.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for (i, f) in profile.frames.iter().enumerate() {
+        match f.parent {
+            Some(p) => children[p].push(i),
+            None => roots.push(i),
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut stack = roots.clone();
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        stack.extend(&children[i]);
+    }
+    let mut subtree = profile.self_us.clone();
+    for &i in order.iter().rev() {
+        if let Some(p) = profile.frames[i].parent {
+            subtree[p] += subtree[i];
+        }
+    }
+    // A row's total: the subtrees of its outermost frames on each path (a recursion counts once).
+    let mut active = vec![0u32; rows.len()];
+    let mut walk: Vec<(usize, bool)> = roots.iter().map(|&r| (r, false)).collect();
+    while let Some((i, leaving)) = walk.pop() {
+        let k = key_index[i];
+        if leaving {
+            active[k] -= 1;
+            continue;
+        }
+        if active[k] == 0 {
+            rows[k].total_us += subtree[i];
+        }
+        active[k] += 1;
+        walk.push((i, true));
+        walk.extend(children[i].iter().map(|&c| (c, false)));
+    }
+    rows.sort_by(|a, b| {
+        b.self_us
+            .total_cmp(&a.self_us)
+            .then(b.total_us.total_cmp(&a.total_us))
+    });
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{Frame, ProfileFormat};
+
+    fn frame(id: &str, parent: Option<usize>) -> Frame {
+        Frame {
+            id: id.into(),
+            parent,
+            name: id.into(),
+            function: Some(id.into()),
+            url: Some("app.js".into()),
+            kind: FrameKind::JavaScript,
+            position: None,
+            function_start: None,
+            bytecode: false,
+        }
+    }
+
+    #[test]
+    fn self_and_total_with_recursion_counted_once() {
+        // main → fib → fib → leaf; main → gc.
+        let mut gc = frame("(garbage collector)", Some(0));
+        gc.kind = FrameKind::Engine;
+        gc.url = None;
+        let profile = Profile {
+            format: ProfileFormat::CpuProfile,
+            frames: vec![
+                frame("main", None),
+                frame("fib", Some(0)),
+                frame("fib2", Some(1)),
+                frame("leaf", Some(2)),
+                gc,
+            ],
+            self_us: vec![1.0, 2.0, 3.0, 4.0, 5.0],
+            self_samples: vec![1, 1, 1, 1, 1],
+            total_us: 15.0,
+            samples: 5,
+            timeline: Vec::new(),
+            start_us: None,
+            end_us: None,
+            warnings: Vec::new(),
+        };
+        let origin = |f: &str, line| {
+            Some(FrameOrigin {
+                function: Some(f.into()),
+                source: "src/math.js".into(),
+                line,
+            })
+        };
+        // Both fib frames are the same original function.
+        let origins = vec![
+            origin("main", 0),
+            origin("fib", 4),
+            origin("fib", 4),
+            origin("leaf", 9),
+            None,
+        ];
+        let rows = summarize(&profile, &origins, GroupBy::Function);
+        let row = |name: &str| {
+            rows.iter()
+                .find(|r| r.function.as_deref() == Some(name))
+                .unwrap()
+        };
+        assert_eq!((row("fib").self_us, row("fib").total_us), (5.0, 9.0));
+        assert_eq!((row("main").self_us, row("main").total_us), (1.0, 15.0));
+        assert!(row("(garbage collector)").unmapped);
+        assert_eq!(rows[0].function.as_deref(), Some("fib"));
+        let files = summarize(&profile, &origins, GroupBy::File);
+        assert_eq!(files.iter().find(|r| !r.unmapped).unwrap().total_us, 15.0);
+        let packages = summarize(&profile, &origins, GroupBy::Package);
+        assert_eq!(packages.len(), 2);
+    }
+}
