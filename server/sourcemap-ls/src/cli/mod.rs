@@ -2,6 +2,7 @@
 //! exit 2.
 
 pub mod explore;
+mod frame_maps;
 pub mod lookup;
 pub mod stats;
 pub mod symbolicate;

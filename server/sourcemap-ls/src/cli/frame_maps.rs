@@ -1,0 +1,545 @@
+//! Which map each frame of a trace uses, and the frames looked up in it: the maps given (a bundle or a map each,
+//! opened lazily; a large index map cut down to the sections the frames need), the bundles a frame names under
+//! `--root`, debug IDs, a Metro dev server; every map checked against its bundle, and frames where it does not fit
+//! withheld. `symbolicate` and `profile` both resolve their frames here.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::{json, Value};
+use sourcemap_core::fit::{check_fit, FitReport};
+use sourcemap_core::locate::{
+    bundle_leads_to_map, find_debug_id, find_source_mapping_url, load_map, looks_like_map,
+    MapOrigin,
+};
+use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
+use sourcemap_core::trace::stack::{file_name_of, is_foreign_file, StackFrame, StackLine};
+use sourcemap_core::trace::symbolicate::{names_from_code, symbolicate, SymbolicatedLine};
+use sourcemap_core::walk::find_files_named;
+use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
+
+use super::validate::mismatch_problem;
+use super::CliError;
+
+/// The generated file of a map, not yet read.
+pub(super) enum BundleText {
+    None,
+    /// This file led to the map (its comment, its inline map).
+    Known(PathBuf),
+    /// Candidates (the map's name without `.map`, its `file`); the first whose `sourceMappingURL` or sidecar leads to
+    /// `map` is the one.
+    Guess {
+        candidates: Vec<PathBuf>,
+        map: PathBuf,
+    },
+}
+
+impl BundleText {
+    /// The bundle's path and text, when there is one.
+    pub(super) fn read(&self) -> Option<(PathBuf, Vec<u8>)> {
+        let read = |p: &Path| sourcemap_core::files::read_regular(p, MAX_GENERATED_BYTES).ok();
+        self.find(read)
+    }
+
+    /// The bundle's path and its text mapped, not read (the fit check touches the lines of the sections a trace
+    /// needs: reading a 42 MB bundle was a fifth of a 146-frame `symbolicate`, `sourcemap-bench --editor-only`).
+    fn map(&self) -> Option<(PathBuf, memmap2::Mmap)> {
+        self.find(|p| {
+            let (file, meta) = sourcemap_core::files::open_regular(p).ok()?;
+            if meta.len() > MAX_GENERATED_BYTES {
+                return None;
+            }
+            // SAFETY: as in `sparse_open`: a regular file, read while this command runs; a file truncated by another
+            // process meanwhile would fault, as for any tool that maps its input.
+            unsafe { memmap2::Mmap::map(&file) }.ok()
+        })
+    }
+
+    fn find<T: AsRef<[u8]>>(&self, open: impl Fn(&Path) -> Option<T>) -> Option<(PathBuf, T)> {
+        match self {
+            BundleText::None => None,
+            BundleText::Known(p) => Some((p.clone(), open(p)?)),
+            BundleText::Guess { candidates, map } => candidates.iter().find_map(|p| {
+                let text = open(p)?;
+                bundle_leads_to_map(p, text.as_ref(), map).then(|| (p.clone(), text))
+            }),
+        }
+    }
+}
+
+pub(super) struct KnownMap {
+    pub(super) index: SourceMapIndex,
+    /// Where the generated file the map describes may be (its function scopes name frames), read only when a frame
+    /// needs it: a bundle that led to the map, or, for a map given by path, files that must lead back to it.
+    pub(super) bundle: BundleText,
+    /// File names of the bundles this map serves.
+    pub(super) names: Vec<String>,
+    pub(super) debug_id: Option<String>,
+    /// Directory its relative sources resolve against.
+    pub(super) dir: PathBuf,
+    /// How the map was found (for `--explain`).
+    pub(super) found: String,
+    /// The fit check against its bundle, once run: `None` when there is no bundle text to check.
+    pub(super) fit: OnceLock<Option<(PathBuf, FitReport)>>,
+}
+
+impl KnownMap {
+    /// The fit check of the map against its bundle (run once).
+    pub(super) fn fit(&self) -> Option<&(PathBuf, FitReport)> {
+        self.fit
+            .get_or_init(|| {
+                let (path, text) = self.bundle.map()?;
+                let report = check_fit(&self.index, &text, find_debug_id(&text)).ok()?;
+                Some((path, report))
+            })
+            .as_ref()
+    }
+}
+
+/// Maps at least this big are cut down to the sections a trace needs when it is given first (see `load`).
+const SPARSE_AFTER_BYTES: usize = 4 << 20;
+
+pub(super) fn load(path: &Path) -> Result<KnownMap, CliError> {
+    load_for(path, None)
+}
+
+/// Loads a map; with the trace's `positions`, a large index map given by path is opened as just the sections
+/// holding them (`sparse_open`), and whole whenever that is not clean.
+pub(super) fn load_for(
+    path: &Path,
+    positions: Option<&[GeneratedPosition]>,
+) -> Result<KnownMap, CliError> {
+    let options = IndexOptions {
+        lazy: true,
+        lazy_names: true,
+    };
+    let (origin, index) = match positions.and_then(|p| sparse_open(path, p, options)) {
+        Some(index) => (MapOrigin::File(path.to_path_buf()), index),
+        None => {
+            let loaded = load_map(path).map_err(CliError::Map)?;
+            // Lazy: a trace touches a few sections of a map that may have thousands; a section that turns out
+            // invalid makes its frames unresolved with the reason, while the JSON and every field are checked here.
+            let index = SourceMapIndex::from_bytes_with(loaded.bytes, options)
+                .map_err(|e| CliError::Map(format!("{}: {e}", path.display())))?;
+            (loaded.origin, index)
+        }
+    };
+    let map_dir = match &origin {
+        MapOrigin::File(p) => p.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        MapOrigin::DataUrl { bundle } => bundle.parent().unwrap_or(Path::new(".")).to_path_buf(),
+    };
+    let mut names = Vec::new();
+    let own = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match own.strip_suffix(".map") {
+        Some(bundle) => names.push(bundle.to_string()),
+        None => names.push(own.clone()),
+    }
+    if let Some(file) = &index.file {
+        names.push(file_name_of(file).to_string());
+    }
+    let bundle = match &origin {
+        MapOrigin::DataUrl { bundle } => BundleText::Known(bundle.clone()),
+        MapOrigin::File(map) if map != path => BundleText::Known(path.to_path_buf()),
+        MapOrigin::File(map) => BundleText::Guess {
+            candidates: own
+                .strip_suffix(".map")
+                .map(|b| map_dir.join(b))
+                .into_iter()
+                .chain(index.file.as_deref().map(|f| map_dir.join(f)))
+                .collect(),
+            map: map.clone(),
+        },
+    };
+    let found = match &origin {
+        MapOrigin::DataUrl { bundle } => {
+            format!("inline in {} (a data: URL)", shown(bundle))
+        }
+        MapOrigin::File(map) if map != path => {
+            let how = std::fs::read(path)
+                .ok()
+                .and_then(|t| find_source_mapping_url(&t).map(|(u, _)| u.to_string()))
+                .map_or("its sidecar .map".to_string(), |u| {
+                    format!("its sourceMappingURL={u}")
+                });
+            format!("{} (from {} by {how})", shown(map), shown(path))
+        }
+        MapOrigin::File(map) => shown(map),
+    };
+    Ok(KnownMap {
+        bundle,
+        debug_id: index.debug_id.clone(),
+        index,
+        names,
+        dir: map_dir,
+        found,
+        fit: OnceLock::new(),
+    })
+}
+
+/// Generated files and original sources above this size are not parsed for function names.
+const MAX_GENERATED_BYTES: u64 = 256 << 20;
+
+/// A large index map file opened as only the sections holding `positions`: the file is mapped, not read (reading
+/// 100 MB was a third of a short trace's time), skimmed (`sourcemap_core::map::sparse`), and the sections kept are
+/// parsed and validated in full. `None` (open it whole) for anything else: a small map, a bundle, a flat map, a map
+/// the skim finds odd, or a kept section that is invalid (whose errors the whole open then reports where they are).
+fn sparse_open(
+    path: &Path,
+    positions: &[GeneratedPosition],
+    options: IndexOptions,
+) -> Option<SourceMapIndex> {
+    let (file, meta) = sourcemap_core::files::open_regular(path).ok()?;
+    if meta.len() < SPARSE_AFTER_BYTES as u64 {
+        return None;
+    }
+    // SAFETY: the mapping is read only while the skim runs and dropped before anything else happens; a file
+    // truncated by another process in those milliseconds would fault, as it would for any tool that maps its input
+    // (ripgrep does the same). Only regular files get here.
+    let mapped = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    if !looks_like_map(&mapped[..mapped.len().min(64 << 10)]) {
+        return None;
+    }
+    let doc = sourcemap_core::map::sparse::select_sections(&mapped, positions)?;
+    drop(mapped);
+    let index = SourceMapIndex::from_bytes_with(doc, options).ok()?;
+    // Built (and kept: the frames' lookups use them) and validated, every kept section.
+    index.build_all().ok()?;
+    Some(index)
+}
+
+/// The text of an original source: `sourcesContent`, else the file the source names (relative to the map).
+pub(super) fn original_text(m: &KnownMap, source: SourceId) -> Option<String> {
+    if let Some(content) = m.index.source_content(source) {
+        return Some(content.into_owned());
+    }
+    let url = m.index.source(source).url.as_deref()?;
+    let path = url.strip_prefix("file://").unwrap_or(url);
+    let bytes = sourcemap_core::files::read_regular(&m.dir.join(path), MAX_GENERATED_BYTES).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+pub(super) struct Catalog {
+    /// The maps given on the command line first, then those discovered from frames.
+    pub(super) maps: Vec<KnownMap>,
+    pub(super) explicit: usize,
+    pub(super) by_name: HashMap<String, Option<(usize, String)>>,
+    pub(super) root: PathBuf,
+    pub(super) dev_server: bool,
+}
+
+impl Catalog {
+    /// The bundle a frame's file names, on disk.
+    fn bundle_path(&self, file: &str) -> Option<PathBuf> {
+        if file.starts_with("file:") {
+            return url::Url::parse(file)
+                .ok()?
+                .to_file_path()
+                .ok()
+                .filter(|p| p.is_file());
+        }
+        if !file.contains("://") {
+            let p = self
+                .root
+                .join(file.split(['?', '#']).next().unwrap_or(file));
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        find_files_named(&self.root, file_name_of(file), 6, 1).pop()
+    }
+
+    /// Which map (by position in `maps`) a frame uses, and why (for `--explain`).
+    pub(super) fn choose(&mut self, frame: &StackFrame) -> (Option<usize>, String) {
+        if frame.native {
+            return (None, "a native frame: no position in any bundle".into());
+        }
+        // A Hermes crash frame is resolved against the first map, which its position was computed from.
+        if frame.format == sourcemap_core::trace::stack::FrameFormat::HermesBytecode
+            && frame.written.is_none()
+        {
+            let chosen = (self.explicit > 0 && frame.generated.is_some()).then_some(0);
+            return (
+                chosen,
+                "a Hermes crash report frame: the first map given".into(),
+            );
+        }
+        // React Native's `name@L:C` and plain `LINE COLUMN` name no file: the first map given (a Hermes map first, the
+        // maps after it continue the chain, as for `--hermes-crash`).
+        let Some(file) = frame.file.as_deref() else {
+            let chosen = (self.explicit > 0).then_some(0);
+            return (
+                chosen,
+                "the frame names no file: the first map given".into(),
+            );
+        };
+        if is_foreign_file(file) {
+            return (
+                None,
+                format!("{file} is not a bundle (an engine's or node's own file)"),
+            );
+        }
+        let name = file_name_of(file).to_string();
+        if let Some(i) = self.maps[..self.explicit]
+            .iter()
+            .position(|m| m.names.contains(&name))
+        {
+            return (
+                Some(i),
+                format!("a map given names the bundle {name} (its file name or `file`)"),
+            );
+        }
+        if !self.by_name.contains_key(&name) {
+            let found = self.discover(file);
+            self.by_name.insert(name.clone(), found);
+        }
+        match self.by_name[&name].clone() {
+            Some((i, why)) => (Some(i), why),
+            None if self.explicit == 1 => (
+                Some(0),
+                format!("no map names {name}; the one map given serves every frame"),
+            ),
+            None => (
+                None,
+                format!(
+                    "no bundle named {name} under {} with a map (give its map, or --root)",
+                    self.root.display()
+                ),
+            ),
+        }
+    }
+
+    /// The frame's bundle on disk: its `debugId` may pair it with a given map; without given maps, its own map; or,
+    /// when allowed, the map a loopback Metro dev server serves beside the bundle URL.
+    fn discover(&mut self, file: &str) -> Option<(usize, String)> {
+        if self.dev_server && file.starts_with("http://") && self.explicit == 0 {
+            let bytes = crate::devserver::fetch_map(file, crate::lsp::DEFAULT_MAX_MAP_BYTES)
+                .map_err(|e| eprintln!("sourcemap-ls: {e}"))
+                .ok()?;
+            let index = SourceMapIndex::from_bytes_with(
+                bytes,
+                IndexOptions {
+                    lazy: true,
+                    lazy_names: true,
+                },
+            )
+            .map_err(|e| eprintln!("sourcemap-ls: map of {file}: {e}"))
+            .ok()?;
+            self.maps.push(KnownMap {
+                debug_id: index.debug_id.clone(),
+                index,
+                bundle: BundleText::None,
+                names: vec![file_name_of(file).to_string()],
+                dir: self.root.clone(),
+                found: format!("served by the Metro dev server for {file}"),
+                fit: OnceLock::new(),
+            });
+            return Some((
+                self.maps.len() - 1,
+                "fetched from the Metro dev server".into(),
+            ));
+        }
+        let bundle = self.bundle_path(file)?;
+        if self.explicit > 0 {
+            let text = std::fs::read(&bundle).ok()?;
+            let id = find_debug_id(&text)?.to_string();
+            let i = self.maps[..self.explicit]
+                .iter()
+                .position(|m| m.debug_id.as_deref() == Some(&id))?;
+            return Some((
+                i,
+                format!("{} has debugId {id}, as this map does", shown(&bundle)),
+            ));
+        }
+        let known = load(&bundle).ok()?;
+        self.maps.push(known);
+        Some((
+            self.maps.len() - 1,
+            format!(
+                "the bundle {} found under --root {}",
+                shown(&bundle),
+                shown(&self.root)
+            ),
+        ))
+    }
+}
+
+/// A path as `--explain` shows it: relative to the current directory when it is below it.
+pub(super) fn shown(p: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.display().to_string()))
+        .map(|r| if r.is_empty() { ".".to_string() } else { r })
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+/// The frames of a trace, looked up.
+pub(super) struct Resolution {
+    /// The lines with each frame answered (or left with why not).
+    pub(super) out: Vec<SymbolicatedLine>,
+    /// Per frame: the map chosen (an index into `Catalog::maps`) and why.
+    pub(super) chosen: Vec<(Option<usize>, String)>,
+    /// Per frame: its position as printed, before any shift.
+    pub(super) printed: Vec<Option<GeneratedPosition>>,
+    /// Per frame: the whole-line shift applied to it (`--apply-shift`).
+    pub(super) shifts: Vec<Option<i64>>,
+    /// The frames (by number) withheld because the map does not fit its bundle there.
+    pub(super) mismatched: Vec<usize>,
+    /// One `map-mismatch` problem per misfit map used (also warned about on stderr).
+    pub(super) problems: Vec<Value>,
+}
+
+/// Chooses each frame's map, checks every map used against its bundle, and looks the frames up, naming their
+/// functions (function maps, `scopes`, the bundle's and the sources' code).
+pub(super) fn resolve(
+    catalog: &mut Catalog,
+    mut lines: Vec<StackLine>,
+    apply_shift: bool,
+) -> Resolution {
+    // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
+    let chosen: Vec<(Option<usize>, String)> = lines
+        .iter()
+        .filter_map(|l| match l {
+            StackLine::Frame(f) => Some(catalog.choose(f)),
+            StackLine::Text(_) => None,
+        })
+        .collect();
+    let choices: Vec<Option<usize>> = chosen.iter().map(|c| c.0).collect();
+    let maps = &catalog.maps;
+    // Every map used is checked against its bundle before anything is answered from it.
+    let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut problems = Vec::new();
+    for &i in &used {
+        let Some((bundle, report)) = maps[i].fit() else {
+            continue;
+        };
+        if let Some(mut problem) = mismatch_problem(report) {
+            let applied = match report.shift_lines {
+                Some(n) if apply_shift => {
+                    format!(" (--apply-shift: frames looked up {n} lines up)")
+                }
+                _ => String::new(),
+            };
+            eprintln!(
+                "sourcemap-ls: warning: {}: map-mismatch: {}{applied}",
+                bundle.display(),
+                report.message()
+            );
+            problem["bundle"] = json!(bundle.display().to_string());
+            problem["map"] = json!(maps[i].found);
+            problems.push(problem);
+        }
+    }
+    // A shift is applied only when asked for.
+    let shift_of = |choice: Option<usize>| {
+        choice
+            .and_then(|i| maps[i].fit())
+            .and_then(|(_, r)| r.shift_lines)
+            .filter(|_| apply_shift)
+    };
+    let printed: Vec<Option<GeneratedPosition>> = lines
+        .iter()
+        .filter_map(|l| match l {
+            StackLine::Frame(f) => Some(f.generated),
+            StackLine::Text(_) => None,
+        })
+        .collect();
+    if apply_shift {
+        let mut k = 0;
+        for l in lines.iter_mut() {
+            if let StackLine::Frame(f) = l {
+                if let (Some(shift), Some(g)) = (shift_of(choices[k]), f.generated.as_mut()) {
+                    g.line = (i64::from(g.line) - shift).max(0) as u32;
+                }
+                k += 1;
+            }
+        }
+    }
+    let code = ScopeCache::new(
+        |i| {
+            let (path, bytes) = maps[i].bundle.read()?;
+            Some((path.display().to_string(), String::from_utf8(bytes).ok()?))
+        },
+        |i, source| {
+            let name = maps[i].index.source(source).url.as_deref()?.to_string();
+            Some((name, original_text(&maps[i], source)?))
+        },
+    );
+    // The positions first (cheap), to learn which bundles and sources name the frames' functions; those are parsed
+    // in parallel, then the frames are named.
+    let chain = |source: &str| {
+        let name = file_name_of(source);
+        maps.iter()
+            .position(|m| m.names.iter().any(|n| n == name))
+            .map(|i| (i, &maps[i].index))
+    };
+    let mut next = choices.iter();
+    let positions = symbolicate(
+        &lines,
+        |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
+        chain,
+        &NoCode,
+    );
+    let (mut generated, mut originals) = (Vec::new(), Vec::new());
+    for l in &positions {
+        if let SymbolicatedLine::Frame(f) = l {
+            if let (Some(m), Some(o), Some(p)) = (f.map, &f.original, f.frame.generated) {
+                // Metro maps with function maps name frames without code: nothing is read for them.
+                if names_from_code(&maps[m].index, p) {
+                    generated.push(m);
+                    originals.push((m, o.source_id));
+                }
+            }
+        }
+    }
+    code.prefetch(&generated, &originals);
+    let mut next = choices.iter();
+    let mut out = symbolicate(
+        &lines,
+        |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
+        // A Hermes map leads to `app.js`; when `app.js.map` was given too, follow it.
+        chain,
+        &code,
+    );
+    // Frames at positions where the map does not fit its bundle are not answered (the map's answer there is most
+    // likely another place): they stay as printed, with the reason.
+    let mut mismatched = Vec::new();
+    let mut k = 0;
+    for l in out.iter_mut() {
+        let SymbolicatedLine::Frame(f) = l else {
+            continue;
+        };
+        let choice = choices[k];
+        let fit = choice.and_then(|i| maps[i].fit());
+        let shifted = shift_of(choice).is_some();
+        let misfit = match (fit, printed[k]) {
+            (Some((bundle, report)), Some(p)) if !shifted && report.marks(p) => Some(format!(
+                "map-mismatch: the map does not fit {} at this position; not mapped (sourcemap-ls validate {} says why)",
+                bundle.display(),
+                bundle.display()
+            )),
+            _ => None,
+        };
+        if let Some(why) = misfit {
+            f.original = None;
+            f.ignored = false;
+            f.unresolved = Some(why);
+            mismatched.push(k);
+        }
+        k += 1;
+    }
+    let shifts = choices.iter().map(|&c| shift_of(c)).collect();
+    Resolution {
+        out,
+        chosen,
+        printed,
+        shifts,
+        mismatched,
+        problems,
+    }
+}
