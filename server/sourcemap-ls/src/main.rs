@@ -47,6 +47,10 @@ enum Command {
     /// A stack trace (V8, JSC/Safari, Firefox, Hermes, React Native, Metro JSON, or `LINE COLUMN` lines) from stdin
     /// or --trace, mapped to original sources and function names.
     Symbolicate(cli::symbolicate::SymbolicateArgs),
+    /// A CPU profile of a bundle (Hermes sampling profile, V8 .cpuprofile, Chrome trace) in original functions: the
+    /// top functions by self and total time; --json, --by file|package, --out FILE for the profile with original
+    /// names (--to cpuprofile converts a Hermes profile).
+    Profile(cli::profile::ProfileArgs),
     /// What BUNDLE is made of: its bytes by original source and package (source-map-explorer's rules); --json for
     /// its JSON shape, --html FILE for a treemap page.
     Explore(cli::explore::ExploreArgs),
@@ -84,6 +88,7 @@ fn main() -> ExitCode {
         Some(Command::Validate(a)) => cli::validate::run(a),
         Some(Command::Stats(a)) => cli::stats::run(a),
         Some(Command::Symbolicate(a)) => cli::symbolicate::run(a),
+        Some(Command::Profile(a)) => cli::profile::run(a),
         Some(Command::Explore(a)) => cli::explore::run(a),
         None => {
             init_logging();

@@ -187,11 +187,16 @@ pub fn read(bytes: &[u8]) -> Result<Profile, ProfileError> {
         Some(ProfileFormat::Hermes) => hermes::read(bytes),
         Some(ProfileFormat::CpuProfile) => cpuprofile::read(bytes),
         Some(ProfileFormat::ChromeTrace) => chrome_trace::read(bytes),
-        None => Err(ProfileError::new(
-            "not a profile this tool reads: expected a Hermes sampling profile (stackFrames, samples), a V8 \
-             .cpuprofile (nodes, samples, timeDeltas) or a Chrome trace (Profile and ProfileChunk events)",
-        )),
+        None => Err(not_a_profile()),
     }
+}
+
+/// What `read` says of a file that is none of the formats.
+pub fn not_a_profile() -> ProfileError {
+    ProfileError::new(
+        "not a profile this tool reads: expected a Hermes sampling profile (stackFrames, samples), a V8 .cpuprofile \
+         (nodes, samples, timeDeltas) or a Chrome trace (Profile and ProfileChunk events)",
+    )
 }
 
 /// Times from sample timestamps (µs, in sample order): each sample lasts until the next; the last until `end` when

@@ -232,6 +232,17 @@ pub(super) struct Catalog {
 }
 
 impl Catalog {
+    /// The maps given on the command line, and where the bundles frames name are looked for.
+    pub(super) fn new(explicit: Vec<KnownMap>, root: PathBuf, dev_server: bool) -> Catalog {
+        Catalog {
+            explicit: explicit.len(),
+            maps: explicit,
+            by_name: HashMap::new(),
+            root,
+            dev_server,
+        }
+    }
+
     /// The bundle a frame's file names, on disk.
     fn bundle_path(&self, file: &str) -> Option<PathBuf> {
         if file.starts_with("file:") {

@@ -4,6 +4,7 @@
 pub mod explore;
 mod frame_maps;
 pub mod lookup;
+pub mod profile;
 pub mod stats;
 pub mod symbolicate;
 pub mod validate;

@@ -5,7 +5,6 @@
 //! same `debugId` as the frame's bundle); a single MAP serves every frame that is not obviously foreign. Maps are
 //! opened lazily (a section is validated and indexed when a frame first touches it).
 
-use std::collections::HashMap;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -130,13 +129,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         Some(r) => r.clone(),
         None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
     };
-    let mut catalog = Catalog {
-        explicit: explicit.len(),
-        maps: explicit,
-        by_name: HashMap::new(),
-        root,
-        dev_server: args.dev_server,
-    };
+    let mut catalog = Catalog::new(explicit, root, args.dev_server);
     // The trace as found: text with any log prefixes, JSON log lines, a crash reporter's event.
     let document = TraceDocument::parse(&text, plain);
     let lines = if args.hermes_crash {

@@ -1,0 +1,413 @@
+//! `sourcemap-ls profile PROFILE [MAPS...]`: a CPU profile of a bundle (Hermes sampling profile, V8 `.cpuprofile`,
+//! Chrome trace) in original functions. Each distinct frame position is resolved once, as `symbolicate` resolves a
+//! frame (`frame_maps::resolve`: the maps given, else the bundle its script names under `--root`; the fit check;
+//! function maps, `scopes`, the code), then the time is summed by original function, file or package. `--out`
+//! writes the profile in its own format (or `--to cpuprofile`) with original names and positions.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+use sourcemap_core::profile::chrome_trace::ChromeTraceDoc;
+use sourcemap_core::profile::cpuprofile::{self, CpuProfileDoc};
+use sourcemap_core::profile::hermes::HermesDoc;
+use sourcemap_core::profile::summary::{summarize, FrameOrigin, GroupBy, Row};
+use sourcemap_core::profile::{
+    detect, not_a_profile, FrameKind, Profile, ProfileError, ProfileFormat, Rewrite,
+};
+use sourcemap_core::trace::stack::{FrameFormat, StackFrame, StackLine};
+use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
+use sourcemap_core::GeneratedPosition;
+
+use super::frame_maps::{load, resolve, Catalog};
+use super::CliError;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum By {
+    Function,
+    File,
+    Package,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum To {
+    /// A V8 `.cpuprofile` (what DevTools, speedscope and VS Code open).
+    Cpuprofile,
+}
+
+#[derive(Args)]
+pub struct ProfileArgs {
+    /// The profile: a Hermes sampling profile (`.json`), a V8 `.cpuprofile`, or a Chrome trace.
+    profile: PathBuf,
+    /// Source maps (or bundles that lead to them); a Hermes bytecode profile uses the first. Without any, each
+    /// frame's script URL leads to its bundle under --root.
+    maps: Vec<PathBuf>,
+    /// Where to look for the bundles the profile's scripts name (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// One JSON object: `frames` (each frame's original position and function) and `functions` (the rows).
+    #[arg(long)]
+    json: bool,
+    /// How rows are grouped.
+    #[arg(long, value_enum, default_value_t = By::Function)]
+    by: By,
+    /// How many rows each table shows.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    /// Write the profile with original function names and positions here (never over the input).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// With --out: write this format instead of the input's.
+    #[arg(long, value_enum)]
+    to: Option<To>,
+}
+
+/// A profile parsed and kept for writing back.
+enum Doc<'a> {
+    Hermes(HermesDoc<'a>),
+    Cpu(CpuProfileDoc<'a>),
+    Trace(ChromeTraceDoc<'a>),
+}
+
+impl<'a> Doc<'a> {
+    fn parse(bytes: &'a [u8]) -> Result<Doc<'a>, ProfileError> {
+        match detect(bytes) {
+            Some(ProfileFormat::Hermes) => HermesDoc::parse(bytes).map(Doc::Hermes),
+            Some(ProfileFormat::CpuProfile) => CpuProfileDoc::parse(bytes).map(Doc::Cpu),
+            Some(ProfileFormat::ChromeTrace) => ChromeTraceDoc::parse(bytes).map(Doc::Trace),
+            None => Err(not_a_profile()),
+        }
+    }
+
+    fn profile(&self) -> Profile {
+        match self {
+            Doc::Hermes(d) => d.profile(),
+            Doc::Cpu(d) => d.profile(),
+            Doc::Trace(d) => d.profile(),
+        }
+    }
+
+    fn write(&self, rewrites: &[Option<Rewrite>], out: &mut impl Write) -> std::io::Result<()> {
+        match self {
+            Doc::Hermes(d) => d.write(rewrites, out),
+            Doc::Cpu(d) => d.write(rewrites, out),
+            Doc::Trace(d) => d.write(rewrites, out),
+        }
+    }
+}
+
+/// What a frame is looked up by: profiles repeat a function's position in every call path that reaches it.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Site {
+    url: Option<String>,
+    position: GeneratedPosition,
+    bytecode: bool,
+    function: Option<String>,
+}
+
+fn stack_frame(site: &Site) -> StackFrame {
+    let raw = site.function.clone().unwrap_or_default();
+    StackFrame {
+        frame_span: 0..raw.len(),
+        raw,
+        // Bytecode frames name no file: the first map given, as for Hermes crash reports (`Catalog::choose`).
+        format: if site.bytecode {
+            FrameFormat::HermesBytecode
+        } else {
+            FrameFormat::V8
+        },
+        function: site.function.clone(),
+        is_async: false,
+        is_constructor: false,
+        file: site.url.clone(),
+        written: None,
+        generated: Some(site.position),
+        native: false,
+        function_span: None,
+        location_span: None,
+    }
+}
+
+/// The input is never written over: `--out` must name another file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn ms(us: f64) -> f64 {
+    (us / 1000.0 * 100.0).round() / 100.0
+}
+
+fn percent(us: f64, total: f64) -> f64 {
+    if total > 0.0 {
+        (us / total * 1000.0).round() / 10.0
+    } else {
+        0.0
+    }
+}
+
+pub fn run(args: ProfileArgs) -> Result<(), CliError> {
+    if args.to.is_some() && args.out.is_none() {
+        return Err(CliError::Usage("--to needs --out FILE".into()));
+    }
+    if let Some(out) = &args.out {
+        if same_file(out, &args.profile) {
+            return Err(CliError::Usage(format!(
+                "--out {} is the profile itself; it is never written over",
+                out.display()
+            )));
+        }
+    }
+    let (file, meta) = sourcemap_core::files::open_regular(&args.profile)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", args.profile.display())))?;
+    // SAFETY: a regular file, read while this command runs; a file truncated by another process meanwhile would
+    // fault, as for any tool that maps its input. An empty file cannot be mapped on every platform: read instead.
+    let mapped;
+    let bytes: &[u8] = if meta.len() == 0 {
+        &[]
+    } else {
+        mapped = unsafe { memmap2::Mmap::map(&file) }
+            .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", args.profile.display())))?;
+        &mapped
+    };
+    let doc = Doc::parse(bytes)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", args.profile.display())))?;
+    let profile = doc.profile();
+    for w in &profile.warnings {
+        eprintln!("sourcemap-ls: warning: {}: {w}", args.profile.display());
+    }
+
+    // Each distinct site once: its own position, and where its function starts when the profile says.
+    let mut sites: Vec<Site> = Vec::new();
+    let mut site_of: HashMap<Site, usize> = HashMap::new();
+    let mut intern = |site: Site| -> usize {
+        *site_of.entry(site.clone()).or_insert_with(|| {
+            sites.push(site);
+            sites.len() - 1
+        })
+    };
+    let mut frame_sites: Vec<Option<(usize, Option<usize>)>> =
+        Vec::with_capacity(profile.frames.len());
+    for f in &profile.frames {
+        let Some(position) = f.position.filter(|_| f.kind == FrameKind::JavaScript) else {
+            frame_sites.push(None);
+            continue;
+        };
+        let site = |position| Site {
+            url: f.url.clone(),
+            position,
+            bytecode: f.bytecode,
+            function: f.function.clone(),
+        };
+        let own = intern(site(position));
+        let start = f
+            .function_start
+            .filter(|s| *s != position)
+            .map(|s| intern(site(s)));
+        frame_sites.push(Some((own, start)));
+    }
+    let explicit = args
+        .maps
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
+    };
+    let mut catalog = Catalog::new(explicit, root, false);
+    let lines: Vec<StackLine> = sites
+        .iter()
+        .map(|s| StackLine::Frame(stack_frame(s)))
+        .collect();
+    let resolved = resolve(&mut catalog, lines, false);
+    let originals: Vec<Option<&OriginalFrame>> = resolved
+        .out
+        .iter()
+        .map(|l| match l {
+            SymbolicatedLine::Frame(f) => f.original.as_ref(),
+            SymbolicatedLine::Text(_) => None,
+        })
+        .collect();
+
+    let origins: Vec<Option<FrameOrigin>> = frame_sites
+        .iter()
+        .map(|s| {
+            let (own, start) = (*s)?;
+            let o = originals[own]?;
+            // The function's line from its start when that maps into the same source.
+            let line = start
+                .and_then(|st| originals[st])
+                .filter(|st| st.source_id == o.source_id)
+                .map_or(o.line, |st| st.line);
+            Some(FrameOrigin {
+                function: o.function.clone(),
+                source: o
+                    .source
+                    .clone()
+                    .unwrap_or_else(|| "(unnamed source)".into()),
+                line,
+            })
+        })
+        .collect();
+    let own_original = |i: usize| frame_sites[i].and_then(|(own, _)| originals[own]);
+
+    if let Some(out) = &args.out {
+        let rewrites: Vec<Option<Rewrite>> = (0..profile.frames.len())
+            .map(|i| {
+                let o = own_original(i)?;
+                Some(Rewrite {
+                    function: o.function.clone(),
+                    source: o.source.clone()?,
+                    line: o.line,
+                    column: o.column,
+                })
+            })
+            .collect();
+        let file = std::fs::File::create(out)
+            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let written = match args.to {
+            Some(To::Cpuprofile) => cpuprofile::write_from(&profile, &rewrites, &mut w),
+            None => doc.write(&rewrites, &mut w),
+        };
+        written
+            .and_then(|_| w.flush())
+            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
+    }
+
+    let by = match args.by {
+        By::Function => GroupBy::Function,
+        By::File => GroupBy::File,
+        By::Package => GroupBy::Package,
+    };
+    let rows = summarize(&profile, &origins, by);
+    let positioned = frame_sites.iter().filter(|s| s.is_some()).count();
+    let mapped = origins.iter().filter(|o| o.is_some()).count();
+    if positioned > 0 && mapped == 0 {
+        eprintln!(
+            "sourcemap-ls: note: none of the profile's {positioned} frames at bundle positions was mapped: give the \
+             map (a Hermes bytecode profile needs the Hermes map first), or --root where the bundles are"
+        );
+    }
+    if args.json {
+        let frames: Vec<Value> = profile
+            .frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let o = own_original(i);
+                json!({
+                    "id": f.id,
+                    "function": o.and_then(|o| o.function.clone()),
+                    "source": o.and_then(|o| o.source.clone()),
+                    "line": o.map(|o| o.line + 1),
+                    "column": o.map(|o| o.column),
+                })
+            })
+            .collect();
+        let functions: Vec<Value> = rows.iter().map(|r| row_json(r, profile.total_us)).collect();
+        println!(
+            "{}",
+            json!({
+                "format": profile.format.name(),
+                "samples": profile.samples,
+                "totalMs": ms(profile.total_us),
+                "frames": frames,
+                "functions": functions,
+                "warnings": profile.warnings,
+                "problems": resolved.problems,
+            })
+        );
+        return Ok(());
+    }
+    print_tables(&profile, &rows, args.top, positioned, mapped);
+    Ok(())
+}
+
+fn row_json(r: &Row, total: f64) -> Value {
+    json!({
+        "function": r.function,
+        "source": r.source,
+        "line": r.line.map(|l| l + 1),
+        "package": r.package,
+        "unmapped": r.unmapped,
+        "selfMs": ms(r.self_us),
+        "selfPercent": percent(r.self_us, total),
+        "totalMs": ms(r.total_us),
+        "totalPercent": percent(r.total_us, total),
+        "samples": r.self_samples,
+    })
+}
+
+fn print_tables(profile: &Profile, rows: &[Row], top: usize, positioned: usize, mapped: usize) {
+    println!(
+        "{}: {} samples, {:.1} ms; {} frames, {positioned} at bundle positions, {mapped} mapped",
+        profile.format.name(),
+        profile.samples,
+        profile.total_us / 1000.0,
+        profile.frames.len()
+    );
+    let label = |r: &Row| {
+        let what = r.function.clone().unwrap_or_default();
+        let place = match (&r.source, r.line) {
+            (Some(s), Some(l)) => format!("{s}:{}", l + 1),
+            (Some(s), None) => s.clone(),
+            (None, _) => String::new(),
+        };
+        let package = r.package.clone().unwrap_or_default();
+        let head = if what.is_empty() { place.clone() } else { what };
+        let place = if r.function.is_none() {
+            String::new()
+        } else {
+            place
+        };
+        (
+            head,
+            place,
+            if r.unmapped {
+                "(not mapped)".to_string()
+            } else {
+                package
+            },
+        )
+    };
+    let table = |title: &str, rows: &mut dyn Iterator<Item = &Row>| {
+        println!("\n{title}");
+        println!(
+            "{:>10} {:>6} {:>10} {:>6}  what",
+            "self ms", "%", "total ms", "%"
+        );
+        for r in rows {
+            let (head, place, package) = label(r);
+            let mut line = format!(
+                "{:>10.1} {:>6.1} {:>10.1} {:>6.1}  {head}",
+                r.self_us / 1000.0,
+                percent(r.self_us, profile.total_us),
+                r.total_us / 1000.0,
+                percent(r.total_us, profile.total_us),
+            );
+            for extra in [place, package] {
+                if !extra.is_empty() {
+                    line.push_str("  ");
+                    line.push_str(&extra);
+                }
+            }
+            println!("{}", line.trim_end());
+        }
+    };
+    table(
+        &format!("Top {top} by self time"),
+        &mut rows.iter().take(top),
+    );
+    let mut by_total: Vec<&Row> = rows.iter().collect();
+    by_total.sort_by(|a, b| b.total_us.total_cmp(&a.total_us));
+    table(
+        &format!("Top {top} by total time"),
+        &mut by_total.into_iter().take(top),
+    );
+}
