@@ -26,6 +26,7 @@
 pub mod chrome_trace;
 pub mod cpuprofile;
 pub mod hermes;
+pub mod sites;
 pub mod summary;
 
 use std::fmt;

@@ -11,6 +11,8 @@ use crate::composition::package_of;
 pub struct FrameOrigin {
     /// The original function's name; `None`: anonymous or top-level code.
     pub function: Option<String>,
+    /// Known to be a script's top-level code, not a function.
+    pub top_level: bool,
     /// The original source, as the caller shows it.
     pub source: String,
     /// 0-based line of the function (its start when the profile gives it, else the frame's).
@@ -58,7 +60,14 @@ fn key_of(profile: &Profile, origins: &[Option<FrameOrigin>], i: usize, by: Grou
             let package = Some(package_of(&o.source));
             match by {
                 GroupBy::Function => Key {
-                    function: Some(o.function.clone().unwrap_or_else(|| "(anonymous)".into())),
+                    function: Some(o.function.clone().unwrap_or_else(|| {
+                        if o.top_level {
+                            "(top level)"
+                        } else {
+                            "(anonymous)"
+                        }
+                        .into()
+                    })),
                     source: Some(o.source.clone()),
                     line: Some(o.line),
                     package,
@@ -216,6 +225,7 @@ mod tests {
         let origin = |f: &str, line| {
             Some(FrameOrigin {
                 function: Some(f.into()),
+                top_level: false,
                 source: "src/math.js".into(),
                 line,
             })

@@ -4,7 +4,6 @@
 //! function maps, `scopes`, the code), then the time is summed by original function, file or package. `--out`
 //! writes the profile in its own format (or `--to cpuprofile`) with original names and positions.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -13,13 +12,12 @@ use serde_json::{json, Value};
 use sourcemap_core::profile::chrome_trace::ChromeTraceDoc;
 use sourcemap_core::profile::cpuprofile::{self, CpuProfileDoc};
 use sourcemap_core::profile::hermes::HermesDoc;
-use sourcemap_core::profile::summary::{summarize, FrameOrigin, GroupBy, Row};
+use sourcemap_core::profile::sites::Sites;
+use sourcemap_core::profile::summary::{summarize, GroupBy, Row};
 use sourcemap_core::profile::{
-    detect, not_a_profile, FrameKind, Profile, ProfileError, ProfileFormat, Rewrite,
+    detect, not_a_profile, Profile, ProfileError, ProfileFormat, Rewrite,
 };
-use sourcemap_core::trace::stack::{FrameFormat, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
-use sourcemap_core::GeneratedPosition;
 
 use super::frame_maps::{load, resolve, Catalog};
 use super::CliError;
@@ -98,38 +96,6 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// What a frame is looked up by: profiles repeat a function's position in every call path that reaches it.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct Site {
-    url: Option<String>,
-    position: GeneratedPosition,
-    bytecode: bool,
-    function: Option<String>,
-}
-
-fn stack_frame(site: &Site) -> StackFrame {
-    let raw = site.function.clone().unwrap_or_default();
-    StackFrame {
-        frame_span: 0..raw.len(),
-        raw,
-        // Bytecode frames name no file: the first map given, as for Hermes crash reports (`Catalog::choose`).
-        format: if site.bytecode {
-            FrameFormat::HermesBytecode
-        } else {
-            FrameFormat::V8
-        },
-        function: site.function.clone(),
-        is_async: false,
-        is_constructor: false,
-        file: site.url.clone(),
-        written: None,
-        generated: Some(site.position),
-        native: false,
-        function_span: None,
-        location_span: None,
-    }
-}
-
 /// The input is never written over: `--out` must name another file.
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
@@ -181,35 +147,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         eprintln!("sourcemap-ls: warning: {}: {w}", args.profile.display());
     }
 
-    // Each distinct site once: its own position, and where its function starts when the profile says.
-    let mut sites: Vec<Site> = Vec::new();
-    let mut site_of: HashMap<Site, usize> = HashMap::new();
-    let mut intern = |site: Site| -> usize {
-        *site_of.entry(site.clone()).or_insert_with(|| {
-            sites.push(site);
-            sites.len() - 1
-        })
-    };
-    let mut frame_sites: Vec<Option<(usize, Option<usize>)>> =
-        Vec::with_capacity(profile.frames.len());
-    for f in &profile.frames {
-        let Some(position) = f.position.filter(|_| f.kind == FrameKind::JavaScript) else {
-            frame_sites.push(None);
-            continue;
-        };
-        let site = |position| Site {
-            url: f.url.clone(),
-            position,
-            bytecode: f.bytecode,
-            function: f.function.clone(),
-        };
-        let own = intern(site(position));
-        let start = f
-            .function_start
-            .filter(|s| *s != position)
-            .map(|s| intern(site(s)));
-        frame_sites.push(Some((own, start)));
-    }
+    let sites = Sites::of(&profile);
     let explicit = args
         .maps
         .iter()
@@ -220,11 +158,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
     };
     let mut catalog = Catalog::new(explicit, root, false);
-    let lines: Vec<StackLine> = sites
-        .iter()
-        .map(|s| StackLine::Frame(stack_frame(s)))
-        .collect();
-    let resolved = resolve(&mut catalog, lines, false);
+    let resolved = resolve(&mut catalog, sites.lines(), false);
     let originals: Vec<Option<&OriginalFrame>> = resolved
         .out
         .iter()
@@ -234,27 +168,12 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         })
         .collect();
 
-    let origins: Vec<Option<FrameOrigin>> = frame_sites
-        .iter()
-        .map(|s| {
-            let (own, start) = (*s)?;
-            let o = originals[own]?;
-            // The function's line from its start when that maps into the same source.
-            let line = start
-                .and_then(|st| originals[st])
-                .filter(|st| st.source_id == o.source_id)
-                .map_or(o.line, |st| st.line);
-            Some(FrameOrigin {
-                function: o.function.clone(),
-                source: o
-                    .source
-                    .clone()
-                    .unwrap_or_else(|| "(unnamed source)".into()),
-                line,
-            })
-        })
-        .collect();
-    let own_original = |i: usize| frame_sites[i].and_then(|(own, _)| originals[own]);
+    let origins = sites.origins(&profile, &originals, |_, o| {
+        o.source
+            .clone()
+            .unwrap_or_else(|| "(unnamed source)".into())
+    });
+    let own_original = |i: usize| sites.own(&originals, i);
 
     if let Some(out) = &args.out {
         let rewrites: Vec<Option<Rewrite>> = (0..profile.frames.len())
@@ -286,7 +205,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         By::Package => GroupBy::Package,
     };
     let rows = summarize(&profile, &origins, by);
-    let positioned = frame_sites.iter().filter(|s| s.is_some()).count();
+    let positioned = sites.by_frame.iter().filter(|s| s.is_some()).count();
     let mapped = origins.iter().filter(|o| o.is_some()).count();
     if positioned > 0 && mapped == 0 {
         eprintln!(

@@ -1,0 +1,159 @@
+//! The distinct places a profile's frames stand at, as stack frames to resolve: a profile repeats a function's
+//! position in every call path that reaches it (160K frames, a few thousand places), so each place is looked up and
+//! named once, by whatever resolves stack frames (the CLI's and the server's), and the answers go back to frames.
+
+use std::collections::HashMap;
+
+use super::summary::FrameOrigin;
+use super::{FrameKind, Profile, ProfileFormat};
+use crate::trace::stack::{FrameFormat, StackFrame, StackLine};
+use crate::trace::symbolicate::OriginalFrame;
+use crate::GeneratedPosition;
+
+/// One place: a script and a position in it (or a bytecode address), with the function name the profile gives.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Site {
+    pub url: Option<String>,
+    pub position: GeneratedPosition,
+    pub bytecode: bool,
+    pub function: Option<String>,
+}
+
+impl Site {
+    /// As a stack frame: bytecode addresses name no file, so the first map given serves them, as for Hermes crash
+    /// reports; a V8 or Hermes source frame names its script.
+    pub fn stack_frame(&self) -> StackFrame {
+        let raw = self.function.clone().unwrap_or_default();
+        StackFrame {
+            frame_span: 0..raw.len(),
+            raw,
+            format: if self.bytecode {
+                FrameFormat::HermesBytecode
+            } else {
+                FrameFormat::V8
+            },
+            function: self.function.clone(),
+            is_async: false,
+            is_constructor: false,
+            file: self.url.clone(),
+            written: None,
+            generated: Some(self.position),
+            native: false,
+            function_span: None,
+            location_span: None,
+        }
+    }
+}
+
+/// Each frame's places: its own, and where its function starts when that is elsewhere.
+pub struct Sites {
+    pub sites: Vec<Site>,
+    /// By frame: `(own, function start)` as indexes into `sites`; `None` for engine frames and frames without a
+    /// position.
+    pub by_frame: Vec<Option<(usize, Option<usize>)>>,
+}
+
+impl Sites {
+    pub fn of(profile: &Profile) -> Sites {
+        let mut sites: Vec<Site> = Vec::new();
+        let mut index: HashMap<Site, usize> = HashMap::new();
+        let mut intern = |site: Site| -> usize {
+            if let Some(&i) = index.get(&site) {
+                return i;
+            }
+            sites.push(site.clone());
+            index.insert(site, sites.len() - 1);
+            sites.len() - 1
+        };
+        let by_frame = profile
+            .frames
+            .iter()
+            .map(|f| {
+                let position = f.position.filter(|_| f.kind == FrameKind::JavaScript)?;
+                let site = |position| Site {
+                    url: f.url.clone(),
+                    position,
+                    bytecode: f.bytecode,
+                    function: f.function.clone(),
+                };
+                let own = intern(site(position));
+                let start = f
+                    .function_start
+                    .filter(|s| *s != position)
+                    .map(|s| intern(site(s)));
+                Some((own, start))
+            })
+            .collect();
+        Sites { sites, by_frame }
+    }
+
+    /// The places as stack lines, in `sites` order.
+    pub fn lines(&self) -> Vec<StackLine> {
+        self.sites
+            .iter()
+            .map(|s| StackLine::Frame(s.stack_frame()))
+            .collect()
+    }
+
+    /// Each frame's origin from the answers for the places (`originals`, in `sites` order), with its source shown
+    /// as `shown` says. The function's line is where it starts when that maps into the same source.
+    pub fn origins(
+        &self,
+        profile: &Profile,
+        originals: &[Option<&OriginalFrame>],
+        shown: impl Fn(usize, &OriginalFrame) -> String,
+    ) -> Vec<Option<FrameOrigin>> {
+        self.by_frame
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let (own, start) = (*s)?;
+                let o = originals.get(own).copied().flatten()?;
+                let line = start
+                    .and_then(|st| originals.get(st).copied().flatten())
+                    .filter(|st| st.source_id == o.source_id)
+                    .map_or(o.line, |st| st.line);
+                // Hermes names a script's top-level code `global` (it is no function of the program).
+                let top_level = o.function.is_none()
+                    && profile.format == ProfileFormat::Hermes
+                    && profile.frames[i].function.as_deref() == Some("global");
+                Some(FrameOrigin {
+                    function: o.function.clone(),
+                    top_level,
+                    source: shown(own, o),
+                    line,
+                })
+            })
+            .collect()
+    }
+
+    /// Each frame's own original (the answer for its own place).
+    pub fn own<'a>(
+        &self,
+        originals: &[Option<&'a OriginalFrame>],
+        frame: usize,
+    ) -> Option<&'a OriginalFrame> {
+        let (own, _) = self.by_frame.get(frame).copied().flatten()?;
+        originals.get(own).copied().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::hermes;
+
+    #[test]
+    fn repeated_places_are_one_site() {
+        let p = hermes::read(br#"{"samples":[],"stackFrames":{"1":{"name":"[root]","category":"root"},"2":{"funcVirtAddr":"10","offset":"3","name":"f","category":"JavaScript","parent":1},"3":{"funcVirtAddr":"20","offset":"0","name":"g","category":"JavaScript","parent":2},"4":{"funcVirtAddr":"10","offset":"3","name":"f","category":"JavaScript","parent":3}}}"#).unwrap();
+        let s = Sites::of(&p);
+        // f at 13 and its start 10, g at 20 (its own start).
+        assert_eq!(s.sites.len(), 3);
+        assert_eq!(s.by_frame[0], None);
+        assert_eq!(s.by_frame[1], s.by_frame[3]);
+        assert_eq!(s.by_frame[2].unwrap().1, None);
+        assert!(
+            matches!(&s.lines()[0], StackLine::Frame(f) if f.format == FrameFormat::HermesBytecode && f.file.is_none())
+        );
+    }
+}
