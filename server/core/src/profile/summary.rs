@@ -179,6 +179,20 @@ pub fn summarize(profile: &Profile, origins: &[Option<FrameOrigin>], by: GroupBy
     rows
 }
 
+/// Microseconds as milliseconds, to 0.01 ms (what the tables and JSON show).
+pub fn ms(us: f64) -> f64 {
+    (us / 1000.0 * 100.0).round() / 100.0
+}
+
+/// `part` of `total` in percent, to 0.1.
+pub fn percent(part: f64, total: f64) -> f64 {
+    if total > 0.0 {
+        (part / total * 1000.0).round() / 10.0
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,7 @@ use sourcemap_core::profile::chrome_trace::ChromeTraceDoc;
 use sourcemap_core::profile::cpuprofile::{self, CpuProfileDoc};
 use sourcemap_core::profile::hermes::HermesDoc;
 use sourcemap_core::profile::sites::Sites;
-use sourcemap_core::profile::summary::{summarize, GroupBy, Row};
+use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy, Row};
 use sourcemap_core::profile::{
     detect, not_a_profile, Profile, ProfileError, ProfileFormat, Rewrite,
 };
@@ -101,18 +101,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
-    }
-}
-
-fn ms(us: f64) -> f64 {
-    (us / 1000.0 * 100.0).round() / 100.0
-}
-
-fn percent(us: f64, total: f64) -> f64 {
-    if total > 0.0 {
-        (us / total * 1000.0).round() / 10.0
-    } else {
-        0.0
     }
 }
 

@@ -8,8 +8,8 @@ use tower_lsp::LspServiceBuilder;
 
 use super::guard::guarded;
 use super::requests::{
-    composition, debug_panic, generated_positions, map_info, original_position, source_content,
-    symbolicate, DocumentParams,
+    composition, debug_panic, generated_positions, map_info, original_position, profile,
+    source_content, symbolicate, DocumentParams,
 };
 use super::server::Server;
 use super::transport::large_results::Stashed;
@@ -42,5 +42,6 @@ custom_requests! {
     "sourcemap/mapInfo" => map_info(map_info::map_info, DocumentParams) -> Option<map_info::Answer>;
     "sourcemap/composition" => composition(composition::composition, DocumentParams)
         -> Option<composition::Answer>;
+    "sourcemap/profile" => profile(profile::profile, profile::Params) -> profile::Answer;
     "sourcemap/debugPanic" => debug_panic(debug_panic, serde_json::Value) -> ();
 }

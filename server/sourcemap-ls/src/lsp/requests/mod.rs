@@ -8,6 +8,7 @@ pub mod generated_positions;
 pub mod hover;
 pub mod map_info;
 pub mod original_position;
+pub mod profile;
 pub mod source_content;
 pub mod symbolicate;
 

@@ -1,0 +1,167 @@
+//! `sourcemap/profile` `{textDocument:{uri}, by?: "function"|"file"|"package", top?}` → where a CPU profile's time
+//! went, by original function: `{format, samples, totalMs, positioned, mapped, warnings, functions:[{function,
+//! source, line, package, unmapped, selfMs, selfPercent, totalMs, totalPercent, location}]}` (`line` 0-based;
+//! `location` the original source, file or virtual document, at the function's line). The same rows as
+//! `sourcemap-ls profile --json`; each distinct frame place is resolved as `sourcemap/symbolicate` resolves a
+//! frame, against the workspace's maps.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use sourcemap_core::profile::sites::Sites;
+use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy};
+use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier};
+
+use super::symbolicate::symbolicate_in_workspace;
+use super::SourceUris;
+use crate::lsp::backend::Backend;
+use crate::lsp::errors::invalid_params;
+
+/// A profile read from disk is at most this big (a recording of minutes is tens of MB).
+const MAX_PROFILE_BYTES: u64 = 1 << 30;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Params {
+    pub text_document: TextDocumentIdentifier,
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(default)]
+    pub top: Option<usize>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Row {
+    pub function: Option<String>,
+    pub source: Option<String>,
+    pub line: Option<u32>,
+    pub package: Option<String>,
+    pub unmapped: bool,
+    pub self_ms: f64,
+    pub self_percent: f64,
+    pub total_ms: f64,
+    pub total_percent: f64,
+    pub location: Option<Location>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    pub format: &'static str,
+    pub samples: u64,
+    pub total_ms: f64,
+    /// Frames at bundle positions, and how many of them were mapped.
+    pub positioned: usize,
+    pub mapped: usize,
+    pub warnings: Vec<String>,
+    pub functions: Vec<Row>,
+}
+
+pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
+    let uri = params.text_document.uri;
+    let by = match params.by.as_deref() {
+        None | Some("function") => GroupBy::Function,
+        Some("file") => GroupBy::File,
+        Some("package") => GroupBy::Package,
+        Some(other) => {
+            return Err(invalid_params(format!(
+                "by: {other}; expected function, file or package"
+            )))
+        }
+    };
+    // The open document's text, else the file.
+    let bytes = match b.rope(&uri) {
+        Some(rope) => rope.to_string().into_bytes(),
+        None => {
+            let path = uri.to_file_path().map_err(|_| {
+                invalid_params("the profile must be a file: URI or an open document")
+            })?;
+            tokio::task::spawn_blocking(move || {
+                sourcemap_core::files::read_regular(&path, MAX_PROFILE_BYTES)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))
+            })
+            .await
+            .map_err(|e| invalid_params(e.to_string()))?
+            .map_err(invalid_params)?
+        }
+    };
+    let profile = tokio::task::block_in_place(|| sourcemap_core::profile::read(&bytes))
+        .map_err(|e| invalid_params(e.to_string()))?;
+    drop(bytes);
+    let sites = Sites::of(&profile);
+    let lines = sites.lines();
+    let (out, maps, _) = symbolicate_in_workspace(b, &lines, Some(&uri), "", &HashMap::new()).await;
+    let answered: Vec<(Option<usize>, Option<&OriginalFrame>)> = out
+        .iter()
+        .map(|l| match l {
+            SymbolicatedLine::Frame(f) => (f.map, f.original.as_ref()),
+            SymbolicatedLine::Text(_) => (None, None),
+        })
+        .collect();
+    let originals: Vec<Option<&OriginalFrame>> = answered.iter().map(|a| a.1).collect();
+    let mut uris = SourceUris::new(b);
+    // Sources shown by their workspace path where they resolve to a file there (as `sourcemap/symbolicate` does),
+    // and where each (source, line) opens.
+    let mut places: HashMap<(String, u32), Location> = HashMap::new();
+    let mut shown_of: HashMap<usize, String> = HashMap::new();
+    for (site, (map, o)) in answered.iter().enumerate() {
+        let (Some(m), Some(o)) = (map.map(|i| &maps[i]), o) else {
+            continue;
+        };
+        let shown = uris
+            .display(m, o.source_id)
+            .or_else(|| o.source.clone())
+            .unwrap_or_else(|| "(unnamed source)".into());
+        shown_of.insert(site, shown);
+    }
+    let origins = sites.origins(&profile, &originals, |site, _| shown_of[&site].clone());
+    for (frame, origin) in origins.iter().enumerate() {
+        let (Some(origin), Some((own, _))) = (origin, sites.by_frame[frame]) else {
+            continue;
+        };
+        let key = (origin.source.clone(), origin.line);
+        if places.contains_key(&key) {
+            continue;
+        }
+        let (Some(m), Some(o)) = (answered[own].0.map(|i| &maps[i]), answered[own].1) else {
+            continue;
+        };
+        if let Some(uri) = uris.get(m, o.source_id) {
+            let p = Position::new(origin.line, 0);
+            places.insert(key, Location::new(uri, Range::new(p, p)));
+        }
+    }
+    let rows = summarize(&profile, &origins, by);
+    let total = profile.total_us;
+    let functions = rows
+        .into_iter()
+        .take(params.top.unwrap_or(usize::MAX))
+        .map(|r| Row {
+            location: match (&r.source, r.line) {
+                (Some(s), Some(l)) => places.get(&(s.clone(), l)).cloned(),
+                _ => None,
+            },
+            function: r.function,
+            source: r.source,
+            line: r.line,
+            package: r.package,
+            unmapped: r.unmapped,
+            self_ms: ms(r.self_us),
+            self_percent: percent(r.self_us, total),
+            total_ms: ms(r.total_us),
+            total_percent: percent(r.total_us, total),
+        })
+        .collect();
+    Ok(Answer {
+        format: profile.format.name(),
+        samples: profile.samples,
+        total_ms: ms(total),
+        positioned: sites.by_frame.iter().filter(|s| s.is_some()).count(),
+        mapped: origins.iter().filter(|o| o.is_some()).count(),
+        warnings: profile.warnings,
+        functions,
+    })
+}
