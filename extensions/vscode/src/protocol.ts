@@ -125,3 +125,47 @@ export interface CompositionResult {
   /** The treemap page (self-contained HTML; a click on a file dispatches an `open-source` event with its name). */
   html: string;
 }
+
+export const PROFILE = "sourcemap/profile";
+
+/** How `sourcemap/profile` groups its rows. */
+export type ProfileGrouping = "function" | "file" | "package";
+
+export interface ProfileParams {
+  textDocument: { uri: string };
+  by?: ProfileGrouping;
+  top?: number;
+}
+
+/** One row of `sourcemap/profile`: a function (or file, or package) and its time. */
+export interface ProfileRow {
+  /** The original function's name; for an unmapped frame the profile's own name; null when grouped by file or package. */
+  function: string | null;
+  /** The original source as the server shows it (the workspace path when it resolved to a workspace file); for an
+   * unmapped frame its script URL. */
+  source: string | null;
+  /** 0-based line of the function in `source`. */
+  line: number | null;
+  package: string | null;
+  /** Not at an original position: engine frames, frames without a map or outside what it maps. */
+  unmapped: boolean;
+  selfMs: number;
+  selfPercent: number;
+  totalMs: number;
+  totalPercent: number;
+  /** Where the row opens: the original source (file or sourcemap-source: document) at its line. */
+  location: Location | null;
+}
+
+/** `sourcemap/profile` result: where a CPU profile's time went, largest self time first. */
+export interface ProfileResult {
+  /** "Hermes sampling profile", "V8 .cpuprofile" or "Chrome trace". */
+  format: string;
+  samples: number;
+  totalMs: number;
+  /** Frames at bundle positions, and how many of them were mapped. */
+  positioned: number;
+  mapped: number;
+  warnings: string[];
+  functions: ProfileRow[];
+}
