@@ -1,6 +1,6 @@
 // The VS Code client of sourcemap-ls: activation and wiring. Each feature is its own module over the language client
 // (client.ts): the status bar, navigation, symbolicate, Show Map Info, Attach Source Map…, the composition view,
-// virtual documents and terminal links; this file makes them and binds the commands of package.json to them.
+// Show Profile, virtual documents and terminal links; this file makes them and binds the commands of package.json to them.
 
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -11,6 +11,7 @@ import { CompositionView } from "./composition";
 import type { runE2E as RunE2E } from "./e2e";
 import { MapInfoReports } from "./mapInfo";
 import { goToGenerated, goToOriginal, openAt, pickBundle, type GoToGeneratedArgs } from "./navigation";
+import { ProfileView, REVEAL_PROFILE } from "./profile";
 import { OriginalPositionStatus } from "./statusBar";
 import { SymbolicateResults } from "./symbolicate";
 import { StackTerminalLinks } from "./terminalLinks";
@@ -23,6 +24,8 @@ export interface SourceMapExtension {
   readonly symbolicate: SymbolicateResults;
   readonly mapInfo: MapInfoReports;
   readonly composition: CompositionView;
+  /** Show Profile's panel and the inline self times. */
+  readonly profile: ProfileView;
   /** Stack frames in the integrated terminal link to original sources. */
   readonly terminalLinks: StackTerminalLinks;
 }
@@ -35,7 +38,7 @@ function optionsArg<T extends object>(arg: unknown): T | undefined {
 }
 
 function registerCommands(ext: SourceMapExtension): vscode.Disposable[] {
-  const { server, symbolicate, mapInfo, composition } = ext;
+  const { server, symbolicate, mapInfo, composition, profile } = ext;
   const c = vscode.commands;
   return [
     c.registerCommand("sourcemap.symbolicateSelection", () => symbolicate.symbolicateSelection()),
@@ -45,6 +48,9 @@ function registerCommands(ext: SourceMapExtension): vscode.Disposable[] {
     c.registerCommand("sourcemap.showMapInfo", () => mapInfo.show()),
     c.registerCommand("sourcemap.restartServer", () => server.restart()),
     c.registerCommand("sourcemap.showComposition", () => composition.show()),
+    c.registerCommand("sourcemap.showProfile", (arg?: unknown) => profile.show(arg instanceof vscode.Uri ? arg : undefined)),
+    // A profile's CodeLens in an original source.
+    c.registerCommand(REVEAL_PROFILE, () => profile.reveal()),
     c.registerCommand("sourcemap.openServerPathSetting", () => server.openServerPathSetting()),
     c.registerCommand("sourcemap.attachSourceMap", (args?: AttachArgs | vscode.Uri) =>
       attachSourceMap(server.log, args instanceof vscode.Uri ? { bundle: args.toString() } : args),
@@ -62,6 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Source
     symbolicate: new SymbolicateResults(server),
     mapInfo: new MapInfoReports(server),
     composition: new CompositionView(server),
+    profile: new ProfileView(server),
     terminalLinks: new StackTerminalLinks({
       request: <R>(method: string, params: object) => server.request<R>(method, params),
       openAt,
@@ -76,6 +83,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Source
     ext.symbolicate,
     ext.mapInfo,
     ext.composition,
+    ext.profile,
     vscode.window.registerTerminalLinkProvider(ext.terminalLinks),
     registerAttachQuickFix(),
     ...registerVirtualDocuments(server),

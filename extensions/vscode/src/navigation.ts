@@ -17,10 +17,11 @@ export interface GoToGeneratedArgs {
   reveal?: boolean;
 }
 
-export async function openAt(uri: string, line: number, character: number): Promise<vscode.TextEditor> {
+/** Opens `uri` (a file: or sourcemap-source: URI) at a 0-based position, in `column` when given (else the active one). */
+export async function openAt(uri: string, line: number, character: number, column?: vscode.ViewColumn): Promise<vscode.TextEditor> {
   const pos = new vscode.Position(line, character);
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-  return vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos), preview: false });
+  return vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos), preview: false, ...(column !== undefined ? { viewColumn: column } : {}) });
 }
 
 /** Each distinct bundle's build time (its modification time) and how a Quick Pick shows it. */
