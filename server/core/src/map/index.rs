@@ -837,6 +837,24 @@ impl SourceMapIndex {
             .and_then(|m| m.name_at(line, column)))
     }
 
+    /// Whether the section's `x_facebook_sources` holds a function map for `source` (composing tools write the
+    /// field with `null` for every source that has none: metro-source-map's `composeSourceMaps` over an esbuild map).
+    pub fn has_function_map(&self, section: usize, source: SourceId) -> bool {
+        if self.sections[section].x_facebook_sources.is_none() {
+            return false;
+        }
+        // Decoded (and kept) by the lookup; a malformed field names nothing.
+        let _ = self.facebook_function_name(section, source, 0, 0);
+        let s = &self.sections[section];
+        let Some(Ok(maps)) = s.function_maps.get().map(|m| m.as_ref().as_ref()) else {
+            return false;
+        };
+        s.sources
+            .iter()
+            .position(|&g| g == source)
+            .is_some_and(|local| maps.get(local).is_some_and(Option::is_some))
+    }
+
     /// The section's decoded `scopes` (ECMA-426 proposal), if it has the field; `Err` when it is malformed.
     pub fn scopes(&self, section: usize) -> Option<Result<&DecodedScopes, String>> {
         let s = &self.sections[section];

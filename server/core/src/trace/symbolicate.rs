@@ -189,13 +189,13 @@ pub struct Enclosing {
     pub top_level: bool,
 }
 
-/// Whether naming the function at generated position `p` of `index` would read code (the bundle, the sources): its
-/// section has neither a Metro function map nor `scopes`. Callers that fetch code ahead of time ask this first.
-pub fn names_from_code(index: &SourceMapIndex, p: GeneratedPosition) -> bool {
-    index.section_at(p).is_some_and(|i| {
-        let s = &index.sections()[i];
-        s.x_facebook_sources.is_none() && s.scopes.is_none()
-    })
+/// Whether naming the function at generated position `p` of `index`, mapping into `source`, would read code (the
+/// bundle, the sources): its section has no Metro function map for that source and no `scopes`. Callers that fetch
+/// code ahead of time ask this first.
+pub fn names_from_code(index: &SourceMapIndex, p: GeneratedPosition, source: SourceId) -> bool {
+    index
+        .section_at(p)
+        .is_some_and(|i| index.sections()[i].scopes.is_none() && !index.has_function_map(i, source))
 }
 
 /// The original function around generated position `p` (in `section`, mapping to `o`) of the map `map`, with
@@ -219,8 +219,9 @@ pub fn enclosing_function(
     if let Some(name) = index.scopes_function_name(section, p) {
         return Some(named(name, FunctionNameSource::Scopes));
     }
-    // A section with a function map or `scopes` that does not cover the position is not parsed for more.
-    if !names_from_code(index, p) {
+    // A source with a function map, or a section with `scopes`, that does not cover the position is not parsed for
+    // more.
+    if !names_from_code(index, p, o.source) {
         return None;
     }
     let generated = code.generated(map);

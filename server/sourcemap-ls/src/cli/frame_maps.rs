@@ -501,7 +501,7 @@ pub(super) fn resolve(
         if let SymbolicatedLine::Frame(f) = l {
             if let (Some(m), Some(o), Some(p)) = (f.map, &f.original, f.frame.generated) {
                 // Metro maps with function maps name frames without code: nothing is read for them.
-                if names_from_code(&maps[m].index, p) {
+                if names_from_code(&maps[m].index, p, o.source_id) {
                     generated.push(m);
                     originals.push((m, o.source_id));
                 }
