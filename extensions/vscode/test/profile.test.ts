@@ -52,8 +52,8 @@ const result: ProfileResult = {
   functions: [hot, gc, internal],
 };
 
-test("the inline self time reads as the brief's example", () => {
-  assert.equal(lensTitle(hot), "⏱ 812.3 ms self (41.2 %) · 900.1 ms total");
+test("the inline self time: self ms and %, total ms, after VS Code's stopwatch icon", () => {
+  assert.equal(lensTitle(hot), "$(watch) 812.3 ms self (41.2 %) · 900.1 ms total");
 });
 
 test("rows: the function, source:line with the line 1-based, unmapped rows keep the profile's names", () => {
@@ -106,20 +106,28 @@ test("the page: header, warnings, grouping buttons, a row per answer row with bo
   const rows = html.match(/<tr data-row="\d+"[^>]*>.*?<\/tr>/g) ?? [];
   assert.equal(rows.length, 3);
   assert.match(rows[0] ?? "", /class="openable"/);
-  assert.match(rows[0] ?? "", /<td class="name">countPrimes<\/td><td class="place">profile\/src\/primes\.js:2<\/td><td class="package">profile<\/td>/);
-  assert.match(rows[0] ?? "", /<td class="num self-ms">812\.3 ms<\/td><td class="num self-percent">41\.2 %<\/td><td class="bar"><div class="fill self" style="width:41\.2%"><\/div><\/td>/);
+  // The times first (a narrow panel keeps them), then what the row is.
+  assert.match(rows[0] ?? "", /^<tr[^>]*><td class="num self-ms">812\.3 ms<\/td><td class="num self-percent">41\.2 %<\/td><td class="bar"><div class="fill self" style="width:41\.2%"><\/div><\/td>/);
+  assert.match(
+    rows[0] ?? "",
+    /<td class="what" title="countPrimes · profile\/src\/primes\.js:2 · profile"><div class="name">countPrimes<\/div><div class="place"><span class="source">profile\/src\/primes\.js:2<\/span><span class="package">profile<\/span><\/div><\/td><\/tr>$/,
+  );
   assert.match(rows[0] ?? "", /<div class="fill total" style="width:45\.6%">/);
   assert.match(rows[1] ?? "", /class="unmapped"/);
   assert.doesNotMatch(rows[1] ?? "", /openable|tabindex/);
-  assert.match(rows[1] ?? "", /\(garbage collector\) <span class="tag">not mapped<\/span>/);
+  assert.match(rows[1] ?? "", /<div class="name">\(garbage collector\) <span class="tag">not mapped<\/span><\/div><\/td>/);
+  // An unmapped frame's script is where it is; it has no package.
+  assert.match(rows[2] ?? "", /<div class="name">toRealPath <span class="tag">not mapped<\/span><\/div><div class="place"><span class="source">node:internal\/modules\/helpers<\/span><\/div>/);
+  assert.match(html, /<th class="num">self<\/th>.*<th class="what">function <span class="sub">source:line · package<\/span><\/th>/);
 });
 
-test("the page by file and by package has fewer leading columns; names are escaped", () => {
+test("the page by file and by package: the file and its package, the package alone; names are escaped", () => {
   const byFile = profileHtml({ ...result, functions: [{ ...hot, function: null, line: null, source: "src/<a>.js" }] }, { title: "p", by: "file", nonce: "n" });
-  assert.match(byFile, /<th>file<\/th><th>package<\/th><th class="num">self<\/th>/);
-  assert.match(byFile, /<td class="name">src\/&lt;a&gt;\.js<\/td><td class="package">profile<\/td><td class="num self-ms">/);
+  assert.match(byFile, /<th class="what">file <span class="sub">package<\/span><\/th><\/tr>/);
+  assert.match(byFile, /<div class="name">src\/&lt;a&gt;\.js<\/div><div class="place"><span class="package">profile<\/span><\/div><\/td><\/tr>/);
   const byPackage = profileHtml({ ...result, functions: [{ ...hot, function: null, source: null, line: null }] }, { title: "p", by: "package", nonce: "n" });
-  assert.match(byPackage, /<td class="name">profile<\/td><td class="num self-ms">/);
+  assert.match(byPackage, /<th class="what">package<\/th><\/tr>/);
+  assert.match(byPackage, /<td class="what" title="profile"><div class="name">profile<\/div><\/td><\/tr>/);
   assert.equal(escapeHtml(`"'&`), "&quot;&#39;&amp;");
 });
 

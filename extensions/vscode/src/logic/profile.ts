@@ -47,9 +47,10 @@ export function rowPlace(row: ProfileRow): string {
   return row.line !== null ? `${row.source}:${row.line + 1}` : row.source;
 }
 
-/** The inline self time at a function's line: `⏱ 812.3 ms self (41.2 %) · 900.1 ms total`. */
+/** The inline self time at a function's line: `$(watch) 812.3 ms self (41.2 %) · 900.1 ms total` (a CodeLens title;
+ * `$(watch)` is VS Code's stopwatch icon, drawn by its own icon font where a ⏱ glyph may be missing from the system's). */
 export function lensTitle(row: ProfileRow): string {
-  return `⏱ ${formatMs(row.selfMs)} self (${formatPercent(row.selfPercent)}) · ${formatMs(row.totalMs)} total`;
+  return `$(watch) ${formatMs(row.selfMs)} self (${formatPercent(row.selfPercent)}) · ${formatMs(row.totalMs)} total`;
 }
 
 /** The header's line: `V8 .cpuprofile · 1387 samples · 1514.7 ms · 3 of 62 frames mapped`. */
@@ -93,29 +94,32 @@ export function escapeHtml(s: string): string {
 
 const GROUP_TITLES: Record<ProfileGrouping, string> = { function: "Function", file: "File", package: "Package" };
 
-/** The columns before the times, by grouping. */
-function leadColumns(by: ProfileGrouping): string[] {
+/** The last column's heading, by grouping. */
+function whatHeading(by: ProfileGrouping): string {
   switch (by) {
     case "function":
-      return ["function", "source", "package"];
+      return "function <span class=\"sub\">source:line · package</span>";
     case "file":
-      return ["file", "package"];
+      return "file <span class=\"sub\">package</span>";
     case "package":
-      return ["package"];
+      return "package";
   }
 }
 
-function leadCells(row: ProfileRow, by: ProfileGrouping): string {
-  const name = escapeHtml(rowLabel(row, by));
+/** What the row is, in one cell of two lines: the name (function, file or package; an unmapped row marked), then
+ * where it is (`source:line`, for an unmapped row its script) and its package. Each line is cut with an ellipsis when
+ * the panel is narrow; the cell's tooltip has it whole. */
+function whatCell(row: ProfileRow, by: ProfileGrouping): string {
+  const name = rowLabel(row, by);
+  const source = by === "function" || row.unmapped ? rowPlace(row) : "";
+  const pkg = by !== "package" && !row.unmapped ? (row.package ?? "") : "";
   const marker = row.unmapped ? ' <span class="tag">not mapped</span>' : "";
-  const cells = [`<td class="name">${name}${marker}</td>`];
-  if (by === "function") {
-    cells.push(`<td class="place">${escapeHtml(rowPlace(row))}</td>`);
-  }
-  if (by !== "package") {
-    cells.push(`<td class="package">${escapeHtml(row.package ?? "")}</td>`);
-  }
-  return cells.join("");
+  const tip = [name, source, pkg].filter((t) => t !== "").join(" · ");
+  const second =
+    source === "" && pkg === ""
+      ? ""
+      : `<div class="place">${source !== "" ? `<span class="source">${escapeHtml(source)}</span>` : ""}${pkg !== "" ? `<span class="package">${escapeHtml(pkg)}</span>` : ""}</div>`;
+  return `<td class="what" title="${escapeHtml(tip)}"><div class="name">${escapeHtml(name)}${marker}</div>${second}</td>`;
 }
 
 function timeCells(ms: number, percent: number, kind: "self" | "total"): string {
@@ -141,17 +145,19 @@ export interface PageOptions {
 export function profileHtml(r: ProfileResult, o: PageOptions): string {
   const listed = r.functions.slice(0, MAX_LISTED_ROWS);
   const more = r.functions.length - listed.length;
-  const lead = leadColumns(o.by);
-  const head = [...lead, "self", "", "", "total", "", ""].map((c, i) => `<th${i >= lead.length ? ' class="num"' : ""}>${c}</th>`).join("");
+  // The times first, as profilers show them: a narrow panel keeps the numbers and cuts the names.
+  const head =
+    '<th class="num">self</th><th class="num">%</th><th></th><th class="num">total</th><th class="num">%</th><th></th>' +
+    `<th class="what">${whatHeading(o.by)}</th>`;
   const rows = listed
     .map((row, i) => {
       const classes = [row.unmapped ? "unmapped" : "", row.location !== null ? "openable" : ""].filter((c) => c !== "").join(" ");
       const tip = row.location !== null ? ` title="Open ${escapeHtml(rowPlace(row))}"` : "";
       return (
         `<tr data-row="${i}"${classes !== "" ? ` class="${classes}"` : ""}${row.location !== null ? ' tabindex="0"' : ""}${tip}>` +
-        leadCells(row, o.by) +
         timeCells(row.selfMs, row.selfPercent, "self") +
         timeCells(row.totalMs, row.totalPercent, "total") +
+        whatCell(row, o.by) +
         "</tr>"
       );
     })
@@ -176,18 +182,24 @@ h1 { font-size: 1.2em; margin: 4px 0; }
 .group button { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); border: none; padding: 3px 10px; cursor: pointer; }
 .group button.active { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
 table { border-collapse: collapse; width: 100%; }
-th { text-align: left; font-weight: 600; border-bottom: 1px solid var(--vscode-panel-border, #8884); padding: 3px 6px; }
-td { padding: 2px 6px; white-space: nowrap; }
-th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.name { font-family: var(--vscode-editor-font-family); }
-td.place, td.package { color: var(--vscode-descriptionForeground); }
-td.bar { width: 12%; min-width: 60px; }
+th { text-align: left; font-weight: 600; border-bottom: 1px solid var(--vscode-panel-border, #8884); padding: 3px 4px; white-space: nowrap; }
+td { padding: 2px 4px; white-space: nowrap; }
+th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; width: 1%; }
+th.what, td.what { width: 100%; max-width: 0; padding-left: 10px; overflow: hidden; text-overflow: ellipsis; }
+th .sub { font-weight: normal; color: var(--vscode-descriptionForeground); }
+td.what div { overflow: hidden; text-overflow: ellipsis; }
+td.what .name { font-family: var(--vscode-editor-font-family); }
+td.what .place { font-size: 0.9em; color: var(--vscode-descriptionForeground); }
+td.what .package::before { content: " · "; }
+td.what .place .package:first-child::before { content: ""; }
+td.bar { width: 48px; min-width: 48px; padding-left: 0; }
+tbody td { border-bottom: 1px solid var(--vscode-panel-border, #8882); }
 .fill { height: 8px; border-radius: 2px; min-width: 1px; }
 .fill.self { background: var(--vscode-charts-orange, #d18616); }
 .fill.total { background: var(--vscode-charts-blue, #3794ff); }
 tr.openable { cursor: pointer; }
 tr.openable:hover, tr.openable:focus { background: var(--vscode-list-hoverBackground); outline: none; }
-tr.unmapped td.name { color: var(--vscode-descriptionForeground); font-style: italic; }
+tr.unmapped td.what .name { color: var(--vscode-descriptionForeground); font-style: italic; }
 .tag { font-style: normal; font-size: 0.85em; border: 1px solid var(--vscode-descriptionForeground); border-radius: 3px; padding: 0 4px; margin-left: 4px; }
 </style></head>
 <body>
@@ -210,7 +222,7 @@ for (const tr of document.querySelectorAll("tr.openable")) {
   tr.addEventListener("click", open);
   tr.addEventListener("keydown", (e) => { if (e.key === "Enter") open(); });
 }
-const first = document.querySelector("tbody tr td.name");
+const first = document.querySelector("tbody tr td.what .name");
 vscodeApi.postMessage({ type: "rendered", rows: document.querySelectorAll("tbody tr").length, first: first && first.firstChild ? first.firstChild.textContent : null });
 </script>
 </body></html>`;
