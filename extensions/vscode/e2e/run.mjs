@@ -495,6 +495,111 @@ try {
     return { ok, detail: { text, tabs } };
   });
 
+  /** The frame of a webview's page (a webview is an iframe holding the page's iframe) where `test` holds. */
+  const webviewFrame = async (test, arg, ms = 20000) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      for (const f of page.frames()) {
+        if (f === page.mainFrame()) continue;
+        if (await f.evaluate(test, arg).catch(() => false)) return f;
+      }
+      await sleep(250);
+    }
+    return null;
+  };
+  /** What the Show Profile page shows: its header, column heads and first rows. */
+  const readProfilePage = (frame) =>
+    frame.evaluate(() => ({
+      summary: document.querySelector(".summary")?.textContent ?? "",
+      head: [...document.querySelectorAll("thead th")].map((t) => t.textContent ?? ""),
+      rows: [...document.querySelectorAll("tbody tr")].slice(0, 8).map((tr) => ({
+        name: tr.querySelector("td.what .name")?.firstChild?.textContent ?? "",
+        place: tr.querySelector("td.what .source")?.textContent ?? "",
+        self: tr.querySelector("td.self-ms")?.textContent ?? "",
+        selfPercent: tr.querySelector("td.self-percent")?.textContent ?? "",
+        total: tr.querySelector("td.total-ms")?.textContent ?? "",
+        bar: tr.querySelector(".fill.self")?.getAttribute("style") ?? "",
+        unmapped: tr.classList.contains("unmapped"),
+      })),
+    }));
+  const profilePage = (firstHead) =>
+    webviewFrame((h) => document.querySelector(".group button[data-by]") !== null && document.querySelector("thead th.what")?.firstChild?.textContent?.trim() === h, firstHead);
+
+  let profileRow = null;
+  await step('[page] a .cpuprofile from Quick Open, then "Source Map: Show Profile": the original functions, with bars', async () => {
+    await page.keyboard.press("Escape");
+    await palette("View: Close All Editors");
+    if (await page.locator(".part.sidebar").isVisible().catch(() => false)) {
+      await page.keyboard.press("Control+B"); // room for the panel beside the source
+    }
+    await quickOpen("workload.cpuprofile");
+    // VS Code's profile viewer opens it; once its page has loaded it takes the focus (a palette opened before that
+    // closes again).
+    const viewer = await webviewFrame(() => (document.body?.innerText ?? "").includes("Self Time"));
+    await sleep(500);
+    await palette("Source Map: Show Profile");
+    const frame = await profilePage("function");
+    if (frame === null) {
+      await page.screenshot({ path: path.join(args.out, "profile-missing.png") });
+      return { ok: false, detail: { error: "no Show Profile page", profileViewerLoaded: viewer !== null } };
+    }
+    const view = await readProfilePage(frame);
+    profileRow = view.rows[0] ?? null;
+    const ok =
+      profileRow?.name === "countPrimes" &&
+      profileRow.place === "profile/src/primes.js:2" &&
+      /^width:\d/.test(profileRow.bar) &&
+      view.summary.startsWith("V8 .cpuprofile · ") &&
+      / \d+ of \d+ frames mapped$/.test(view.summary) &&
+      view.rows.some((r) => r.unmapped);
+    return { ok, detail: view };
+  });
+
+  await step("[page] Show Profile: group by file, back by function, click countPrimes: primes.js at line 2 with its self time inline", async () => {
+    let frame = await profilePage("function");
+    if (frame === null) {
+      return { ok: false, detail: "no Show Profile page" };
+    }
+    await frame.locator('.group button[data-by="file"]').click();
+    frame = await profilePage("file");
+    const byFile = frame === null ? null : await readProfilePage(frame);
+    await frame?.locator('.group button[data-by="function"]').click();
+    frame = await profilePage("function");
+    await frame.locator("tbody tr.openable").first().click();
+    await page.waitForFunction(() => document.title.replace(/^● /, "").startsWith("primes.js - "), null, { timeout: 15000 });
+    const lens = page.locator(".editor-instance .codelens-decoration", { hasText: "ms self" }).first();
+    await lens.waitFor({ state: "visible", timeout: 20000 });
+    const lensText = (await lens.innerText()).replace(/\u00a0/g, " ").trim();
+    let cursor = "";
+    for (const end = Date.now() + 5000; Date.now() < end && !/Ln 2, Col 1\b/.test(cursor); await sleep(200)) {
+      cursor = (await page.locator('.statusbar-item:has-text("Ln ")').first().innerText().catch(() => "")).trim();
+    }
+    await sleep(500);
+    const editorPart = await page.locator(".part.editor").boundingBox();
+    if (editorPart !== null) {
+      await page.screenshot({ path: path.join(args.out, "profile.png"), clip: editorPart });
+      if (args["screenshot-profile"]) {
+        fs.copyFileSync(path.join(args.out, "profile.png"), args["screenshot-profile"]);
+      }
+    }
+    // The lens's text after its stopwatch icon (a codicon: drawn by CSS, no text of its own).
+    const icon = await lens.locator(".codicon-watch").count();
+    const want = profileRow === null ? "" : `${profileRow.self} self (${profileRow.selfPercent}) · ${profileRow.total} total`;
+    const ok = byFile?.rows[0]?.name === "profile/src/primes.js" && lensText === want && icon === 1 && /Ln 2, Col 1\b/.test(cursor);
+    return { ok, detail: { byFile: byFile?.rows.slice(0, 3), lensText, want, icon, cursor } };
+  });
+
+  await step("[page] the CLI's --out profile in VS Code's own profile viewer (js-profile-table): original names", async () => {
+    await page.keyboard.press("Escape");
+    await palette("View: Close All Editors");
+    await quickOpen("workload.original.cpuprofile");
+    const frame = await webviewFrame(() => (document.body?.innerText ?? "").includes("countPrimes"));
+    const text = frame === null ? "" : await frame.evaluate(() => document.body.innerText);
+    await page.screenshot({ path: path.join(args.out, "profile-viewer.png") });
+    const ok = text.includes("countPrimes") && text.includes("primes.js") && text.includes("runWorkload");
+    return { ok, detail: text.slice(0, 1500) };
+  });
+
   await page.screenshot({ path: path.join(args.out, "workbench-end.png") });
   fs.writeFileSync(path.join(args.out, "console-errors.txt"), consoleErrors.join("\n"));
 } catch (e) {

@@ -1,7 +1,8 @@
 // Test mode for scripts/vscode-e2e: switched on by SOURCEMAP_E2E_OUT (given to code-server). Runs the checks from
 // inside the extension host, through VS Code's own command API (the same providers a user's hover or F12 reaches),
 // and writes each check's outcome to that file as JSON. The workspace is the fixture laid out by the script:
-// index.bundle(+.map) and src/ (Metro fixture), traces/v8-node.txt with traces/v8/app.min.js(+.map), demo/src/.
+// index.bundle(+.map) and src/ (Metro fixture), traces/v8-node.txt with traces/v8/app.min.js(+.map), demo/src/,
+// profiles/workload.cpuprofile (node --cpu-prof of profile/dist/workload.min.js, built from profile/src/).
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -10,7 +11,7 @@ import * as vscode from "vscode";
 import type { SourceMapExtension } from "./extension";
 import type { MapsEntry } from "./logic/attach";
 import { formatBytes } from "./logic/mapInfo";
-import { MAP_INFO, type CompositionResult, type Location as PLocation, type MapInfo, type SymbolicateResult } from "./protocol";
+import { MAP_INFO, type CompositionResult, type Location as PLocation, type MapInfo, type ProfileResult, type SymbolicateResult } from "./protocol";
 
 interface Check {
   name: string;
@@ -93,6 +94,10 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
   const bundleUri = file("index.bundle");
   const appUri = file("src", "App.js");
   const traceUri = file("traces", "v8-node.txt");
+  const workloadUri = file("profiles", "workload.cpuprofile");
+  const originalProfileUri = file("profiles", "workload.original.cpuprofile");
+  const primesUri = file("profile", "src", "primes.js");
+  const mainUri = file("profile", "src", "main.js");
 
   await check("server resolved and running", async () => {
     const client = await ext.server.ready();
@@ -586,6 +591,140 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
         panelAfterClick: ext.composition.panel !== undefined,
       },
     };
+  });
+
+  await check("Show Profile on a real `node --cpu-prof` recording of a minified esbuild bundle: the original functions, in the panel", async () => {
+    // The recording names the bundle's minified functions (c, u, i); the server names the original ones.
+    const raw = JSON.parse(fs.readFileSync(workloadUri.fsPath, "utf8")) as { nodes: Array<{ callFrame: { functionName: string; url: string } }> };
+    const minified = [...new Set(raw.nodes.filter((n) => n.callFrame.url.endsWith("/workload.min.js")).map((n) => n.callFrame.functionName))].sort();
+    // Opened as a person does: VS Code shows a .cpuprofile in its profile viewer (a custom editor), and the command
+    // takes the profile from the active tab.
+    await vscode.commands.executeCommand("vscode.open", workloadUri);
+    const input = await until(
+      () => vscode.window.tabGroups.activeTabGroup.activeTab?.input,
+      (i) => (i instanceof vscode.TabInputCustom || i instanceof vscode.TabInputText) && i.uri.toString() === workloadUri.toString(),
+      15000,
+    );
+    const r = await vscode.commands.executeCommand<ProfileResult | undefined>("sourcemap.showProfile");
+    const rows = r?.functions ?? [];
+    const top = rows[0];
+    const loop = rows.find((x) => x.function === "runWorkload");
+    const rendered = await until(
+      () => ext.profile.rendered,
+      (p) => p !== undefined,
+      15000,
+    );
+    const html = ext.profile.panel?.webview.html ?? "";
+    const ok =
+      minified.includes("c") &&
+      !minified.includes("countPrimes") &&
+      r !== undefined &&
+      r.format === "V8 .cpuprofile" &&
+      r.samples > 100 &&
+      r.mapped > 0 &&
+      top?.function === "countPrimes" &&
+      top.source === "profile/src/primes.js" &&
+      top.line === 1 &&
+      top.unmapped === false &&
+      top.selfPercent > 50 &&
+      top.location !== null &&
+      vscode.Uri.parse(top.location.uri).toString() === primesUri.toString() &&
+      loop?.source === "profile/src/main.js" &&
+      loop.line === 3 &&
+      loop.totalPercent > 90 &&
+      rows.some((x) => x.unmapped && x.location === null) &&
+      rendered?.first === "countPrimes" &&
+      rendered.rows === Math.min(rows.length, 500) &&
+      html.includes(`${r.mapped} of ${r.positioned} frames mapped`) &&
+      html.includes("profile/src/primes.js:2");
+    return {
+      ok,
+      detail: {
+        minifiedInTheRecording: minified,
+        tab: input instanceof vscode.TabInputCustom ? { custom: input.viewType } : String(input),
+        format: r?.format,
+        samples: r?.samples,
+        positioned: r?.positioned,
+        mapped: r?.mapped,
+        warnings: r?.warnings,
+        top: rows.slice(0, 5),
+        rendered,
+      },
+    };
+  });
+
+  await check("Show Profile: a row's click opens its original source at the line; by file and by package the server regroups", async () => {
+    const row = ext.profile.shown?.listed.functions[0];
+    const editor = await ext.profile.openRow(0);
+    const opened = { uri: editor?.document.uri.toString(true), line: editor?.selection.active.line, column: editor?.viewColumn };
+    const byFile = await ext.profile.group("file");
+    const fileRendered = await until(
+      () => ext.profile.rendered,
+      (p) => p?.first === "profile/src/primes.js",
+      10000,
+    );
+    const byPackage = await ext.profile.group("package");
+    const byFunction = await ext.profile.group("function");
+    const ok =
+      row?.function === "countPrimes" &&
+      opened.uri === primesUri.toString(true) &&
+      opened.line === 1 &&
+      byFile?.functions[0]?.source === "profile/src/primes.js" &&
+      byFile.functions[0].function === null &&
+      fileRendered?.first === "profile/src/primes.js" &&
+      (byPackage?.functions.length ?? 0) > 0 &&
+      byPackage?.functions.every((x) => x.unmapped || (x.function === null && x.source === null)) === true &&
+      byFunction?.functions[0]?.function === "countPrimes";
+    return {
+      ok,
+      detail: { opened, byFile: byFile?.functions.slice(0, 3), byPackage: byPackage?.functions.slice(0, 3), fileRendered },
+    };
+  });
+
+  await check("inline self times: a CodeLens at countPrimes in primes.js with its self time; gone when the panel closes", async () => {
+    const row = ext.profile.shown?.functions.functions.find((x) => x.function === "countPrimes");
+    // What a person reads, from the answer's numbers.
+    const want =
+      row === undefined ? "" : `$(watch) ${row.selfMs.toFixed(1)} ms self (${row.selfPercent.toFixed(1)} %) · ${row.totalMs.toFixed(1)} ms total`;
+    await show(primesUri);
+    const lensesOf = async (uri: vscode.Uri): Promise<Array<{ line: number; title: string }>> =>
+      ((await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri, 10)) ?? [])
+        .filter((l) => l.command?.title.startsWith("$(watch) ") === true)
+        .map((l) => ({ line: l.range.start.line, title: l.command?.title ?? "" }));
+    const shown = await until(() => lensesOf(primesUri), (l) => l.length > 0, 10000);
+    await vscode.workspace.openTextDocument(mainUri); // the lenses of a document VS Code has loaded
+    const mainLenses = await lensesOf(mainUri);
+    ext.profile.panel?.dispose();
+    const afterClose = await until(() => lensesOf(primesUri), (l) => l.length === 0, 10000);
+    const ok =
+      want !== "" &&
+      shown.length === 1 &&
+      shown[0]?.line === 1 &&
+      shown[0].title === want &&
+      mainLenses.some((l) => l.line === 3) &&
+      afterClose.length === 0 &&
+      ext.profile.panel === undefined;
+    return { ok, detail: { want, shown, mainLenses, afterClose } };
+  });
+
+  await check("the CLI's --out profile (original names) opens in VS Code's profile viewer (ms-vscode.vscode-js-profile-table)", async () => {
+    const viewer = vscode.extensions.getExtension("ms-vscode.vscode-js-profile-table");
+    const written = JSON.parse(fs.readFileSync(originalProfileUri.fsPath, "utf8")) as { nodes: Array<{ callFrame: { functionName: string; url: string; lineNumber: number } }> };
+    const named = written.nodes.map((n) => n.callFrame).filter((f) => f.functionName === "countPrimes");
+    await vscode.commands.executeCommand("vscode.open", originalProfileUri);
+    const input = await until(
+      () => vscode.window.tabGroups.activeTabGroup.activeTab?.input,
+      (i) => i instanceof vscode.TabInputCustom && i.uri.toString() === originalProfileUri.toString(),
+      15000,
+    );
+    const viewType = input instanceof vscode.TabInputCustom ? input.viewType : null;
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    const ok =
+      viewer !== undefined &&
+      named.length > 0 &&
+      named.every((f) => f.url.endsWith("src/primes.js") && f.lineNumber === 1) &&
+      viewType === "jsProfileVisualizer.cpuprofile.table";
+    return { ok, detail: { viewer: viewer?.id ?? null, viewerVersion: viewer?.packageJSON?.version ?? null, viewType, countPrimesFrames: named } };
   });
 
   await check("settings reach the server without a reload (pathOverrides)", async () => {
