@@ -13,6 +13,7 @@
 
 mod editor;
 mod fit;
+mod profile;
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -50,6 +51,15 @@ struct Args {
     /// Only the fit check's rows (each fixture, and the hostile pairs).
     #[arg(long)]
     fit_only: bool,
+    /// Only the profile rows (a long Hermes recording made from a recorded one in fixtures/profiles).
+    #[arg(long)]
+    profile_only: bool,
+    /// The recorded Hermes profile the long recording is made of, and its map (default: fixtures/profiles' Hermes
+    /// bytecode recording of the esbuild inventory workload).
+    #[arg(long, requires = "profile_map")]
+    profile_seed: Option<PathBuf>,
+    #[arg(long)]
+    profile_map: Option<PathBuf>,
     /// The `sourcemap-ls` binary for whole-process measurements (default: target/release/sourcemap-ls).
     #[arg(long)]
     bin: Option<PathBuf>,
@@ -755,6 +765,10 @@ fn main() {
         run_scopes(&args, &bin);
         return;
     }
+    if args.profile_only {
+        run_profile(&args, &bin);
+        return;
+    }
     if args.editor_only {
         editor::run(&args, &bin);
         editor::remove_spent_caches();
@@ -791,5 +805,33 @@ fn main() {
     fit::hostile_rows(args.quick, args.samples);
     editor::run(&args, &bin);
     run_scopes(&args, &bin);
+    run_profile(&args, &bin);
     editor::remove_spent_caches();
 }
+
+/// The profile rows, from the Hermes bytecode recording of the esbuild inventory workload (fixtures/profiles).
+fn run_profile(args: &Args, bin: &Path) {
+    let seed = profile::Seed {
+        profile: args
+            .profile_seed
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(PROFILE_SEED)),
+        map: args
+            .profile_map
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(PROFILE_SEED_MAP)),
+        bundle_name: "inventory.js".into(),
+    };
+    if !seed.profile.exists() || !seed.map.exists() {
+        println!(
+            "
+(profile rows skipped: {} or its map is missing)",
+            seed.profile.display()
+        );
+        return;
+    }
+    profile::run(bin, &seed, args.samples);
+}
+
+const PROFILE_SEED: &str = "fixtures/profiles/recordings/hermes-bytecode-esbuild-inventory.json";
+const PROFILE_SEED_MAP: &str = "fixtures/profiles/dist/hermes/esbuild/inventory.hbc.map";

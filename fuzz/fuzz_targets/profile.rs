@@ -9,16 +9,16 @@ use sourcemap_core::profile::cpuprofile::{self, CpuProfileDoc};
 use sourcemap_core::profile::hermes::HermesDoc;
 use sourcemap_core::profile::sites::Sites;
 use sourcemap_core::profile::summary::{summarize, FrameOrigin, GroupBy};
-use sourcemap_core::profile::{Profile, Rewrite};
+use sourcemap_core::profile::{Profile, Rewrite, Rewrites};
 
-fn exercise(profile: &Profile, write: impl Fn(&[Option<Rewrite>], &mut Vec<u8>)) {
+fn exercise(profile: &Profile, write: impl Fn(&Rewrites, &mut Vec<u8>)) {
     let sites = Sites::of(profile);
     let origins: Vec<Option<FrameOrigin>> = sites
-        .by_frame
+        .pairs
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            s.map(|(own, _)| FrameOrigin {
+        .map(|(i, &(own, _))| {
+            (i % 5 != 4).then(|| FrameOrigin {
                 function: (i % 3 != 0).then(|| format!("f{}", own % 5)),
                 top_level: i % 7 == 0,
                 source: format!("src/{}.js", own % 3),
@@ -27,13 +27,13 @@ fn exercise(profile: &Profile, write: impl Fn(&[Option<Rewrite>], &mut Vec<u8>))
         })
         .collect();
     for by in [GroupBy::Function, GroupBy::File, GroupBy::Package] {
-        let rows = summarize(profile, &origins, by);
+        let rows = summarize(profile, &sites.by_frame, &origins, by);
         let self_sum: f64 = rows.iter().map(|r| r.self_us).sum();
         if profile.total_us.is_finite() {
             assert!((self_sum - profile.total_us).abs() <= 1e-6 * profile.total_us.abs().max(1.0));
         }
     }
-    let rewrites: Vec<Option<Rewrite>> = origins
+    let table: Vec<Option<Rewrite>> = origins
         .iter()
         .map(|o| {
             o.as_ref().map(|o| Rewrite {
@@ -44,6 +44,7 @@ fn exercise(profile: &Profile, write: impl Fn(&[Option<Rewrite>], &mut Vec<u8>))
             })
         })
         .collect();
+    let rewrites = Rewrites::new(&sites.by_frame, table);
     let mut out = Vec::new();
     write(&rewrites, &mut out);
     let mut converted = Vec::new();

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::cpuprofile::{assemble, frames_of, timeline, RawNode, ScriptIds};
-use super::{Profile, ProfileError, ProfileFormat, Rewrite};
+use super::{Profile, ProfileError, ProfileFormat, Rewrites};
 
 #[derive(Deserialize)]
 struct Event<'a> {
@@ -201,8 +201,8 @@ impl<'a> ChromeTraceDoc<'a> {
     }
 
     /// Writes the trace back with each rewritten node's `callFrame` at its original function; every other event as
-    /// it was. `rewrites` is by frame, in `profile().frames` order.
-    pub fn write(&self, rewrites: &[Option<Rewrite>], out: &mut impl Write) -> io::Result<()> {
+    /// it was.
+    pub fn write(&self, rewrites: &Rewrites, out: &mut impl Write) -> io::Result<()> {
         // Each profile's frames start after the previous profiles' nodes (as in `profile`).
         let mut base = HashMap::new();
         let mut n = 0;
@@ -233,7 +233,7 @@ impl<'a> ChromeTraceDoc<'a> {
 
     fn write_events(
         &self,
-        rewrites: &[Option<Rewrite>],
+        rewrites: &Rewrites,
         base: &HashMap<String, usize>,
         seen: &mut HashMap<String, usize>,
         scripts: &mut ScriptIds,
@@ -259,7 +259,7 @@ impl<'a> ChromeTraceDoc<'a> {
             let count = nodes.as_ref().map_or(0, |n| n.len());
             if let Some(nodes) = nodes {
                 for (j, node) in nodes.iter_mut().enumerate() {
-                    let Some(r) = rewrites.get(first + j).and_then(Option::as_ref) else {
+                    let Some(r) = rewrites.of(first + j) else {
                         continue;
                     };
                     let cf = &mut node["callFrame"];
@@ -292,6 +292,7 @@ pub fn read(bytes: &[u8]) -> Result<Profile, ProfileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Rewrite;
     use crate::GeneratedPosition;
 
     const TRACE: &str = r#"{"traceEvents":[{"name":"TracingStartedInBrowser","ph":"I","pid":1,"ts":1},{"name":"Profile","ph":"P","id":"0x1","pid":1,"tid":2,"ts":100,"args":{"data":{"startTime":100}}},{"name":"ProfileChunk","ph":"P","id":"0x1","pid":1,"tid":2,"ts":200,"args":{"data":{"cpuProfile":{"nodes":[{"callFrame":{"codeType":"other","columnNumber":-1,"functionName":"(root)","lineNumber":-1,"scriptId":0,"url":""},"id":1},{"callFrame":{"codeType":"JS","columnNumber":41,"functionName":"t","lineNumber":0,"scriptId":5,"url":"http://localhost/app.js"},"id":2,"parent":1}],"samples":[2,2]},"timeDeltas":[10,20]}}},{"name":"ProfileChunk","ph":"P","id":"0x1","pid":1,"tid":2,"ts":300,"args":{"data":{"cpuProfile":{"nodes":[{"callFrame":{"codeType":"JS","columnNumber":7,"functionName":"u","lineNumber":0,"scriptId":5,"url":"http://localhost/app.js"},"id":3,"parent":2}],"samples":[3]},"timeDeltas":[5]}}}],"metadata":{"source":"DevTools"}}"#;
@@ -326,7 +327,7 @@ mod tests {
             column: 9,
         });
         let mut out = Vec::new();
-        doc.write(&rewrites, &mut out).unwrap();
+        doc.write(&Rewrites::per_frame(rewrites), &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let b: serde_json::Value = serde_json::from_str(TRACE).unwrap();
         let cf = &v["traceEvents"][3]["args"]["data"]["cpuProfile"]["nodes"][0]["callFrame"];

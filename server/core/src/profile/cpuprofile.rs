@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use super::{
     cut_parent_loops, durations, Frame, FrameKind, Profile, ProfileError, ProfileFormat, Rewrite,
+    Rewrites, Strings,
 };
 use crate::GeneratedPosition;
 
@@ -110,18 +111,23 @@ impl<'de> Deserialize<'de> for Top<'de> {
 
 /// A V8 frame's kind and positions: engine frames (`(root)`, `(program)`, `(idle)`, `(garbage collector)`, builtins)
 /// have no script URL; JavaScript frames' `lineNumber` / `columnNumber` are 0-based (the module docs of `profile`).
-pub(super) fn frame_of(id: String, parent: Option<usize>, cf: &RawCallFrame) -> Frame {
+pub(super) fn frame_of(
+    id: String,
+    parent: Option<usize>,
+    cf: &RawCallFrame,
+    strings: &mut Strings,
+) -> Frame {
     let position = (cf.line_number >= 0 && cf.column_number >= 0).then(|| GeneratedPosition {
         line: cf.line_number.min(i64::from(u32::MAX)) as u32,
         column: cf.column_number.min(i64::from(u32::MAX)) as u32,
     });
     let js = !cf.url.is_empty();
     Frame {
-        id,
+        id: id.into(),
         parent,
-        name: cf.function_name.to_string(),
-        function: (js && !cf.function_name.is_empty()).then(|| cf.function_name.to_string()),
-        url: js.then(|| cf.url.to_string()),
+        name: strings.get(&cf.function_name),
+        function: (js && !cf.function_name.is_empty()).then(|| strings.get(&cf.function_name)),
+        url: js.then(|| strings.get(&cf.url)),
         kind: if js {
             FrameKind::JavaScript
         } else {
@@ -162,10 +168,11 @@ pub(super) fn frames_of(
             }
         }
     }
+    let mut strings = Strings::default();
     let mut frames: Vec<Frame> = nodes
         .iter()
         .zip(parents)
-        .map(|(n, p)| frame_of(id_of(n.id), p, &n.call_frame))
+        .map(|(n, p)| frame_of(id_of(n.id), p, &n.call_frame, &mut strings))
         .collect();
     cut_parent_loops(&mut frames, warnings);
     (frames, index)
@@ -308,8 +315,8 @@ impl<'a> CpuProfileDoc<'a> {
 
     /// Writes the profile back with each rewritten node's `callFrame` at its original function (name, source as
     /// `url`, 0-based position, a `scriptId` per original source); its `positionTicks` (lines of the bundle) are
-    /// left out. Every other byte as it was. `rewrites` is by frame, in `profile().frames` order.
-    pub fn write(&self, rewrites: &[Option<Rewrite>], out: &mut impl Write) -> io::Result<()> {
+    /// left out. Every other byte as it was.
+    pub fn write(&self, rewrites: &Rewrites, out: &mut impl Write) -> io::Result<()> {
         let mut scripts = ScriptIds::default();
         out.write_all(b"{")?;
         for (k, (key, value)) in self.top.0.iter().enumerate() {
@@ -329,12 +336,7 @@ impl<'a> CpuProfileDoc<'a> {
                         if i > 0 {
                             out.write_all(b",")?;
                         }
-                        write_node(
-                            out,
-                            n,
-                            rewrites.get(i).and_then(Option::as_ref),
-                            &mut scripts,
-                        )?;
+                        write_node(out, n, rewrites.of(i), &mut scripts)?;
                     }
                     out.write_all(b"]")?;
                 }
@@ -429,11 +431,7 @@ pub(super) fn write_call_frame(
 /// Writes `profile` (of any format) as a V8 `.cpuprofile`: one node per frame (`id` its index + 1, `children` from
 /// the parent links, one `(root)` above the frames without a parent), `callFrame` at the original where `rewrites`
 /// says, else as the profile names the frame; `samples` and `timeDeltas` from its timeline.
-pub fn write_from(
-    profile: &Profile,
-    rewrites: &[Option<Rewrite>],
-    out: &mut impl Write,
-) -> io::Result<()> {
+pub fn write_from(profile: &Profile, rewrites: &Rewrites, out: &mut impl Write) -> io::Result<()> {
     let n = profile.frames.len();
     let root = n + 1;
     let mut children: Vec<Vec<u64>> = vec![Vec::new(); n + 1];
@@ -464,12 +462,7 @@ pub fn write_from(
             code_type: None,
         };
         write!(out, ",{{\"id\":{},\"callFrame\":", i + 1)?;
-        write_call_frame(
-            out,
-            &cf,
-            rewrites.get(i).and_then(Option::as_ref),
-            &mut scripts,
-        )?;
+        write_call_frame(out, &cf, rewrites.of(i), &mut scripts)?;
         write!(
             out,
             ",\"hitCount\":{},\"children\":",
@@ -537,7 +530,8 @@ mod tests {
     fn written_back_with_original_call_frames() {
         let doc = CpuProfileDoc::parse(PROFILE.as_bytes()).unwrap();
         let mut same = Vec::new();
-        doc.write(&[], &mut same).unwrap();
+        doc.write(&Rewrites::per_frame(Vec::new()), &mut same)
+            .unwrap();
         let (a, b): (serde_json::Value, serde_json::Value) = (
             serde_json::from_slice(&same).unwrap(),
             serde_json::from_str(PROFILE).unwrap(),
@@ -551,7 +545,7 @@ mod tests {
             column: 23,
         });
         let mut out = Vec::new();
-        doc.write(&rewrites, &mut out).unwrap();
+        doc.write(&Rewrites::per_frame(rewrites), &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["nodes"][1]["callFrame"]["functionName"], "parseOrder");
         assert_eq!(v["nodes"][1]["callFrame"]["url"], "src/orders.js");
@@ -565,7 +559,7 @@ mod tests {
     fn any_profile_converts_to_a_cpuprofile() {
         let p = read(PROFILE.as_bytes()).unwrap();
         let mut out = Vec::new();
-        write_from(&p, &[], &mut out).unwrap();
+        write_from(&p, &Rewrites::per_frame(Vec::new()), &mut out).unwrap();
         let again = read(&out).unwrap();
         assert_eq!(again.samples, p.samples);
         assert_eq!(again.total_us, p.total_us);

@@ -7,16 +7,18 @@
 //! `{cpu, name, ts, pid, tid, weight, sf}` with `ts` in µs and `sf` a `stackFrames` id.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{
     cut_parent_loops, durations, Frame, FrameKind, Profile, ProfileError, ProfileFormat, Rewrite,
+    Rewrites, Strings,
 };
 use crate::GeneratedPosition;
 
@@ -118,23 +120,94 @@ impl<'de> Deserialize<'de> for Top<'de> {
 }
 
 /// A number Hermes writes as a string (`"12"`) or a plain number.
-fn number(raw: Option<&RawValue>) -> Option<f64> {
-    let t = raw?.get().trim();
-    let t = t
-        .strip_prefix('"')
+/// A value as written, without the quotes Hermes puts around numbers.
+fn unquoted(raw: &RawValue) -> &str {
+    let t = raw.get().trim();
+    t.strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
-        .unwrap_or(t);
+        .unwrap_or(t)
+}
+
+/// A number Hermes writes as a string (`"12"`) or a plain number.
+fn number(raw: Option<&RawValue>) -> Option<f64> {
+    let t = unquoted(raw?);
+    if let Some(n) = digits(t) {
+        return Some(n as f64);
+    }
     t.parse::<f64>().ok().filter(|n| n.is_finite())
 }
 
+/// Plain decimal digits (what Hermes writes for lines, columns, offsets and times), read without float parsing.
+fn digits(t: &str) -> Option<u64> {
+    (!t.is_empty() && t.len() <= 18 && t.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| t.bytes().fold(0u64, |n, b| n * 10 + u64::from(b - b'0')))
+}
+
 fn whole(raw: Option<&RawValue>) -> Option<u32> {
-    number(raw)
+    let raw = raw?;
+    if let Some(n) = digits(unquoted(raw)) {
+        return u32::try_from(n).ok();
+    }
+    number(Some(raw))
         .filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n <= f64::from(u32::MAX))
         .map(|n| n as u32)
 }
 
+/// A JSON string's text: borrowed when it has no escapes (Hermes' names never do), else unescaped.
 fn text<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
-    serde_json::from_str::<Cow<'a, str>>(raw?.get()).ok()
+    let r = raw?.get();
+    if r.len() >= 2 && r.starts_with('"') && r.ends_with('"') && !r.contains('\\') {
+        return Some(Cow::Borrowed(&r[1..r.len() - 1]));
+    }
+    serde_json::from_str::<Cow<'a, str>>(r).ok()
+}
+
+/// Frame ids → indexes. Hermes numbers its frames from 1: ids are looked up in a table by number (a hash map of
+/// 160K numbers was a tenth of a long recording's run, its misses); sparse numbers in a map; any other id as text.
+enum Ids<'a> {
+    Dense(Vec<u32>),
+    Numbers(FxHashMap<u64, usize>),
+    Text(FxHashMap<&'a str, usize>),
+}
+
+impl<'a> Ids<'a> {
+    fn of(ids: impl Iterator<Item = &'a str> + Clone) -> Ids<'a> {
+        let numbers: Option<Vec<u64>> = ids.clone().map(plain_number).collect();
+        let Some(numbers) = numbers else {
+            return Ids::Text(ids.enumerate().map(|(i, k)| (k, i)).collect());
+        };
+        let max = numbers.iter().copied().max().unwrap_or(0);
+        if max < 4 * numbers.len() as u64 + 1024 {
+            let mut table = vec![u32::MAX; max as usize + 1];
+            for (i, n) in numbers.iter().enumerate() {
+                table[*n as usize] = i as u32;
+            }
+            return Ids::Dense(table);
+        }
+        Ids::Numbers(numbers.into_iter().enumerate().map(|(i, n)| (n, i)).collect())
+    }
+
+    fn get(&self, id: &str) -> Option<usize> {
+        match self {
+            Ids::Dense(t) => {
+                let i = *t.get(usize::try_from(plain_number(id)?).ok()?)?;
+                (i != u32::MAX).then_some(i as usize)
+            }
+            Ids::Numbers(n) => n.get(&plain_number(id)?).copied(),
+            Ids::Text(t) => t.get(id).copied(),
+        }
+    }
+}
+
+/// An id written as a number's own digits (`01` and `+1` are not the frame `1`).
+fn plain_number(id: &str) -> Option<u64> {
+    let b = id.as_bytes();
+    let plain = !b.is_empty() && b.iter().all(u8::is_ascii_digit) && (b.len() == 1 || b[0] != b'0');
+    if plain {
+        id.parse().ok()
+    } else {
+        None
+    }
 }
 
 /// A Hermes profile, parsed and kept for writing back.
@@ -182,19 +255,28 @@ impl<'a> HermesDoc<'a> {
     pub fn profile(&self) -> Profile {
         let raw = self.frames();
         let mut warnings = Vec::new();
-        let by_id: HashMap<&str, usize> = raw
-            .iter()
-            .enumerate()
-            .map(|(i, (k, _))| (k.as_ref(), i))
-            .collect();
+        let mut strings = Strings::default();
+        let by_id = Ids::of(raw.iter().map(|(k, _)| k.as_ref()));
+        // Frames repeat a few thousand names: each is read once.
+        let mut names: FxHashMap<&str, Named> = FxHashMap::default();
         let mut frames: Vec<Frame> = raw
             .iter()
             .map(|(id, f)| {
-                let name = text(f.name).map(Cow::into_owned).unwrap_or_default();
-                let category = text(f.category);
+                let raw_name = f.name.map_or("", |n| n.get());
+                let named = match names.get(raw_name) {
+                    Some(n) => n.clone(),
+                    None => {
+                        let n = Named::of(&text(f.name).unwrap_or_default(), &mut strings);
+                        names.insert(raw_name, n.clone());
+                        n
+                    }
+                };
+                let is_js = f.category.is_some_and(|c| c.get() == "\"JavaScript\"")
+                    || (f.category.is_some_and(|c| c.get().contains('\\'))
+                        && text(f.category).as_deref() == Some("JavaScript"));
                 let parent = f.parent.and_then(|p| {
-                    let t = p.get().trim().trim_matches('"');
-                    let found = by_id.get(t).copied();
+                    let t = unquoted(p);
+                    let found = by_id.get(t);
                     if found.is_none() {
                         warnings.push(format!(
                             "frame {id} names parent {t}, which is not in stackFrames"
@@ -202,7 +284,7 @@ impl<'a> HermesDoc<'a> {
                     }
                     found
                 });
-                read_frame(id, name, category.as_deref(), parent, f)
+                read_frame(id, named, is_js, parent, f, &mut strings)
             })
             .collect();
         cut_parent_loops(&mut frames, &mut warnings);
@@ -210,8 +292,7 @@ impl<'a> HermesDoc<'a> {
         let mut leaves = Vec::new();
         let mut unknown = 0u64;
         for s in self.samples() {
-            let leaf =
-                s.sf.and_then(|sf| by_id.get(sf.get().trim().trim_matches('"')).copied());
+            let leaf = s.sf.and_then(|sf| by_id.get(unquoted(sf)));
             match (leaf, number(s.ts)) {
                 (Some(leaf), Some(ts)) => {
                     stamps.push(ts);
@@ -254,7 +335,7 @@ impl<'a> HermesDoc<'a> {
     /// Writes the profile back with each frame's `name` as metro-symbolicate writes it, `function(source:line:column)`
     /// (line 1-based, column 0-based), so its readers keep working; every other byte as it was. `rewrites` is by
     /// frame, in `profile().frames` order.
-    pub fn write(&self, rewrites: &[Option<Rewrite>], out: &mut impl Write) -> io::Result<()> {
+    pub fn write(&self, rewrites: &Rewrites, out: &mut impl Write) -> io::Result<()> {
         out.write_all(b"{")?;
         for (k, (key, value)) in self.top.0.iter().enumerate() {
             if k > 0 {
@@ -267,6 +348,8 @@ impl<'a> HermesDoc<'a> {
                     out.write_all(raw.get().as_bytes())?
                 }
                 TopValue::Frames(frames) => {
+                    // A rewrite's JSON name once per rewrite, not per frame (frames repeat places).
+                    let mut rendered: FxHashMap<u32, String> = FxHashMap::default();
                     out.write_all(b"{")?;
                     for (i, (id, f)) in frames.iter().enumerate() {
                         if i > 0 {
@@ -274,27 +357,7 @@ impl<'a> HermesDoc<'a> {
                         }
                         serde_json::to_writer(&mut *out, id.as_ref())?;
                         out.write_all(b":{")?;
-                        let name = rewrites.get(i).and_then(Option::as_ref).map(|r| {
-                            let function = r
-                                .function
-                                .clone()
-                                .or_else(|| text(f.name).map(|n| function_part(&n).to_string()));
-                            format!(
-                                "{}({}:{}:{})",
-                                function.unwrap_or_default(),
-                                r.source,
-                                r.line + 1,
-                                r.column
-                            )
-                        });
                         let mut first = true;
-                        let mut field = |out: &mut dyn Write, k: &str, v: &str| -> io::Result<()> {
-                            if !first {
-                                out.write_all(b",")?;
-                            }
-                            first = false;
-                            write!(out, "\"{k}\":{v}")
-                        };
                         for (k, v) in [
                             ("line", f.line),
                             ("column", f.column),
@@ -305,20 +368,28 @@ impl<'a> HermesDoc<'a> {
                             ("url", f.url),
                         ] {
                             if let Some(v) = v {
-                                field(out, k, v.get())?;
+                                field(out, &mut first, k, v.get())?;
                             }
                         }
-                        match &name {
-                            Some(n) => field(out, "name", &serde_json::to_string(n)?)?,
+                        match rewrites.index_of(i).zip(rewrites.of(i)) {
+                            Some((k, r)) if r.function.is_some() => {
+                                let name = rendered.entry(k).or_insert_with(|| name_json(r, ""));
+                                field(out, &mut first, "name", name)?;
+                            }
+                            Some((_, r)) => {
+                                // No original name: the profile's own function name, at the original place.
+                                let own = text(f.name).unwrap_or_default();
+                                field(out, &mut first, "name", &name_json(r, function_part(&own)))?;
+                            }
                             None => {
                                 if let Some(v) = f.name {
-                                    field(out, "name", v.get())?;
+                                    field(out, &mut first, "name", v.get())?;
                                 }
                             }
                         }
                         for (k, v) in [("category", f.category), ("parent", f.parent)] {
                             if let Some(v) = v {
-                                field(out, k, v.get())?;
+                                field(out, &mut first, k, v.get())?;
                             }
                         }
                         out.write_all(b"}")?;
@@ -329,6 +400,30 @@ impl<'a> HermesDoc<'a> {
         }
         out.write_all(b"}")
     }
+}
+
+/// One `"key":value` of an object being written, after a comma unless it is the first.
+fn field(out: &mut impl Write, first: &mut bool, key: &str, value: &str) -> io::Result<()> {
+    if !std::mem::take(first) {
+        out.write_all(b",")?;
+    }
+    out.write_all(b"\"")?;
+    out.write_all(key.as_bytes())?;
+    out.write_all(b"\":")?;
+    out.write_all(value.as_bytes())
+}
+
+/// A rewritten frame name as metro-symbolicate writes it, `function(source:line:column)` (line 1-based, column
+/// 0-based), as a JSON string; `own` is the name when the rewrite has none.
+fn name_json(r: &Rewrite, own: &str) -> String {
+    let name = format!(
+        "{}({}:{}:{})",
+        r.function.as_deref().unwrap_or(own),
+        r.source,
+        r.line + 1,
+        r.column
+    );
+    serde_json::to_string(&name).unwrap_or_default()
 }
 
 /// The function's name in a Hermes frame name: `leaf(t.js:1:1)` → `leaf`; `global` → `global`.
@@ -353,12 +448,33 @@ fn file_part(name: &str) -> Option<&str> {
         .then_some(file)
 }
 
+/// What a frame's name says, shared by every frame with that name: the name, its function part, its file part.
+#[derive(Clone)]
+struct Named {
+    name: Arc<str>,
+    function: Option<Arc<str>>,
+    file: Option<Arc<str>>,
+}
+
+impl Named {
+    fn of(name: &str, strings: &mut Strings) -> Named {
+        let function = function_part(name);
+        Named {
+            name: strings.get(name),
+            function: (!function.is_empty() && function != "anonymous")
+                .then(|| strings.get(function)),
+            file: file_part(name).map(|f| strings.get(f)),
+        }
+    }
+}
+
 fn read_frame(
     id: &str,
-    name: String,
-    category: Option<&str>,
+    named: Named,
+    is_js: bool,
     parent: Option<usize>,
     f: &RawFrame,
+    strings: &mut Strings,
 ) -> Frame {
     // 1-based line and column (module docs), to 0-based.
     let one_based = |l: Option<&RawValue>, c: Option<&RawValue>| {
@@ -368,7 +484,6 @@ fn read_frame(
             column: c.checked_sub(1)?,
         })
     };
-    let is_js = category == Some("JavaScript");
     let (position, function_start, is_bytecode) = if f.func_virt_addr.is_some() {
         // Line 1, column `funcVirtAddr + offset` (module docs).
         let base = whole(f.func_virt_addr);
@@ -384,19 +499,16 @@ fn read_frame(
             false,
         )
     };
-    let function = function_part(&name);
-    let url = text(f.url).map(Cow::into_owned).or_else(|| {
-        (!is_bytecode)
-            .then(|| file_part(&name))
-            .flatten()
-            .map(str::to_string)
-    });
+    let url = match text(f.url) {
+        Some(u) => Some(strings.get(&u)),
+        None if !is_bytecode => named.file,
+        None => None,
+    };
     Frame {
-        id: id.to_string(),
+        id: id.into(),
         parent,
-        function: (is_js && !function.is_empty() && function != "anonymous")
-            .then(|| function.to_string()),
-        name,
+        function: named.function.filter(|_| is_js),
+        name: named.name,
         url,
         kind: if is_js {
             FrameKind::JavaScript
@@ -428,7 +540,7 @@ mod tests {
         assert_eq!(p.format, ProfileFormat::Hermes);
         assert_eq!(p.frames.len(), 6);
         let leaf = &p.frames[4];
-        assert_eq!(leaf.id, "5");
+        assert_eq!(&*leaf.id, "5");
         assert_eq!(leaf.function.as_deref(), Some("leaf"));
         assert_eq!(leaf.url.as_deref(), Some("t.js"));
         assert_eq!(
@@ -480,7 +592,8 @@ mod tests {
     fn written_back_byte_for_byte_but_the_names() {
         let doc = HermesDoc::parse(SOURCE_RUN.as_bytes()).unwrap();
         let mut same = Vec::new();
-        doc.write(&[], &mut same).unwrap();
+        doc.write(&Rewrites::per_frame(Vec::new()), &mut same)
+            .unwrap();
         let (a, b): (serde_json::Value, serde_json::Value) = (
             serde_json::from_slice(&same).unwrap(),
             serde_json::from_str(SOURCE_RUN).unwrap(),
@@ -494,7 +607,7 @@ mod tests {
             column: 4,
         });
         let mut out = Vec::new();
-        doc.write(&rewrites, &mut out).unwrap();
+        doc.write(&Rewrites::per_frame(rewrites), &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             v["stackFrames"]["5"]["name"],

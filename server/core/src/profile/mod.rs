@@ -30,6 +30,9 @@ pub mod sites;
 pub mod summary;
 
 use std::fmt;
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
 
 use crate::GeneratedPosition;
 
@@ -69,15 +72,16 @@ pub enum FrameKind {
 pub struct Frame {
     /// The id as the profile writes it: the Hermes `stackFrames` key, the V8 node id (in a trace with several
     /// profiles, `PROFILE:NODE`).
-    pub id: String,
+    pub id: Box<str>,
     /// The caller, an index into `Profile::frames`.
     pub parent: Option<usize>,
-    /// The name as the profile writes it (Hermes source frames: `fn(file:line:column)`).
-    pub name: String,
+    /// The name as the profile writes it (Hermes source frames: `fn(file:line:column)`). Names, functions and URLs
+    /// are shared between the frames that repeat them (`Strings`): a long recording repeats a few thousand.
+    pub name: Arc<str>,
     /// The function's name alone, when it has one.
-    pub function: Option<String>,
+    pub function: Option<Arc<str>>,
     /// The script the frame is in (V8's `url`; Hermes source frames: the file in the name).
-    pub url: Option<String>,
+    pub url: Option<Arc<str>>,
     pub kind: FrameKind,
     /// The frame's own position, 0-based (see the table above).
     pub position: Option<GeneratedPosition>,
@@ -138,6 +142,21 @@ impl ProfileError {
     }
 }
 
+/// One shared copy of each string a profile repeats.
+#[derive(Default)]
+pub(crate) struct Strings(FxHashSet<Arc<str>>);
+
+impl Strings {
+    pub(crate) fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.0.insert(a.clone());
+        a
+    }
+}
+
 /// The original side of a frame, for writing a profile back (`hermes::write`, `cpuprofile::write`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rewrite {
@@ -148,6 +167,40 @@ pub struct Rewrite {
     pub line: u32,
     /// 0-based.
     pub column: u32,
+}
+
+/// What each frame is rewritten to: frames share a rewrite through an index (`by_frame`), as they share places.
+pub struct Rewrites<'a> {
+    by_frame: std::borrow::Cow<'a, [Option<u32>]>,
+    table: Vec<Option<Rewrite>>,
+}
+
+impl<'a> Rewrites<'a> {
+    /// Frame `i` is rewritten to `table[by_frame[i]]`.
+    pub fn new(by_frame: &'a [Option<u32>], table: Vec<Option<Rewrite>>) -> Self {
+        Rewrites {
+            by_frame: std::borrow::Cow::Borrowed(by_frame),
+            table,
+        }
+    }
+
+    /// Frame `i` is rewritten to `table[i]`.
+    pub fn per_frame(table: Vec<Option<Rewrite>>) -> Rewrites<'static> {
+        Rewrites {
+            by_frame: (0..table.len() as u32).map(Some).collect(),
+            table,
+        }
+    }
+
+    /// The index of frame `frame`'s rewrite in the table (frames with the same index have the same rewrite).
+    pub fn index_of(&self, frame: usize) -> Option<u32> {
+        self.by_frame.get(frame).copied().flatten()
+    }
+
+    pub fn of(&self, frame: usize) -> Option<&Rewrite> {
+        let i = self.by_frame.get(frame).copied().flatten()?;
+        self.table.get(i as usize)?.as_ref()
+    }
 }
 
 /// Which format `bytes` hold, from their first top-level keys.
@@ -240,7 +293,7 @@ pub(crate) fn cut_parent_loops(frames: &mut [Frame], warnings: &mut Vec<String>)
             warnings.push(format!(
                 "frame {} has a parent chain that loops (back to frame {}); it is treated as a root",
                 frames[i].id,
-                looped.map_or(String::new(), |p| frames[p].id.clone())
+                looped.map_or("", |p| &*frames[p].id)
             ));
         }
         for &j in &path {

@@ -2,7 +2,9 @@
 //! position in every call path that reaches it (160K frames, a few thousand places), so each place is looked up and
 //! named once, by whatever resolves stack frames (the CLI's and the server's), and the answers go back to frames.
 
-use std::collections::HashMap;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::summary::FrameOrigin;
 use super::{FrameKind, Profile, ProfileFormat};
@@ -13,17 +15,17 @@ use crate::GeneratedPosition;
 /// One place: a script and a position in it (or a bytecode address), with the function name the profile gives.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Site {
-    pub url: Option<String>,
+    pub url: Option<Arc<str>>,
     pub position: GeneratedPosition,
     pub bytecode: bool,
-    pub function: Option<String>,
+    pub function: Option<Arc<str>>,
 }
 
 impl Site {
     /// As a stack frame: bytecode addresses name no file, so the first map given serves them, as for Hermes crash
     /// reports; a V8 or Hermes source frame names its script.
     pub fn stack_frame(&self) -> StackFrame {
-        let raw = self.function.clone().unwrap_or_default();
+        let raw = self.function.as_deref().unwrap_or_default().to_string();
         StackFrame {
             frame_span: 0..raw.len(),
             raw,
@@ -32,10 +34,10 @@ impl Site {
             } else {
                 FrameFormat::V8
             },
-            function: self.function.clone(),
+            function: self.function.as_deref().map(str::to_string),
             is_async: false,
             is_constructor: false,
-            file: self.url.clone(),
+            file: self.url.as_deref().map(str::to_string),
             written: None,
             generated: Some(self.position),
             native: false,
@@ -48,15 +50,19 @@ impl Site {
 /// Each frame's places: its own, and where its function starts when that is elsewhere.
 pub struct Sites {
     pub sites: Vec<Site>,
-    /// By frame: `(own, function start)` as indexes into `sites`; `None` for engine frames and frames without a
-    /// position.
-    pub by_frame: Vec<Option<(usize, Option<usize>)>>,
+    /// The distinct `(own, function start)` pairs of places, as indexes into `sites`: what a frame is, as far as
+    /// mapping it goes.
+    pub pairs: Vec<(usize, Option<usize>)>,
+    /// By frame: an index into `pairs`; `None` for engine frames and frames without a position.
+    pub by_frame: Vec<Option<u32>>,
 }
 
 impl Sites {
     pub fn of(profile: &Profile) -> Sites {
         let mut sites: Vec<Site> = Vec::new();
-        let mut index: HashMap<Site, usize> = HashMap::new();
+        let mut index: FxHashMap<Site, usize> = FxHashMap::default();
+        let mut pairs = Vec::new();
+        let mut pair_index: FxHashMap<(usize, Option<usize>), u32> = FxHashMap::default();
         let mut intern = |site: Site| -> usize {
             if let Some(&i) = index.get(&site) {
                 return i;
@@ -81,10 +87,17 @@ impl Sites {
                     .function_start
                     .filter(|s| *s != position)
                     .map(|s| intern(site(s)));
-                Some((own, start))
+                Some(*pair_index.entry((own, start)).or_insert_with(|| {
+                    pairs.push((own, start));
+                    pairs.len() as u32 - 1
+                }))
             })
             .collect();
-        Sites { sites, by_frame }
+        Sites {
+            sites,
+            pairs,
+            by_frame,
+        }
     }
 
     /// The places as stack lines, in `sites` order.
@@ -95,19 +108,27 @@ impl Sites {
             .collect()
     }
 
-    /// Each frame's origin from the answers for the places (`originals`, in `sites` order), with its source shown
-    /// as `shown` says. The function's line is where it starts when that maps into the same source.
+    /// The origin of each pair (in `pairs` order) from the answers for the places (`originals`, in `sites` order),
+    /// its source shown as `shown` says (given the place). The function's line is where it starts when that maps
+    /// into the same source.
     pub fn origins(
         &self,
         profile: &Profile,
         originals: &[Option<&OriginalFrame>],
         shown: impl Fn(usize, &OriginalFrame) -> String,
     ) -> Vec<Option<FrameOrigin>> {
-        self.by_frame
+        // A pair's first frame, for what the profile calls it.
+        let mut first = vec![usize::MAX; self.pairs.len()];
+        for (i, p) in self.by_frame.iter().enumerate() {
+            if let Some(p) = p {
+                let f = &mut first[*p as usize];
+                *f = (*f).min(i);
+            }
+        }
+        self.pairs
             .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let (own, start) = (*s)?;
+            .zip(first)
+            .map(|(&(own, start), frame)| {
                 let o = originals.get(own).copied().flatten()?;
                 let line = start
                     .and_then(|st| originals.get(st).copied().flatten())
@@ -116,7 +137,11 @@ impl Sites {
                 // Hermes names a script's top-level code `global` (it is no function of the program).
                 let top_level = o.function.is_none()
                     && profile.format == ProfileFormat::Hermes
-                    && profile.frames[i].function.as_deref() == Some("global");
+                    && profile
+                        .frames
+                        .get(frame)
+                        .and_then(|f| f.function.as_deref())
+                        == Some("global");
                 Some(FrameOrigin {
                     function: o.function.clone(),
                     top_level,
@@ -127,13 +152,26 @@ impl Sites {
             .collect()
     }
 
-    /// Each frame's own original (the answer for its own place).
+    /// How many frames stand at a bundle position, and how many of those have an origin (`origins` by pair).
+    pub fn counts(&self, origins: &[Option<FrameOrigin>]) -> (usize, usize) {
+        let positioned = self.by_frame.iter().flatten().count();
+        let mapped = self
+            .by_frame
+            .iter()
+            .flatten()
+            .filter(|&&p| origins.get(p as usize).is_some_and(Option::is_some))
+            .count();
+        (positioned, mapped)
+    }
+
+    /// A frame's own original (the answer for its own place).
     pub fn own<'a>(
         &self,
         originals: &[Option<&'a OriginalFrame>],
         frame: usize,
     ) -> Option<&'a OriginalFrame> {
-        let (own, _) = self.by_frame.get(frame).copied().flatten()?;
+        let pair = self.by_frame.get(frame).copied().flatten()?;
+        let (own, _) = self.pairs[pair as usize];
         originals.get(own).copied().flatten()
     }
 }
@@ -151,7 +189,7 @@ mod tests {
         assert_eq!(s.sites.len(), 3);
         assert_eq!(s.by_frame[0], None);
         assert_eq!(s.by_frame[1], s.by_frame[3]);
-        assert_eq!(s.by_frame[2].unwrap().1, None);
+        assert_eq!(s.pairs[s.by_frame[2].unwrap() as usize].1, None);
         assert!(
             matches!(&s.lines()[0], StackLine::Frame(f) if f.format == FrameFormat::HermesBytecode && f.file.is_none())
         );

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::{FrameKind, Profile};
 use crate::composition::package_of;
 
@@ -44,110 +46,133 @@ pub struct Row {
     pub self_samples: u64,
 }
 
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct Key {
-    function: Option<String>,
-    source: Option<String>,
-    line: Option<u32>,
-    package: Option<String>,
-    unmapped: bool,
-}
+/// What tells rows apart: function, source, line, package.
+type RowKey = (Option<String>, Option<String>, Option<u32>, Option<String>);
 
-fn key_of(profile: &Profile, origins: &[Option<FrameOrigin>], i: usize, by: GroupBy) -> Key {
-    let frame = &profile.frames[i];
-    match origins.get(i).and_then(Option::as_ref) {
-        Some(o) => {
-            let package = Some(package_of(&o.source));
-            match by {
-                GroupBy::Function => Key {
-                    function: Some(o.function.clone().unwrap_or_else(|| {
-                        if o.top_level {
-                            "(top level)"
-                        } else {
-                            "(anonymous)"
-                        }
-                        .into()
-                    })),
-                    source: Some(o.source.clone()),
-                    line: Some(o.line),
-                    package,
-                    unmapped: false,
-                },
-                GroupBy::File => Key {
-                    function: None,
-                    source: Some(o.source.clone()),
-                    line: None,
-                    package,
-                    unmapped: false,
-                },
-                GroupBy::Package => Key {
-                    function: None,
-                    source: None,
-                    line: None,
-                    package,
-                    unmapped: false,
-                },
-            }
-        }
-        None => {
-            // Unmapped frames keep the profile's own name (and script), whatever the grouping, so the time adds up.
-            let name = match frame.kind {
-                FrameKind::Engine => frame.name.clone(),
-                FrameKind::JavaScript => frame
-                    .function
-                    .clone()
-                    .unwrap_or_else(|| "(anonymous)".into()),
-            };
-            Key {
-                function: Some(name),
-                source: frame.url.clone(),
-                line: None,
-                package: None,
-                unmapped: true,
-            }
-        }
+/// A row for a mapped frame's origin.
+fn origin_row(o: &FrameOrigin, by: GroupBy) -> Row {
+    let package = Some(package_of(&o.source));
+    let (function, source, line) = match by {
+        GroupBy::Function => (
+            Some(o.function.clone().unwrap_or_else(|| {
+                if o.top_level {
+                    "(top level)"
+                } else {
+                    "(anonymous)"
+                }
+                .into()
+            })),
+            Some(o.source.clone()),
+            Some(o.line),
+        ),
+        GroupBy::File => (None, Some(o.source.clone()), None),
+        GroupBy::Package => (None, None, None),
+    };
+    Row {
+        function,
+        source,
+        line,
+        package,
+        unmapped: false,
+        self_us: 0.0,
+        total_us: 0.0,
+        self_samples: 0,
     }
 }
 
-/// The rows of `profile` grouped `by`, the largest self time first. `origins` is by frame.
-pub fn summarize(profile: &Profile, origins: &[Option<FrameOrigin>], by: GroupBy) -> Vec<Row> {
+/// The rows of `profile` grouped `by`, the largest self time first. A frame's origin is `origins[o]` for
+/// `origin_of[frame] == Some(o)`; frames without one (engine frames, frames no map answered) keep the profile's own
+/// name and script, whatever the grouping, so the time adds up.
+pub fn summarize(
+    profile: &Profile,
+    origin_of: &[Option<u32>],
+    origins: &[Option<FrameOrigin>],
+    by: GroupBy,
+) -> Vec<Row> {
     let n = profile.frames.len();
-    let mut keys: HashMap<Key, usize> = HashMap::new();
     let mut rows: Vec<Row> = Vec::new();
+    let mut by_key: HashMap<RowKey, usize> = HashMap::new();
+    let mut row_of_origin: Vec<Option<usize>> = vec![None; origins.len()];
+    // Names and URLs are shared strings (`Strings`): an unmapped frame's row is found by their addresses.
+    let mut row_of_unmapped: FxHashMap<(usize, usize), usize> = FxHashMap::default();
     let mut key_index = Vec::with_capacity(n);
-    for i in 0..n {
-        let key = key_of(profile, origins, i, by);
-        let k = *keys.entry(key.clone()).or_insert_with(|| {
-            rows.push(Row {
-                function: key.function,
-                source: key.source,
-                line: key.line,
-                package: key.package,
-                unmapped: key.unmapped,
-                self_us: 0.0,
-                total_us: 0.0,
-                self_samples: 0,
-            });
-            rows.len() - 1
-        });
+    for (i, frame) in profile.frames.iter().enumerate() {
+        let origin = origin_of
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|o| Some((o as usize, origins.get(o as usize)?.as_ref()?)));
+        let k = match origin {
+            Some((o, origin)) => *row_of_origin[o].get_or_insert_with(|| {
+                let row = origin_row(origin, by);
+                let key = (
+                    row.function.clone(),
+                    row.source.clone(),
+                    row.line,
+                    row.package.clone(),
+                );
+                *by_key.entry(key).or_insert_with(|| {
+                    rows.push(row);
+                    rows.len() - 1
+                })
+            }),
+            None => {
+                let name: &str = match frame.kind {
+                    FrameKind::Engine => &frame.name,
+                    FrameKind::JavaScript => frame.function.as_deref().unwrap_or("(anonymous)"),
+                };
+                let url = frame.url.as_deref().map_or(0, |u| u.as_ptr() as usize);
+                *row_of_unmapped
+                    .entry((name.as_ptr() as usize, url))
+                    .or_insert_with(|| {
+                        rows.push(Row {
+                            function: Some(name.to_string()),
+                            source: frame.url.as_deref().map(str::to_string),
+                            line: None,
+                            package: None,
+                            unmapped: true,
+                            self_us: 0.0,
+                            total_us: 0.0,
+                            self_samples: 0,
+                        });
+                        rows.len() - 1
+                    })
+            }
+        };
         key_index.push(k);
         rows[k].self_us += profile.self_us[i];
         rows[k].self_samples += profile.self_samples[i];
     }
-    // Subtree times, children before parents.
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // Subtree times, children before parents. Children as one array (by parent, in frame order).
+    let mut first_child = vec![0u32; n + 1];
     let mut roots = Vec::new();
     for (i, f) in profile.frames.iter().enumerate() {
         match f.parent {
-            Some(p) => children[p].push(i),
+            Some(p) => first_child[p + 1] += 1,
             None => roots.push(i),
         }
     }
+    for i in 0..n {
+        first_child[i + 1] += first_child[i];
+    }
+    let mut filled = first_child.clone();
+    let mut child_list = vec![0u32; first_child[n] as usize];
+    for (i, f) in profile.frames.iter().enumerate() {
+        if let Some(p) = f.parent {
+            child_list[filled[p] as usize] = i as u32;
+            filled[p] += 1;
+        }
+    }
+    let children = |i: usize| {
+        child_list[first_child[i] as usize..first_child[i + 1] as usize]
+            .iter()
+            .map(|&c| c as usize)
+    };
     let mut order = Vec::with_capacity(n);
     let mut stack = roots.clone();
     while let Some(i) = stack.pop() {
         order.push(i);
-        stack.extend(&children[i]);
+        stack.extend(children(i));
     }
     let mut subtree = profile.self_us.clone();
     for &i in order.iter().rev() {
@@ -169,7 +194,7 @@ pub fn summarize(profile: &Profile, origins: &[Option<FrameOrigin>], by: GroupBy
         }
         active[k] += 1;
         walk.push((i, true));
-        walk.extend(children[i].iter().map(|&c| (c, false)));
+        walk.extend(children(i).map(|c| (c, false)));
     }
     rows.sort_by(|a, b| {
         b.self_us
@@ -252,7 +277,8 @@ mod tests {
             origin("leaf", 9),
             None,
         ];
-        let rows = summarize(&profile, &origins, GroupBy::Function);
+        let origin_of: Vec<Option<u32>> = (0..5).map(|i| (i < 4).then_some(i as u32)).collect();
+        let rows = summarize(&profile, &origin_of, &origins, GroupBy::Function);
         let row = |name: &str| {
             rows.iter()
                 .find(|r| r.function.as_deref() == Some(name))
@@ -262,9 +288,9 @@ mod tests {
         assert_eq!((row("main").self_us, row("main").total_us), (1.0, 15.0));
         assert!(row("(garbage collector)").unmapped);
         assert_eq!(rows[0].function.as_deref(), Some("fib"));
-        let files = summarize(&profile, &origins, GroupBy::File);
+        let files = summarize(&profile, &origin_of, &origins, GroupBy::File);
         assert_eq!(files.iter().find(|r| !r.unmapped).unwrap().total_us, 15.0);
-        let packages = summarize(&profile, &origins, GroupBy::Package);
+        let packages = summarize(&profile, &origin_of, &origins, GroupBy::Package);
         assert_eq!(packages.len(), 2);
     }
 }

@@ -15,7 +15,7 @@ use sourcemap_core::profile::hermes::HermesDoc;
 use sourcemap_core::profile::sites::Sites;
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy, Row};
 use sourcemap_core::profile::{
-    detect, not_a_profile, Profile, ProfileError, ProfileFormat, Rewrite,
+    detect, not_a_profile, Profile, ProfileError, ProfileFormat, Rewrite, Rewrites,
 };
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 
@@ -87,7 +87,7 @@ impl<'a> Doc<'a> {
         }
     }
 
-    fn write(&self, rewrites: &[Option<Rewrite>], out: &mut impl Write) -> std::io::Result<()> {
+    fn write(&self, rewrites: &Rewrites, out: &mut impl Write) -> std::io::Result<()> {
         match self {
             Doc::Hermes(d) => d.write(rewrites, out),
             Doc::Cpu(d) => d.write(rewrites, out),
@@ -164,9 +164,12 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     let own_original = |i: usize| sites.own(&originals, i);
 
     if let Some(out) = &args.out {
-        let rewrites: Vec<Option<Rewrite>> = (0..profile.frames.len())
-            .map(|i| {
-                let o = own_original(i)?;
+        // One rewrite per pair of places; frames share them.
+        let table: Vec<Option<Rewrite>> = sites
+            .pairs
+            .iter()
+            .map(|&(own, _)| {
+                let o = originals[own]?;
                 Some(Rewrite {
                     function: o.function.clone(),
                     source: o.source.clone()?,
@@ -175,6 +178,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
                 })
             })
             .collect();
+        let rewrites = Rewrites::new(&sites.by_frame, table);
         let file = std::fs::File::create(out)
             .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -192,9 +196,8 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         By::File => GroupBy::File,
         By::Package => GroupBy::Package,
     };
-    let rows = summarize(&profile, &origins, by);
-    let positioned = sites.by_frame.iter().filter(|s| s.is_some()).count();
-    let mapped = origins.iter().filter(|o| o.is_some()).count();
+    let rows = summarize(&profile, &sites.by_frame, &origins, by);
+    let (positioned, mapped) = sites.counts(&origins);
     if positioned > 0 && mapped == 0 {
         eprintln!(
             "sourcemap-ls: note: none of the profile's {positioned} frames at bundle positions was mapped: give the \

@@ -118,8 +118,8 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
         shown_of.insert(site, shown);
     }
     let origins = sites.origins(&profile, &originals, |site, _| shown_of[&site].clone());
-    for (frame, origin) in origins.iter().enumerate() {
-        let (Some(origin), Some((own, _))) = (origin, sites.by_frame[frame]) else {
+    for (pair, origin) in origins.iter().enumerate() {
+        let (Some(origin), (own, _)) = (origin, sites.pairs[pair]) else {
             continue;
         };
         let key = (origin.source.clone(), origin.line);
@@ -134,7 +134,8 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
             places.insert(key, Location::new(uri, Range::new(p, p)));
         }
     }
-    let rows = summarize(&profile, &origins, by);
+    let rows = summarize(&profile, &sites.by_frame, &origins, by);
+    let (positioned, mapped) = sites.counts(&origins);
     let total = profile.total_us;
     let functions = rows
         .into_iter()
@@ -159,8 +160,8 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
         format: profile.format.name(),
         samples: profile.samples,
         total_ms: ms(total),
-        positioned: sites.by_frame.iter().filter(|s| s.is_some()).count(),
-        mapped: origins.iter().filter(|o| o.is_some()).count(),
+        positioned,
+        mapped,
         warnings: profile.warnings,
         functions,
     })
