@@ -184,7 +184,13 @@ impl<'a> Ids<'a> {
             }
             return Ids::Dense(table);
         }
-        Ids::Numbers(numbers.into_iter().enumerate().map(|(i, n)| (n, i)).collect())
+        Ids::Numbers(
+            numbers
+                .into_iter()
+                .enumerate()
+                .map(|(i, n)| (n, i))
+                .collect(),
+        )
     }
 
     fn get(&self, id: &str) -> Option<usize> {

@@ -215,22 +215,20 @@ pub fn detect(bytes: &[u8]) -> Option<ProfileFormat> {
     if !t.starts_with('{') {
         return None;
     }
+    if t.contains("\"traceEvents\"") {
+        // Hermes writes its few `traceEvents` first and then `samples` with `sf` ids; a DevTools trace holds many
+        // events, its profile in `ProfileChunk`s that may lie past the head (with `nodes`, as a `.cpuprofile` has).
+        return Some(if t.contains("\"stackFrames\"") || t.contains("\"sf\"") {
+            ProfileFormat::Hermes
+        } else {
+            ProfileFormat::ChromeTrace
+        });
+    }
     if t.contains("\"nodes\"") && (t.contains("\"callFrame\"") || t.contains("\"samples\"")) {
         return Some(ProfileFormat::CpuProfile);
     }
     if t.contains("\"stackFrames\"") || (t.contains("\"samples\"") && t.contains("\"sf\"")) {
         return Some(ProfileFormat::Hermes);
-    }
-    if t.contains("\"traceEvents\"") {
-        // A Hermes profile writes `traceEvents` first and `stackFrames` after the samples, which may be past the
-        // head: a DevTools trace has `ProfileChunk` events instead.
-        return Some(
-            if t.contains("\"ProfileChunk\"") || t.contains("\"Profile\"") {
-                ProfileFormat::ChromeTrace
-            } else {
-                ProfileFormat::Hermes
-            },
-        );
     }
     None
 }
@@ -240,7 +238,10 @@ pub fn read(bytes: &[u8]) -> Result<Profile, ProfileError> {
     match detect(bytes) {
         Some(ProfileFormat::Hermes) => hermes::read(bytes),
         Some(ProfileFormat::CpuProfile) => cpuprofile::read(bytes),
-        Some(ProfileFormat::ChromeTrace) => chrome_trace::read(bytes),
+        // A Hermes profile with many trace events before its samples looks like a trace from its head.
+        Some(ProfileFormat::ChromeTrace) => {
+            chrome_trace::read(bytes).or_else(|e| hermes::read(bytes).map_err(|_| e))
+        }
         None => Err(not_a_profile()),
     }
 }
@@ -326,6 +327,11 @@ mod tests {
             Some(ProfileFormat::ChromeTrace)
         );
         assert_eq!(detect(br#"{"version":3,"mappings":""}"#), None);
+        // A DevTools trace whose first chunk brings `nodes` with `callFrame`s.
+        assert_eq!(
+            detect(br#"{"traceEvents":[{"name":"ProfileChunk","args":{"data":{"cpuProfile":{"nodes":[{"callFrame":{}}]}}}}]}"#),
+            Some(ProfileFormat::ChromeTrace)
+        );
     }
 
     #[test]

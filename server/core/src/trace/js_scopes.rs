@@ -13,12 +13,12 @@
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
     AssignmentTarget, BindingPattern, Class, Expression, Function, IdentifierName,
-    MethodDefinitionKind, PropertyKey,
+    MethodDefinitionKind, PropertyKey, PropertyKind,
 };
 use oxc_ast::AstKind;
 use oxc_ast_visit::Visit;
 use oxc_parser::{ParseOptions, Parser};
-use oxc_span::{SourceType, Span};
+use oxc_span::{GetSpan, SourceType, Span};
 
 /// A position in the text: 0-based line, 0-based UTF-16 column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -225,24 +225,35 @@ struct RawScope<'a> {
 }
 
 impl<'a> Collector<'a> {
-    /// The nearest ancestor at or above `depth` that is not a transparent wrapper (parentheses, TypeScript casts).
-    fn parent_at(&self, mut depth: usize) -> Option<(usize, AstKind<'a>)> {
+    /// The nearest ancestor at or above `depth` that is not a transparent wrapper (parentheses, TypeScript casts),
+    /// nor a choice the named node is one side of (`c ? function () {} : g`, `a || function () {}`): V8 names a
+    /// function there after the variable or key it ends up in (`var getSymbols = native ? stub : function (o) {…}`
+    /// runs as `getSymbols` in its stack traces and profiles; checked on lodash in `fixtures/profiles`). `child` is
+    /// the span of the node below `depth`.
+    fn parent_at(&self, mut depth: usize, mut child: Span) -> Option<(usize, AstKind<'a>)> {
         loop {
             let kind = *self.ancestors.get(depth)?;
-            match kind {
+            let transparent = match kind {
                 AstKind::ParenthesizedExpression(_)
                 | AstKind::TSAsExpression(_)
                 | AstKind::TSSatisfiesExpression(_)
                 | AstKind::TSNonNullExpression(_)
-                | AstKind::TSTypeAssertion(_) => depth = depth.checked_sub(1)?,
-                _ => return Some((depth, kind)),
+                | AstKind::TSTypeAssertion(_) => true,
+                AstKind::ConditionalExpression(c) => c.test.span() != child,
+                AstKind::LogicalExpression(l) => l.right.span() == child,
+                _ => false,
+            };
+            if !transparent {
+                return Some((depth, kind));
             }
+            child = kind.span();
+            depth = depth.checked_sub(1)?;
         }
     }
 
     /// The name a function or class gets from where it stands (the node itself is `ancestors[depth + 1]`).
-    fn name_from_context(&self, depth: Option<usize>) -> (Vec<RawPart<'a>>, u8) {
-        let Some((d, parent)) = depth.and_then(|d| self.parent_at(d)) else {
+    fn name_from_context(&self, depth: Option<usize>, node: Span) -> (Vec<RawPart<'a>>, u8) {
+        let Some((d, parent)) = depth.and_then(|d| self.parent_at(d, node)) else {
             return (Vec::new(), 0);
         };
         match parent {
@@ -278,7 +289,7 @@ impl<'a> Collector<'a> {
     fn class_own_name(&self, c: &Class<'a>, depth: usize) -> Vec<RawPart<'a>> {
         match &c.id {
             Some(id) => vec![RawPart::Token(id.span.start, id.name.as_str())],
-            None => self.name_from_context(depth.checked_sub(1)).0,
+            None => self.name_from_context(depth.checked_sub(1), c.span).0,
         }
     }
 
@@ -287,7 +298,7 @@ impl<'a> Collector<'a> {
             // A method's own function node has no id; a named function expression keeps its own name (V8 does).
             return (vec![RawPart::Token(id.span.start, id.name.as_str())], 0);
         }
-        self.name_from_context(self.ancestors.len().checked_sub(1))
+        self.name_from_context(self.ancestors.len().checked_sub(1), f.span)
     }
 
     fn record(&mut self, span: Span, (parts, qualifier): (Vec<RawPart<'a>>, u8)) {
@@ -361,10 +372,22 @@ impl<'a> Visit<'a> for Collector<'a> {
         match kind {
             AstKind::Function(f) if f.body.is_some() => {
                 let name = self.function_name(f);
-                self.record(f.span, name);
+                // A method's function node starts at its `(`; the method is its whole definition, key included: V8
+                // reports a method's profile node at that `(`, which maps to the key (`paragraph() {`), and the
+                // function is the one defined there.
+                let span = match self.ancestors.last() {
+                    Some(AstKind::MethodDefinition(m)) => Span::new(m.span.start, f.span.end),
+                    Some(AstKind::ObjectProperty(p))
+                        if p.method || p.kind != PropertyKind::Init =>
+                    {
+                        Span::new(p.span.start, f.span.end)
+                    }
+                    _ => f.span,
+                };
+                self.record(span, name);
             }
             AstKind::ArrowFunctionExpression(a) => {
-                let name = self.name_from_context(self.ancestors.len().checked_sub(1));
+                let name = self.name_from_context(self.ancestors.len().checked_sub(1), a.span);
                 self.record(a.span, name);
             }
             _ => {}

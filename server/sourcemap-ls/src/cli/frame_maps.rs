@@ -243,16 +243,18 @@ impl Catalog {
         }
     }
 
-    /// The bundle a frame's file names, on disk.
+    /// The bundle a frame's file names, on disk: its path, else a file of that name under `--root` (a `file:` URL
+    /// recorded on another machine, a URL's last segment).
     fn bundle_path(&self, file: &str) -> Option<PathBuf> {
         if file.starts_with("file:") {
-            return url::Url::parse(file)
-                .ok()?
-                .to_file_path()
+            let local = url::Url::parse(file)
                 .ok()
+                .and_then(|u| u.to_file_path().ok())
                 .filter(|p| p.is_file());
-        }
-        if !file.contains("://") {
+            if local.is_some() {
+                return local;
+            }
+        } else if !file.contains("://") {
             let p = self
                 .root
                 .join(file.split(['?', '#']).next().unwrap_or(file));

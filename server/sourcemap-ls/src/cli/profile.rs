@@ -74,7 +74,10 @@ impl<'a> Doc<'a> {
         match detect(bytes) {
             Some(ProfileFormat::Hermes) => HermesDoc::parse(bytes).map(Doc::Hermes),
             Some(ProfileFormat::CpuProfile) => CpuProfileDoc::parse(bytes).map(Doc::Cpu),
-            Some(ProfileFormat::ChromeTrace) => ChromeTraceDoc::parse(bytes).map(Doc::Trace),
+            // A Hermes profile with many trace events before its samples looks like a trace from its head.
+            Some(ProfileFormat::ChromeTrace) => ChromeTraceDoc::parse(bytes)
+                .map(Doc::Trace)
+                .or_else(|e| HermesDoc::parse(bytes).map(Doc::Hermes).map_err(|_| e)),
             None => Err(not_a_profile()),
         }
     }
