@@ -833,5 +833,5 @@ fn run_profile(args: &Args, bin: &Path) {
     profile::run(bin, &seed, args.samples);
 }
 
-const PROFILE_SEED: &str = "fixtures/profiles/recordings/hermes-bytecode-esbuild-inventory.json";
+const PROFILE_SEED: &str = "fixtures/profiles/recordings/hermes/esbuild.inventory.bytecode.json";
 const PROFILE_SEED_MAP: &str = "fixtures/profiles/dist/hermes/esbuild/inventory.hbc.map";

@@ -60,7 +60,7 @@ struct RawSample<'a> {
 
 enum TopValue<'a> {
     Frames(Vec<(Cow<'a, str>, RawFrame<'a>)>),
-    Samples(&'a RawValue, Vec<RawSample<'a>>),
+    Samples(&'a RawValue),
     Other(&'a RawValue),
 }
 
@@ -102,12 +102,8 @@ impl<'de> Deserialize<'de> for Top<'de> {
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     let value = match &*key {
                         "stackFrames" => TopValue::Frames(map.next_value::<OrderedFrames>()?.0),
-                        "samples" => {
-                            let raw: &'de RawValue = map.next_value()?;
-                            let samples = serde_json::from_str(raw.get())
-                                .map_err(serde::de::Error::custom)?;
-                            TopValue::Samples(raw, samples)
-                        }
+                        // Read into samples by `profile`, on a thread of its own while the frames are read.
+                        "samples" => TopValue::Samples(map.next_value()?),
                         _ => TopValue::Other(map.next_value()?),
                     };
                     out.push((key, value));
@@ -246,58 +242,71 @@ impl<'a> HermesDoc<'a> {
             .unwrap_or(&[])
     }
 
-    fn samples(&self) -> &[RawSample<'a>] {
-        self.top
-            .0
-            .iter()
-            .find_map(|(_, v)| match v {
-                TopValue::Samples(_, s) => Some(s.as_slice()),
-                _ => None,
-            })
-            .unwrap_or(&[])
+    fn samples(&self) -> Option<&'a RawValue> {
+        self.top.0.iter().find_map(|(_, v)| match v {
+            TopValue::Samples(raw) => Some(*raw),
+            _ => None,
+        })
     }
 
     /// The profile model: frames in `stackFrames` order, time per frame from the samples.
     pub fn profile(&self) -> Profile {
-        let raw = self.frames();
-        let mut warnings = Vec::new();
-        let mut strings = Strings::default();
-        let by_id = Ids::of(raw.iter().map(|(k, _)| k.as_ref()));
-        // Frames repeat a few thousand names: each is read once.
-        let mut names: FxHashMap<&str, Named> = FxHashMap::default();
-        let mut frames: Vec<Frame> = raw
-            .iter()
-            .map(|(id, f)| {
-                let raw_name = f.name.map_or("", |n| n.get());
-                let named = match names.get(raw_name) {
-                    Some(n) => n.clone(),
-                    None => {
-                        let n = Named::of(&text(f.name).unwrap_or_default(), &mut strings);
-                        names.insert(raw_name, n.clone());
-                        n
-                    }
-                };
-                let is_js = f.category.is_some_and(|c| c.get() == "\"JavaScript\"")
-                    || (f.category.is_some_and(|c| c.get().contains('\\'))
-                        && text(f.category).as_deref() == Some("JavaScript"));
-                let parent = f.parent.and_then(|p| {
-                    let t = unquoted(p);
-                    let found = by_id.get(t);
-                    if found.is_none() {
-                        warnings.push(format!(
-                            "frame {id} names parent {t}, which is not in stackFrames"
-                        ));
-                    }
-                    found
-                });
-                read_frame(id, named, is_js, parent, f, &mut strings)
-            })
-            .collect();
-        cut_parent_loops(&mut frames, &mut warnings);
+        // The samples are read on a second thread while the frames are (a long recording: 188K samples beside
+        // 160K frames, each about half the file).
+        let samples_raw = self.samples();
+        let (mut warnings, frames, by_id, samples) = std::thread::scope(|scope| {
+            let samples = scope.spawn(move || match samples_raw {
+                Some(raw) => {
+                    serde_json::from_str::<Vec<RawSample>>(raw.get()).map_err(|e| e.to_string())
+                }
+                None => Ok(Vec::new()),
+            });
+            let raw = self.frames();
+            let mut warnings = Vec::new();
+            let mut strings = Strings::default();
+            let by_id = Ids::of(raw.iter().map(|(k, _)| k.as_ref()));
+            // Frames repeat a few thousand names: each is read once.
+            let mut names: FxHashMap<&str, Named> = FxHashMap::default();
+            let mut frames: Vec<Frame> = raw
+                .iter()
+                .map(|(id, f)| {
+                    let raw_name = f.name.map_or("", |n| n.get());
+                    let named = match names.get(raw_name) {
+                        Some(n) => n.clone(),
+                        None => {
+                            let n = Named::of(&text(f.name).unwrap_or_default(), &mut strings);
+                            names.insert(raw_name, n.clone());
+                            n
+                        }
+                    };
+                    let is_js = f.category.is_some_and(|c| c.get() == "\"JavaScript\"")
+                        || (f.category.is_some_and(|c| c.get().contains('\\'))
+                            && text(f.category).as_deref() == Some("JavaScript"));
+                    let parent = f.parent.and_then(|p| {
+                        let t = unquoted(p);
+                        let found = by_id.get(t);
+                        if found.is_none() {
+                            warnings.push(format!(
+                                "frame {id} names parent {t}, which is not in stackFrames"
+                            ));
+                        }
+                        found
+                    });
+                    read_frame(id, named, is_js, parent, f, &mut strings)
+                })
+                .collect();
+            cut_parent_loops(&mut frames, &mut warnings);
+            let samples = samples.join().unwrap_or_else(|_| Ok(Vec::new()));
+            (warnings, frames, by_id, samples)
+        });
+        let samples = samples.unwrap_or_else(|e| {
+            warnings.push(format!("samples: {e}; left out"));
+            Vec::new()
+        });
         let mut stamps = Vec::new();
         let mut leaves = Vec::new();
         let mut unknown = 0u64;
-        for s in self.samples() {
+        for s in &samples {
             let leaf = s.sf.and_then(|sf| by_id.get(unquoted(sf)));
             match (leaf, number(s.ts)) {
                 (Some(leaf), Some(ts)) => {
@@ -350,7 +359,7 @@ impl<'a> HermesDoc<'a> {
             serde_json::to_writer(&mut *out, key.as_ref())?;
             out.write_all(b":")?;
             match value {
-                TopValue::Other(raw) | TopValue::Samples(raw, _) => {
+                TopValue::Other(raw) | TopValue::Samples(raw) => {
                     out.write_all(raw.get().as_bytes())?
                 }
                 TopValue::Frames(frames) => {

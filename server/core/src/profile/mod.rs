@@ -25,6 +25,7 @@
 
 pub mod chrome_trace;
 pub mod cpuprofile;
+pub mod heap_snapshot;
 pub mod hermes;
 pub mod sites;
 pub mod summary;
