@@ -22,10 +22,12 @@
 //! at their `(` or arrow parameter); its `PositionTickInfo.line` is 1-based.
 //!
 //! Time: a sample lasts until the next one; the last one until the profile's end time where the format has one
-//! (V8), else for the mean interval of the others (Hermes, traces). Chrome DevTools' `CPUProfileDataModel`
-//! attributes a sample's time the same way (`timestamps[i + 1] - timestamps[i]`).
+//! (V8), else for the mean interval of the others (Hermes, traces). Chrome DevTools' call trees count a node's
+//! samples times the mean interval instead (`CPUProfileNode`: `self = hitCount * sampleTime`); with the stamps, a
+//! sample taken after a stall (Hermes samples at ~100 Hz, with gaps) weighs the time it stood for.
 
 pub mod chrome_trace;
+pub mod coverage;
 pub mod cpuprofile;
 pub mod heap_snapshot;
 pub mod hermes;
