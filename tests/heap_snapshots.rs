@@ -276,3 +276,70 @@ fn the_text_report_counts_functions() {
             != Some(0)
     );
 }
+
+/// The lines of a JSON-lines file.
+fn json_lines(bytes: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `--hermes-coverage` and `--attribution` inputs: CONSTRUCTED in metro-symbolicate's shapes (no Hermes here records
+/// them: `heap/metro-inputs.cjs`), at the real V8 function starts of the heap snapshot's bundle records. Every answer
+/// is metro-symbolicate's on the same file (metro's `functionName` is null throughout: the esbuild map has no
+/// function map; ours names functions from the code, so it is not compared).
+#[test]
+fn coverage_and_attribution_are_answered_as_metro_symbolicate_answers() {
+    let root = fixtures();
+    let out = profile(&[
+        "heap/constructed.coverage.json",
+        "dist/esbuild/inventory.js.map",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let metro = read_json(&root.join("heap/constructed.coverage.metro-symbolicate.json"));
+    let (ours, metro) = (ours.as_array().unwrap(), metro.as_array().unwrap());
+    assert_eq!(ours.len(), 412);
+    assert_eq!(ours.len(), metro.len());
+    let mut mapped = 0;
+    for (o, m) in ours.iter().zip(metro) {
+        for key in ["source", "line", "column", "name", "isIgnored"] {
+            assert_eq!(o[key], m[key], "{key}: ours {o}, metro-symbolicate {m}");
+        }
+        assert!(m["functionName"].is_null());
+        mapped += usize::from(!o["source"].is_null());
+    }
+    assert_eq!(mapped, 408);
+
+    let out = profile(&[
+        "heap/constructed.attribution.jsonl",
+        "dist/esbuild/inventory.js.map",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = json_lines(&out.stdout);
+    let metro = json_lines(
+        &std::fs::read(root.join("heap/constructed.attribution.metro-symbolicate.jsonl")).unwrap(),
+    );
+    assert_eq!(ours.len(), 412);
+    assert_eq!(ours, metro);
+    let text = profile(&[
+        "heap/constructed.attribution.jsonl",
+        "dist/esbuild/inventory.js.map",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&text.stdout).trim(),
+        "bytecode size attribution: 412 positions, 408 mapped"
+    );
+}

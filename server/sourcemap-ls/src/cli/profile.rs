@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 use sourcemap_core::profile::chrome_trace::ChromeTraceDoc;
+use sourcemap_core::profile::coverage;
 use sourcemap_core::profile::cpuprofile::{self, CpuProfileDoc};
 use sourcemap_core::profile::heap_snapshot::{is_heap_snapshot, HeapSnapshotDoc};
 use sourcemap_core::profile::hermes::HermesDoc;
@@ -20,6 +21,7 @@ use sourcemap_core::profile::{
 };
 use sourcemap_core::trace::stack::StackLine;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
+use sourcemap_core::GeneratedPosition;
 
 use super::frame_maps::{load, resolve, Catalog};
 use super::CliError;
@@ -135,6 +137,9 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     };
     if is_heap_snapshot(bytes) {
         return run_heap_snapshot(&args, bytes);
+    }
+    if coverage::is_coverage(bytes) || coverage::is_attribution(bytes) {
+        return run_metro_input(&args, bytes);
     }
     let doc = Doc::parse(bytes)
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.profile.display())))?;
@@ -392,6 +397,111 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
             o.line + 1,
             o.column
         );
+    }
+    Ok(())
+}
+
+/// A Hermes coverage trace or a bytecode size attribution: each position looked up as a frame (its `SourceURL` or
+/// `filename` leads to a map as a profile's URL does; else the first map given), answered in metro-symbolicate's
+/// shapes (`--json`: coverage, one JSON array of `{source, line, column, name, functionName, isIgnored}`;
+/// attribution, the lines with `location` `{file, line, column}`), or counted. Not done: the walk metro-symbolicate
+/// makes through a bytecode range whose first address maps to nothing.
+fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
+    if args.out.is_some() || args.to.is_some() {
+        return Err(CliError::Usage(
+            "a coverage trace or an attribution is answered on stdout (--json); --out and --to are for profiles and heap snapshots".into(),
+        ));
+    }
+    let bad = |e: ProfileError| CliError::Usage(format!("{}: {e}", args.profile.display()));
+    let is_coverage = coverage::is_coverage(bytes);
+    let (places, attribution): (Vec<(Option<String>, Option<GeneratedPosition>)>, _) =
+        if is_coverage {
+            let c = coverage::read_coverage(bytes).map_err(bad)?;
+            (
+                c.into_iter().map(|e| (e.url, Some(e.position))).collect(),
+                Vec::new(),
+            )
+        } else {
+            let a = coverage::read_attribution(bytes).map_err(bad)?;
+            (a.iter().map(|l| (l.file.clone(), l.position)).collect(), a)
+        };
+    let positioned: Vec<usize> = (0..places.len())
+        .filter(|&i| places[i].1.is_some())
+        .collect();
+    let lines = positioned
+        .iter()
+        .map(|&i| {
+            StackLine::Frame(
+                Site {
+                    url: places[i].0.as_deref().map(Into::into),
+                    position: places[i].1.expect("positioned"),
+                    bytecode: false,
+                    function: None,
+                }
+                .stack_frame(),
+            )
+        })
+        .collect();
+    let explicit = args
+        .maps
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
+    };
+    let mut catalog = Catalog::new(explicit, root, false);
+    let resolved = resolve(&mut catalog, lines, false);
+    let mut answers: Vec<Option<(&OriginalFrame, bool)>> = vec![None; places.len()];
+    for (&i, l) in positioned.iter().zip(&resolved.out) {
+        if let SymbolicatedLine::Frame(f) = l {
+            answers[i] = f
+                .original
+                .as_ref()
+                .filter(|o| o.source.is_some())
+                .map(|o| (o, f.ignored));
+        }
+    }
+    let mapped = answers.iter().flatten().count();
+    if !args.json {
+        println!(
+            "{}: {} positions, {mapped} mapped",
+            if is_coverage {
+                "Hermes coverage trace"
+            } else {
+                "bytecode size attribution"
+            },
+            places.len()
+        );
+        return Ok(());
+    }
+    if is_coverage {
+        let rows: Vec<Value> = answers
+            .iter()
+            .map(|a| match a {
+                Some((o, ignored)) => json!({
+                    "source": o.source, "line": o.line + 1, "column": o.column, "name": o.name,
+                    "functionName": o.function, "isIgnored": ignored,
+                }),
+                None => json!({
+                    "source": null, "line": null, "column": null, "name": null, "functionName": null,
+                    "isIgnored": false,
+                }),
+            })
+            .collect();
+        println!("{}", Value::Array(rows));
+    } else {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        for (line, a) in attribution.into_iter().zip(&answers) {
+            let mut object = line.object;
+            object["location"] = match a {
+                Some((o, _)) => json!({"file": o.source, "line": o.line + 1, "column": o.column}),
+                None => json!({"file": null, "line": null, "column": null}),
+            };
+            writeln!(out, "{object}").map_err(|e| CliError::Usage(e.to_string()))?;
+        }
+        out.flush().map_err(|e| CliError::Usage(e.to_string()))?;
     }
     Ok(())
 }
