@@ -1,7 +1,8 @@
 //! Decoding `mappings` one segment at a time, with every ECMA-426 validity rule checked on the way.
 //!
-//! The same cursor serves the validating build pass and the lookups that resume from a [`Checkpoint`], so there is
-//! one decoder and one set of rules. Positions here are relative to the section and 0-based, as in the format.
+//! `SegmentCursor` decodes and checks every rule (the validating build pass); `ValidatedCursor` decodes text it
+//! already accepted, without the checks, for the lookups that resume from a [`Checkpoint`] (one set of rules, a unit
+//! test runs both over the same text). Positions here are relative to the section and 0-based, as in the format.
 //!
 //! [`Checkpoint`]: crate::map::compact::Checkpoint
 
@@ -69,8 +70,6 @@ pub struct SegmentCursor<'a> {
     segment_in_line: u32,
     column: i64,
     acc: Accumulators,
-    /// Set when resuming at a checkpoint: the next segment's absolute column is known, its delta is skipped.
-    known_column: Option<u32>,
     expect: Expect,
     limits: Limits,
 }
@@ -85,31 +84,7 @@ impl<'a> SegmentCursor<'a> {
             segment_in_line: 0,
             column: 0,
             acc: Accumulators::default(),
-            known_column: None,
             expect: Expect::LineStart,
-            limits,
-        }
-    }
-
-    /// A cursor resuming at a segment whose start offset, line, absolute column and preceding accumulators are known.
-    pub fn resume(
-        bytes: &'a [u8],
-        limits: Limits,
-        offset: u32,
-        line: u32,
-        column: u32,
-        acc: Accumulators,
-    ) -> Self {
-        SegmentCursor {
-            bytes,
-            pos: offset as usize,
-            line,
-            // Only used in error messages; a resumed cursor runs over validated text.
-            segment_in_line: 0,
-            column: 0,
-            acc,
-            known_column: Some(column),
-            expect: Expect::AfterComma,
             limits,
         }
     }
@@ -155,7 +130,7 @@ impl<'a> SegmentCursor<'a> {
     fn skip_to_segment(&mut self) -> Result<bool, SegmentError> {
         loop {
             let Some(&b) = self.bytes.get(self.pos) else {
-                if self.expect == Expect::AfterComma && self.known_column.is_none() {
+                if self.expect == Expect::AfterComma {
                     return Err(self.error(
                         self.pos,
                         "segment with zero fields (',' at the end of a line)",
@@ -254,11 +229,7 @@ impl<'a> SegmentCursor<'a> {
 
     fn decode_segment(&mut self) -> Result<Segment, SegmentError> {
         let start = self.pos;
-        let delta = self.field("generated column")?;
-        let column = match self.known_column.take() {
-            Some(c) => i64::from(c),
-            None => self.column + delta,
-        };
+        let column = self.column + self.field("generated column")?;
         if !(0..=MAX).contains(&column) {
             return Err(self.error(start, format!("generated column {column} is out of range")));
         }
