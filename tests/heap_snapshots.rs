@@ -288,7 +288,7 @@ fn json_lines(bytes: &[u8]) -> Vec<Value> {
 
 /// `--hermes-coverage` and `--attribution` inputs: CONSTRUCTED in metro-symbolicate's shapes (no Hermes here records
 /// them: `heap/metro-inputs.cjs`), at the real V8 function starts of the heap snapshot's bundle records. Every answer
-/// is metro-symbolicate's on the same file (metro's `functionName` is null throughout: the esbuild map has no
+/// is metro-symbolicate's on the same file, a bytecode range's walk to its first mapped column too (metro's `functionName` is null throughout: the esbuild map has no
 /// function map; ours names functions from the code, so it is not compared).
 #[test]
 fn coverage_and_attribution_are_answered_as_metro_symbolicate_answers() {
@@ -332,14 +332,19 @@ fn coverage_and_attribution_are_answered_as_metro_symbolicate_answers() {
     let metro = json_lines(
         &std::fs::read(root.join("heap/constructed.attribution.metro-symbolicate.jsonl")).unwrap(),
     );
-    assert_eq!(ours.len(), 412);
+    // The bundle's 412 function starts, and three bytecode ranges (one walked to its first mapped column).
+    assert_eq!(ours.len(), 415);
     assert_eq!(ours, metro);
+    assert_eq!(
+        ours[412]["location"]["file"],
+        "../../node_modules/lodash/_arrayPush.js"
+    );
     let text = profile(&[
         "heap/constructed.attribution.jsonl",
         "dist/esbuild/inventory.js.map",
     ]);
     assert_eq!(
         String::from_utf8_lossy(&text.stdout).trim(),
-        "bytecode size attribution: 412 positions, 408 mapped"
+        "bytecode size attribution: 415 positions, 410 mapped"
     );
 }

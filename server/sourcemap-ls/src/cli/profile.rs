@@ -21,7 +21,7 @@ use sourcemap_core::profile::{
 };
 use sourcemap_core::trace::stack::StackLine;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
-use sourcemap_core::GeneratedPosition;
+use sourcemap_core::{Bias, GeneratedPosition};
 
 use super::frame_maps::{load, resolve, Catalog};
 use super::CliError;
@@ -404,8 +404,7 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
 /// A Hermes coverage trace or a bytecode size attribution: each position looked up as a frame (its `SourceURL` or
 /// `filename` leads to a map as a profile's URL does; else the first map given), answered in metro-symbolicate's
 /// shapes (`--json`: coverage, one JSON array of `{source, line, column, name, functionName, isIgnored}`;
-/// attribution, the lines with `location` `{file, line, column}`), or counted. Not done: the walk metro-symbolicate
-/// makes through a bytecode range whose first address maps to nothing.
+/// attribution, the lines with `location` `{file, line, column}`), or counted.
 fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
     if args.out.is_some() || args.to.is_some() {
         return Err(CliError::Usage(
@@ -461,6 +460,66 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
                 .as_ref()
                 .filter(|o| o.source.is_some())
                 .map(|o| (o, f.ignored));
+        }
+    }
+    // metro-symbolicate walks a bytecode range whose first address maps to no source column by column up to its
+    // end and answers the first that does: the first segment after the address with a source, in the map the
+    // address was looked up in. Those addresses are looked up again, as the others were.
+    let mut walked: Vec<(usize, GeneratedPosition)> = Vec::new();
+    for (k, &i) in positioned.iter().enumerate() {
+        let (Some((start, end)), None, Some(choice)) = (
+            attribution.get(i).and_then(|a| a.range),
+            answers[i],
+            resolved.chosen[k].0,
+        ) else {
+            continue;
+        };
+        let index = &catalog.maps[choice].index;
+        let line = places[i].1.expect("positioned").line;
+        let mut column = start + 1;
+        while column < end {
+            let p = GeneratedPosition { line, column };
+            let Ok(Some(hit)) = index.lookup(p, Bias::LeastUpperBound) else {
+                break;
+            };
+            if hit.generated.line != line || hit.generated.column >= end {
+                break;
+            }
+            if hit.original.is_some_and(|o| o.source_url.is_some()) {
+                walked.push((i, hit.generated));
+                break;
+            }
+            column = hit.generated.column + 1;
+        }
+    }
+    let again = if walked.is_empty() {
+        None
+    } else {
+        let lines = walked
+            .iter()
+            .map(|&(i, position)| {
+                StackLine::Frame(
+                    Site {
+                        url: places[i].0.as_deref().map(Into::into),
+                        position,
+                        bytecode: false,
+                        function: None,
+                    }
+                    .stack_frame(),
+                )
+            })
+            .collect();
+        Some(resolve(&mut catalog, lines, false))
+    };
+    if let Some(again) = &again {
+        for (&(i, _), l) in walked.iter().zip(&again.out) {
+            if let SymbolicatedLine::Frame(f) = l {
+                answers[i] = f
+                    .original
+                    .as_ref()
+                    .filter(|o| o.source.is_some())
+                    .map(|o| (o, f.ignored));
+            }
         }
     }
     let mapped = answers.iter().flatten().count();
