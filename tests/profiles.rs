@@ -457,6 +457,34 @@ fn the_language_server_answers_sourcemap_profile_with_locations() {
             .any(|r| r["package"] == "src"),
         "{by}"
     );
+    // A Hermes bytecode profile names no file: mapped only through the map the client names.
+    let bytecode =
+        url::Url::from_file_path(root.join("recordings/hermes/metro.inventory.bytecode.json"))
+            .unwrap();
+    let unnamed = c.result(
+        "sourcemap/profile",
+        json!({"textDocument": {"uri": bytecode.as_str()}}),
+    );
+    assert_eq!(
+        (unnamed["needsMap"].as_bool(), unnamed["mapped"].as_u64()),
+        (Some(true), Some(0)),
+        "{unnamed}"
+    );
+    let map = url::Url::from_file_path(root.join("dist/hermes/metro/inventory.hbc.map")).unwrap();
+    let named = c.result(
+        "sourcemap/profile",
+        json!({"textDocument": {"uri": bytecode.as_str()}, "map": map.as_str()}),
+    );
+    assert_eq!(named["needsMap"], false, "{named}");
+    assert!(named["mapped"].as_u64() > Some(500), "{named}");
+    assert!(
+        named["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["function"] == "baseClone"),
+        "{named}"
+    );
     let bad = c.request(
         "sourcemap/profile",
         json!({"textDocument": {"uri": uri.as_str()}, "by": "line"}),

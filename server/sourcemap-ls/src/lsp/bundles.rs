@@ -236,8 +236,10 @@ pub fn find_map(
         None => tail_of_file(path, TAIL_BYTES)
             .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?,
     };
-    if looks_like_map(&tail.text)
-        && (rope.is_some() || path.extension().is_some_and(|e| e == "map"))
+    // A `.map` file is a map whatever its tail looks like (a large one's last 64 KiB are mid-`mappings`); an open
+    // document of another name is one when its text says so.
+    if path.extension().is_some_and(|e| e == "map")
+        || (rope.is_some() && looks_like_map(&tail.text))
     {
         return Ok(BundleMap {
             key: MapKey::File(path.to_path_buf()),

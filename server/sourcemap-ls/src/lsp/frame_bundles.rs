@@ -1,7 +1,7 @@
 //! Which bundle, and so which map, each frame of a trace uses in the workspace: by path (relative to the trace's
 //! folder or a workspace folder, absolute, or a `file:` URL), else by file name among the bundles the server knows
 //! and the files in the workspace folders; same-named ones are told apart by debug ID, then by which one contains
-//! the frames' positions (`FileChoice::choose_bundle`). Frames without a file use the only loaded map.
+//! the frames' positions (`FileChoice::choose_bundle`). Frames without a file use the map the caller says (`NoFileMap`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -98,6 +98,7 @@ pub async fn maps_for_frames(
     uri: Option<&Url>,
     text: &str,
     chosen: &HashMap<String, Url>,
+    no_file: &NoFileMap,
 ) -> (Vec<FrameMap>, Vec<Ambiguous>) {
     let base = uri
         .and_then(|u| u.to_file_path().ok())
@@ -116,6 +117,7 @@ pub async fn maps_for_frames(
         frames: &frames,
         debug_ids: debug_ids_in(text),
         chosen,
+        no_file,
         by_file: HashMap::new(),
         ambiguous: Vec::new(),
     };
@@ -124,6 +126,17 @@ pub async fn maps_for_frames(
         out.push(cx.map_for_frame(frame).await);
     }
     (out, cx.ambiguous)
+}
+
+/// The map of frames that name no file (React Native's `name@L:C`, Hermes bytecode addresses).
+pub enum NoFileMap {
+    /// The only map loaded, when there is exactly one (a trace pasted while its bundle is open).
+    OnlyLoaded,
+    /// The map the caller was given.
+    Given(Arc<LoadedMap>),
+    /// None: such frames stay unmapped (a profile of bytecode addresses must name its Hermes map: any other loaded
+    /// map would answer, wrongly, and bytecode is not checked for fit).
+    Nothing,
 }
 
 /// What choosing a frame's bundle needs, and the choices made so far.
@@ -135,6 +148,7 @@ struct FileChoice<'a> {
     /// Debug IDs in the report (`debug_ids_in`).
     debug_ids: Vec<String>,
     chosen: &'a HashMap<String, Url>,
+    no_file: &'a NoFileMap,
     by_file: HashMap<String, FrameMap>,
     ambiguous: Vec<Ambiguous>,
 }
@@ -146,8 +160,14 @@ impl FileChoice<'_> {
         }
         let b = self.b;
         let Some(file) = frame.file.as_deref() else {
-            let loaded = b.maps.loaded();
-            return Ok((loaded.len() == 1).then(|| loaded[0].clone()));
+            return Ok(match self.no_file {
+                NoFileMap::OnlyLoaded => {
+                    let loaded = b.maps.loaded();
+                    (loaded.len() == 1).then(|| loaded[0].clone())
+                }
+                NoFileMap::Given(m) => Some(m.clone()),
+                NoFileMap::Nothing => None,
+            });
         };
         if is_foreign_file(file) {
             return Ok(None);

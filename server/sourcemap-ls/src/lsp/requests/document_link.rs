@@ -10,6 +10,7 @@ use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
 use super::symbolicate::symbolicate_in_workspace;
 use super::SourceUris;
 use crate::lsp::backend::Backend;
+use crate::lsp::frame_bundles::NoFileMap;
 use crate::lsp::position::utf16_len;
 
 /// Larger documents are not scanned (a bundle or a huge log): links are a convenience, not worth a stall.
@@ -40,8 +41,15 @@ pub async fn document_link(
         return Ok(Some(Vec::new()));
     }
     // Frames whose file names several bundles get no link: a link must not guess.
-    let (out, maps, _) =
-        symbolicate_in_workspace(b, &lines, Some(&uri), &text, &Default::default()).await;
+    let (out, maps, _) = symbolicate_in_workspace(
+        b,
+        &lines,
+        Some(&uri),
+        &text,
+        &Default::default(),
+        &NoFileMap::OnlyLoaded,
+    )
+    .await;
     let mut links = Vec::new();
     let mut uris = SourceUris::new(b);
     for (line_no, l) in out.iter().enumerate() {

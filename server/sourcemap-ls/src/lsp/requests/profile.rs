@@ -1,6 +1,7 @@
-//! `sourcemap/profile` `{textDocument:{uri}, by?: "function"|"file"|"package", top?}` → where a CPU profile's time
-//! went, by original function: `{format, samples, totalMs, positioned, mapped, warnings, functions:[{function,
-//! source, line, package, unmapped, selfMs, selfPercent, totalMs, totalPercent, location}]}` (`line` 0-based;
+//! `sourcemap/profile` `{textDocument:{uri}, by?: "function"|"file"|"package", top?, map?}` → where a CPU profile's
+//! time went, by original function: `{format, samples, totalMs, positioned, mapped, warnings, needsMap,
+//! functions:[{function, source, line, package, unmapped, selfMs, selfPercent, totalMs, totalPercent, location}]}`
+//! (`line` 0-based;
 //! `location` the original source, file or virtual document, at the function's line). The same rows as
 //! `sourcemap-ls profile --json`; each distinct frame place is resolved as `sourcemap/symbolicate` resolves a
 //! frame, against the workspace's maps.
@@ -12,12 +13,13 @@ use sourcemap_core::profile::sites::Sites;
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy};
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use tower_lsp::jsonrpc::Result;
-use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier};
+use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier, Url};
 
 use super::symbolicate::symbolicate_in_workspace;
 use super::SourceUris;
 use crate::lsp::backend::Backend;
 use crate::lsp::errors::invalid_params;
+use crate::lsp::frame_bundles::NoFileMap;
 
 /// A profile read from disk is at most this big (a recording of minutes is tens of MB).
 const MAX_PROFILE_BYTES: u64 = 1 << 30;
@@ -30,6 +32,9 @@ pub struct Params {
     pub by: Option<String>,
     #[serde(default)]
     pub top: Option<usize>,
+    /// The map (or bundle) of frames that name no file: a Hermes bytecode profile's Hermes map.
+    #[serde(default)]
+    pub map: Option<Url>,
 }
 
 #[derive(Debug, Serialize)]
@@ -57,6 +62,8 @@ pub struct Answer {
     pub positioned: usize,
     pub mapped: usize,
     pub warnings: Vec<String>,
+    /// The profile has frames that name no file (Hermes bytecode addresses) and no `map` was given for them.
+    pub needs_map: bool,
     pub functions: Vec<Row>,
 }
 
@@ -93,7 +100,18 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
     drop(bytes);
     let sites = Sites::of(&profile);
     let lines = sites.lines();
-    let (out, maps, _) = symbolicate_in_workspace(b, &lines, Some(&uri), "", &HashMap::new()).await;
+    // Frames naming no file map only through the map the client names: no other loaded map is guessed.
+    let no_file = match &params.map {
+        Some(m) => NoFileMap::Given(
+            b.map_for(m)
+                .await
+                .map_err(|e| invalid_params(format!("map {m}: {e}")))?,
+        ),
+        None => NoFileMap::Nothing,
+    };
+    let needs_map = params.map.is_none() && sites.sites.iter().any(|s| s.url.is_none());
+    let (out, maps, _) =
+        symbolicate_in_workspace(b, &lines, Some(&uri), "", &HashMap::new(), &no_file).await;
     let answered: Vec<(Option<usize>, Option<&OriginalFrame>)> = out
         .iter()
         .map(|l| match l {
@@ -156,13 +174,20 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
             total_percent: percent(r.total_us, total),
         })
         .collect();
+    let mut warnings = profile.warnings;
+    if needs_map {
+        warnings.push(
+            "frames at bytecode addresses name no file: give the profile's Hermes map (`map`) to map them".into(),
+        );
+    }
     Ok(Answer {
         format: profile.format.name(),
         samples: profile.samples,
         total_ms: ms(total),
         positioned,
         mapped,
-        warnings: profile.warnings,
+        warnings,
+        needs_map,
         functions,
     })
 }

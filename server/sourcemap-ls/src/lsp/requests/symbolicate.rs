@@ -19,7 +19,7 @@ use tower_lsp::lsp_types::{Location, Position, Range, Url};
 use super::SourceUris;
 use crate::lsp::backend::Backend;
 use crate::lsp::code_scopes::WorkspaceCode;
-use crate::lsp::frame_bundles::{maps_for_frames, Ambiguous};
+use crate::lsp::frame_bundles::{maps_for_frames, Ambiguous, NoFileMap};
 use crate::lsp::loaded_map::LoadedMap;
 use crate::lsp::map_fit::{fit_now, withheld};
 use sourcemap_core::trace::document::TraceDocument;
@@ -85,8 +85,9 @@ pub async fn symbolicate_in_workspace(
     uri: Option<&Url>,
     text: &str,
     chosen: &HashMap<String, Url>,
+    no_file: &NoFileMap,
 ) -> (Vec<SymbolicatedLine>, Vec<Arc<LoadedMap>>, Vec<Ambiguous>) {
-    let (per_frame, ambiguous) = maps_for_frames(b, lines, uri, text, chosen).await;
+    let (per_frame, ambiguous) = maps_for_frames(b, lines, uri, text, chosen, no_file).await;
     let mut maps: Vec<Arc<LoadedMap>> = Vec::new();
     let ids: Vec<std::result::Result<Option<usize>, String>> = per_frame
         .iter()
@@ -164,6 +165,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
         params.uri.as_ref(),
         &params.text,
         &params.bundles,
+        &NoFileMap::OnlyLoaded,
     )
     .await;
     let options = TextOptions::default();
