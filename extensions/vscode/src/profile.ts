@@ -31,6 +31,8 @@ interface Shown {
   by: ProfileGrouping;
   /** The answer the panel lists now (`functions` itself when grouped by function). */
   listed: ProfileResult;
+  /** The map the user chose for frames that name no file. */
+  map?: vscode.Uri | undefined;
 }
 
 /** The document a command is about: a menu's URI, else the active editor's file, else the active tab's (a
@@ -70,8 +72,11 @@ export class ProfileView implements vscode.Disposable, vscode.CodeLensProvider {
 
   constructor(private readonly server: ServerClient) {}
 
-  private async ask(uri: vscode.Uri, by: ProfileGrouping): Promise<ProfileResult | undefined> {
+  private async ask(uri: vscode.Uri, by: ProfileGrouping, map?: vscode.Uri): Promise<ProfileResult | undefined> {
     const params: ProfileParams = { textDocument: { uri: code2Protocol(uri) }, by };
+    if (map !== undefined) {
+      params.map = code2Protocol(map);
+    }
     try {
       return await this.server.request<ProfileResult>(PROFILE, params);
     } catch (e) {
@@ -81,21 +86,41 @@ export class ProfileView implements vscode.Disposable, vscode.CodeLensProvider {
   }
 
   /** Show Profile: the profile's rows by function in the panel and their self times in the original sources. */
-  async show(arg?: vscode.Uri): Promise<ProfileResult | undefined> {
+  async show(arg?: vscode.Uri, map?: vscode.Uri): Promise<ProfileResult | undefined> {
     const uri = targetOf(arg) ?? this.shown?.uri;
     if (uri === undefined) {
       void vscode.window.showInformationMessage("Source Map: open a CPU profile (.cpuprofile, a Hermes profile .json, a Chrome trace) to show it.");
       return undefined;
     }
-    const functions = await this.ask(uri, "function");
+    const functions = await this.ask(uri, "function", map);
     if (functions === undefined) {
       return undefined;
     }
-    this.shown = { uri, functions, by: "function", listed: functions };
+    if (functions.needsMap) {
+      void this.offerMap(uri);
+    }
+    this.shown = { uri, functions, by: "function", listed: functions, map };
     this.times = inlineTimes(functions.functions, uriKey);
     this.render();
     this.lensesChanged.fire();
     return functions;
+  }
+
+  /** A Hermes bytecode profile names no file: the server maps its frames only through the map the user names. */
+  private async offerMap(uri: vscode.Uri): Promise<void> {
+    const choose = "Choose Source Map…";
+    const answer = await vscode.window.showWarningMessage(
+      `Source Map: ${path.basename(uri.fsPath)} has frames at bytecode addresses, which name no file: choose its Hermes source map to map them.`,
+      choose,
+    );
+    if (answer !== choose) {
+      return;
+    }
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { "Source maps": ["map"] }, openLabel: "Use this map" });
+    const map = picked?.[0];
+    if (map !== undefined) {
+      await this.show(uri, map);
+    }
   }
 
   /** The panel's rows grouped `by` (the server groups them); the inline times stay by function. */
@@ -104,7 +129,7 @@ export class ProfileView implements vscode.Disposable, vscode.CodeLensProvider {
     if (shown === undefined) {
       return undefined;
     }
-    const listed = by === "function" ? shown.functions : await this.ask(shown.uri, by);
+    const listed = by === "function" ? shown.functions : await this.ask(shown.uri, by, shown.map);
     if (listed === undefined || this.shown !== shown) {
       return undefined;
     }

@@ -135,6 +135,8 @@ export interface ProfileParams {
   textDocument: { uri: string };
   by?: ProfileGrouping;
   top?: number;
+  /** The map of frames that name no file (a Hermes bytecode profile's Hermes map). */
+  map?: string;
 }
 
 /** One row of `sourcemap/profile`: a function (or file, or package) and its time. */
@@ -167,5 +169,7 @@ export interface ProfileResult {
   positioned: number;
   mapped: number;
   warnings: string[];
+  /** Frames at bytecode addresses name no file, and no `map` was given for them. */
+  needsMap: boolean;
   functions: ProfileRow[];
 }

@@ -49,6 +49,7 @@ const result: ProfileResult = {
   positioned: 62,
   mapped: 3,
   warnings: ["2 samples name no node"],
+  needsMap: false,
   functions: [hot, gc, internal],
 };
 
