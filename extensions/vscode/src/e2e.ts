@@ -727,6 +727,24 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok, detail: { viewer: viewer?.id ?? null, viewerVersion: viewer?.packageJSON?.version ?? null, viewType, countPrimesFrames: named } };
   });
 
+  await check("Show Profile on a real Hermes bytecode profile: unmapped until its Hermes map is chosen, then in original functions", async () => {
+    const hermes = file("hermes", "metro.inventory.bytecode.json");
+    const map = file("hermes", "inventory.hbc.map");
+    // Bytecode frames name no file: the server maps them only through the map the client names (Choose Source Map…).
+    const before = await ext.profile.show(hermes);
+    const after = await ext.profile.show(hermes, map);
+    const names = (after?.functions ?? []).filter((r) => !r.unmapped).map((r) => r.function);
+    ext.profile.panel?.dispose();
+    const ok =
+      before?.needsMap === true &&
+      before.mapped === 0 &&
+      after?.needsMap === false &&
+      (after?.mapped ?? 0) > 500 &&
+      names.includes("baseClone") &&
+      names.includes("Inventory#snapshot");
+    return { ok, detail: { before: before && { needsMap: before.needsMap, mapped: before.mapped }, after: after && { needsMap: after.needsMap, mapped: after.mapped }, names: names.slice(0, 12) } };
+  });
+
   await check("settings reach the server without a reload (pathOverrides)", async () => {
     const config = vscode.workspace.getConfiguration("sourcemap");
     const vendored = file("vendor", "react", "cjs", "react.production.js");
