@@ -49,7 +49,8 @@ enum Command {
     Symbolicate(cli::symbolicate::SymbolicateArgs),
     /// A CPU profile of a bundle (Hermes sampling profile, V8 .cpuprofile, Chrome trace) in original functions: the
     /// top functions by self and total time; --json, --by file|package, --out FILE for the profile with original
-    /// names (--to cpuprofile converts a Hermes profile).
+    /// names (--to cpuprofile converts a Hermes profile). Also heap snapshots, Hermes coverage traces and
+    /// attribution JSON lines, as metro-symbolicate reads them.
     Profile(cli::profile::ProfileArgs),
     /// What BUNDLE is made of: its bytes by original source and package (source-map-explorer's rules); --json for
     /// its JSON shape, --html FILE for a treemap page.

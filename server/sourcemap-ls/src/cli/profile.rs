@@ -41,7 +41,8 @@ pub enum To {
 
 #[derive(Args)]
 pub struct ProfileArgs {
-    /// The profile: a Hermes sampling profile (`.json`), a V8 `.cpuprofile`, or a Chrome trace.
+    /// The profile: a Hermes sampling profile (`.json`), a V8 `.cpuprofile`, or a Chrome trace; or a heap snapshot
+    /// (`.heapsnapshot`, `.heaptimeline`), a Hermes coverage trace, or attribution JSON lines.
     profile: PathBuf,
     /// Source maps (or bundles that lead to them); a Hermes bytecode profile uses the first. Without any, each
     /// frame's script URL leads to its bundle under --root.
