@@ -811,6 +811,24 @@ impl SourceMapIndex {
         line: u32,
         column: u32,
     ) -> Result<Option<&str>, String> {
+        Ok(self
+            .function_map_of(section, source)?
+            .and_then(|m| m.name_at(line, column)))
+    }
+
+    /// Whether the section's `x_facebook_sources` holds a function map for `source` (composing tools write the
+    /// field with `null` for every source that has none: metro-source-map's `composeSourceMaps` over an esbuild map).
+    /// A malformed field holds none.
+    pub fn has_function_map(&self, section: usize, source: SourceId) -> bool {
+        matches!(self.function_map_of(section, source), Ok(Some(_)))
+    }
+
+    /// `source`'s function map in the section's `x_facebook_sources`, the field decoded on first use and kept.
+    fn function_map_of(
+        &self,
+        section: usize,
+        source: SourceId,
+    ) -> Result<Option<&FunctionMap>, String> {
         let s = &self.sections[section];
         let Some(range) = s.x_facebook_sources.clone() else {
             return Ok(None);
@@ -831,28 +849,7 @@ impl SourceMapIndex {
         let Some(local) = s.sources.iter().position(|&g| g == source) else {
             return Ok(None);
         };
-        Ok(maps
-            .get(local)
-            .and_then(Option::as_ref)
-            .and_then(|m| m.name_at(line, column)))
-    }
-
-    /// Whether the section's `x_facebook_sources` holds a function map for `source` (composing tools write the
-    /// field with `null` for every source that has none: metro-source-map's `composeSourceMaps` over an esbuild map).
-    pub fn has_function_map(&self, section: usize, source: SourceId) -> bool {
-        if self.sections[section].x_facebook_sources.is_none() {
-            return false;
-        }
-        // Decoded (and kept) by the lookup; a malformed field names nothing.
-        let _ = self.facebook_function_name(section, source, 0, 0);
-        let s = &self.sections[section];
-        let Some(Ok(maps)) = s.function_maps.get().map(|m| m.as_ref().as_ref()) else {
-            return false;
-        };
-        s.sources
-            .iter()
-            .position(|&g| g == source)
-            .is_some_and(|local| maps.get(local).is_some_and(Option::is_some))
+        Ok(maps.get(local).and_then(Option::as_ref))
     }
 
     /// The section's decoded `scopes` (ECMA-426 proposal), if it has the field; `Err` when it is malformed.

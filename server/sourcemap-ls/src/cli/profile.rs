@@ -150,25 +150,9 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     }
 
     let sites = Sites::of(&profile);
-    let explicit = args
-        .maps
-        .iter()
-        .map(|p| load(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
-    };
-    let mut catalog = Catalog::new(explicit, root, false);
+    let mut catalog = catalog_of(&args)?;
     let resolved = resolve(&mut catalog, sites.lines(), false);
-    let originals: Vec<Option<&OriginalFrame>> = resolved
-        .out
-        .iter()
-        .map(|l| match l {
-            SymbolicatedLine::Frame(f) => f.original.as_ref(),
-            SymbolicatedLine::Text(_) => None,
-        })
-        .collect();
+    let originals = originals_of(&resolved.out);
 
     let origins = sites.origins(&profile, &originals, |_, o| {
         o.source
@@ -182,15 +166,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         let table: Vec<Option<Rewrite>> = sites
             .pairs
             .iter()
-            .map(|&(own, _)| {
-                let o = originals[own]?;
-                Some(Rewrite {
-                    function: o.function.clone(),
-                    source: o.source.clone()?,
-                    line: o.line,
-                    column: o.column,
-                })
-            })
+            .map(|&(own, _)| rewrite_of(originals[own]?))
             .collect();
         let rewrites = Rewrites::new(&sites.by_frame, table);
         let file = std::fs::File::create(out)
@@ -278,47 +254,21 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
         .iter()
         .map(|&i| {
             let f = &functions[i];
-            StackLine::Frame(
-                Site {
-                    url: f.script.as_deref().map(Into::into),
-                    position: f.position.expect("positioned"),
-                    bytecode: false,
-                    function: f.name.as_deref().filter(|n| !n.is_empty()).map(Into::into),
-                }
-                .stack_frame(),
+            place(
+                f.script.as_deref(),
+                f.position.expect("positioned"),
+                f.name.as_deref().filter(|n| !n.is_empty()),
             )
         })
         .collect();
-    let explicit = args
-        .maps
-        .iter()
-        .map(|p| load(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
-    };
-    let mut catalog = Catalog::new(explicit, root, false);
+    let mut catalog = catalog_of(args)?;
     let resolved = resolve(&mut catalog, lines, false);
     let mut originals: Vec<Option<&OriginalFrame>> = vec![None; functions.len()];
-    for (&i, l) in positioned.iter().zip(&resolved.out) {
-        if let SymbolicatedLine::Frame(f) = l {
-            originals[i] = f.original.as_ref();
-        }
+    for (&i, o) in positioned.iter().zip(originals_of(&resolved.out)) {
+        originals[i] = o;
     }
     if let Some(out) = &args.out {
-        let rewrites: Vec<Option<Rewrite>> = originals
-            .iter()
-            .map(|o| {
-                let o = (*o)?;
-                Some(Rewrite {
-                    function: o.function.clone(),
-                    source: o.source.clone()?,
-                    line: o.line,
-                    column: o.column,
-                })
-            })
-            .collect();
+        let rewrites: Vec<Option<Rewrite>> = originals.iter().map(|o| rewrite_of((*o)?)).collect();
         let file = std::fs::File::create(out)
             .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -431,27 +381,14 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
     let lines = positioned
         .iter()
         .map(|&i| {
-            StackLine::Frame(
-                Site {
-                    url: places[i].0.as_deref().map(Into::into),
-                    position: places[i].1.expect("positioned"),
-                    bytecode: false,
-                    function: None,
-                }
-                .stack_frame(),
+            place(
+                places[i].0.as_deref(),
+                places[i].1.expect("positioned"),
+                None,
             )
         })
         .collect();
-    let explicit = args
-        .maps
-        .iter()
-        .map(|p| load(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
-    };
-    let mut catalog = Catalog::new(explicit, root, false);
+    let mut catalog = catalog_of(args)?;
     let resolved = resolve(&mut catalog, lines, false);
     let mut answers: Vec<Option<(&OriginalFrame, bool)>> = vec![None; places.len()];
     for (&i, l) in positioned.iter().zip(&resolved.out) {
@@ -498,17 +435,7 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
     } else {
         let lines = walked
             .iter()
-            .map(|&(i, position)| {
-                StackLine::Frame(
-                    Site {
-                        url: places[i].0.as_deref().map(Into::into),
-                        position,
-                        bytecode: false,
-                        function: None,
-                    }
-                    .stack_frame(),
-                )
-            })
+            .map(|&(i, position)| place(places[i].0.as_deref(), position, None))
             .collect();
         Some(resolve(&mut catalog, lines, false))
     };
@@ -564,6 +491,54 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
         out.flush().map_err(|e| CliError::Usage(e.to_string()))?;
     }
     Ok(())
+}
+
+/// The maps given on the command line, and `--root` (default: the current directory) for the bundles the input's
+/// scripts name.
+fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
+    let explicit = args
+        .maps
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
+    };
+    Ok(Catalog::new(explicit, root, false))
+}
+
+/// A position in a script as a frame to resolve (as a profile's places are).
+fn place(url: Option<&str>, position: GeneratedPosition, function: Option<&str>) -> StackLine {
+    StackLine::Frame(
+        Site {
+            url: url.map(Into::into),
+            position,
+            bytecode: false,
+            function: function.map(Into::into),
+        }
+        .stack_frame(),
+    )
+}
+
+/// Each resolved line's original, in order.
+fn originals_of(out: &[SymbolicatedLine]) -> Vec<Option<&OriginalFrame>> {
+    out.iter()
+        .map(|l| match l {
+            SymbolicatedLine::Frame(f) => f.original.as_ref(),
+            SymbolicatedLine::Text(_) => None,
+        })
+        .collect()
+}
+
+/// What a frame's original writes back: nothing for an original without a source.
+fn rewrite_of(o: &OriginalFrame) -> Option<Rewrite> {
+    Some(Rewrite {
+        function: o.function.clone(),
+        source: o.source.clone()?,
+        line: o.line,
+        column: o.column,
+    })
 }
 
 fn row_json(r: &Row, total: f64) -> Value {

@@ -81,7 +81,7 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
     };
     // The open document's text, else the file.
     let bytes = match b.rope(&uri) {
-        Some(rope) => rope.to_string().into_bytes(),
+        Some(rope) => tokio::task::block_in_place(|| rope.to_string().into_bytes()),
         None => {
             let path = uri.to_file_path().map_err(|_| {
                 invalid_params("the profile must be a file: URI or an open document")
@@ -95,11 +95,15 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
             .map_err(invalid_params)?
         }
     };
-    let profile = tokio::task::block_in_place(|| sourcemap_core::profile::read(&bytes))
-        .map_err(|e| invalid_params(e.to_string()))?;
+    // Reading a long recording and finding its places takes tens of milliseconds: not on an async worker.
+    let (profile, sites, lines) = tokio::task::block_in_place(|| {
+        let profile = sourcemap_core::profile::read(&bytes)?;
+        let sites = Sites::of(&profile);
+        let lines = sites.lines();
+        Ok::<_, sourcemap_core::profile::ProfileError>((profile, sites, lines))
+    })
+    .map_err(|e| invalid_params(e.to_string()))?;
     drop(bytes);
-    let sites = Sites::of(&profile);
-    let lines = sites.lines();
     // Frames naming no file map only through the map the client names: no other loaded map is guessed.
     let no_file = match &params.map {
         Some(m) => NoFileMap::Given(
@@ -152,7 +156,7 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
             places.insert(key, Location::new(uri, Range::new(p, p)));
         }
     }
-    let rows = summarize(&profile, &sites.by_frame, &origins, by);
+    let rows = tokio::task::block_in_place(|| summarize(&profile, &sites.by_frame, &origins, by));
     let (positioned, mapped) = sites.counts(&origins);
     let total = profile.total_us;
     let functions = rows
