@@ -8,6 +8,7 @@ pub mod error;
 pub mod files;
 pub mod fit;
 pub mod json_literal;
+pub(crate) mod json_reader;
 pub mod locate;
 pub mod map;
 pub mod measure;

@@ -9,19 +9,16 @@
 //!
 //! It produces exactly what serde's pass produces ([`RawMap`] of [`Raw`] texts), and it is stricter than serde,
 //! never more lenient: anything it does not accept — invalid UTF-8 anywhere, a key with an escape, a duplicated
-//! field, nesting deeper than [`MAX_DEPTH`], a trailing comma, any JSON error — makes it return `None`, and the
+//! field, nesting deeper than [`MAX_DEPTH`](crate::json_reader::MAX_DEPTH), a trailing comma, any JSON error — makes it return `None`, and the
 //! caller reads the document with serde as before, which locates the error. So the fast path changes how fast a
 //! valid map opens, never what any map means (`tests` compares the two on generated and hand-broken documents).
 
-use crate::map::json_scan::{escaped_bits, masks64};
+use crate::json_reader::Reader;
 use crate::map::parse::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
 
 /// The document as serde's one pass reads it, `sourcesContent` as items, but its sections (`Some(())` when it has
 /// `sections`) given one by one to the caller as they are read.
 pub(crate) type FastDocument<'b> = RawMap<'b, (), Vec<Raw<'b>>>;
-
-/// Nesting this deep is rejected (serde_json stops at 128; what the fast path rejects, serde reads).
-const MAX_DEPTH: u32 = 100;
 
 /// Reads `text` (the document after any BOM or XSSI prefix); `None` when it is anything but a plain valid JSON object
 /// this reader accepts.
@@ -30,21 +27,11 @@ pub(crate) fn read<'b>(
     mut on_section: impl FnMut(TypedSection<'b>),
 ) -> Option<FastDocument<'b>> {
     let text = std::str::from_utf8(text).ok()?;
-    let mut r = Reader {
-        s: text,
-        b: text.as_bytes(),
-        i: 0,
-    };
+    let mut r = Reader::new(text);
     r.ws();
     let doc = r.map(1, |r, depth| r.sections(depth, &mut on_section))?;
     r.ws();
     (r.i == r.b.len()).then_some(doc)
-}
-
-struct Reader<'b> {
-    s: &'b str,
-    b: &'b [u8],
-    i: usize,
 }
 
 /// Which member of a map a key names (keys with escapes never get here).
@@ -74,185 +61,14 @@ const NAMES: usize = 5;
 const MAPPINGS: usize = 6;
 const SECTIONS: usize = 11;
 
+/// The map's own members, read on the shared JSON reader (`json_reader`).
 impl<'b> Reader<'b> {
-    fn ws(&mut self) {
-        while let Some(&c) = self.b.get(self.i) {
-            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-                break;
-            }
-            self.i += 1;
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-
-    fn expect(&mut self, c: u8) -> Option<()> {
-        self.ws();
-        (self.peek()? == c).then(|| self.i += 1)
-    }
-
     fn raw(&self, start: usize) -> Raw<'b> {
-        Raw(&self.s[start..self.i])
+        Raw(self.text(start))
     }
 
-    /// A literal `null` next (white space skipped): consumed.
-    fn null(&mut self) -> bool {
-        self.ws();
-        if self.b[self.i..].starts_with(b"null") {
-            self.i += 4;
-            true
-        } else {
-            false
-        }
-    }
-
-    /// A string (the cursor on its opening quote); returns its text without quotes and whether it has escapes.
-    fn string(&mut self) -> Option<(&'b [u8], bool)> {
-        if self.peek()? != b'"' {
-            return None;
-        }
-        let (end, escapes) = strict_string_end(self.b, self.i + 1)?;
-        let inner = &self.b[self.i + 1..end];
-        self.i = end + 1;
-        Some((inner, escapes))
-    }
-
-    /// Any value, strictly; returns its text.
-    fn value(&mut self, depth: u32) -> Option<Raw<'b>> {
-        self.ws();
-        let start = self.i;
-        self.skip_value(depth)?;
-        Some(self.raw(start))
-    }
-
-    fn skip_value(&mut self, depth: u32) -> Option<()> {
-        match self.peek()? {
-            b'"' => {
-                self.string()?;
-            }
-            b'{' => {
-                self.members(depth + 1, |r, _, depth| r.skip_ws_value(depth))?;
-            }
-            b'[' => {
-                self.items(depth + 1, |r, depth| r.skip_ws_value(depth))?;
-            }
-            b't' => self.literal(b"true")?,
-            b'f' => self.literal(b"false")?,
-            b'n' => self.literal(b"null")?,
-            _ => self.number()?,
-        }
-        Some(())
-    }
-
-    fn skip_ws_value(&mut self, depth: u32) -> Option<()> {
-        self.ws();
-        self.skip_value(depth)
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
-        self.b[self.i..]
-            .starts_with(word)
-            .then(|| self.i += word.len())
-    }
-
-    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
-    fn number(&mut self) -> Option<()> {
-        let digits = |r: &mut Self| {
-            let from = r.i;
-            while r.peek().is_some_and(|c| c.is_ascii_digit()) {
-                r.i += 1;
-            }
-            (r.i > from).then_some(())
-        };
-        if self.peek() == Some(b'-') {
-            self.i += 1;
-        }
-        match self.peek()? {
-            b'0' => self.i += 1,
-            b'1'..=b'9' => digits(self)?,
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            digits(self)?;
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            digits(self)?;
-        }
-        Some(())
-    }
-
-    /// An array's items (the cursor on `[`), each read by `item` from its first byte.
-    fn items(
-        &mut self,
-        depth: u32,
-        mut item: impl FnMut(&mut Self, u32) -> Option<()>,
-    ) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        self.expect(b'[')?;
-        self.ws();
-        if self.peek()? == b']' {
-            self.i += 1;
-            return Some(());
-        }
-        loop {
-            self.ws();
-            item(self, depth)?;
-            self.ws();
-            match self.peek()? {
-                b',' => self.i += 1,
-                b']' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// An object's members (the cursor on `{`): `member(key, reader at the value)`, which must consume the value.
-    /// Keys with escapes are not compared here: the object is left to serde.
-    fn members(
-        &mut self,
-        depth: u32,
-        mut member: impl FnMut(&mut Self, &'b [u8], u32) -> Option<()>,
-    ) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        self.expect(b'{')?;
-        self.ws();
-        if self.peek()? == b'}' {
-            self.i += 1;
-            return Some(());
-        }
-        loop {
-            self.ws();
-            let (key, escapes) = self.string()?;
-            if escapes {
-                return None;
-            }
-            self.expect(b':')?;
-            self.ws();
-            member(self, key, depth)?;
-            self.ws();
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
+    fn raw_value(&mut self, depth: u32) -> Option<Raw<'b>> {
+        self.value(depth).map(Raw)
     }
 
     /// A map object; `sections(reader, depth)` reads a non-null `sections` value.
@@ -279,7 +95,7 @@ impl<'b> Reader<'b> {
                 SOURCES_CONTENT => {
                     let mut list = Vec::new();
                     r.items(depth + 1, |r, depth| {
-                        list.push(r.value(depth)?);
+                        list.push(r.raw_value(depth)?);
                         Some(())
                     })?;
                     m.sources_content = Some(list);
@@ -364,10 +180,10 @@ impl<'b> Reader<'b> {
                     return Some(());
                 }
                 match k {
-                    0 => section.offset = Some(r.value(depth)?),
-                    2 => section.url = Some(r.value(depth)?),
+                    0 => section.offset = Some(r.raw_value(depth)?),
+                    2 => section.url = Some(r.raw_value(depth)?),
                     _ => {
-                        let map: OnePassMap = r.map(depth + 1, |r, depth| r.value(depth))?;
+                        let map: OnePassMap = r.map(depth + 1, |r, depth| r.raw_value(depth))?;
                         section.map = Some(ObjectOnly(map));
                     }
                 }
@@ -377,82 +193,6 @@ impl<'b> Reader<'b> {
             Some(())
         })
     }
-}
-
-/// The end of a JSON string whose text starts at `from` (the index of its closing quote), and whether it has escapes;
-/// `None` when it is unterminated or not valid JSON (a control character, an unknown escape, `\u` without four hex
-/// digits). 64 bytes are classified at a time.
-fn strict_string_end(b: &[u8], from: usize) -> Option<(usize, bool)> {
-    let mut at = from;
-    let mut prev_escaped = 0u64;
-    let mut escapes = false;
-    while at + 64 <= b.len() {
-        let (quotes, backslashes, controls) = masks64(&b[at..at + 64]);
-        let escaped = if backslashes == 0 && prev_escaped == 0 {
-            0
-        } else {
-            escaped_bits(backslashes, &mut prev_escaped)
-        };
-        let real = quotes & !escaped;
-        // The bytes that belong to the string in this block: all, or those before its closing quote.
-        let inside = if real == 0 {
-            u64::MAX
-        } else {
-            (1u64 << real.trailing_zeros()) - 1
-        };
-        if controls & inside != 0 {
-            return None;
-        }
-        escapes |= backslashes & inside != 0;
-        let mut check = escaped & inside;
-        while check != 0 {
-            let k = at + check.trailing_zeros() as usize;
-            valid_escape(b, k)?;
-            check &= check - 1;
-        }
-        if real != 0 {
-            return Some((at + real.trailing_zeros() as usize, escapes));
-        }
-        at += 64;
-    }
-    strict_string_end_scalar(b, at, prev_escaped != 0, escapes)
-}
-
-/// The character after a backslash, at `k`: one of JSON's escapes (`\u` with four hex digits after it).
-fn valid_escape(b: &[u8], k: usize) -> Option<()> {
-    match b[k] {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(()),
-        b'u' => b
-            .get(k + 1..k + 5)?
-            .iter()
-            .all(u8::is_ascii_hexdigit)
-            .then_some(()),
-        _ => None,
-    }
-}
-
-/// [`strict_string_end`] a byte at a time (the last bytes, and the reference in tests); `escaped`: the first byte is.
-fn strict_string_end_scalar(
-    b: &[u8],
-    from: usize,
-    mut escaped: bool,
-    mut escapes: bool,
-) -> Option<(usize, bool)> {
-    for (i, &c) in b.get(from..)?.iter().enumerate() {
-        if c < 0x20 {
-            return None;
-        }
-        if escaped {
-            valid_escape(b, from + i)?;
-            escaped = false;
-        } else if c == b'\\' {
-            escaped = true;
-            escapes = true;
-        } else if c == b'"' {
-            return Some((from + i, escapes));
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -638,7 +378,10 @@ mod tests {
             from in 0usize..80,
         ) {
             let from = from.min(bytes.len());
-            prop_assert_eq!(strict_string_end(&bytes, from), strict_string_end_scalar(&bytes, from, false, false));
+            prop_assert_eq!(
+                crate::json_reader::strict_string_end(&bytes, from),
+                crate::json_reader::strict_string_end_scalar(&bytes, from, false, false)
+            );
         }
     }
 

@@ -12,7 +12,7 @@ pub mod compact;
 pub(crate) mod fast_read;
 pub mod function_map;
 pub mod index;
-mod json_scan;
+pub(crate) mod json_scan;
 pub mod names;
 pub mod parse;
 pub(crate) mod prefetch;
