@@ -1,6 +1,7 @@
 //! Profiles: any bytes read as a Hermes sampling profile, a V8 `.cpuprofile` and a Chrome trace (each reader, not
 //! only the one `detect` picks), then summarised by function with made-up origins, written back in the format and
-//! converted to a `.cpuprofile`: an error or an answer, never a panic or a hang (parent loops, unknown ids).
+//! converted to a `.cpuprofile`: an error or an answer, never a panic or a hang (parent loops, unknown ids). A Hermes
+//! profile written back without rewrites is its input, byte for byte.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -54,9 +55,17 @@ fn exercise(profile: &Profile, write: impl Fn(&Rewrites, &mut Vec<u8>)) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(doc) = HermesDoc::parse(data) {
-        let p = doc.profile();
-        exercise(&p, |r, out| doc.write(r, out).unwrap());
+    if let Ok((doc, p)) = HermesDoc::parse(data) {
+        // Nothing rewritten: the input, byte for byte; rewritten: a Hermes profile with the same frames.
+        let mut same = Vec::new();
+        doc.write(&Rewrites::per_frame(Vec::new()), &mut same).unwrap();
+        assert_eq!(same, data);
+        exercise(&p, |r, out| {
+            doc.write(r, out).unwrap();
+            let (_, again) = HermesDoc::parse(out).expect("a written profile reads back");
+            assert_eq!(again.frames.len(), p.frames.len());
+            assert_eq!(again.samples, p.samples);
+        });
     }
     if let Ok(doc) = CpuProfileDoc::parse(data) {
         let p = doc.profile();

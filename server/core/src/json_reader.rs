@@ -223,7 +223,24 @@ impl<'b> Reader<'b> {
 /// The end of a JSON string whose text starts at `from` (the index of its closing quote), and whether it has escapes;
 /// `None` when it is unterminated or not valid JSON (a control character, an unknown escape, `\u` without four hex
 /// digits). 64 bytes are classified at a time.
+#[inline]
 pub(crate) fn strict_string_end(b: &[u8], from: usize) -> Option<(usize, bool)> {
+    // Most strings are short (a profile's keys, ids and numbers): when the first 16 bytes hold the closing quote
+    // before any backslash or control character, that is the end. The Hermes reader spent 18 % of a long
+    // recording's run in 64-byte scans of strings of 2 to 12 bytes.
+    #[cfg(target_arch = "x86_64")]
+    if from + 16 <= b.len() {
+        let (quotes, special) = crate::map::json_scan::masks16(&b[from..]);
+        if quotes != 0 && quotes.trailing_zeros() < special.trailing_zeros() {
+            return Some((from + quotes.trailing_zeros() as usize, false));
+        }
+    }
+    strict_string_end_blocks(b, from)
+}
+
+/// [`strict_string_end`] 64 bytes at a time.
+#[inline(never)]
+fn strict_string_end_blocks(b: &[u8], from: usize) -> Option<(usize, bool)> {
     let mut at = from;
     let mut prev_escaped = 0u64;
     let mut escapes = false;

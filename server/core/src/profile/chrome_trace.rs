@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::cpuprofile::{assemble, frames_of, timeline, RawNode, ScriptIds};
+use super::cpuprofile::{assemble, frames_of, timeline, FrameList, RawNode, ScriptIds};
 use super::{Profile, ProfileError, ProfileFormat, Rewrites};
 
 #[derive(Deserialize)]
@@ -155,11 +155,12 @@ impl<'a> ChromeTraceDoc<'a> {
     pub fn profile(&self) -> Profile {
         let several = self.profiles.len() > 1;
         let mut warnings = Vec::new();
-        let mut frames = Vec::new();
+        let mut list = FrameList::default();
         let mut line = Vec::new();
         let (mut start, mut end): (Option<f64>, Option<f64>) = (None, None);
         for (n, g) in self.profiles.iter().enumerate() {
-            let (mut f, index) = frames_of(
+            let index = frames_of(
+                &mut list,
                 &g.nodes,
                 |id| {
                     if several {
@@ -170,10 +171,6 @@ impl<'a> ChromeTraceDoc<'a> {
                 },
                 &mut warnings,
             );
-            let base = frames.len();
-            for fr in &mut f {
-                fr.parent = fr.parent.map(|p| p + base);
-            }
             let t = timeline(
                 &g.samples,
                 &g.deltas,
@@ -186,18 +183,10 @@ impl<'a> ChromeTraceDoc<'a> {
                 .into_iter()
                 .chain(t.last().map(|l| l.1))
                 .reduce(f64::max);
-            line.extend(t.into_iter().map(|(i, ts)| (i + base, ts)));
-            frames.extend(f);
+            line.extend(t);
         }
         line.sort_by(|a, b| a.1.total_cmp(&b.1));
-        assemble(
-            ProfileFormat::ChromeTrace,
-            frames,
-            line,
-            start,
-            end,
-            warnings,
-        )
+        assemble(ProfileFormat::ChromeTrace, list, line, start, end, warnings)
     }
 
     /// Writes the trace back with each rewritten node's `callFrame` at its original function; every other event as

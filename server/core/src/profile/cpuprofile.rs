@@ -13,8 +13,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{
-    cut_parent_loops, durations, Frame, FrameKind, Profile, ProfileError, ProfileFormat, Rewrite,
-    Rewrites, Strings,
+    cut_parent_loops, durations, Code, Codes, Frame, FrameIds, FrameKind, Profile, ProfileError,
+    ProfileFormat, Rewrite, Rewrites, Strings,
 };
 use crate::GeneratedPosition;
 
@@ -111,20 +111,14 @@ impl<'de> Deserialize<'de> for Top<'de> {
 
 /// A V8 frame's kind and positions: engine frames (`(root)`, `(program)`, `(idle)`, `(garbage collector)`, builtins)
 /// have no script URL; JavaScript frames' `lineNumber` / `columnNumber` are 0-based (the module docs of `profile`).
-pub(super) fn frame_of(
-    id: String,
-    parent: Option<usize>,
-    cf: &RawCallFrame,
-    strings: &mut Strings,
-) -> Frame {
+fn frame_of(parent: Option<u32>, cf: &RawCallFrame, list: &mut FrameList) -> Frame {
     let position = (cf.line_number >= 0 && cf.column_number >= 0).then(|| GeneratedPosition {
         line: cf.line_number.min(i64::from(u32::MAX)) as u32,
         column: cf.column_number.min(i64::from(u32::MAX)) as u32,
     });
     let js = !cf.url.is_empty();
-    Frame {
-        id: id.into(),
-        parent,
+    let strings = &mut list.strings;
+    let code = list.codes.get(Code {
         name: strings.get(&cf.function_name),
         function: (js && !cf.function_name.is_empty()).then(|| strings.get(&cf.function_name)),
         url: js.then(|| strings.get(&cf.url)),
@@ -133,25 +127,44 @@ pub(super) fn frame_of(
         } else {
             FrameKind::Engine
         },
+        bytecode: false,
+    });
+    Frame {
+        parent,
+        code,
         position: if js { position } else { None },
         function_start: if js { position } else { None },
-        bytecode: false,
     }
 }
 
-/// Builds the frames of a node list (ids → indexes, `children` or `parent` → parent links), with warnings for ids
-/// named but not present.
+/// The frames of the node lists read so far (a trace brings several), with their ids and what they share.
+#[derive(Default)]
+pub(super) struct FrameList {
+    frames: Vec<Frame>,
+    ids: FrameIds,
+    codes: Codes,
+    strings: Strings,
+}
+
+/// Adds the frames of a node list (ids → indexes, `children` or `parent` → parent links), with warnings for ids
+/// named but not present; returns node id → frame index.
 pub(super) fn frames_of(
+    list: &mut FrameList,
     nodes: &[RawNode],
     id_of: impl Fn(u64) -> String,
     warnings: &mut Vec<String>,
-) -> (Vec<Frame>, HashMap<u64, usize>) {
-    let index: HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
-    let mut parents: Vec<Option<usize>> = vec![None; nodes.len()];
+) -> HashMap<u64, usize> {
+    let base = list.frames.len();
+    let index: HashMap<u64, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id, base + i))
+        .collect();
+    let mut parents: Vec<Option<u32>> = vec![None; nodes.len()];
     for (i, n) in nodes.iter().enumerate() {
         if let Some(p) = n.parent {
             match index.get(&p) {
-                Some(&p) => parents[i] = Some(p),
+                Some(&p) => parents[i] = Some(p as u32),
                 None => warnings.push(format!(
                     "node {} names parent {p}, which is not in the profile",
                     n.id
@@ -160,7 +173,7 @@ pub(super) fn frames_of(
         }
         for c in n.children.iter().flatten() {
             match index.get(c) {
-                Some(&c) => parents[c] = Some(i),
+                Some(&c) => parents[c - base] = Some((base + i) as u32),
                 None => warnings.push(format!(
                     "node {} names child {c}, which is not in the profile",
                     n.id
@@ -168,14 +181,12 @@ pub(super) fn frames_of(
             }
         }
     }
-    let mut strings = Strings::default();
-    let mut frames: Vec<Frame> = nodes
-        .iter()
-        .zip(parents)
-        .map(|(n, p)| frame_of(id_of(n.id), p, &n.call_frame, &mut strings))
-        .collect();
-    cut_parent_loops(&mut frames, warnings);
-    (frames, index)
+    for (n, p) in nodes.iter().zip(parents) {
+        let frame = frame_of(p, &n.call_frame, list);
+        list.frames.push(frame);
+        list.ids.push(&id_of(n.id));
+    }
+    index
 }
 
 /// Time per node from `samples` (node ids) and `timeDeltas` (µs since the previous sample; the first since
@@ -186,7 +197,7 @@ pub(super) fn timeline(
     start: f64,
     index: &HashMap<u64, usize>,
     warnings: &mut Vec<String>,
-) -> Vec<(usize, f64)> {
+) -> Vec<(u32, f64)> {
     if deltas.len() != samples.len() {
         warnings.push(format!(
             "{} samples but {} time deltas: times are taken for the samples that have one",
@@ -200,7 +211,7 @@ pub(super) fn timeline(
     for (s, d) in samples.iter().zip(deltas) {
         t += d;
         match index.get(s) {
-            Some(&i) => out.push((i, t)),
+            Some(&i) => out.push((i as u32, t)),
             None => unknown += 1,
         }
     }
@@ -215,25 +226,34 @@ pub(super) fn timeline(
 /// The profile from frames and their samples.
 pub(super) fn assemble(
     format: ProfileFormat,
-    frames: Vec<Frame>,
-    timeline: Vec<(usize, f64)>,
+    list: FrameList,
+    timeline: Vec<(u32, f64)>,
     start: Option<f64>,
     end: Option<f64>,
-    warnings: Vec<String>,
+    mut warnings: Vec<String>,
 ) -> Profile {
+    let FrameList {
+        mut frames,
+        ids,
+        codes,
+        ..
+    } = list;
+    cut_parent_loops(&mut frames, &ids, &mut warnings);
     let stamps: Vec<f64> = timeline.iter().map(|t| t.1).collect();
     let lasts = durations(&stamps, end);
     let mut self_us = vec![0.0; frames.len()];
     let mut self_samples = vec![0u64; frames.len()];
     for (&(leaf, _), d) in timeline.iter().zip(&lasts) {
-        self_us[leaf] += d;
-        self_samples[leaf] += 1;
+        self_us[leaf as usize] += d;
+        self_samples[leaf as usize] += 1;
     }
     Profile {
         format,
         total_us: self_us.iter().sum(),
         samples: timeline.len() as u64,
         frames,
+        ids,
+        codes: codes.into_list(),
         self_us,
         self_samples,
         timeline,
@@ -282,7 +302,8 @@ impl<'a> CpuProfileDoc<'a> {
 
     pub fn profile(&self) -> Profile {
         let mut warnings = Vec::new();
-        let (frames, index) = frames_of(self.nodes(), |id| id.to_string(), &mut warnings);
+        let mut list = FrameList::default();
+        let index = frames_of(&mut list, self.nodes(), |id| id.to_string(), &mut warnings);
         let samples = self
             .top
             .0
@@ -305,7 +326,7 @@ impl<'a> CpuProfileDoc<'a> {
         let timeline = timeline(samples, deltas, start.unwrap_or(0.0), &index, &mut warnings);
         assemble(
             ProfileFormat::CpuProfile,
-            frames,
+            list,
             timeline,
             start,
             self.number("endTime"),
@@ -436,7 +457,7 @@ pub fn write_from(profile: &Profile, rewrites: &Rewrites, out: &mut impl Write) 
     let root = n + 1;
     let mut children: Vec<Vec<u64>> = vec![Vec::new(); n + 1];
     for (i, f) in profile.frames.iter().enumerate() {
-        children[f.parent.map_or(n, |p| p)].push(i as u64 + 1);
+        children[f.parent.map_or(n, |p| p as usize)].push(i as u64 + 1);
     }
     let mut scripts = ScriptIds::default();
     out.write_all(b"{\"nodes\":[")?;
@@ -444,19 +465,20 @@ pub fn write_from(profile: &Profile, rewrites: &Rewrites, out: &mut impl Write) 
     serde_json::to_writer(&mut *out, &children[n])?;
     out.write_all(b"}")?;
     for (i, f) in profile.frames.iter().enumerate() {
+        let code = &profile.codes[f.code as usize];
         let (line, column) = f
             .position
             .map_or((-1, -1), |p| (i64::from(p.line), i64::from(p.column)));
         let cf = RawCallFrame {
-            function_name: Cow::Borrowed(f.function.as_deref().unwrap_or(
-                if f.kind == FrameKind::Engine {
-                    &f.name
+            function_name: Cow::Borrowed(code.function.as_deref().unwrap_or(
+                if code.kind == FrameKind::Engine {
+                    &code.name
                 } else {
                     ""
                 },
             )),
             script_id: None,
-            url: Cow::Borrowed(f.url.as_deref().unwrap_or("")),
+            url: Cow::Borrowed(code.url.as_deref().unwrap_or("")),
             line_number: line,
             column_number: column,
             code_type: None,
@@ -519,7 +541,7 @@ mod tests {
         );
         assert_eq!(p.frames[2].parent, Some(1));
         assert_eq!(p.frames[1].parent, Some(0));
-        assert_eq!(p.frames[3].kind, FrameKind::Engine);
+        assert_eq!(p.code(3).kind, FrameKind::Engine);
         // Samples at 1005, 1015, 1025, 1030; the last until endTime 1040.
         assert_eq!(p.self_us, [0.0, 15.0, 10.0, 10.0]);
         assert_eq!(p.total_us, 35.0);

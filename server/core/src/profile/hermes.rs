@@ -1,131 +1,108 @@
 //! The Hermes sampling profile (Chrome's trace-event JSON with `samples` and `stackFrames`, as Hermes'
-//! `ChromeTraceSerializer` writes it): read in one pass into borrowed parts, so that writing it back with original
-//! names copies every other byte as it was.
+//! `ChromeTraceSerializer` writes it), read in one strict pass without serde (`json_reader`) and written back as
+//! the input's own bytes with only the frames' `name` values replaced.
 //!
 //! `stackFrames` maps an id to `{name, category, parent?}` plus, for source runs, `line`, `column`, `funcLine`,
 //! `funcColumn` (1-based, as strings) and, for bytecode runs, `funcVirtAddr` and `offset` (strings); `samples` are
 //! `{cpu, name, ts, pid, tid, weight, sf}` with `ts` in µs and `sf` a `stackFrames` id.
+//!
+//! Hermes writes `traceEvents`, then `samples`, then `stackFrames`, each about half of a long recording. The frames
+//! are read on a second thread from where `"stackFrames"` first appears while the first thread reads the document
+//! from its start; when that thread reaches the `stackFrames` member at that very place it takes the second
+//! thread's result, else (the words were inside a string, or it is not a member of the top level) it reads the
+//! member itself and the guess is dropped. What a frame needs for the model is kept (36 bytes, `Frame`, its code
+//! shared) and, for writing back, where its name is (16 bytes), nothing else: the first version kept every field
+//! of every frame as borrowed JSON, 46 MB of heap for a 33 MB recording.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::io::{self, Write};
-use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
-use serde::de::{Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::{
-    cut_parent_loops, durations, Frame, FrameKind, Profile, ProfileError, ProfileFormat, Rewrite,
-    Rewrites, Strings,
+    cut_parent_loops, durations, Code, Codes, Frame, FrameIds, FrameKind, Profile, ProfileError,
+    ProfileFormat, Rewrite, Rewrites, Strings,
 };
+use crate::json_reader::Reader;
 use crate::GeneratedPosition;
 
-/// A `stackFrames` entry, every field kept as written.
-#[derive(Deserialize)]
+/// A `stackFrames` entry's fields, each as written (JSON text), `null` as absent.
+#[derive(Default, Clone, Copy)]
 struct RawFrame<'a> {
-    #[serde(borrow)]
-    name: Option<&'a RawValue>,
-    #[serde(borrow)]
-    category: Option<&'a RawValue>,
-    #[serde(borrow)]
-    parent: Option<&'a RawValue>,
-    #[serde(borrow)]
-    line: Option<&'a RawValue>,
-    #[serde(borrow)]
-    column: Option<&'a RawValue>,
-    #[serde(borrow, rename = "funcLine")]
-    func_line: Option<&'a RawValue>,
-    #[serde(borrow, rename = "funcColumn")]
-    func_column: Option<&'a RawValue>,
-    #[serde(borrow, rename = "funcVirtAddr")]
-    func_virt_addr: Option<&'a RawValue>,
-    #[serde(borrow)]
-    offset: Option<&'a RawValue>,
-    #[serde(borrow)]
-    url: Option<&'a RawValue>,
+    name: Option<&'a str>,
+    category: Option<&'a str>,
+    parent: Option<&'a str>,
+    line: Option<&'a str>,
+    column: Option<&'a str>,
+    func_line: Option<&'a str>,
+    func_column: Option<&'a str>,
+    func_virt_addr: Option<&'a str>,
+    offset: Option<&'a str>,
+    url: Option<&'a str>,
 }
 
-/// A sample: only `ts` and `sf` are read; the rest stays as written.
-#[derive(Deserialize)]
+impl<'a> RawFrame<'a> {
+    /// The field `key` names, if it is one of a frame's.
+    fn slot(&mut self, key: &[u8]) -> Option<(usize, &mut Option<&'a str>)> {
+        Some(match key {
+            b"name" => (0, &mut self.name),
+            b"category" => (1, &mut self.category),
+            b"parent" => (2, &mut self.parent),
+            b"line" => (3, &mut self.line),
+            b"column" => (4, &mut self.column),
+            b"funcLine" => (5, &mut self.func_line),
+            b"funcColumn" => (6, &mut self.func_column),
+            b"funcVirtAddr" => (7, &mut self.func_virt_addr),
+            b"offset" => (8, &mut self.offset),
+            b"url" => (9, &mut self.url),
+            _ => return None,
+        })
+    }
+}
+
+/// A sample as the model needs it: the leaf's id (unquoted), the time stamp (NaN: none), the weight.
 struct RawSample<'a> {
-    #[serde(borrow)]
-    ts: Option<&'a RawValue>,
-    #[serde(borrow)]
-    sf: Option<&'a RawValue>,
-    #[serde(borrow)]
-    weight: Option<&'a RawValue>,
+    sf: Option<&'a str>,
+    ts: f64,
+    weight: u32,
 }
 
-enum TopValue<'a> {
-    Frames(Vec<(Cow<'a, str>, RawFrame<'a>)>),
-    Samples(&'a RawValue),
-    Other(&'a RawValue),
+/// Where a frame's `name` value is written, quotes included; for a frame without one, an empty span just inside
+/// its `{`.
+#[derive(Clone, Copy)]
+struct NameAt {
+    start: usize,
+    end: usize,
 }
 
-/// The top-level object, in order.
-struct Top<'a>(Vec<(Cow<'a, str>, TopValue<'a>)>);
-
-struct OrderedFrames<'a>(Vec<(Cow<'a, str>, RawFrame<'a>)>);
-
-impl<'de> Deserialize<'de> for OrderedFrames<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = OrderedFrames<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object of stack frames")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    out.push((key, map.next_value()?));
-                }
-                Ok(OrderedFrames(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
+/// Why the reader stopped: where, and what it refused when the JSON itself is valid.
+struct Refusal {
+    at: usize,
+    why: Option<String>,
 }
 
-impl<'de> Deserialize<'de> for Top<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Top<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a Hermes profile object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    let value = match &*key {
-                        "stackFrames" => TopValue::Frames(map.next_value::<OrderedFrames>()?.0),
-                        // Read into samples by `profile`, on a thread of its own while the frames are read.
-                        "samples" => TopValue::Samples(map.next_value()?),
-                        _ => TopValue::Other(map.next_value()?),
-                    };
-                    out.push((key, value));
-                }
-                Ok(Top(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
+/// What the frames' thread reads.
+struct FramesRead {
+    /// Where the `stackFrames` object ends.
+    end: usize,
+    frames: Vec<Frame>,
+    ids: FrameIds,
+    codes: Vec<Code>,
+    names: Vec<NameAt>,
+    by_id: Ids,
+    warnings: Vec<String>,
 }
 
-/// A number Hermes writes as a string (`"12"`) or a plain number.
 /// A value as written, without the quotes Hermes puts around numbers.
-fn unquoted(raw: &RawValue) -> &str {
-    let t = raw.get().trim();
+fn unquoted(raw: &str) -> &str {
+    let t = raw.trim();
     t.strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
         .unwrap_or(t)
 }
 
 /// A number Hermes writes as a string (`"12"`) or a plain number.
-fn number(raw: Option<&RawValue>) -> Option<f64> {
+fn number(raw: Option<&str>) -> Option<f64> {
     let t = unquoted(raw?);
     if let Some(n) = digits(t) {
         return Some(n as f64);
@@ -139,7 +116,7 @@ fn digits(t: &str) -> Option<u64> {
         .then(|| t.bytes().fold(0u64, |n, b| n * 10 + u64::from(b - b'0')))
 }
 
-fn whole(raw: Option<&RawValue>) -> Option<u32> {
+fn whole(raw: Option<&str>) -> Option<u32> {
     let raw = raw?;
     if let Some(n) = digits(unquoted(raw)) {
         return u32::try_from(n).ok();
@@ -150,27 +127,44 @@ fn whole(raw: Option<&RawValue>) -> Option<u32> {
 }
 
 /// A JSON string's text: borrowed when it has no escapes (Hermes' names never do), else unescaped.
-fn text<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
-    let r = raw?.get();
+fn text(raw: Option<&str>) -> Option<Cow<'_, str>> {
+    let r = raw?;
     if r.len() >= 2 && r.starts_with('"') && r.ends_with('"') && !r.contains('\\') {
         return Some(Cow::Borrowed(&r[1..r.len() - 1]));
     }
-    serde_json::from_str::<Cow<'a, str>>(r).ok()
+    serde_json::from_str::<String>(r).ok().map(Cow::Owned)
+}
+
+/// A key as its text: borrowed unless it has escapes (the reader has checked them).
+fn key_text(key: &[u8], escapes: bool) -> Cow<'_, [u8]> {
+    if !escapes {
+        return Cow::Borrowed(key);
+    }
+    let quoted = [b"\"", key, b"\""].concat();
+    match serde_json::from_slice::<String>(&quoted) {
+        Ok(k) => Cow::Owned(k.into_bytes()),
+        Err(_) => Cow::Borrowed(key),
+    }
 }
 
 /// Frame ids → indexes. Hermes numbers its frames from 1: ids are looked up in a table by number (a hash map of
 /// 160K numbers was 10.8 % of a long recording's run in `perf`); sparse numbers in a map; any other id as text.
-enum Ids<'a> {
+enum Ids {
     Dense(Vec<u32>),
-    Numbers(FxHashMap<u64, usize>),
-    Text(FxHashMap<&'a str, usize>),
+    Numbers(FxHashMap<u64, u32>),
+    Text(FxHashMap<Box<str>, u32>),
 }
 
-impl<'a> Ids<'a> {
-    fn of(ids: impl Iterator<Item = &'a str> + Clone) -> Ids<'a> {
-        let numbers: Option<Vec<u64>> = ids.clone().map(plain_number).collect();
+impl Ids {
+    fn of(ids: &FrameIds) -> Ids {
+        let numbers: Option<Vec<u64>> = ids.iter().map(plain_number).collect();
         let Some(numbers) = numbers else {
-            return Ids::Text(ids.enumerate().map(|(i, k)| (k, i)).collect());
+            return Ids::Text(
+                ids.iter()
+                    .enumerate()
+                    .map(|(i, k)| (k.into(), i as u32))
+                    .collect(),
+            );
         };
         let max = numbers.iter().copied().max().unwrap_or(0);
         if max < 4 * numbers.len() as u64 + 1024 {
@@ -184,16 +178,16 @@ impl<'a> Ids<'a> {
             numbers
                 .into_iter()
                 .enumerate()
-                .map(|(i, n)| (n, i))
+                .map(|(i, n)| (n, i as u32))
                 .collect(),
         )
     }
 
-    fn get(&self, id: &str) -> Option<usize> {
+    fn get(&self, id: &str) -> Option<u32> {
         match self {
             Ids::Dense(t) => {
                 let i = *t.get(usize::try_from(plain_number(id)?).ok()?)?;
-                (i != u32::MAX).then_some(i as usize)
+                (i != u32::MAX).then_some(i)
             }
             Ids::Numbers(n) => n.get(&plain_number(id)?).copied(),
             Ids::Text(t) => t.get(id).copied(),
@@ -204,118 +198,306 @@ impl<'a> Ids<'a> {
 /// An id written as a number's own digits (`01` and `+1` are not the frame `1`).
 fn plain_number(id: &str) -> Option<u64> {
     let b = id.as_bytes();
-    let plain = !b.is_empty() && b.iter().all(u8::is_ascii_digit) && (b.len() == 1 || b[0] != b'0');
-    if plain {
-        id.parse().ok()
-    } else {
-        None
+    if b.len() > 1 && b[0] == b'0' {
+        return None;
     }
+    digits(id).or_else(|| id.parse().ok().filter(|_| b.iter().all(u8::is_ascii_digit)))
+}
+
+/// Where the `stackFrames` value probably starts: after the first `"stackFrames"` followed by a colon.
+fn guess_frames(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let key = memchr::memmem::find(b, b"\"stackFrames\"")?;
+    let mut r = Reader::new(text);
+    r.i = key + b"\"stackFrames\"".len();
+    r.expect(b':')?;
+    r.ws();
+    Some(r.i)
+}
+
+/// Reads the `stackFrames` object from `at` (its `{`): its frames, ids, codes and names' places, parents linked.
+fn read_frames(text: &str, at: usize) -> Result<FramesRead, Refusal> {
+    let mut r = Reader::new(text);
+    r.i = at;
+    let mut why = None;
+    let mut ids = FrameIds::default();
+    let mut frames = Vec::new();
+    let mut names = Vec::new();
+    let mut parents: Vec<Option<&str>> = Vec::new();
+    let mut strings = Strings::default();
+    let mut codes = Codes::default();
+    // Frames repeat a few thousand codes: each is made once per distinct way of writing it. The category is
+    // keyed as what it decides (JavaScript or not): comparing the raw texts of three fields per frame was 9 % of a
+    // long recording's run, in `memcmp`.
+    let mut code_of: FxHashMap<(&str, &str, bool, bool), u32> = FxHashMap::default();
+    if r.peek() != Some(b'{') {
+        return Err(Refusal {
+            at,
+            why: Some("`stackFrames` is not an object".into()),
+        });
+    }
+    let read = r.members_any(2, |r, id, escapes, depth| {
+        if r.peek()? != b'{' {
+            why = Some(format!(
+                "stack frame {} is not an object",
+                String::from_utf8_lossy(id)
+            ));
+            return None;
+        }
+        let open = r.i;
+        let mut f = RawFrame::default();
+        let mut name_at = NameAt {
+            start: open + 1,
+            end: open + 1,
+        };
+        let mut seen = 0u16;
+        let mut repeated = None;
+        r.members_any(depth + 1, |r, key, escapes, depth| {
+            let key = key_text(key, escapes);
+            let start = r.i;
+            r.skip_value(depth)?;
+            let Some((k, slot)) = f.slot(&key) else {
+                return Some(());
+            };
+            // serde's derived structs refuse a repeated field; so does this reader.
+            if seen & (1 << k) != 0 {
+                repeated = Some(String::from_utf8_lossy(&key).into_owned());
+                return None;
+            }
+            seen |= 1 << k;
+            let raw = r.text(start);
+            *slot = (raw != "null").then_some(raw);
+            if k == 0 {
+                name_at = NameAt { start, end: r.i };
+            }
+            Some(())
+        })
+        .or_else(|| {
+            if let Some(key) = repeated.take() {
+                why = Some(format!(
+                    "stack frame {} has `{key}` twice",
+                    String::from_utf8_lossy(id)
+                ));
+            }
+            None
+        })?;
+        ids.push(std::str::from_utf8(&key_text(id, escapes)).unwrap_or_default());
+        let key = (
+            f.name.unwrap_or(""),
+            f.url.unwrap_or(""),
+            is_javascript(f.category),
+            f.func_virt_addr.is_some(),
+        );
+        let code = match code_of.get(&key) {
+            Some(&c) => c,
+            None => {
+                let c = codes.get(code_of_frame(&f, &mut strings));
+                code_of.insert(key, c);
+                c
+            }
+        };
+        frames.push(frame_of(&f, code));
+        parents.push(f.parent.map(unquoted));
+        names.push(name_at);
+        Some(())
+    });
+    if read.is_none() {
+        return Err(Refusal { at: r.i, why });
+    }
+    let by_id = Ids::of(&ids);
+    let mut warnings = Vec::new();
+    for (i, p) in parents.iter().enumerate() {
+        let Some(p) = p else { continue };
+        match by_id.get(p) {
+            Some(parent) => frames[i].parent = Some(parent),
+            None => warnings.push(format!(
+                "frame {} names parent {p}, which is not in stackFrames",
+                ids.get(i)
+            )),
+        }
+    }
+    cut_parent_loops(&mut frames, &ids, &mut warnings);
+    Ok(FramesRead {
+        end: r.i,
+        frames,
+        ids,
+        codes: codes.into_list(),
+        names,
+        by_id,
+        warnings,
+    })
+}
+
+/// Reads `samples` (the cursor at its value) into `out`; what is not an array, or an item that is not an object,
+/// is left out with a warning.
+fn read_samples<'a>(
+    r: &mut Reader<'a>,
+    depth: u32,
+    out: &mut Vec<RawSample<'a>>,
+    warnings: &mut Vec<String>,
+) -> Option<()> {
+    if r.peek()? != b'[' {
+        warnings.push("`samples` is not an array; left out".into());
+        return r.skip_value(depth);
+    }
+    let mut odd = 0u64;
+    r.items(depth + 1, |r, depth| {
+        if r.peek()? != b'{' {
+            odd += 1;
+            return r.skip_value(depth);
+        }
+        let (mut sf, mut ts, mut weight) = (None, None, None);
+        r.members_any(depth + 1, |r, key, escapes, depth| {
+            let start = r.i;
+            r.skip_value(depth)?;
+            let raw = Some(r.text(start)).filter(|t| *t != "null");
+            match &*key_text(key, escapes) {
+                b"sf" => sf = raw,
+                b"ts" => ts = raw,
+                b"weight" => weight = raw,
+                _ => {}
+            }
+            Some(())
+        })?;
+        out.push(RawSample {
+            sf: sf.map(unquoted),
+            ts: number(ts).unwrap_or(f64::NAN),
+            weight: whole(weight).unwrap_or(1).max(1),
+        });
+        Some(())
+    })?;
+    if odd > 0 {
+        warnings.push(format!(
+            "{odd} items of `samples` are not objects; left out"
+        ));
+    }
+    Some(())
+}
+
+/// 1-based line and column of byte `at`, for errors.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..at.min(text.len())];
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let column = at - memchr::memrchr(b'\n', before).map_or(0, |n| n + 1) + 1;
+    (line, column)
+}
+
+/// The error for a document the reader stopped in: serde's description when the JSON itself is broken, else what
+/// was refused, with where.
+fn refused(text: &str, refusal: Refusal) -> ProfileError {
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        return ProfileError::json("Hermes profile", e);
+    }
+    let (line, column) = line_column(text, refusal.at);
+    ProfileError::new(format!(
+        "not a Hermes profile this tool reads: {} (line {line}, column {column})",
+        refusal
+            .why
+            .unwrap_or_else(|| "values nested deeper than 100 levels".into())
+    ))
 }
 
 /// A Hermes profile, parsed and kept for writing back.
 pub struct HermesDoc<'a> {
-    top: Top<'a>,
+    text: &'a str,
+    /// Where each frame's name is, in frame order.
+    names: Vec<NameAt>,
 }
 
 impl<'a> HermesDoc<'a> {
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, ProfileError> {
+    /// Reads a Hermes profile: the document kept for writing back, and its model (frames in `stackFrames` order,
+    /// time per frame from the samples).
+    pub fn parse(bytes: &'a [u8]) -> Result<(Self, Profile), ProfileError> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| ProfileError::new(format!("not UTF-8 at byte {}", e.valid_up_to())))?;
-        let top: Top = serde_json::from_str(text.trim_start_matches('\u{feff}'))
-            .map_err(|e| ProfileError::json("Hermes profile", e))?;
-        if !top.0.iter().any(|(_, v)| matches!(v, TopValue::Frames(_))) {
+        let guess = guess_frames(text);
+        let mut warnings = Vec::new();
+        let mut samples = Vec::new();
+        let (read, frames) = std::thread::scope(|scope| {
+            // The frames on a second thread while this one reads the rest (module docs): a long recording's
+            // 188K samples beside 160K frames, each about half the file.
+            let mut ahead = guess.map(|at| (at, scope.spawn(move || read_frames(text, at))));
+            let mut frames: Option<FramesRead> = None;
+            let mut why = None;
+            let mut r = Reader::new(text);
+            if text.starts_with('\u{feff}') {
+                r.i = '\u{feff}'.len_utf8();
+            }
+            r.ws();
+            if r.peek() != Some(b'{') {
+                why = Some("a Hermes profile is a JSON object".to_string());
+                return (Err(Refusal { at: r.i, why }), None);
+            }
+            let read = r.members_any(1, |r, key, escapes, depth| match &*key_text(key, escapes) {
+                b"stackFrames" => {
+                    if frames.is_some() {
+                        why = Some("`stackFrames` twice".into());
+                        return None;
+                    }
+                    let here = r.i;
+                    let read = match ahead.take() {
+                        Some((at, thread)) if at == here => thread
+                            .join()
+                            .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                        other => {
+                            ahead = other;
+                            read_frames(text, here)
+                        }
+                    };
+                    match read {
+                        Ok(f) => {
+                            r.i = f.end;
+                            frames = Some(f);
+                            Some(())
+                        }
+                        Err(refusal) => {
+                            r.i = refusal.at;
+                            why = refusal.why;
+                            None
+                        }
+                    }
+                }
+                b"samples" => read_samples(r, depth, &mut samples, &mut warnings),
+                _ => r.skip_value(depth),
+            });
+            let at = r.i;
+            r.ws();
+            let read = match read {
+                Some(()) if r.i == text.len() => Ok(()),
+                Some(()) => Err(Refusal { at: r.i, why: None }),
+                None => Err(Refusal { at, why }),
+            };
+            (read, frames)
+        });
+        read.map_err(|refusal| refused(text, refusal))?;
+        let Some(frames) = frames else {
             return Err(ProfileError::new(
                 "a Hermes profile needs `stackFrames`; this one has none",
             ));
-        }
-        Ok(HermesDoc { top })
-    }
-
-    fn frames(&self) -> &[(Cow<'a, str>, RawFrame<'a>)] {
-        self.top
-            .0
-            .iter()
-            .find_map(|(_, v)| match v {
-                TopValue::Frames(f) => Some(f.as_slice()),
-                _ => None,
-            })
-            .unwrap_or(&[])
-    }
-
-    fn samples(&self) -> Option<&'a RawValue> {
-        self.top.0.iter().find_map(|(_, v)| match v {
-            TopValue::Samples(raw) => Some(*raw),
-            _ => None,
-        })
-    }
-
-    /// The profile model: frames in `stackFrames` order, time per frame from the samples.
-    pub fn profile(&self) -> Profile {
-        // The samples are read on a second thread while the frames are (a long recording: 188K samples beside
-        // 160K frames, each about half the file): 203–235 → 192–218 ms, alternating builds, `perf stat -r 7`.
-        let samples_raw = self.samples();
-        let (mut warnings, frames, by_id, samples) = std::thread::scope(|scope| {
-            let samples = scope.spawn(move || match samples_raw {
-                Some(raw) => {
-                    serde_json::from_str::<Vec<RawSample>>(raw.get()).map_err(|e| e.to_string())
-                }
-                None => Ok(Vec::new()),
-            });
-            let raw = self.frames();
-            let mut warnings = Vec::new();
-            let mut strings = Strings::default();
-            let by_id = Ids::of(raw.iter().map(|(k, _)| k.as_ref()));
-            // Frames repeat a few thousand names: each is read once.
-            let mut names: FxHashMap<&str, Named> = FxHashMap::default();
-            let mut frames: Vec<Frame> = raw
-                .iter()
-                .map(|(id, f)| {
-                    let raw_name = f.name.map_or("", |n| n.get());
-                    let named = match names.get(raw_name) {
-                        Some(n) => n.clone(),
-                        None => {
-                            let n = Named::of(&text(f.name).unwrap_or_default(), &mut strings);
-                            names.insert(raw_name, n.clone());
-                            n
-                        }
-                    };
-                    let is_js = f.category.is_some_and(|c| c.get() == "\"JavaScript\"")
-                        || (f.category.is_some_and(|c| c.get().contains('\\'))
-                            && text(f.category).as_deref() == Some("JavaScript"));
-                    let parent = f.parent.and_then(|p| {
-                        let t = unquoted(p);
-                        let found = by_id.get(t);
-                        if found.is_none() {
-                            warnings.push(format!(
-                                "frame {id} names parent {t}, which is not in stackFrames"
-                            ));
-                        }
-                        found
-                    });
-                    read_frame(id, named, is_js, parent, f, &mut strings)
-                })
-                .collect();
-            cut_parent_loops(&mut frames, &mut warnings);
-            let samples = samples.join().unwrap_or_else(|_| Ok(Vec::new()));
-            (warnings, frames, by_id, samples)
-        });
-        let samples = samples.unwrap_or_else(|e| {
-            warnings.push(format!("samples: {e}; left out"));
-            Vec::new()
-        });
-        let mut stamps = Vec::new();
-        let mut leaves = Vec::new();
+        };
+        let FramesRead {
+            frames,
+            ids,
+            codes,
+            names,
+            by_id,
+            warnings: frame_warnings,
+            ..
+        } = frames;
+        warnings.splice(0..0, frame_warnings);
+        let mut stamps = Vec::with_capacity(samples.len());
+        let mut leaves = Vec::with_capacity(samples.len());
         let mut unknown = 0u64;
         for s in &samples {
-            let leaf = s.sf.and_then(|sf| by_id.get(unquoted(sf)));
-            match (leaf, number(s.ts)) {
-                (Some(leaf), Some(ts)) => {
-                    stamps.push(ts);
-                    leaves.push((leaf, whole(s.weight).unwrap_or(1).max(1)));
+            match s.sf.and_then(|sf| by_id.get(sf)) {
+                Some(leaf) if !s.ts.is_nan() => {
+                    stamps.push(s.ts);
+                    leaves.push((leaf, s.weight));
                 }
                 _ => unknown += 1,
             }
         }
+        drop(samples);
         if unknown > 0 {
             warnings.push(format!(
                 "{unknown} samples name no frame of stackFrames (or have no time); left out"
@@ -326,10 +508,10 @@ impl<'a> HermesDoc<'a> {
         let mut self_us = vec![0.0; frames.len()];
         let mut self_samples = vec![0u64; frames.len()];
         for (&(leaf, weight), d) in leaves.iter().zip(&lasts) {
-            self_us[leaf] += d;
-            self_samples[leaf] += u64::from(weight);
+            self_us[leaf as usize] += d;
+            self_samples[leaf as usize] += u64::from(weight);
         }
-        Profile {
+        let profile = Profile {
             format: ProfileFormat::Hermes,
             total_us: self_us.iter().sum(),
             samples: leaves.len() as u64,
@@ -341,101 +523,53 @@ impl<'a> HermesDoc<'a> {
             start_us: stamps.first().copied(),
             end_us: stamps.last().zip(lasts.last()).map(|(t, d)| t + d),
             frames,
+            ids,
+            codes,
             self_us,
             self_samples,
             warnings,
-        }
+        };
+        Ok((HermesDoc { text, names }, profile))
     }
 
     /// Writes the profile back with each frame's `name` as metro-symbolicate writes it, `function(source:line:column)`
     /// (line 1-based, column 0-based), so its readers keep working; every other byte as it was. `rewrites` is by
-    /// frame, in `profile().frames` order.
+    /// frame, in the model's frame order.
     pub fn write(&self, rewrites: &Rewrites, out: &mut impl Write) -> io::Result<()> {
-        out.write_all(b"{")?;
-        for (k, (key, value)) in self.top.0.iter().enumerate() {
-            if k > 0 {
-                out.write_all(b",")?;
-            }
-            serde_json::to_writer(&mut *out, key.as_ref())?;
-            out.write_all(b":")?;
-            match value {
-                TopValue::Other(raw) | TopValue::Samples(raw) => {
-                    out.write_all(raw.get().as_bytes())?
+        let b = self.text.as_bytes();
+        let mut at = 0;
+        // A rewrite's JSON name once per rewrite, not per frame (frames repeat places).
+        let mut rendered: FxHashMap<u32, String> = FxHashMap::default();
+        let mut own_name;
+        for (i, n) in self.names.iter().enumerate() {
+            let Some((k, r)) = rewrites.index_of(i).zip(rewrites.of(i)) else {
+                continue;
+            };
+            let name: &str = if r.function.is_some() {
+                rendered.entry(k).or_insert_with(|| name_json(r, ""))
+            } else {
+                // No original name: the profile's own function name, at the original place.
+                let own = text(Some(&self.text[n.start..n.end]).filter(|t| !t.is_empty()))
+                    .unwrap_or_default();
+                own_name = name_json(r, function_part(&own));
+                &own_name
+            };
+            out.write_all(&b[at..n.start])?;
+            if n.start == n.end {
+                // A frame without a name gets one, first in its object.
+                let rest = self.text[n.start..].trim_start();
+                out.write_all(b"\"name\":")?;
+                out.write_all(name.as_bytes())?;
+                if !rest.starts_with('}') {
+                    out.write_all(b",")?;
                 }
-                TopValue::Frames(frames) => {
-                    // A rewrite's JSON name once per rewrite, not per frame (frames repeat places).
-                    let mut rendered: FxHashMap<u32, String> = FxHashMap::default();
-                    out.write_all(b"{")?;
-                    for (i, (id, f)) in frames.iter().enumerate() {
-                        if i > 0 {
-                            out.write_all(b",")?;
-                        }
-                        write_key(out, id)?;
-                        out.write_all(b":{")?;
-                        let mut first = true;
-                        for (k, v) in [
-                            ("line", f.line),
-                            ("column", f.column),
-                            ("funcLine", f.func_line),
-                            ("funcColumn", f.func_column),
-                            ("funcVirtAddr", f.func_virt_addr),
-                            ("offset", f.offset),
-                            ("url", f.url),
-                        ] {
-                            if let Some(v) = v {
-                                field(out, &mut first, k, v.get())?;
-                            }
-                        }
-                        match rewrites.index_of(i).zip(rewrites.of(i)) {
-                            Some((k, r)) if r.function.is_some() => {
-                                let name = rendered.entry(k).or_insert_with(|| name_json(r, ""));
-                                field(out, &mut first, "name", name)?;
-                            }
-                            Some((_, r)) => {
-                                // No original name: the profile's own function name, at the original place.
-                                let own = text(f.name).unwrap_or_default();
-                                field(out, &mut first, "name", &name_json(r, function_part(&own)))?;
-                            }
-                            None => {
-                                if let Some(v) = f.name {
-                                    field(out, &mut first, "name", v.get())?;
-                                }
-                            }
-                        }
-                        for (k, v) in [("category", f.category), ("parent", f.parent)] {
-                            if let Some(v) = v {
-                                field(out, &mut first, k, v.get())?;
-                            }
-                        }
-                        out.write_all(b"}")?;
-                    }
-                    out.write_all(b"}")?;
-                }
+            } else {
+                out.write_all(name.as_bytes())?;
             }
+            at = n.end;
         }
-        out.write_all(b"}")
+        out.write_all(&b[at..])
     }
-}
-
-/// An object key: Hermes' ids are digits, written as they are; anything else through serde's escaping.
-fn write_key(out: &mut impl Write, key: &str) -> io::Result<()> {
-    if key.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        out.write_all(b"\"")?;
-        out.write_all(key.as_bytes())?;
-        return out.write_all(b"\"");
-    }
-    serde_json::to_writer(&mut *out, key).map_err(io::Error::from)
-}
-
-/// One `"key":value` of an object being written, after a comma unless it is the first.
-fn field(out: &mut impl Write, first: &mut bool, key: &str, value: &str) -> io::Result<()> {
-    if !std::mem::take(first) {
-        out.write_all(b",")?;
-    }
-    out.write_all(b"\"")?;
-    out.write_all(key.as_bytes())?;
-    out.write_all(b"\":")?;
-    out.write_all(value.as_bytes())
 }
 
 /// A rewritten frame name as metro-symbolicate writes it, `function(source:line:column)` (line 1-based, column
@@ -473,82 +607,81 @@ fn file_part(name: &str) -> Option<&str> {
         .then_some(file)
 }
 
-/// What a frame's name says, shared by every frame with that name: the name, its function part, its file part.
-#[derive(Clone)]
-struct Named {
-    name: Arc<str>,
-    function: Option<Arc<str>>,
-    file: Option<Arc<str>>,
+/// Whether a frame's `category` says JavaScript (the others: `root`, `Native`, …).
+fn is_javascript(category: Option<&str>) -> bool {
+    category.is_some_and(|c| c == "\"JavaScript\"")
+        || (category.is_some_and(|c| c.contains('\\'))
+            && text(category).as_deref() == Some("JavaScript"))
 }
 
-impl Named {
-    fn of(name: &str, strings: &mut Strings) -> Named {
-        let function = function_part(name);
-        Named {
-            name: strings.get(name),
-            function: (!function.is_empty() && function != "anonymous")
-                .then(|| strings.get(function)),
-            file: file_part(name).map(|f| strings.get(f)),
-        }
-    }
-}
-
-fn read_frame(
-    id: &str,
-    named: Named,
-    is_js: bool,
-    parent: Option<usize>,
-    f: &RawFrame,
-    strings: &mut Strings,
-) -> Frame {
-    // 1-based line and column (module docs), to 0-based.
-    let one_based = |l: Option<&RawValue>, c: Option<&RawValue>| {
-        let (l, c) = (whole(l)?, whole(c)?);
-        Some(GeneratedPosition {
-            line: l.checked_sub(1)?,
-            column: c.checked_sub(1)?,
-        })
-    };
-    let (position, function_start, is_bytecode) = if f.func_virt_addr.is_some() {
-        // Line 1, column `funcVirtAddr + offset` (module docs).
-        let base = whole(f.func_virt_addr);
-        let at = |offset: u32| {
-            let column = base?.checked_add(offset)?;
-            Some(GeneratedPosition { line: 0, column })
-        };
-        (whole(f.offset).and_then(at), at(0), true)
-    } else {
-        (
-            one_based(f.line, f.column),
-            one_based(f.func_line, f.func_column),
-            false,
-        )
-    };
+/// What a frame runs, from its name, category, URL and kind of position.
+fn code_of_frame(f: &RawFrame, strings: &mut Strings) -> Code {
+    let name = text(f.name).unwrap_or_default();
+    let function = function_part(&name);
+    let is_js = is_javascript(f.category);
+    let is_bytecode = f.func_virt_addr.is_some();
     let url = match text(f.url) {
         Some(u) => Some(strings.get(&u)),
-        None if !is_bytecode => named.file,
+        None if !is_bytecode => file_part(&name).map(|f| strings.get(f)),
         None => None,
     };
-    Frame {
-        id: id.into(),
-        parent,
-        function: named.function.filter(|_| is_js),
-        name: named.name,
+    Code {
+        function: (is_js && !function.is_empty() && function != "anonymous")
+            .then(|| strings.get(function)),
+        name: strings.get(&name),
         url,
         kind: if is_js {
             FrameKind::JavaScript
         } else {
             FrameKind::Engine
         },
-        position: if is_js { position } else { None },
-        function_start: if is_js { function_start } else { None },
         bytecode: is_bytecode && is_js,
+    }
+}
+
+/// A frame's positions (its parent is linked once every id is known).
+fn frame_of(f: &RawFrame, code: u32) -> Frame {
+    if !is_javascript(f.category) {
+        return Frame {
+            parent: None,
+            code,
+            position: None,
+            function_start: None,
+        };
+    }
+    // 1-based line and column (module docs), to 0-based.
+    let one_based = |l: Option<&str>, c: Option<&str>| {
+        let (l, c) = (whole(l)?, whole(c)?);
+        Some(GeneratedPosition {
+            line: l.checked_sub(1)?,
+            column: c.checked_sub(1)?,
+        })
+    };
+    let (position, function_start) = if f.func_virt_addr.is_some() {
+        // Line 1, column `funcVirtAddr + offset` (module docs).
+        let base = whole(f.func_virt_addr);
+        let at = |offset: u32| {
+            let column = base?.checked_add(offset)?;
+            Some(GeneratedPosition { line: 0, column })
+        };
+        (whole(f.offset).and_then(at), at(0))
+    } else {
+        (
+            one_based(f.line, f.column),
+            one_based(f.func_line, f.func_column),
+        )
+    };
+    Frame {
+        parent: None,
+        code,
+        position,
+        function_start,
     }
 }
 
 /// Reads a Hermes sampling profile.
 pub fn read(bytes: &[u8]) -> Result<Profile, ProfileError> {
-    Ok(HermesDoc::parse(bytes)?.profile())
+    Ok(HermesDoc::parse(bytes)?.1)
 }
 
 #[cfg(test)]
@@ -565,9 +698,9 @@ mod tests {
         assert_eq!(p.format, ProfileFormat::Hermes);
         assert_eq!(p.frames.len(), 6);
         let leaf = &p.frames[4];
-        assert_eq!(&*leaf.id, "5");
-        assert_eq!(leaf.function.as_deref(), Some("leaf"));
-        assert_eq!(leaf.url.as_deref(), Some("t.js"));
+        assert_eq!(p.ids.get(4), "5");
+        assert_eq!(p.code(4).function.as_deref(), Some("leaf"));
+        assert_eq!(p.code(4).url.as_deref(), Some("t.js"));
         assert_eq!(
             leaf.position,
             Some(GeneratedPosition {
@@ -580,7 +713,7 @@ mod tests {
             Some(GeneratedPosition { line: 0, column: 0 })
         );
         assert_eq!(leaf.parent, Some(2));
-        assert_eq!(p.frames[5].kind, FrameKind::Engine);
+        assert_eq!(p.code(5).kind, FrameKind::Engine);
         assert_eq!(p.frames[5].position, None);
         // 100 → 110 → 130, the last for the mean interval (15).
         assert_eq!(
@@ -595,8 +728,8 @@ mod tests {
     fn bytecode_frames_are_offsets_on_line_one() {
         let p = read(br#"{"traceEvents":[],"samples":[{"ts":"1","sf":2}],"stackFrames":{"1":{"name":"[root]","category":"root"},"2":{"funcVirtAddr":"149","offset":"26","name":"leaf","category":"JavaScript","parent":1}}}"#).unwrap();
         let f = &p.frames[1];
-        assert!(f.bytecode);
-        assert_eq!(f.url, None);
+        assert!(p.code(1).bytecode);
+        assert_eq!(p.code(1).url, None);
         assert_eq!(
             f.position,
             Some(GeneratedPosition {
@@ -615,7 +748,7 @@ mod tests {
 
     #[test]
     fn written_back_byte_for_byte_but_the_names() {
-        let doc = HermesDoc::parse(SOURCE_RUN.as_bytes()).unwrap();
+        let (doc, _) = HermesDoc::parse(SOURCE_RUN.as_bytes()).unwrap();
         let mut same = Vec::new();
         doc.write(&Rewrites::per_frame(Vec::new()), &mut same)
             .unwrap();

@@ -64,7 +64,7 @@ impl ProfileFormat {
 }
 
 /// What a frame is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FrameKind {
     /// JavaScript at a bundle position (or a JavaScript frame the engine gave no position).
     JavaScript,
@@ -72,28 +72,68 @@ pub enum FrameKind {
     Engine,
 }
 
-/// One node of the profile's call tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    /// The id as the profile writes it: the Hermes `stackFrames` key, the V8 node id (in a trace with several
-    /// profiles, `PROFILE:NODE`).
-    pub id: Box<str>,
-    /// The caller, an index into `Profile::frames`.
-    pub parent: Option<usize>,
-    /// The name as the profile writes it (Hermes source frames: `fn(file:line:column)`). Names, functions and URLs
-    /// are shared between the frames that repeat them (`Strings`): a long recording repeats a few thousand.
+/// What a frame runs: its name, function, script and kind, shared by every frame that repeats them (a long
+/// recording has 160K frames and a few thousand of these).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Code {
+    /// The name as the profile writes it (Hermes source frames: `fn(file:line:column)`).
     pub name: Arc<str>,
     /// The function's name alone, when it has one.
     pub function: Option<Arc<str>>,
     /// The script the frame is in (V8's `url`; Hermes source frames: the file in the name).
     pub url: Option<Arc<str>>,
     pub kind: FrameKind,
+    /// A Hermes bytecode address (no file: the first map given is the Hermes map).
+    pub bytecode: bool,
+}
+
+/// One node of the profile's call tree: 36 bytes, what it runs (`Code`) kept once in `Profile::codes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    /// The caller, an index into `Profile::frames`.
+    pub parent: Option<u32>,
+    /// What it runs, an index into `Profile::codes`.
+    pub code: u32,
     /// The frame's own position, 0-based (see the table above).
     pub position: Option<GeneratedPosition>,
     /// Where its function starts, 0-based, when the profile says.
     pub function_start: Option<GeneratedPosition>,
-    /// A Hermes bytecode address (no file: the first map given is the Hermes map).
-    pub bytecode: bool,
+}
+
+/// The frames' ids as the profile writes them (the Hermes `stackFrames` key, the V8 node id; in a trace with several
+/// profiles, `PROFILE:NODE`), in frame order, in one buffer: one allocation per id was 7.7 MB of a long recording.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrameIds {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl FrameIds {
+    pub fn push(&mut self, id: &str) {
+        self.text.push_str(id);
+        self.ends.push(self.text.len());
+    }
+
+    /// Frame `i`'s id ("" past the end).
+    pub fn get(&self, i: usize) -> &str {
+        let Some(&end) = self.ends.get(i) else {
+            return "";
+        };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..end]
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> + Clone {
+        (0..self.len()).map(|i| self.get(i))
+    }
 }
 
 /// A profile read into call-tree frames and the time sampled in each.
@@ -101,6 +141,10 @@ pub struct Frame {
 pub struct Profile {
     pub format: ProfileFormat,
     pub frames: Vec<Frame>,
+    /// By frame.
+    pub ids: FrameIds,
+    /// What frames run, shared (`Frame::code`).
+    pub codes: Vec<Code>,
     /// Microseconds during which each frame was the sampled leaf.
     pub self_us: Vec<f64>,
     /// How many samples named each frame as the leaf.
@@ -109,12 +153,42 @@ pub struct Profile {
     pub total_us: f64,
     pub samples: u64,
     /// Each sample in order: its leaf frame and its time stamp, µs (for converting between formats).
-    pub timeline: Vec<(usize, f64)>,
+    pub timeline: Vec<(u32, f64)>,
     /// When recording started and ended, µs, where the profile says.
     pub start_us: Option<f64>,
     pub end_us: Option<f64>,
     /// What was not valid and left out (samples naming no frame, a parent that loops), for the user.
     pub warnings: Vec<String>,
+}
+
+impl Profile {
+    /// What frame `i` runs.
+    pub fn code(&self, i: usize) -> &Code {
+        &self.codes[self.frames[i].code as usize]
+    }
+}
+
+/// Codes kept once each, numbered in the order they are first seen.
+#[derive(Default)]
+pub(crate) struct Codes {
+    list: Vec<Code>,
+    index: rustc_hash::FxHashMap<Code, u32>,
+}
+
+impl Codes {
+    pub(crate) fn get(&mut self, code: Code) -> u32 {
+        if let Some(&i) = self.index.get(&code) {
+            return i;
+        }
+        self.list.push(code.clone());
+        let i = self.list.len() as u32 - 1;
+        self.index.insert(code, i);
+        i
+    }
+
+    pub(crate) fn into_list(self) -> Vec<Code> {
+        self.list
+    }
 }
 
 /// A profile that cannot be read, with where.
@@ -279,7 +353,7 @@ pub(crate) fn durations(timestamps: &[f64], end: Option<f64>) -> Vec<f64> {
 }
 
 /// Parent links that reach no root (a loop) are cut, with a warning: every frame's chain then ends.
-pub(crate) fn cut_parent_loops(frames: &mut [Frame], warnings: &mut Vec<String>) {
+pub(crate) fn cut_parent_loops(frames: &mut [Frame], ids: &FrameIds, warnings: &mut Vec<String>) {
     // 0: not seen, 1: on the current walk, 2: known to reach a root.
     let mut state = vec![0u8; frames.len()];
     let mut path = Vec::new();
@@ -289,7 +363,7 @@ pub(crate) fn cut_parent_loops(frames: &mut [Frame], warnings: &mut Vec<String>)
             state[i] = 1;
             path.push(i);
             match frames[i].parent {
-                Some(p) => i = p,
+                Some(p) => i = p as usize,
                 None => break,
             }
         }
@@ -298,8 +372,8 @@ pub(crate) fn cut_parent_loops(frames: &mut [Frame], warnings: &mut Vec<String>)
             let looped = frames[i].parent.take();
             warnings.push(format!(
                 "frame {} has a parent chain that loops (back to frame {}); it is treated as a root",
-                frames[i].id,
-                looped.map_or("", |p| &*frames[p].id)
+                ids.get(i),
+                looped.map_or("", |p| ids.get(p as usize))
             ));
         }
         for &j in &path {
@@ -348,31 +422,26 @@ mod tests {
 
     #[test]
     fn parent_loops_are_cut() {
-        let frame = |id: &str, parent: Option<usize>| Frame {
-            id: id.into(),
+        let frame = |parent: Option<u32>| Frame {
             parent,
-            name: id.into(),
-            function: None,
-            url: None,
-            kind: FrameKind::JavaScript,
+            code: 0,
             position: None,
             function_start: None,
-            bytecode: false,
         };
-        let mut frames = vec![
-            frame("a", None),
-            frame("b", Some(2)),
-            frame("c", Some(1)),
-            frame("d", Some(3)),
-        ];
+        let mut frames = vec![frame(None), frame(Some(2)), frame(Some(1)), frame(Some(3))];
+        let mut ids = FrameIds::default();
+        for id in ["a", "b", "c", "d"] {
+            ids.push(id);
+        }
         let mut warnings = Vec::new();
-        cut_parent_loops(&mut frames, &mut warnings);
+        cut_parent_loops(&mut frames, &ids, &mut warnings);
+        assert!(warnings[0].contains("frame b"), "{warnings:?}");
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         for start in 0..frames.len() {
             let mut i = start;
             let mut steps = 0;
             while let Some(p) = frames[i].parent {
-                i = p;
+                i = p as usize;
                 steps += 1;
                 assert!(steps < 10);
             }

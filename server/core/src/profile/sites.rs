@@ -61,32 +61,38 @@ impl Sites {
     pub fn of(profile: &Profile) -> Sites {
         let mut sites: Vec<Site> = Vec::new();
         let mut index: FxHashMap<Site, usize> = FxHashMap::default();
+        // Frames repeat a code at a place: (code, position) finds its site without hashing the strings.
+        let mut by_code: FxHashMap<(u32, GeneratedPosition), usize> = FxHashMap::default();
         let mut pairs = Vec::new();
         let mut pair_index: FxHashMap<(usize, Option<usize>), u32> = FxHashMap::default();
-        let mut intern = |site: Site| -> usize {
-            if let Some(&i) = index.get(&site) {
-                return i;
-            }
-            sites.push(site.clone());
-            index.insert(site, sites.len() - 1);
-            sites.len() - 1
+        let mut intern = |code_index: u32, position: GeneratedPosition| -> usize {
+            *by_code.entry((code_index, position)).or_insert_with(|| {
+                let code = &profile.codes[code_index as usize];
+                let site = Site {
+                    url: code.url.clone(),
+                    position,
+                    bytecode: code.bytecode,
+                    function: code.function.clone(),
+                };
+                if let Some(&i) = index.get(&site) {
+                    return i;
+                }
+                sites.push(site.clone());
+                index.insert(site, sites.len() - 1);
+                sites.len() - 1
+            })
         };
         let by_frame = profile
             .frames
             .iter()
             .map(|f| {
-                let position = f.position.filter(|_| f.kind == FrameKind::JavaScript)?;
-                let site = |position| Site {
-                    url: f.url.clone(),
-                    position,
-                    bytecode: f.bytecode,
-                    function: f.function.clone(),
-                };
-                let own = intern(site(position));
+                let js = profile.codes[f.code as usize].kind == FrameKind::JavaScript;
+                let position = f.position.filter(|_| js)?;
+                let own = intern(f.code, position);
                 let start = f
                     .function_start
                     .filter(|s| *s != position)
-                    .map(|s| intern(site(s)));
+                    .map(|s| intern(f.code, s));
                 Some(*pair_index.entry((own, start)).or_insert_with(|| {
                     pairs.push((own, start));
                     pairs.len() as u32 - 1
@@ -137,11 +143,8 @@ impl Sites {
                 // Hermes names a script's top-level code `global` (it is no function of the program).
                 let top_level = o.function.is_none()
                     && profile.format == ProfileFormat::Hermes
-                    && profile
-                        .frames
-                        .get(frame)
-                        .and_then(|f| f.function.as_deref())
-                        == Some("global");
+                    && (frame < profile.frames.len())
+                    && profile.code(frame).function.as_deref() == Some("global");
                 Some(FrameOrigin {
                     function: o.function.clone(),
                     top_level,

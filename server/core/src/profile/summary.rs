@@ -97,6 +97,7 @@ pub fn summarize(
     let mut row_of_unmapped: FxHashMap<(usize, usize), usize> = FxHashMap::default();
     let mut key_index = Vec::with_capacity(n);
     for (i, frame) in profile.frames.iter().enumerate() {
+        let code = &profile.codes[frame.code as usize];
         let origin = origin_of
             .get(i)
             .copied()
@@ -117,17 +118,17 @@ pub fn summarize(
                 })
             }),
             None => {
-                let name: &str = match frame.kind {
-                    FrameKind::Engine => &frame.name,
-                    FrameKind::JavaScript => frame.function.as_deref().unwrap_or("(anonymous)"),
+                let name: &str = match code.kind {
+                    FrameKind::Engine => &code.name,
+                    FrameKind::JavaScript => code.function.as_deref().unwrap_or("(anonymous)"),
                 };
-                let url = frame.url.as_deref().map_or(0, |u| u.as_ptr() as usize);
+                let url = code.url.as_deref().map_or(0, |u| u.as_ptr() as usize);
                 *row_of_unmapped
                     .entry((name.as_ptr() as usize, url))
                     .or_insert_with(|| {
                         rows.push(Row {
                             function: Some(name.to_string()),
-                            source: frame.url.as_deref().map(str::to_string),
+                            source: code.url.as_deref().map(str::to_string),
                             line: None,
                             package: None,
                             unmapped: true,
@@ -148,7 +149,7 @@ pub fn summarize(
     let mut roots = Vec::new();
     for (i, f) in profile.frames.iter().enumerate() {
         match f.parent {
-            Some(p) => first_child[p + 1] += 1,
+            Some(p) => first_child[p as usize + 1] += 1,
             None => roots.push(i),
         }
     }
@@ -159,8 +160,8 @@ pub fn summarize(
     let mut child_list = vec![0u32; first_child[n] as usize];
     for (i, f) in profile.frames.iter().enumerate() {
         if let Some(p) = f.parent {
-            child_list[filled[p] as usize] = i as u32;
-            filled[p] += 1;
+            child_list[filled[p as usize] as usize] = i as u32;
+            filled[p as usize] += 1;
         }
     }
     let children = |i: usize| {
@@ -177,7 +178,7 @@ pub fn summarize(
     let mut subtree = profile.self_us.clone();
     for &i in order.iter().rev() {
         if let Some(p) = profile.frames[i].parent {
-            subtree[p] += subtree[i];
+            subtree[p as usize] += subtree[i];
         }
     }
     // A row's total: the subtrees of its outermost frames on each path (a recursion counts once).
@@ -221,18 +222,23 @@ pub fn percent(part: f64, total: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::{Frame, ProfileFormat};
+    use crate::profile::{Code, Frame, FrameIds, ProfileFormat};
 
-    fn frame(id: &str, parent: Option<usize>) -> Frame {
+    fn frame(code: u32, parent: Option<u32>) -> Frame {
         Frame {
-            id: id.into(),
             parent,
-            name: id.into(),
-            function: Some(id.into()),
-            url: Some("app.js".into()),
-            kind: FrameKind::JavaScript,
+            code,
             position: None,
             function_start: None,
+        }
+    }
+
+    fn code(name: &str) -> Code {
+        Code {
+            name: name.into(),
+            function: Some(name.into()),
+            url: Some("app.js".into()),
+            kind: FrameKind::JavaScript,
             bytecode: false,
         }
     }
@@ -240,18 +246,21 @@ mod tests {
     #[test]
     fn self_and_total_with_recursion_counted_once() {
         // main → fib → fib → leaf; main → gc.
-        let mut gc = frame("(garbage collector)", Some(0));
+        let mut gc = code("(garbage collector)");
         gc.kind = FrameKind::Engine;
         gc.url = None;
+        gc.function = None;
         let profile = Profile {
             format: ProfileFormat::CpuProfile,
             frames: vec![
-                frame("main", None),
-                frame("fib", Some(0)),
-                frame("fib2", Some(1)),
-                frame("leaf", Some(2)),
-                gc,
+                frame(0, None),
+                frame(1, Some(0)),
+                frame(2, Some(1)),
+                frame(3, Some(2)),
+                frame(4, Some(0)),
             ],
+            ids: FrameIds::default(),
+            codes: vec![code("main"), code("fib"), code("fib2"), code("leaf"), gc],
             self_us: vec![1.0, 2.0, 3.0, 4.0, 5.0],
             self_samples: vec![1, 1, 1, 1, 1],
             total_us: 15.0,

@@ -75,23 +75,23 @@ enum Doc<'a> {
 }
 
 impl<'a> Doc<'a> {
-    fn parse(bytes: &'a [u8]) -> Result<Doc<'a>, ProfileError> {
+    /// The document kept for writing back, and its model.
+    fn parse(bytes: &'a [u8]) -> Result<(Doc<'a>, Profile), ProfileError> {
+        let hermes = || HermesDoc::parse(bytes).map(|(d, p)| (Doc::Hermes(d), p));
         match detect(bytes) {
-            Some(ProfileFormat::Hermes) => HermesDoc::parse(bytes).map(Doc::Hermes),
-            Some(ProfileFormat::CpuProfile) => CpuProfileDoc::parse(bytes).map(Doc::Cpu),
+            Some(ProfileFormat::Hermes) => hermes(),
+            Some(ProfileFormat::CpuProfile) => CpuProfileDoc::parse(bytes).map(|d| {
+                let p = d.profile();
+                (Doc::Cpu(d), p)
+            }),
             // A Hermes profile with many trace events before its samples looks like a trace from its head.
             Some(ProfileFormat::ChromeTrace) => ChromeTraceDoc::parse(bytes)
-                .map(Doc::Trace)
-                .or_else(|e| HermesDoc::parse(bytes).map(Doc::Hermes).map_err(|_| e)),
+                .map(|d| {
+                    let p = d.profile();
+                    (Doc::Trace(d), p)
+                })
+                .or_else(|e| hermes().map_err(|_| e)),
             None => Err(not_a_profile()),
-        }
-    }
-
-    fn profile(&self) -> Profile {
-        match self {
-            Doc::Hermes(d) => d.profile(),
-            Doc::Cpu(d) => d.profile(),
-            Doc::Trace(d) => d.profile(),
         }
     }
 
@@ -142,9 +142,8 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     if coverage::is_coverage(bytes) || coverage::is_attribution(bytes) {
         return run_metro_input(&args, bytes);
     }
-    let doc = Doc::parse(bytes)
+    let (doc, profile) = Doc::parse(bytes)
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.profile.display())))?;
-    let profile = doc.profile();
     for w in &profile.warnings {
         eprintln!("sourcemap-ls: warning: {}: {w}", args.profile.display());
     }
@@ -199,10 +198,10 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
             .frames
             .iter()
             .enumerate()
-            .map(|(i, f)| {
+            .map(|(i, _)| {
                 let o = own_original(i);
                 json!({
-                    "id": f.id,
+                    "id": profile.ids.get(i),
                     "function": o.and_then(|o| o.function.clone()),
                     "source": o.and_then(|o| o.source.clone()),
                     "line": o.map(|o| o.line + 1),
