@@ -239,11 +239,9 @@ pub(super) fn assemble(
         ..
     } = list;
     cut_parent_loops(&mut frames, &ids, &mut warnings);
-    let stamps: Vec<f64> = timeline.iter().map(|t| t.1).collect();
-    let lasts = durations(&stamps, end);
     let mut self_us = vec![0.0; frames.len()];
     let mut self_samples = vec![0u64; frames.len()];
-    for (&(leaf, _), d) in timeline.iter().zip(&lasts) {
+    for (&(leaf, _), d) in timeline.iter().zip(durations(&timeline, end)) {
         self_us[leaf as usize] += d;
         self_samples[leaf as usize] += 1;
     }

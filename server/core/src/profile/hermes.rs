@@ -60,20 +60,25 @@ impl<'a> RawFrame<'a> {
     }
 }
 
-/// A sample as the model needs it: the leaf's id (unquoted), the time stamp (NaN: none), the weight.
-struct RawSample<'a> {
-    sf: Option<&'a str>,
+/// A sample as the model needs it, in 16 bytes (188K of them are held while the frames are read): the leaf's id
+/// (`Sf`), the time stamp (NaN: none), the weight.
+struct RawSample {
+    sf: u32,
     ts: f64,
     weight: u32,
 }
 
-/// Where a frame's `name` value is written, quotes included; for a frame without one, an empty span just inside
-/// its `{`.
+/// A sample's `sf`: a plain number below 2³¹ as itself; any other id as `TEXT_SF | k`, `k` its index in the ids
+/// kept aside; none as `NO_SF`.
+const TEXT_SF: u32 = 1 << 31;
+const NO_SF: u32 = u32::MAX;
+
+/// Where a frame's `name` value starts (its end is found again when it is rewritten); a frame without one has
+/// `INSERT_NAME` set, at the byte just inside its `{`.
 #[derive(Clone, Copy)]
-struct NameAt {
-    start: usize,
-    end: usize,
-}
+struct NameAt(usize);
+
+const INSERT_NAME: usize = 1 << (usize::BITS - 1);
 
 /// Why the reader stopped: where, and what it refused when the JSON itself is valid.
 struct Refusal {
@@ -183,6 +188,17 @@ impl Ids {
         )
     }
 
+    fn get_number(&self, n: u64) -> Option<u32> {
+        match self {
+            Ids::Dense(t) => {
+                let i = *t.get(usize::try_from(n).ok()?)?;
+                (i != u32::MAX).then_some(i)
+            }
+            Ids::Numbers(m) => m.get(&n).copied(),
+            Ids::Text(t) => t.get(n.to_string().as_str()).copied(),
+        }
+    }
+
     fn get(&self, id: &str) -> Option<u32> {
         match self {
             Ids::Dense(t) => {
@@ -246,10 +262,7 @@ fn read_frames(text: &str, at: usize) -> Result<FramesRead, Refusal> {
         }
         let open = r.i;
         let mut f = RawFrame::default();
-        let mut name_at = NameAt {
-            start: open + 1,
-            end: open + 1,
-        };
+        let mut name_at = NameAt(INSERT_NAME | (open + 1));
         let mut seen = 0u16;
         let mut repeated = None;
         r.members_any(depth + 1, |r, key, escapes, depth| {
@@ -268,7 +281,7 @@ fn read_frames(text: &str, at: usize) -> Result<FramesRead, Refusal> {
             let raw = r.text(start);
             *slot = (raw != "null").then_some(raw);
             if k == 0 {
-                name_at = NameAt { start, end: r.i };
+                name_at = NameAt(start);
             }
             Some(())
         })
@@ -333,7 +346,8 @@ fn read_frames(text: &str, at: usize) -> Result<FramesRead, Refusal> {
 fn read_samples<'a>(
     r: &mut Reader<'a>,
     depth: u32,
-    out: &mut Vec<RawSample<'a>>,
+    out: &mut Vec<RawSample>,
+    text_sfs: &mut Vec<&'a str>,
     warnings: &mut Vec<String>,
 ) -> Option<()> {
     if r.peek()? != b'[' {
@@ -359,8 +373,19 @@ fn read_samples<'a>(
             }
             Some(())
         })?;
+        let sf = match sf.map(unquoted) {
+            None => NO_SF,
+            Some(id) => match plain_number(id) {
+                Some(n) if n < u64::from(TEXT_SF) => n as u32,
+                _ if text_sfs.len() < (TEXT_SF - 1) as usize => {
+                    text_sfs.push(id);
+                    TEXT_SF | (text_sfs.len() - 1) as u32
+                }
+                _ => NO_SF,
+            },
+        };
         out.push(RawSample {
-            sf: sf.map(unquoted),
+            sf,
             ts: number(ts).unwrap_or(f64::NAN),
             weight: whole(weight).unwrap_or(1).max(1),
         });
@@ -413,21 +438,22 @@ impl<'a> HermesDoc<'a> {
         let guess = guess_frames(text);
         let mut warnings = Vec::new();
         let mut samples = Vec::new();
+        let mut text_sfs = Vec::new();
+        let mut r = Reader::new(text);
+        if text.starts_with('\u{feff}') {
+            r.i = '\u{feff}'.len_utf8();
+        }
+        r.ws();
+        if r.peek() != Some(b'{') {
+            let why = Some("a Hermes profile is a JSON object".to_string());
+            return Err(refused(text, Refusal { at: r.i, why }));
+        }
         let (read, frames) = std::thread::scope(|scope| {
             // The frames on a second thread while this one reads the rest (module docs): a long recording's
             // 188K samples beside 160K frames, each about half the file.
             let mut ahead = guess.map(|at| (at, scope.spawn(move || read_frames(text, at))));
             let mut frames: Option<FramesRead> = None;
             let mut why = None;
-            let mut r = Reader::new(text);
-            if text.starts_with('\u{feff}') {
-                r.i = '\u{feff}'.len_utf8();
-            }
-            r.ws();
-            if r.peek() != Some(b'{') {
-                why = Some("a Hermes profile is a JSON object".to_string());
-                return (Err(Refusal { at: r.i, why }), None);
-            }
             let read = r.members_any(1, |r, key, escapes, depth| match &*key_text(key, escapes) {
                 b"stackFrames" => {
                     if frames.is_some() {
@@ -457,7 +483,7 @@ impl<'a> HermesDoc<'a> {
                         }
                     }
                 }
-                b"samples" => read_samples(r, depth, &mut samples, &mut warnings),
+                b"samples" => read_samples(r, depth, &mut samples, &mut text_sfs, &mut warnings),
                 _ => r.skip_value(depth),
             });
             let at = r.i;
@@ -467,6 +493,11 @@ impl<'a> HermesDoc<'a> {
                 Some(()) => Err(Refusal { at: r.i, why: None }),
                 None => Err(Refusal { at, why }),
             };
+            // A guess not taken is joined here, not left to the scope: the scope returns once the closure is
+            // done, before the thread has run its thread-local destructors (LeakSanitizer counted those).
+            if let Some((_, thread)) = ahead {
+                let _ = thread.join();
+            }
             (read, frames)
         });
         read.map_err(|refusal| refused(text, refusal))?;
@@ -485,14 +516,19 @@ impl<'a> HermesDoc<'a> {
             ..
         } = frames;
         warnings.splice(0..0, frame_warnings);
-        let mut stamps = Vec::with_capacity(samples.len());
-        let mut leaves = Vec::with_capacity(samples.len());
+        let mut timeline = Vec::with_capacity(samples.len());
+        let mut weights = Vec::with_capacity(samples.len());
         let mut unknown = 0u64;
         for s in &samples {
-            match s.sf.and_then(|sf| by_id.get(sf)) {
+            let leaf = match s.sf {
+                NO_SF => None,
+                sf if sf & TEXT_SF != 0 => by_id.get(text_sfs[(sf & !TEXT_SF) as usize]),
+                sf => by_id.get_number(u64::from(sf)),
+            };
+            match leaf {
                 Some(leaf) if !s.ts.is_nan() => {
-                    stamps.push(s.ts);
-                    leaves.push((leaf, s.weight));
+                    timeline.push((leaf, s.ts));
+                    weights.push(s.weight);
                 }
                 _ => unknown += 1,
             }
@@ -504,24 +540,23 @@ impl<'a> HermesDoc<'a> {
             ));
         }
         // Samples come in time order from Hermes; a file that is not keeps what can be said (no negative times).
-        let lasts = durations(&stamps, None);
         let mut self_us = vec![0.0; frames.len()];
         let mut self_samples = vec![0u64; frames.len()];
-        for (&(leaf, weight), d) in leaves.iter().zip(&lasts) {
+        let mut last = 0.0;
+        for ((&(leaf, _), weight), d) in
+            timeline.iter().zip(weights).zip(durations(&timeline, None))
+        {
             self_us[leaf as usize] += d;
             self_samples[leaf as usize] += u64::from(weight);
+            last = d;
         }
         let profile = Profile {
             format: ProfileFormat::Hermes,
             total_us: self_us.iter().sum(),
-            samples: leaves.len() as u64,
-            timeline: leaves
-                .iter()
-                .map(|l| l.0)
-                .zip(stamps.iter().copied())
-                .collect(),
-            start_us: stamps.first().copied(),
-            end_us: stamps.last().zip(lasts.last()).map(|(t, d)| t + d),
+            samples: timeline.len() as u64,
+            start_us: timeline.first().map(|t| t.1),
+            end_us: timeline.last().map(|t| t.1 + last),
+            timeline,
             frames,
             ids,
             codes,
@@ -541,23 +576,32 @@ impl<'a> HermesDoc<'a> {
         // A rewrite's JSON name once per rewrite, not per frame (frames repeat places).
         let mut rendered: FxHashMap<u32, String> = FxHashMap::default();
         let mut own_name;
-        for (i, n) in self.names.iter().enumerate() {
+        for (i, &NameAt(n)) in self.names.iter().enumerate() {
             let Some((k, r)) = rewrites.index_of(i).zip(rewrites.of(i)) else {
                 continue;
+            };
+            let insert = n & INSERT_NAME != 0;
+            let start = n & !INSERT_NAME;
+            let end = if insert {
+                start
+            } else {
+                let mut v = Reader::new(self.text);
+                v.i = start;
+                v.skip_value(1).map_or(start, |()| v.i)
             };
             let name: &str = if r.function.is_some() {
                 rendered.entry(k).or_insert_with(|| name_json(r, ""))
             } else {
                 // No original name: the profile's own function name, at the original place.
-                let own = text(Some(&self.text[n.start..n.end]).filter(|t| !t.is_empty()))
+                let own = text(Some(&self.text[start..end]).filter(|t| !t.is_empty()))
                     .unwrap_or_default();
                 own_name = name_json(r, function_part(&own));
                 &own_name
             };
-            out.write_all(&b[at..n.start])?;
-            if n.start == n.end {
+            out.write_all(&b[at..start])?;
+            if insert {
                 // A frame without a name gets one, first in its object.
-                let rest = self.text[n.start..].trim_start();
+                let rest = self.text[start..].trim_start();
                 out.write_all(b"\"name\":")?;
                 out.write_all(name.as_bytes())?;
                 if !rest.starts_with('}') {
@@ -566,7 +610,7 @@ impl<'a> HermesDoc<'a> {
             } else {
                 out.write_all(name.as_bytes())?;
             }
-            at = n.end;
+            at = end;
         }
         out.write_all(&b[at..])
     }

@@ -333,23 +333,22 @@ pub fn not_a_profile() -> ProfileError {
     )
 }
 
-/// Times from sample timestamps (µs, in sample order): each sample lasts until the next; the last until `end` when
-/// known, else for the mean interval.
-pub(crate) fn durations(timestamps: &[f64], end: Option<f64>) -> Vec<f64> {
-    let n = timestamps.len();
-    let mut out = Vec::with_capacity(n);
-    for w in timestamps.windows(2) {
-        out.push((w[1] - w[0]).max(0.0));
-    }
-    if n > 0 {
-        let last = match end {
-            Some(end) => (end - timestamps[n - 1]).max(0.0),
-            None if n > 1 => (timestamps[n - 1] - timestamps[0]) / (n - 1) as f64,
-            None => 0.0,
-        };
-        out.push(last);
-    }
-    out
+/// Each sample's time, from the timeline's stamps (µs, in sample order): a sample lasts until the next; the last
+/// until `end` when known, else for the mean interval.
+pub(crate) fn durations(
+    timeline: &[(u32, f64)],
+    end: Option<f64>,
+) -> impl Iterator<Item = f64> + '_ {
+    let n = timeline.len();
+    let last = match (timeline.first(), timeline.last()) {
+        (Some(_), Some(&(_, t))) if end.is_some() => (end.unwrap_or(t) - t).max(0.0),
+        (Some(&(_, a)), Some(&(_, b))) if n > 1 => (b - a) / (n - 1) as f64,
+        _ => 0.0,
+    };
+    timeline
+        .windows(2)
+        .map(|w| (w[1].1 - w[0].1).max(0.0))
+        .chain((n > 0).then_some(last))
 }
 
 /// Parent links that reach no root (a loop) are cut, with a warning: every frame's chain then ends.
@@ -415,9 +414,12 @@ mod tests {
 
     #[test]
     fn a_sample_lasts_until_the_next() {
-        assert_eq!(durations(&[10.0, 12.0, 15.0], Some(20.0)), [2.0, 3.0, 5.0]);
-        assert_eq!(durations(&[10.0, 12.0, 16.0], None), [2.0, 4.0, 3.0]);
-        assert!(durations(&[], None).is_empty());
+        let at = |stamps: &[f64]| stamps.iter().map(|&t| (0, t)).collect::<Vec<_>>();
+        let of = |stamps: &[f64], end| durations(&at(stamps), end).collect::<Vec<_>>();
+        assert_eq!(of(&[10.0, 12.0, 15.0], Some(20.0)), [2.0, 3.0, 5.0]);
+        assert_eq!(of(&[10.0, 12.0, 16.0], None), [2.0, 4.0, 3.0]);
+        assert_eq!(of(&[10.0], None), [0.0]);
+        assert!(of(&[], None).is_empty());
     }
 
     #[test]
