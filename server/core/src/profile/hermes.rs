@@ -20,8 +20,8 @@ use std::io::{self, Write};
 use rustc_hash::FxHashMap;
 
 use super::{
-    cut_parent_loops, durations, Code, Codes, Frame, FrameIds, FrameKind, Profile, ProfileError,
-    ProfileFormat, Rewrite, Rewrites, Strings,
+    cut_parent_loops, durations, Behind, Code, Codes, Frame, FrameIds, FrameKind, Passed, Profile,
+    ProfileError, ProfileFormat, Rewrite, Rewrites, Strings,
 };
 use crate::json_reader::Reader;
 use crate::GeneratedPosition;
@@ -80,17 +80,55 @@ impl PartialEq for Short<'_> {
 impl Eq for Short<'_> {}
 
 /// A sample as the model needs it, in 16 bytes (188K of them are held while the frames are read): the leaf's id
-/// (`Sf`), the time stamp (NaN: none), the weight.
+/// (`IdRefs`), the time stamp (NaN: none), the weight.
 struct RawSample {
     sf: u32,
     ts: f64,
     weight: u32,
 }
 
-/// A sample's `sf`: a plain number below 2³¹ as itself; any other id as `TEXT_SF | k`, `k` its index in the ids
-/// kept aside; none as `NO_SF`.
-const TEXT_SF: u32 = 1 << 31;
-const NO_SF: u32 = u32::MAX;
+/// Ids that samples (`sf`) and frames (`parent`) name, kept as numbers to look up once every frame is known, without
+/// reading the input again (its pages may have left the process, `Passed`; resolving parents through borrowed
+/// texts brought 15 MB of it back): a plain number below 2³¹ as itself, any other id as `TEXT_ID | k`, `k` its
+/// index among the texts kept aside, none as `NO_ID`.
+#[derive(Default)]
+struct IdRefs {
+    texts: Vec<Box<str>>,
+}
+
+const TEXT_ID: u32 = 1 << 31;
+const NO_ID: u32 = u32::MAX;
+
+impl IdRefs {
+    fn of(&mut self, id: Option<&str>) -> u32 {
+        let Some(id) = id else { return NO_ID };
+        match plain_number(id) {
+            Some(n) if n < u64::from(TEXT_ID) => n as u32,
+            _ if self.texts.len() < (TEXT_ID - 1) as usize => {
+                self.texts.push(id.into());
+                TEXT_ID | (self.texts.len() - 1) as u32
+            }
+            _ => NO_ID,
+        }
+    }
+
+    fn resolve(&self, r: u32, by_id: &Ids) -> Option<u32> {
+        match r {
+            NO_ID => None,
+            r if r & TEXT_ID != 0 => by_id.get(&self.texts[(r & !TEXT_ID) as usize]),
+            r => by_id.get_number(u64::from(r)),
+        }
+    }
+
+    /// The id as written, for warnings.
+    fn text(&self, r: u32) -> String {
+        match r {
+            NO_ID => String::new(),
+            r if r & TEXT_ID != 0 => self.texts[(r & !TEXT_ID) as usize].to_string(),
+            r => r.to_string(),
+        }
+    }
+}
 
 /// Where a frame's `name` value starts (its end is found again when it is rewritten); a frame without one has
 /// `INSERT_NAME` set, at the byte just inside its `{`.
@@ -252,14 +290,16 @@ fn guess_frames(text: &str) -> Option<usize> {
 }
 
 /// Reads the `stackFrames` object from `at` (its `{`): its frames, ids, codes and names' places, parents linked.
-fn read_frames(text: &str, at: usize) -> Result<FramesRead, Refusal> {
+fn read_frames(text: &str, at: usize, passed: Passed) -> Result<FramesRead, Refusal> {
+    let mut behind = Behind::new(passed, at);
     let mut r = Reader::new(text);
     r.i = at;
     let mut why = None;
     let mut ids = FrameIds::default();
     let mut frames = Vec::new();
     let mut names = Vec::new();
-    let mut parents: Vec<Option<&str>> = Vec::new();
+    let mut parents: Vec<u32> = Vec::new();
+    let mut parent_ids = IdRefs::default();
     let mut strings = Strings::default();
     let mut codes = Codes::default();
     // Frames repeat a few thousand codes: each is made once per distinct way of writing it. The category is
@@ -330,22 +370,27 @@ fn read_frames(text: &str, at: usize) -> Result<FramesRead, Refusal> {
             }
         };
         frames.push(frame_of(&f, code));
-        parents.push(f.parent.map(unquoted));
+        parents.push(parent_ids.of(f.parent.map(unquoted)));
         names.push(name_at);
+        behind.at(r.i);
         Some(())
     });
     if read.is_none() {
         return Err(Refusal { at: r.i, why });
     }
+    behind.end(r.i);
     let by_id = Ids::of(&ids);
     let mut warnings = Vec::new();
-    for (i, p) in parents.iter().enumerate() {
-        let Some(p) = p else { continue };
-        match by_id.get(p) {
+    for (i, &p) in parents.iter().enumerate() {
+        if p == NO_ID {
+            continue;
+        }
+        match parent_ids.resolve(p, &by_id) {
             Some(parent) => frames[i].parent = Some(parent),
             None => warnings.push(format!(
-                "frame {} names parent {p}, which is not in stackFrames",
-                ids.get(i)
+                "frame {} names parent {}, which is not in stackFrames",
+                ids.get(i),
+                parent_ids.text(p)
             )),
         }
     }
@@ -367,8 +412,9 @@ fn read_samples<'a>(
     r: &mut Reader<'a>,
     depth: u32,
     out: &mut Vec<RawSample>,
-    text_sfs: &mut Vec<&'a str>,
+    sf_ids: &mut IdRefs,
     warnings: &mut Vec<String>,
+    behind: &mut Behind,
 ) -> Option<()> {
     if r.peek()? != b'[' {
         warnings.push("`samples` is not an array; left out".into());
@@ -393,22 +439,12 @@ fn read_samples<'a>(
             }
             Some(())
         })?;
-        let sf = match sf.map(unquoted) {
-            None => NO_SF,
-            Some(id) => match plain_number(id) {
-                Some(n) if n < u64::from(TEXT_SF) => n as u32,
-                _ if text_sfs.len() < (TEXT_SF - 1) as usize => {
-                    text_sfs.push(id);
-                    TEXT_SF | (text_sfs.len() - 1) as u32
-                }
-                _ => NO_SF,
-            },
-        };
         out.push(RawSample {
-            sf,
+            sf: sf_ids.of(sf.map(unquoted)),
             ts: number(ts).unwrap_or(f64::NAN),
             weight: whole(weight).unwrap_or(1).max(1),
         });
+        behind.at(r.i);
         Some(())
     })?;
     if odd > 0 {
@@ -453,12 +489,17 @@ impl<'a> HermesDoc<'a> {
     /// Reads a Hermes profile: the document kept for writing back, and its model (frames in `stackFrames` order,
     /// time per frame from the samples).
     pub fn parse(bytes: &'a [u8]) -> Result<(Self, Profile), ProfileError> {
+        Self::parse_telling(bytes, &|_| {})
+    }
+
+    /// [`parse`](Self::parse), telling `passed` of the bytes read as the readers go.
+    pub fn parse_telling(bytes: &'a [u8], passed: Passed) -> Result<(Self, Profile), ProfileError> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| ProfileError::new(format!("not UTF-8 at byte {}", e.valid_up_to())))?;
         let guess = guess_frames(text);
         let mut warnings = Vec::new();
         let mut samples = Vec::new();
-        let mut text_sfs = Vec::new();
+        let mut sf_ids = IdRefs::default();
         let mut r = Reader::new(text);
         if text.starts_with('\u{feff}') {
             r.i = '\u{feff}'.len_utf8();
@@ -471,9 +512,11 @@ impl<'a> HermesDoc<'a> {
         let (read, frames) = std::thread::scope(|scope| {
             // The frames on a second thread while this one reads the rest (module docs): a long recording's
             // 188K samples beside 160K frames, each about half the file.
-            let mut ahead = guess.map(|at| (at, scope.spawn(move || read_frames(text, at))));
+            let mut ahead =
+                guess.map(|at| (at, scope.spawn(move || read_frames(text, at, passed))));
             let mut frames: Option<FramesRead> = None;
             let mut why = None;
+            let mut behind = Behind::new(passed, 0);
             let read = r.members_any(1, |r, key, escapes, depth| match &*key_text(key, escapes) {
                 b"stackFrames" => {
                     if frames.is_some() {
@@ -487,11 +530,14 @@ impl<'a> HermesDoc<'a> {
                             .unwrap_or_else(|e| std::panic::resume_unwind(e)),
                         other => {
                             ahead = other;
-                            read_frames(text, here)
+                            read_frames(text, here, passed)
                         }
                     };
                     match read {
                         Ok(f) => {
+                            // The frames' thread has told of its bytes.
+                            behind.end(here);
+                            behind = Behind::new(passed, f.end);
                             r.i = f.end;
                             frames = Some(f);
                             Some(())
@@ -503,10 +549,18 @@ impl<'a> HermesDoc<'a> {
                         }
                     }
                 }
-                b"samples" => read_samples(r, depth, &mut samples, &mut text_sfs, &mut warnings),
+                b"samples" => read_samples(
+                    r,
+                    depth,
+                    &mut samples,
+                    &mut sf_ids,
+                    &mut warnings,
+                    &mut behind,
+                ),
                 _ => r.skip_value(depth),
             });
             let at = r.i;
+            behind.end(at);
             r.ws();
             let read = match read {
                 Some(()) if r.i == text.len() => Ok(()),
@@ -540,12 +594,7 @@ impl<'a> HermesDoc<'a> {
         let mut weights = Vec::with_capacity(samples.len());
         let mut unknown = 0u64;
         for s in &samples {
-            let leaf = match s.sf {
-                NO_SF => None,
-                sf if sf & TEXT_SF != 0 => by_id.get(text_sfs[(sf & !TEXT_SF) as usize]),
-                sf => by_id.get_number(u64::from(sf)),
-            };
-            match leaf {
+            match sf_ids.resolve(s.sf, &by_id) {
                 Some(leaf) if !s.ts.is_nan() => {
                     timeline.push((leaf, s.ts));
                     weights.push(s.weight);
@@ -591,6 +640,17 @@ impl<'a> HermesDoc<'a> {
     /// (line 1-based, column 0-based), so its readers keep working; every other byte as it was. `rewrites` is by
     /// frame, in the model's frame order.
     pub fn write(&self, rewrites: &Rewrites, out: &mut impl Write) -> io::Result<()> {
+        self.write_telling(rewrites, out, &|_| {})
+    }
+
+    /// [`write`](Self::write), telling `passed` of the input's bytes as they are written.
+    pub fn write_telling(
+        &self,
+        rewrites: &Rewrites,
+        out: &mut impl Write,
+        passed: Passed,
+    ) -> io::Result<()> {
+        let mut behind = Behind::new(passed, 0);
         let b = self.text.as_bytes();
         let mut at = 0;
         // A rewrite's JSON name once per rewrite, not per frame (frames repeat places).
@@ -618,7 +678,7 @@ impl<'a> HermesDoc<'a> {
                 own_name = name_json(r, function_part(&own));
                 &own_name
             };
-            out.write_all(&b[at..start])?;
+            behind.copy(out, b, at..start)?;
             if insert {
                 // A frame without a name gets one, first in its object.
                 let rest = self.text[start..].trim_start();
@@ -632,7 +692,9 @@ impl<'a> HermesDoc<'a> {
             }
             at = end;
         }
-        out.write_all(&b[at..])
+        behind.copy(out, b, at..b.len())?;
+        behind.end(b.len());
+        Ok(())
     }
 }
 
@@ -838,6 +900,60 @@ mod tests {
         assert_eq!(v["stackFrames"]["5"]["column"], "75");
         assert_eq!(v["stackFrames"]["4"], b["stackFrames"]["4"]);
         assert_eq!(v["samples"], b["samples"]);
+    }
+
+    /// The byte ranges told of cover the input, in steps, and telling changes no answer.
+    #[test]
+    fn readers_and_writer_tell_of_every_byte_passed() {
+        let mut text = String::from(r#"{"traceEvents":[],"samples":["#);
+        let n = 60_000;
+        for i in 0..n {
+            let sep = if i > 0 { "," } else { "" };
+            text.push_str(&format!(
+                r#"{sep}{{"cpu":"-1","name":"","ts":"{}","pid":1,"tid":"1","weight":"1","sf":{}}}"#,
+                100 + i,
+                2 + i % 7
+            ));
+        }
+        text.push_str(r#"],"stackFrames":{"1":{"name":"[root]","category":"root"}"#);
+        for i in 2..n {
+            text.push_str(&format!(r#","{i}":{{"funcVirtAddr":"{}","offset":"3","name":"f{}","category":"JavaScript","parent":{}}}"#, i * 10, i % 50, i - 1));
+        }
+        text.push_str("}}");
+        assert!(text.len() > 2 * Behind::STEP, "{}", text.len());
+        let told = std::sync::Mutex::new(Vec::new());
+        let passed = |r: std::ops::Range<usize>| told.lock().unwrap().push(r);
+        let (doc, p) = HermesDoc::parse_telling(text.as_bytes(), &passed).unwrap();
+        let (_, plain) = HermesDoc::parse(text.as_bytes()).unwrap();
+        assert_eq!((p.frames, p.timeline), (plain.frames, plain.timeline));
+        let covered = |ranges: &mut Vec<std::ops::Range<usize>>| {
+            ranges.sort_by_key(|r| r.start);
+            let mut end = 0;
+            for r in ranges.iter() {
+                assert!(r.start <= end, "a gap before {r:?}");
+                end = end.max(r.end);
+            }
+            end
+        };
+        let mut parsing = std::mem::take(&mut *told.lock().unwrap());
+        assert!(parsing.len() > 2);
+        assert_eq!(covered(&mut parsing), text.len());
+        let rewrites = Rewrites::per_frame(vec![
+            Some(Rewrite {
+                function: Some("g".into()),
+                source: "a.js".into(),
+                line: 0,
+                column: 0,
+            });
+            n as usize - 1
+        ]);
+        let (mut out, mut plain_out) = (Vec::new(), Vec::new());
+        doc.write_telling(&rewrites, &mut out, &passed).unwrap();
+        doc.write(&rewrites, &mut plain_out).unwrap();
+        assert_eq!(out, plain_out);
+        let mut writing = std::mem::take(&mut *told.lock().unwrap());
+        assert!(writing.len() > 2);
+        assert_eq!(covered(&mut writing), text.len());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use sourcemap_core::profile::hermes::HermesDoc;
 use sourcemap_core::profile::sites::{Site, Sites};
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy, Row};
 use sourcemap_core::profile::{
-    detect, not_a_profile, Profile, ProfileError, ProfileFormat, Rewrite, Rewrites,
+    detect, not_a_profile, Passed, Profile, ProfileError, ProfileFormat, Rewrite, Rewrites,
 };
 use sourcemap_core::trace::stack::StackLine;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
@@ -76,8 +76,8 @@ enum Doc<'a> {
 
 impl<'a> Doc<'a> {
     /// The document kept for writing back, and its model.
-    fn parse(bytes: &'a [u8]) -> Result<(Doc<'a>, Profile), ProfileError> {
-        let hermes = || HermesDoc::parse(bytes).map(|(d, p)| (Doc::Hermes(d), p));
+    fn parse(bytes: &'a [u8], passed: Passed) -> Result<(Doc<'a>, Profile), ProfileError> {
+        let hermes = || HermesDoc::parse_telling(bytes, passed).map(|(d, p)| (Doc::Hermes(d), p));
         match detect(bytes) {
             Some(ProfileFormat::Hermes) => hermes(),
             Some(ProfileFormat::CpuProfile) => CpuProfileDoc::parse(bytes).map(|d| {
@@ -95,9 +95,14 @@ impl<'a> Doc<'a> {
         }
     }
 
-    fn write(&self, rewrites: &Rewrites, out: &mut impl Write) -> std::io::Result<()> {
+    fn write(
+        &self,
+        rewrites: &Rewrites,
+        out: &mut impl Write,
+        passed: Passed,
+    ) -> std::io::Result<()> {
         match self {
-            Doc::Hermes(d) => d.write(rewrites, out),
+            Doc::Hermes(d) => d.write_telling(rewrites, out, passed),
             Doc::Cpu(d) => d.write(rewrites, out),
             Doc::Trace(d) => d.write(rewrites, out),
         }
@@ -128,13 +133,29 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", args.profile.display())))?;
     // SAFETY: a regular file, read while this command runs; a file truncated by another process meanwhile would
     // fault, as for any tool that maps its input. An empty file cannot be mapped on every platform: read instead.
-    let mapped;
-    let bytes: &[u8] = if meta.len() == 0 {
-        &[]
-    } else {
-        mapped = unsafe { memmap2::Mmap::map(&file) }
-            .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", args.profile.display())))?;
-        &mapped
+    let mapped =
+        if meta.len() == 0 {
+            None
+        } else {
+            Some(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| {
+                CliError::Usage(format!("cannot read {}: {e}", args.profile.display()))
+            })?)
+        };
+    let bytes: &[u8] = mapped.as_deref().unwrap_or_default();
+    // The Hermes reader and writer tell of the bytes they have passed: those pages leave the process (on a long
+    // recording, peak memory 1.97 → 1.1 × the file; docs/PERFORMANCE.md).
+    let passed = |range: std::ops::Range<usize>| {
+        if let Some(m) = &mapped {
+            // SAFETY: a read-only mapping of a file: dropped pages hold nothing that is not in the file, and are
+            // read again from the page cache when touched.
+            let _ = unsafe {
+                m.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    range.start,
+                    range.len(),
+                )
+            };
+        }
     };
     if is_heap_snapshot(bytes) {
         return run_heap_snapshot(&args, bytes);
@@ -142,7 +163,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     if coverage::is_coverage(bytes) || coverage::is_attribution(bytes) {
         return run_metro_input(&args, bytes);
     }
-    let (doc, profile) = Doc::parse(bytes)
+    let (doc, profile) = Doc::parse(bytes, &passed)
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.profile.display())))?;
     for w in &profile.warnings {
         eprintln!("sourcemap-ls: warning: {}: {w}", args.profile.display());
@@ -160,32 +181,44 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     });
     let own_original = |i: usize| sites.own(&originals, i);
 
-    if let Some(out) = &args.out {
-        // One rewrite per pair of places; frames share them.
-        let table: Vec<Option<Rewrite>> = sites
-            .pairs
-            .iter()
-            .map(|&(own, _)| rewrite_of(originals[own]?))
-            .collect();
-        let rewrites = Rewrites::new(&sites.by_frame, table);
-        let file = std::fs::File::create(out)
-            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        let written = match args.to {
-            Some(To::Cpuprofile) => cpuprofile::write_from(&profile, &rewrites, &mut w),
-            None => doc.write(&rewrites, &mut w),
-        };
-        written
-            .and_then(|_| w.flush())
-            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
-    }
-
     let by = match args.by {
         By::Function => GroupBy::Function,
         By::File => GroupBy::File,
         By::Package => GroupBy::Package,
     };
-    let rows = summarize(&profile, &sites.by_frame, &origins, by);
+    // The profile is written on a second thread while the rows are summed (a long recording: 25 ms of writing
+    // beside 7 ms of summing).
+    let rows = std::thread::scope(|scope| {
+        let writing = args.out.as_ref().map(|out| {
+            let (doc, profile, sites, originals, passed) =
+                (&doc, &profile, &sites, &originals, &passed);
+            scope.spawn(move || {
+                // One rewrite per pair of places; frames share them.
+                let table: Vec<Option<Rewrite>> = sites
+                    .pairs
+                    .iter()
+                    .map(|&(own, _)| rewrite_of(originals[own]?))
+                    .collect();
+                let rewrites = Rewrites::new(&sites.by_frame, table);
+                let file = std::fs::File::create(out)
+                    .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
+                let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+                let written = match args.to {
+                    Some(To::Cpuprofile) => cpuprofile::write_from(profile, &rewrites, &mut w),
+                    None => doc.write(&rewrites, &mut w, &passed),
+                };
+                written
+                    .and_then(|_| w.flush())
+                    .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))
+            })
+        });
+        let rows = summarize(&profile, &sites.by_frame, &origins, by);
+        match writing.map(|w| w.join()) {
+            Some(Ok(Err(e))) => Err(e),
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            _ => Ok(rows),
+        }
+    })?;
     let (positioned, mapped) = sites.counts(&origins);
     if positioned > 0 && mapped == 0 {
         eprintln!(
