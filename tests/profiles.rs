@@ -240,6 +240,34 @@ fn real_profiles_map_to_the_maps_answer_and_the_original_functions() {
     );
 }
 
+/// A script URL leads to its bundle by its path under `--root`, even where the same file name is nearer (the
+/// original `src/inventory.js`, no map) or belongs to other builds (`dist/metro/inventory.js`, `dist/hermes/…`):
+/// the answers equal those with `--root` at the bundle's own folder.
+#[test]
+fn a_script_url_leads_to_its_bundle_by_its_path_under_the_root() {
+    let root = fixtures();
+    let trace = root.join("recordings/chrome/esbuild.inventory.trace.json");
+    let frames = |r: &Path| {
+        json_of(profile(&[
+            trace.to_str().unwrap(),
+            "--json",
+            "--root",
+            r.to_str().unwrap(),
+        ]))["frames"]
+            .clone()
+    };
+    let near = frames(&root.join("dist/esbuild"));
+    let whole = frames(&root);
+    let mapped = near
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["source"].is_string())
+        .count();
+    assert!(mapped > 400, "{mapped}");
+    assert_eq!(whole, near);
+}
+
 #[test]
 fn out_writes_the_profile_in_its_format_with_original_names_and_never_over_the_input() {
     let root = fixtures();

@@ -745,6 +745,26 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok, detail: { before: before && { needsMap: before.needsMap, mapped: before.mapped }, after: after && { needsMap: after.needsMap, mapped: after.mapped }, names: names.slice(0, 12) } };
   });
 
+  await check("Show Profile on a real Chrome DevTools trace: its script URL leads to the bundle in the workspace, rows in original functions", async () => {
+    // Recorded by Chromium (fixtures/profiles): `Profile` and `ProfileChunk` events, frames at
+    // http://profiles.test/dist/esbuild/inventory.js, which is chrome/dist/esbuild/inventory.js here.
+    const trace = file("chrome", "esbuild.inventory.trace.json");
+    const shown = await ext.profile.show(trace);
+    const rows = (shown?.functions ?? []).filter((r) => !r.unmapped);
+    const names = rows.map((r) => r.function);
+    const clone = rows.find((r) => r.function === "baseClone");
+    ext.profile.panel?.dispose();
+    const ok =
+      shown?.format === "Chrome trace" &&
+      shown.needsMap === false &&
+      (shown.mapped ?? 0) > 400 &&
+      names.includes("baseAssignValue") &&
+      clone !== undefined &&
+      clone.source?.endsWith("lodash/_baseClone.js") === true &&
+      clone.location !== null;
+    return { ok, detail: { format: shown?.format, positioned: shown?.positioned, mapped: shown?.mapped, names: names.slice(0, 12), baseClone: clone } };
+  });
+
   await check("settings reach the server without a reload (pathOverrides)", async () => {
     const config = vscode.workspace.getConfiguration("sourcemap");
     const vendored = file("vendor", "react", "cjs", "react.production.js");

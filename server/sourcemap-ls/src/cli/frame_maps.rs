@@ -262,7 +262,22 @@ impl Catalog {
                 return Some(p);
             }
         }
-        find_files_named(&self.root, file_name_of(file), 6, 1).pop()
+        // A URL's path mirrored under the root, longest first (`http://host/dist/app.js`: ROOT/dist/app.js, then
+        // ROOT/app.js), before any search by name: the path tells same-named files apart.
+        if let Some(path) = url_path(file) {
+            let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+            for k in 0..parts.len().saturating_sub(1) {
+                let p = self.root.join(parts[k..].join("/"));
+                if p.is_file() && leads_to_a_map(&p) {
+                    return Some(p);
+                }
+            }
+        }
+        // By name, nearest first; a file so named that leads to no map (an original source called as the bundle,
+        // `src/app.js` beside `dist/app.js`) is not the bundle.
+        find_files_named(&self.root, file_name_of(file), 6, MAX_SAME_NAMED)
+            .into_iter()
+            .find(|p| leads_to_a_map(p))
     }
 
     /// Which map (by position in `maps`) a frame uses, and why (for `--explain`).
@@ -379,6 +394,33 @@ impl Catalog {
         ))
     }
 }
+
+/// How many same-named files the search by name looks at.
+const MAX_SAME_NAMED: usize = 16;
+
+/// The path of an `http:`/`https:` URL (`http://host/dist/app.js?x` → `/dist/app.js`).
+fn url_path(file: &str) -> Option<String> {
+    let url = url::Url::parse(file).ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.path().to_string())
+}
+
+/// Whether a file leads to a map: a `sourceMappingURL` comment in its last lines naming one that exists (or inline),
+/// or a sidecar `.map`.
+fn leads_to_a_map(bundle: &Path) -> bool {
+    let Ok((file, meta)) = sourcemap_core::files::open_regular(bundle) else {
+        return false;
+    };
+    let from = meta.len().saturating_sub(TAIL_BYTES);
+    let Ok(tail) = sourcemap_core::files::read_range(&file, from, (meta.len() - from) as usize)
+    else {
+        return false;
+    };
+    sourcemap_core::locate::find_bundle_map(bundle, &tail, crate::lsp::DEFAULT_MAX_MAP_BYTES)
+        .is_ok()
+}
+
+/// How much of a bundle's end is read for its `sourceMappingURL` comment.
+const TAIL_BYTES: u64 = 64 << 10;
 
 /// A path as `--explain` shows it: relative to the current directory when it is below it.
 pub(super) fn shown(p: &Path) -> String {
