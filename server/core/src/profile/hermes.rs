@@ -517,6 +517,7 @@ impl<'a> HermesDoc<'a> {
             let mut frames: Option<FramesRead> = None;
             let mut why = None;
             let mut behind = Behind::new(passed, 0);
+            let mut seen_samples = false;
             let read = r.members_any(1, |r, key, escapes, depth| match &*key_text(key, escapes) {
                 b"stackFrames" => {
                     if frames.is_some() {
@@ -549,14 +550,20 @@ impl<'a> HermesDoc<'a> {
                         }
                     }
                 }
-                b"samples" => read_samples(
-                    r,
-                    depth,
-                    &mut samples,
-                    &mut sf_ids,
-                    &mut warnings,
-                    &mut behind,
-                ),
+                b"samples" => {
+                    if std::mem::replace(&mut seen_samples, true) {
+                        why = Some("`samples` twice".into());
+                        return None;
+                    }
+                    read_samples(
+                        r,
+                        depth,
+                        &mut samples,
+                        &mut sf_ids,
+                        &mut warnings,
+                        &mut behind,
+                    )
+                }
                 _ => r.skip_value(depth),
             });
             let at = r.i;
@@ -965,5 +972,14 @@ mod tests {
         let p = read(br#"{"samples":[{"ts":"1","sf":9},{"ts":"2","sf":1}],"stackFrames":{"1":{"name":"a","category":"JavaScript","parent":2},"2":{"name":"b","category":"JavaScript","parent":1}}}"#).unwrap();
         assert_eq!(p.samples, 1);
         assert_eq!(p.warnings.len(), 2, "{:?}", p.warnings);
+        // A member the model reads, twice, is refused with where (serde's derived structs refuse it too).
+        for twice in [
+            r#"{"samples":[],"samples":[],"stackFrames":{}}"#,
+            r#"{"stackFrames":{},"stackFrames":{}}"#,
+            r#"{"stackFrames":{"1":{"name":"a","name":"b"}}}"#,
+        ] {
+            let e = read(twice.as_bytes()).unwrap_err().message;
+            assert!(e.contains("twice") && e.contains("line 1, column"), "{e}");
+        }
     }
 }
