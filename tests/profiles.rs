@@ -64,6 +64,8 @@ struct Score {
     recording: String,
     positions: (usize, usize),
     names: (usize, usize),
+    /// Rows (by function) whose line is where the truth has that function start.
+    heads: (usize, usize),
     misses: Vec<String>,
 }
 
@@ -101,8 +103,44 @@ fn score(truth_file: &Path) -> Score {
             .to_string(),
         positions: (0, 0),
         names: (0, 0),
+        heads: (0, 0),
         misses: Vec::new(),
     };
+    // Where each original function starts (1-based), by name and file, as the truth found it.
+    let mut heads: std::collections::HashMap<(String, String), Vec<u64>> = Default::default();
+    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    for e in truth["entries"].as_array().unwrap() {
+        let f = &e["function"];
+        if let (Some(name), Some(source), Some(line)) =
+            (f["name"].as_str(), f["source"].as_str(), f["line"].as_u64())
+        {
+            heads
+                .entry((name.to_string(), base(source)))
+                .or_default()
+                .push(line);
+        }
+    }
+    // A row stands at its function's head when the truth knows a function of that name in that file there.
+    for r in out["functions"].as_array().unwrap() {
+        let (Some(name), Some(source), false) = (
+            r["function"].as_str(),
+            r["source"].as_str(),
+            r["unmapped"].as_bool().unwrap_or(true),
+        ) else {
+            continue;
+        };
+        if let Some(lines) = heads.get(&(name.to_string(), base(source))) {
+            s.heads.1 += 1;
+            if r["line"].as_u64().is_some_and(|l| lines.contains(&l)) {
+                s.heads.0 += 1;
+            } else {
+                s.misses.push(format!(
+                    "row {name} at {source}:{}, not at a head {lines:?}",
+                    r["line"]
+                ));
+            }
+        }
+    }
     for e in truth["entries"].as_array().unwrap() {
         if e["kind"] != "js" {
             continue;
@@ -185,10 +223,10 @@ fn real_profiles_map_to_the_maps_answer_and_the_original_functions() {
         &std::fs::read(root.join("recordings/metro-symbolicate-accuracy.json")).unwrap(),
     )
     .unwrap();
-    println!("| recording | positions = map | functions = original | metro-symbolicate 0.84.6: positions, functions |");
-    println!("|---|---|---|---|");
+    println!("| recording | positions = map | functions = original | rows at their function's head | metro-symbolicate 0.84.6: positions, functions |");
+    println!("|---|---|---|---|---|");
     let mut failures = Vec::new();
-    let (mut all_pos, mut all_names) = ((0, 0), (0, 0));
+    let (mut all_pos, mut all_names, mut all_heads) = ((0, 0), (0, 0), (0, 0));
     for t in &truths {
         let s = score(t);
         let theirs = metro
@@ -203,20 +241,30 @@ fn real_profiles_map_to_the_maps_answer_and_the_original_functions() {
                 _ => "refuses the file (no `stackFrames`)".to_string(),
             });
         println!(
-            "| {} | {}/{} ({:.1} %) | {}/{} ({:.1} %) | {theirs} |",
+            "| {} | {}/{} ({:.1} %) | {}/{} ({:.1} %) | {}/{} ({:.1} %) | {theirs} |",
             s.recording,
             s.positions.0,
             s.positions.1,
             pct(s.positions),
             s.names.0,
             s.names.1,
-            pct(s.names)
+            pct(s.names),
+            s.heads.0,
+            s.heads.1,
+            pct(s.heads)
         );
-        for (sum, part) in [(&mut all_pos, s.positions), (&mut all_names, s.names)] {
+        for (sum, part) in [
+            (&mut all_pos, s.positions),
+            (&mut all_names, s.names),
+            (&mut all_heads, s.heads),
+        ] {
             sum.0 += part.0;
             sum.1 += part.1;
         }
-        if pct(s.positions) < 99.0 || pct(s.names) < 95.0 {
+        // Rows of Metro bytecode profiles named by Metro's function maps stand at the function's first located
+        // instruction (its first statement, a line below the head, for 12 of 83 and 3 of 47): function maps give a
+        // name for a range, not where the function starts; other rows take the head from the original code.
+        if pct(s.positions) < 99.0 || pct(s.names) < 95.0 || pct(s.heads) < 85.0 {
             failures.push(format!(
                 "{}: {:?}",
                 s.recording,
@@ -225,19 +273,23 @@ fn real_profiles_map_to_the_maps_answer_and_the_original_functions() {
         }
     }
     println!(
-        "| all | {}/{} ({:.1} %) | {}/{} ({:.1} %) | |",
+        "| all | {}/{} ({:.1} %) | {}/{} ({:.1} %) | {}/{} ({:.1} %) | |",
         all_pos.0,
         all_pos.1,
         pct(all_pos),
         all_names.0,
         all_names.1,
-        pct(all_names)
+        pct(all_names),
+        all_heads.0,
+        all_heads.1,
+        pct(all_heads)
     );
     assert!(
         failures.is_empty(),
-        "below 99 % positions or 95 % functions:\n{}",
+        "below 99 % positions, 95 % functions or 85 % rows at heads:\n{}",
         failures.join("\n")
     );
+    assert!(pct(all_heads) >= 98.0, "rows at heads: {all_heads:?}");
 }
 
 /// A script URL leads to its bundle by its path under `--root`, even where the same file name is nearer (the

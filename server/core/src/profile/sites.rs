@@ -136,10 +136,15 @@ impl Sites {
             .zip(first)
             .map(|(&(own, start), frame)| {
                 let o = originals.get(own).copied().flatten()?;
-                let line = start
-                    .and_then(|st| originals.get(st).copied().flatten())
-                    .filter(|st| st.source_id == o.source_id)
-                    .map_or(o.line, |st| st.line);
+                // The function's head: where the original code puts the function it was named from; else where
+                // the profile says the function starts, mapped (Hermes bytecode: its first statement), when that is
+                // in the same source; else the frame's own line.
+                let line = o.function_line.unwrap_or_else(|| {
+                    start
+                        .and_then(|st| originals.get(st).copied().flatten())
+                        .filter(|st| st.source_id == o.source_id)
+                        .map_or(o.line, |st| st.line)
+                });
                 // Hermes names a script's top-level code `global` (it is no function of the program).
                 let top_level = o.function.is_none()
                     && profile.format == ProfileFormat::Hermes

@@ -47,6 +47,10 @@ pub struct OriginalFrame {
     /// top-level code.
     pub function: Option<String>,
     pub function_source: Option<FunctionNameSource>,
+    /// 0-based line where that function starts in the original source, when the original code's scopes named it
+    /// (`OriginalScopes`): its head, where a frame inside it, or a Hermes bytecode address of its first statement,
+    /// is not.
+    pub function_line: Option<u32>,
 }
 
 /// A frame and what became of it.
@@ -104,7 +108,8 @@ pub fn symbolicate_frame_with(
     let Some(o) = hit.original else {
         return unresolved("no mapping at this position");
     };
-    let (function, function_source) = frame_function(index, map, hit.section, p, &o, frame, code);
+    let (function, function_source, function_line) =
+        frame_function(index, map, hit.section, p, &o, frame, code);
     SymbolicatedFrame {
         frame: frame.clone(),
         map: None,
@@ -117,6 +122,7 @@ pub fn symbolicate_frame_with(
             name: o.name.map(str::to_string),
             function,
             function_source,
+            function_line,
         }),
         unresolved: None,
     }
@@ -154,27 +160,35 @@ fn frame_function(
     o: &OriginalPosition<'_>,
     frame: &StackFrame,
     code: &dyn CodeScopes,
-) -> (Option<String>, Option<FunctionNameSource>) {
+) -> (Option<String>, Option<FunctionNameSource>, Option<u32>) {
     let own = frame.function.as_deref();
     match enclosing_function(index, map, section, p, o, code) {
         Some(Enclosing {
             function: Some(name),
             source,
+            function_line,
             ..
-        }) => (Some(name), Some(source)),
+        }) => (Some(name), Some(source), function_line),
         Some(Enclosing {
             function: None,
             source,
             top_level,
+            function_line,
         }) => match own {
-            Some(name) if !top_level && name.contains('.') => {
-                (Some(name.to_string()), Some(FunctionNameSource::Frame))
-            }
-            _ => (None, Some(source)),
+            Some(name) if !top_level && name.contains('.') => (
+                Some(name.to_string()),
+                Some(FunctionNameSource::Frame),
+                None,
+            ),
+            _ => (None, Some(source), function_line),
         },
         None => match own {
-            Some(name) => (Some(name.to_string()), Some(FunctionNameSource::Frame)),
-            None => (None, None),
+            Some(name) => (
+                Some(name.to_string()),
+                Some(FunctionNameSource::Frame),
+                None,
+            ),
+            None => (None, None, None),
         },
     }
 }
@@ -187,6 +201,8 @@ pub struct Enclosing {
     pub source: FunctionNameSource,
     /// In no function at all.
     pub top_level: bool,
+    /// 0-based line of the function's start in the original source, when its original code told.
+    pub function_line: Option<u32>,
 }
 
 /// Whether naming the function at generated position `p` of `index`, mapping into `source`, would read code (the
@@ -212,6 +228,7 @@ pub fn enclosing_function(
         function: Some(name),
         source,
         top_level: false,
+        function_line: None,
     };
     if let Ok(Some(name)) = index.facebook_function_name(section, o.source, o.line, o.column) {
         return Some(named(name.to_string(), FunctionNameSource::FunctionMap));
@@ -227,7 +244,18 @@ pub fn enclosing_function(
     let generated = code.generated(map);
     let original = code.original(map, o.source);
     let answer = function_by_scopes(index, p, o, generated.as_deref(), original.as_deref())?;
+    // An answer from the original code is its innermost function around the position (`function_by_scopes`).
+    let function_line = match (&answer.origin, answer.top_level, original.as_deref()) {
+        (ScopeOrigin::Original, false, Some(scopes)) => scopes
+            .innermost(crate::trace::js_scopes::TextPosition {
+                line: o.line,
+                column: o.column,
+            })
+            .map(|f| f.start.line),
+        _ => None,
+    };
     Some(Enclosing {
+        function_line,
         function: answer.function,
         source: match answer.origin {
             ScopeOrigin::Generated => FunctionNameSource::GeneratedScopes,
