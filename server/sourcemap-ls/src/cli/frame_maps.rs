@@ -16,7 +16,7 @@ use sourcemap_core::locate::{
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{file_name_of, is_foreign_file, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{names_from_code, symbolicate, SymbolicatedLine};
-use sourcemap_core::walk::find_files_named;
+use sourcemap_core::walk::FilesByName;
 use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
 use super::validate::mismatch_problem;
@@ -229,6 +229,8 @@ pub(super) struct Catalog {
     pub(super) by_name: HashMap<String, Option<(usize, String)>>,
     pub(super) root: PathBuf,
     pub(super) dev_server: bool,
+    /// The files under `root` by name, walked once when a frame first needs one.
+    files: OnceLock<FilesByName>,
 }
 
 impl Catalog {
@@ -240,6 +242,7 @@ impl Catalog {
             by_name: HashMap::new(),
             root,
             dev_server,
+            files: OnceLock::new(),
         }
     }
 
@@ -275,9 +278,15 @@ impl Catalog {
         }
         // By name, nearest first; a file so named that leads to no map (an original source called as the bundle,
         // `src/app.js` beside `dist/app.js`) is not the bundle.
-        find_files_named(&self.root, file_name_of(file), 6, MAX_SAME_NAMED)
-            .into_iter()
+        let files = self
+            .files
+            .get_or_init(|| FilesByName::new(&self.root, 6, MAX_INDEXED_FILES));
+        files
+            .named(file_name_of(file))
+            .iter()
+            .take(MAX_SAME_NAMED)
             .find(|p| leads_to_a_map(p))
+            .cloned()
     }
 
     /// Which map (by position in `maps`) a frame uses, and why (for `--explain`).
@@ -397,6 +406,9 @@ impl Catalog {
 
 /// How many same-named files the search by name looks at.
 const MAX_SAME_NAMED: usize = 16;
+
+/// How many files under `--root` are indexed by name, nearest first (a root that holds more is searched in part).
+const MAX_INDEXED_FILES: usize = 500_000;
 
 /// The path of an `http:`/`https:` URL (`http://host/dist/app.js?x` → `/dist/app.js`).
 fn url_path(file: &str) -> Option<String> {
