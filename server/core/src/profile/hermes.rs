@@ -13,8 +13,8 @@
 //! member itself and the guess is dropped. What a frame needs for the model is kept (36 bytes, `Frame`, its code
 //! shared) and, for writing back, where its name starts (8 bytes), nothing else: the first version kept every
 //! field of every frame as borrowed JSON, 46 MB of heap for a 33 MB recording. Both threads, and the writer, tell
-//! of the bytes they have passed (`Passed`); nothing is read from the input after its reader has passed it but the
-//! names, when written back.
+//! of the bytes they have passed (`Passed`); once passed, the input is read again only for the names written back
+//! (and, while frames are read, the first frame of each code, to compare with).
 
 use std::borrow::Cow;
 use std::io::{self, Write};
