@@ -144,19 +144,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     let bytes: &[u8] = mapped.as_deref().unwrap_or_default();
     // The Hermes reader and writer tell of the bytes they have passed: those pages leave the process (on a long
     // recording, peak memory 1.97 → 1.1 × the file; docs/PERFORMANCE.md).
-    let passed = |range: std::ops::Range<usize>| {
-        if let Some(m) = &mapped {
-            // SAFETY: a read-only mapping of a file: dropped pages hold nothing that is not in the file, and are
-            // read again from the page cache when touched.
-            let _ = unsafe {
-                m.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    range.start,
-                    range.len(),
-                )
-            };
-        }
-    };
+    let passed = |range: std::ops::Range<usize>| drop_pages(mapped.as_ref(), range);
     if is_heap_snapshot(bytes) {
         return run_heap_snapshot(&args, bytes);
     }
@@ -262,6 +250,21 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     // the long recording's run, 199 → 169 ms, `perf stat -r 5`); the kernel takes the memory back.
     std::mem::forget((doc, profile, sites, resolved, origins, rows));
     Ok(())
+}
+
+/// Drops the pages of `range` of a file's mapping from the process (unix: `madvise(MADV_DONTNEED)`; elsewhere they
+/// stay).
+fn drop_pages(mapped: Option<&memmap2::Mmap>, range: std::ops::Range<usize>) {
+    #[cfg(unix)]
+    if let Some(m) = mapped {
+        // SAFETY: a read-only mapping of a file: dropped pages hold nothing that is not in the file, and are read
+        // again from the page cache when touched.
+        let _ = unsafe {
+            m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, range.len())
+        };
+    }
+    #[cfg(not(unix))]
+    let _ = (mapped, range);
 }
 
 /// A heap snapshot or timeline: its `trace_function_infos` resolved as frames (their script names lead to maps as a
