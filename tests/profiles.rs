@@ -261,10 +261,10 @@ fn real_profiles_map_to_the_maps_answer_and_the_original_functions() {
             sum.0 += part.0;
             sum.1 += part.1;
         }
-        // Rows of Metro bytecode profiles named by Metro's function maps stand at the function's first located
-        // instruction (its first statement, a line below the head, for 12 of 83 and 3 of 47): function maps give a
-        // name for a range, not where the function starts; other rows take the head from the original code.
-        if pct(s.positions) < 99.0 || pct(s.names) < 95.0 || pct(s.heads) < 85.0 {
+        // A row's line is its function's head: from the original code's scopes, also where Metro's function maps
+        // named it (a Hermes bytecode address of a function maps to its first located instruction, often a line
+        // below). The one row off (rollup's markdown) is another function named `text` than the truth's.
+        if pct(s.positions) < 99.0 || pct(s.names) < 95.0 || pct(s.heads) < 97.0 {
             failures.push(format!(
                 "{}: {:?}",
                 s.recording,
@@ -286,10 +286,10 @@ fn real_profiles_map_to_the_maps_answer_and_the_original_functions() {
     );
     assert!(
         failures.is_empty(),
-        "below 99 % positions, 95 % functions or 85 % rows at heads:\n{}",
+        "below 99 % positions, 95 % functions or 97 % rows at heads:\n{}",
         failures.join("\n")
     );
-    assert!(pct(all_heads) >= 98.0, "rows at heads: {all_heads:?}");
+    assert!(pct(all_heads) >= 99.5, "rows at heads: {all_heads:?}");
 }
 
 /// A script URL leads to its bundle by its path under `--root`, even where the same file name is nearer (the

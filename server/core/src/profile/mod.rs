@@ -9,7 +9,7 @@
 //! | format | line | column | what the position is |
 //! |---|---|---|---|
 //! | Hermes, source frames (`line`, `column`, `funcLine`, `funcColumn`, strings) | 1-based | 1-based | a frame with a callee: the call's `(`; a leaf: its function's start; `funcLine`/`funcColumn`: the function's start (its `function` keyword) |
-//! | Hermes, bytecode frames (`funcVirtAddr`, `offset`) | always 1 | `funcVirtAddr + offset`, 0-based | a bytecode address, looked up as a column on line 1 of the Hermes (composed) map; `funcVirtAddr` alone maps to the function's first located instruction (often its first statement, not its head: a row takes its line from the original code's scopes where they named the function) |
+//! | Hermes, bytecode frames (`funcVirtAddr`, `offset`) | always 1 | `funcVirtAddr + offset`, 0-based | a bytecode address, looked up as a column on line 1 of the Hermes (composed) map; `funcVirtAddr` alone maps to the function's first located instruction (often its first statement, not its head: a row takes its line from the original code's scopes, `OriginalFrame::function_line`) |
 //! | V8 `.cpuprofile` `callFrame.lineNumber` / `columnNumber` | 0-based | 0-based | the function's start: the `(` of its parameters, an arrow's first parameter |
 //! | Chrome trace `ProfileChunk` node `callFrame` | 0-based | 0-based | as in `.cpuprofile` (the same profiler); each chunk brings only new nodes, with `parent` links |
 //!

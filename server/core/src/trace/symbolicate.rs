@@ -265,6 +265,66 @@ pub fn enclosing_function(
     })
 }
 
+/// The sources whose code [`add_function_lines`] would read for `out`, as `(map, source)`: frames a Metro function
+/// map named, whose function's line is not known. A caller that parses code ahead of time asks this first.
+pub fn function_line_sources(out: &[SymbolicatedLine]) -> Vec<(usize, SourceId)> {
+    let mut wanted: Vec<(usize, SourceId)> = out
+        .iter()
+        .filter_map(|l| match l {
+            SymbolicatedLine::Frame(f) => {
+                let o = f.original.as_ref()?;
+                (o.function_line.is_none()
+                    && o.function.is_some()
+                    && o.function_source == Some(FunctionNameSource::FunctionMap))
+                .then_some((f.map?, o.source_id))
+            }
+            SymbolicatedLine::Text(_) => None,
+        })
+        .collect();
+    wanted.sort_unstable_by_key(|&(m, s)| (m, s.0));
+    wanted.dedup();
+    wanted
+}
+
+/// Gives frames a Metro function map named the line where their function starts, from the original code (`code`):
+/// a function map names a range, and a profile's row stands at its function's head. Only where the innermost
+/// function the code has around the frame is called as the function map says (the last part of each name: `snapshot`
+/// of `Inventory#snapshot`); anywhere else the line stays unknown.
+pub fn add_function_lines(out: &mut [SymbolicatedLine], code: &dyn CodeScopes) {
+    let last_part =
+        |n: &str| -> String { n.rsplit(['#', '.', ' ']).next().unwrap_or(n).to_string() };
+    for l in out.iter_mut() {
+        let SymbolicatedLine::Frame(f) = l else {
+            continue;
+        };
+        let Some(map) = f.map else { continue };
+        let Some(o) = f.original.as_mut() else {
+            continue;
+        };
+        let Some(name) = o.function.as_deref() else {
+            continue;
+        };
+        if o.function_line.is_some() || o.function_source != Some(FunctionNameSource::FunctionMap) {
+            continue;
+        }
+        let Some(scopes) = code.original(map, o.source_id) else {
+            continue;
+        };
+        let Some(at) = scopes.innermost(crate::trace::js_scopes::TextPosition {
+            line: o.line,
+            column: o.column,
+        }) else {
+            continue;
+        };
+        if at
+            .written_name()
+            .is_some_and(|w| last_part(&w) == last_part(name))
+        {
+            o.function_line = Some(at.start.line);
+        }
+    }
+}
+
 /// How many maps a frame may pass through (a Hermes bytecode map, then the bundler's map, …).
 const MAX_CHAIN: usize = 4;
 
@@ -591,6 +651,67 @@ pub fn first_code_frame(
 mod tests {
     use super::*;
     use crate::trace::stack::{parse_stack, PlainInput};
+
+    /// A function map's name gets its function's line from the original code only where the code's innermost
+    /// function there is called so.
+    #[test]
+    fn function_map_names_take_their_line_from_code_that_agrees() {
+        use crate::trace::js_scopes::{Dialect, FunctionScopes};
+        use std::sync::Arc;
+        struct Code(Arc<FunctionScopes>);
+        impl CodeScopes for Code {
+            fn generated(&self, _: usize) -> Option<Arc<FunctionScopes>> {
+                None
+            }
+            fn original(&self, _: usize, _: SourceId) -> Option<Arc<FunctionScopes>> {
+                Some(self.0.clone())
+            }
+        }
+        let text = "const a = 1;\n\nfunction objectToString(value) {\n  return String(value);\n}\n";
+        let code = Code(Arc::new(
+            FunctionScopes::parse(text, "o.js", Dialect::Original).unwrap(),
+        ));
+        let frame = |function: &str, source: FunctionNameSource| {
+            SymbolicatedLine::Frame(SymbolicatedFrame {
+                frame: crate::profile::sites::Site {
+                    url: None,
+                    position: GeneratedPosition { line: 0, column: 9 },
+                    bytecode: true,
+                    function: None,
+                }
+                .stack_frame(),
+                map: Some(0),
+                original: Some(OriginalFrame {
+                    source_id: SourceId(0),
+                    source: Some("o.js".into()),
+                    line: 3,
+                    column: 2,
+                    name: None,
+                    function: Some(function.into()),
+                    function_source: Some(source),
+                    function_line: None,
+                }),
+                ignored: false,
+                unresolved: None,
+            })
+        };
+        let mut out = vec![
+            frame("objectToString", FunctionNameSource::FunctionMap),
+            frame("Wrapper#objectToString", FunctionNameSource::FunctionMap),
+            frame("somethingElse", FunctionNameSource::FunctionMap),
+            frame("objectToString", FunctionNameSource::Frame),
+        ];
+        assert_eq!(function_line_sources(&out), [(0, SourceId(0))]);
+        add_function_lines(&mut out, &code);
+        let lines: Vec<Option<u32>> = out
+            .iter()
+            .map(|l| match l {
+                SymbolicatedLine::Frame(f) => f.original.as_ref().unwrap().function_line,
+                SymbolicatedLine::Text(_) => None,
+            })
+            .collect();
+        assert_eq!(lines, [Some(2), Some(2), None, None]);
+    }
 
     fn demo_map() -> SourceMapIndex {
         let path = concat!(

@@ -15,7 +15,9 @@ use sourcemap_core::locate::{
 };
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{file_name_of, is_foreign_file, StackFrame, StackLine};
-use sourcemap_core::trace::symbolicate::{names_from_code, symbolicate, SymbolicatedLine};
+use sourcemap_core::trace::symbolicate::{
+    add_function_lines, function_line_sources, names_from_code, symbolicate, SymbolicatedLine,
+};
 use sourcemap_core::walk::FilesByName;
 use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
@@ -443,6 +445,15 @@ pub(super) fn shown(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
+/// Whether frames a Metro function map named get the line their function starts at from the original code
+/// (`symbolicate::add_function_lines`): a profile's rows stand at their function's head; a trace's frames need no
+/// more than their own line, and their sources are then not read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum FunctionLines {
+    Wanted,
+    NotWanted,
+}
+
 /// The frames of a trace, looked up.
 pub(super) struct Resolution {
     /// The lines with each frame answered (or left with why not).
@@ -465,6 +476,7 @@ pub(super) fn resolve(
     catalog: &mut Catalog,
     mut lines: Vec<StackLine>,
     apply_shift: bool,
+    function_lines: FunctionLines,
 ) -> Resolution {
     // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
     let chosen: Vec<(Option<usize>, String)> = lines
@@ -564,6 +576,9 @@ pub(super) fn resolve(
             }
         }
     }
+    if function_lines == FunctionLines::Wanted {
+        originals.extend(function_line_sources(&positions));
+    }
     code.prefetch(&generated, &originals);
     let mut next = choices.iter();
     let mut out = symbolicate(
@@ -573,6 +588,9 @@ pub(super) fn resolve(
         chain,
         &code,
     );
+    if function_lines == FunctionLines::Wanted {
+        add_function_lines(&mut out, &code);
+    }
     // Frames at positions where the map does not fit its bundle are not answered (the map's answer there is most
     // likely another place): they stay as printed, with the reason.
     let mut mismatched = Vec::new();

@@ -23,7 +23,7 @@ use sourcemap_core::trace::stack::StackLine;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use sourcemap_core::{Bias, GeneratedPosition};
 
-use super::frame_maps::{load, resolve, Catalog};
+use super::frame_maps::{load, resolve, Catalog, FunctionLines};
 use super::CliError;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -159,7 +159,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
 
     let sites = Sites::of(&profile);
     let mut catalog = catalog_of(&args)?;
-    let resolved = resolve(&mut catalog, sites.lines(), false);
+    let resolved = resolve(&mut catalog, sites.lines(), false, FunctionLines::Wanted);
     let originals = originals_of(&resolved.out);
 
     let origins = sites.origins(&profile, &originals, |_, o| {
@@ -297,7 +297,7 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
         })
         .collect();
     let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, lines, false);
+    let resolved = resolve(&mut catalog, lines, false, FunctionLines::NotWanted);
     let mut originals: Vec<Option<&OriginalFrame>> = vec![None; functions.len()];
     for (&i, o) in positioned.iter().zip(originals_of(&resolved.out)) {
         originals[i] = o;
@@ -424,7 +424,7 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
         })
         .collect();
     let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, lines, false);
+    let resolved = resolve(&mut catalog, lines, false, FunctionLines::NotWanted);
     let mut answers: Vec<Option<(&OriginalFrame, bool)>> = vec![None; places.len()];
     for (&i, l) in positioned.iter().zip(&resolved.out) {
         if let SymbolicatedLine::Frame(f) = l {
@@ -472,7 +472,12 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
             .iter()
             .map(|&(i, position)| place(places[i].0.as_deref(), position, None))
             .collect();
-        Some(resolve(&mut catalog, lines, false))
+        Some(resolve(
+            &mut catalog,
+            lines,
+            false,
+            FunctionLines::NotWanted,
+        ))
     };
     if let Some(again) = &again {
         for (&(i, _), l) in walked.iter().zip(&again.out) {

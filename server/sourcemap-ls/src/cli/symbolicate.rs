@@ -20,7 +20,9 @@ use sourcemap_core::trace::symbolicate::{
 };
 use sourcemap_core::GeneratedPosition;
 
-use super::frame_maps::{load_for, original_text, resolve, shown, Catalog, KnownMap, Resolution};
+use super::frame_maps::{
+    load_for, original_text, resolve, shown, Catalog, FunctionLines, KnownMap, Resolution,
+};
 use super::CliError;
 
 #[derive(Args)]
@@ -152,7 +154,12 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         shifts,
         mismatched,
         problems,
-    } = resolve(&mut catalog, lines, args.apply_shift);
+    } = resolve(
+        &mut catalog,
+        lines,
+        args.apply_shift,
+        FunctionLines::NotWanted,
+    );
     let explained: Vec<Vec<String>> = if args.explain {
         out.iter()
             .filter_map(|l| match l {

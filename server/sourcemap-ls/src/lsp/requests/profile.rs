@@ -11,13 +11,14 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use sourcemap_core::profile::sites::Sites;
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy};
-use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
+use sourcemap_core::trace::symbolicate::{add_function_lines, OriginalFrame, SymbolicatedLine};
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier, Url};
 
 use super::symbolicate::symbolicate_in_workspace;
 use super::SourceUris;
 use crate::lsp::backend::Backend;
+use crate::lsp::code_scopes::WorkspaceCode;
 use crate::lsp::errors::invalid_params;
 use crate::lsp::frame_bundles::NoFileMap;
 
@@ -114,8 +115,10 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
         None => NoFileMap::Nothing,
     };
     let needs_map = params.map.is_none() && sites.sites.iter().any(|s| s.url.is_none());
-    let (out, maps, _) =
+    let (mut out, maps, _) =
         symbolicate_in_workspace(b, &lines, Some(&uri), "", &HashMap::new(), &no_file).await;
+    // Rows stand at their function's head, also where a Metro function map named the function (it reads sources).
+    tokio::task::block_in_place(|| add_function_lines(&mut out, &WorkspaceCode { b, maps: &maps }));
     let answered: Vec<(Option<usize>, Option<&OriginalFrame>)> = out
         .iter()
         .map(|l| match l {
