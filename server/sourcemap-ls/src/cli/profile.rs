@@ -143,7 +143,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         };
     let bytes: &[u8] = mapped.as_deref().unwrap_or_default();
     // The Hermes reader and writer tell of the bytes they have passed: those pages leave the process (on a long
-    // recording, peak memory 1.97 → 1.1 × the file; docs/PERFORMANCE.md).
+    // recording, peak memory 1.97 → 1.25–1.30 × the file; docs/PERFORMANCE.md, "Profiles").
     let passed = |range: std::ops::Range<usize>| drop_pages(mapped.as_ref(), range);
     if is_heap_snapshot(bytes) {
         return run_heap_snapshot(&args, bytes);
