@@ -392,9 +392,10 @@ pub(crate) fn durations(
     end: Option<f64>,
 ) -> impl Iterator<Item = f64> + '_ {
     let n = timeline.len();
-    let last = match (timeline.first(), timeline.last()) {
-        (Some(_), Some(&(_, t))) if end.is_some() => (end.unwrap_or(t) - t).max(0.0),
-        (Some(&(_, a)), Some(&(_, b))) if n > 1 => (b - a) / (n - 1) as f64,
+    let (first, last_stamp) = (timeline.first().map(|t| t.1), timeline.last().map(|t| t.1));
+    let last = match (end, first, last_stamp) {
+        (Some(end), _, Some(t)) => (end - t).max(0.0),
+        (None, Some(a), Some(b)) if n > 1 => (b - a) / (n - 1) as f64,
         _ => 0.0,
     };
     timeline

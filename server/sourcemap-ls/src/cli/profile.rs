@@ -426,15 +426,7 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
     let mut catalog = catalog_of(args)?;
     let resolved = resolve(&mut catalog, lines, false, FunctionLines::NotWanted);
     let mut answers: Vec<Option<(&OriginalFrame, bool)>> = vec![None; places.len()];
-    for (&i, l) in positioned.iter().zip(&resolved.out) {
-        if let SymbolicatedLine::Frame(f) = l {
-            answers[i] = f
-                .original
-                .as_ref()
-                .filter(|o| o.source.is_some())
-                .map(|o| (o, f.ignored));
-        }
-    }
+    answer(&mut answers, positioned.iter().copied(), &resolved.out);
     // metro-symbolicate walks a bytecode range whose first address maps to no source column by column up to its
     // end and answers the first that does: the first segment after the address with a source, in the map the
     // address was looked up in. Those addresses are looked up again, as the others were.
@@ -480,15 +472,7 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
         ))
     };
     if let Some(again) = &again {
-        for (&(i, _), l) in walked.iter().zip(&again.out) {
-            if let SymbolicatedLine::Frame(f) = l {
-                answers[i] = f
-                    .original
-                    .as_ref()
-                    .filter(|o| o.source.is_some())
-                    .map(|o| (o, f.ignored));
-            }
-        }
+        answer(&mut answers, walked.iter().map(|w| w.0), &again.out);
     }
     let mapped = answers.iter().flatten().count();
     if !args.json {
@@ -531,6 +515,24 @@ fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
         out.flush().map_err(|e| CliError::Usage(e.to_string()))?;
     }
     Ok(())
+}
+
+/// Each resolved line's original with a source, and whether it is ignore-listed, into `answers` at the place it was
+/// asked for (`at`, in the lines' order).
+fn answer<'a>(
+    answers: &mut [Option<(&'a OriginalFrame, bool)>],
+    at: impl Iterator<Item = usize>,
+    out: &'a [SymbolicatedLine],
+) {
+    for (i, l) in at.zip(out) {
+        if let SymbolicatedLine::Frame(f) = l {
+            answers[i] = f
+                .original
+                .as_ref()
+                .filter(|o| o.source.is_some())
+                .map(|o| (o, f.ignored));
+        }
+    }
 }
 
 /// The maps given on the command line, and `--root` (default: the current directory) for the bundles the input's
