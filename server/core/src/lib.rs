@@ -3,6 +3,7 @@
 //! Architecture invariant: this crate knows nothing about LSP, JSON-RPC or editors. It speaks in 0-based generated
 //! lines and UTF-16 columns, byte offsets and plain structs; the `sourcemap-ls` crate converts at its edges.
 
+pub mod bundle;
 pub mod composition;
 pub mod error;
 pub mod files;

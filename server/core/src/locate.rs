@@ -113,6 +113,23 @@ pub fn looks_like_map(bytes: &[u8]) -> bool {
         .is_some_and(|&b| b == b'{')
 }
 
+/// Whether `text` is a JSON document (an object or an array, and nothing after it) rather than code: a profile, a
+/// crash report, a heap snapshot, a coverage trace or a map. Such a file is never the generated file a map
+/// describes, even where the naming says so (Metro's tooling names a profile's map `rec.cpuprofile.map`, which makes
+/// `rec.cpuprofile` its sidecar bundle): the fit check and the function names from code judge bundles' text only.
+/// A bundle that starts with `{` or `[` is JavaScript that JSON does not parse (a block, an array expression followed
+/// by a call), so only those two first characters cost a parse.
+pub fn is_json_document(text: &[u8]) -> bool {
+    let start = text
+        .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+        .map_or(0, |_| 3);
+    let first = text[start..].iter().find(|b| !b.is_ascii_whitespace());
+    if !matches!(first, Some(b'{' | b'[')) {
+        return false;
+    }
+    serde_json::from_slice::<serde::de::IgnoredAny>(&text[start..]).is_ok()
+}
+
 /// Resolves a `sourceMappingURL` value against the bundle's path. `Ok(None)` for URLs that are not local files.
 pub fn resolve_map_url(bundle: &Path, url: &str) -> Option<PathBuf> {
     if url.starts_with("file:") {

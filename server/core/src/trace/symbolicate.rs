@@ -333,12 +333,13 @@ const MAX_CHAIN: usize = 4;
 /// leads to the sources). A better function name from an earlier step is kept over the frame's own name.
 fn follow<'a>(
     mut f: SymbolicatedFrame,
-    next_map: &mut impl FnMut(&str) -> Option<(usize, &'a SourceMapIndex)>,
+    next_map: &mut impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
     code: &dyn CodeScopes,
 ) -> SymbolicatedFrame {
     for _ in 0..MAX_CHAIN {
         let Some(o) = &f.original else { break };
-        let Some((id, index)) = o.source.as_deref().and_then(&mut *next_map) else {
+        let from = f.map.expect("a frame with an original has its map");
+        let Some((id, index)) = o.source.as_deref().and_then(|s| next_map(from, s)) else {
             break;
         };
         if Some(id) == f.map {
@@ -374,12 +375,12 @@ fn follow<'a>(
 
 /// Symbolicates parsed lines, asking `map_for` which index (if any) each frame uses, with an identifier of the
 /// caller's choosing that is recorded in [`SymbolicatedFrame::map`]; `next_map` names the map of an original source
-/// that is itself generated, to follow chains of maps (return `None` when there are none); `code` reads the
+/// (of the map it names first) that is itself generated, to follow chains of maps (return `None` when there are none); `code` reads the
 /// generated files and original sources that name functions (see `function_name`; [`NoCode`] for none).
 pub fn symbolicate<'a>(
     lines: &[StackLine],
     mut map_for: impl FnMut(&StackFrame) -> Result<Option<(usize, &'a SourceMapIndex)>, String>,
-    mut next_map: impl FnMut(&str) -> Option<(usize, &'a SourceMapIndex)>,
+    mut next_map: impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
     code: &dyn CodeScopes,
 ) -> Vec<SymbolicatedLine> {
     lines
@@ -743,7 +744,7 @@ mod tests {
                     .is_some_and(|u| u.ends_with("app.min.js"))
                     .then_some((0, index)))
             },
-            |_| None,
+            |_, _| None,
             code,
         )
     }

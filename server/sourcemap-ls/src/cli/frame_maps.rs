@@ -8,13 +8,16 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
+use sourcemap_core::bundle::resolve::{
+    choose_maps, read_tail, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
+};
 use sourcemap_core::fit::{check_fit, FitReport};
 use sourcemap_core::locate::{
-    bundle_leads_to_map, find_debug_id, find_source_mapping_url, load_map, looks_like_map,
-    MapOrigin,
+    bundle_leads_to_map, find_debug_id, find_source_mapping_url, is_json_document, load_map,
+    looks_like_map, MapOrigin,
 };
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
-use sourcemap_core::trace::stack::{file_name_of, is_foreign_file, StackFrame, StackLine};
+use sourcemap_core::trace::stack::{file_name_of, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
     add_function_lines, function_line_sources, names_from_code, symbolicate, SymbolicatedLine,
 };
@@ -58,12 +61,37 @@ impl BundleText {
         })
     }
 
-    fn find<T: AsRef<[u8]>>(&self, open: impl Fn(&Path) -> Option<T>) -> Option<(PathBuf, T)> {
+    /// `input` (the profile or trace being read) is not this map's bundle, whatever the naming says.
+    pub(super) fn exclude(&mut self, input: &Path) {
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let input = canonical(input);
+        match self {
+            BundleText::Known(p) if canonical(p) == input => *self = BundleText::None,
+            BundleText::Guess { candidates, .. } => candidates.retain(|p| canonical(p) != input),
+            _ => {}
+        }
+    }
+
+    /// The bundle's path without reading it whole: a candidate is taken when its tail leads to the map.
+    fn path(&self) -> Option<PathBuf> {
         match self {
             BundleText::None => None,
-            BundleText::Known(p) => Some((p.clone(), open(p)?)),
+            BundleText::Known(p) => Some(p.clone()),
+            BundleText::Guess { candidates, map } => candidates
+                .iter()
+                .find(|p| read_tail(p).is_some_and(|tail| bundle_leads_to_map(p, &tail, map)))
+                .cloned(),
+        }
+    }
+
+    /// A JSON document (a profile named `rec.cpuprofile` beside `rec.cpuprofile.map`) is never the bundle's text.
+    fn find<T: AsRef<[u8]>>(&self, open: impl Fn(&Path) -> Option<T>) -> Option<(PathBuf, T)> {
+        let code = |p: &Path| open(p).filter(|t| !is_json_document(t.as_ref()));
+        match self {
+            BundleText::None => None,
+            BundleText::Known(p) => Some((p.clone(), code(p)?)),
             BundleText::Guess { candidates, map } => candidates.iter().find_map(|p| {
-                let text = open(p)?;
+                let text = code(p)?;
                 bundle_leads_to_map(p, text.as_ref(), map).then(|| (p.clone(), text))
             }),
         }
@@ -228,9 +256,14 @@ pub(super) struct Catalog {
     /// The maps given on the command line first, then those discovered from frames.
     pub(super) maps: Vec<KnownMap>,
     pub(super) explicit: usize,
-    pub(super) by_name: HashMap<String, Option<(usize, String)>>,
     pub(super) root: PathBuf,
     pub(super) dev_server: bool,
+    /// Bundles chosen for files (`--bundle NAME=PATH`): by the file as printed, or its name.
+    pub(super) chosen: HashMap<String, PathBuf>,
+    /// The debug IDs the input names (`debug_ids_in`).
+    pub(super) debug_ids: Vec<String>,
+    /// The maps loaded for bundles found from frames, by the bundle's path.
+    by_bundle: HashMap<PathBuf, Option<usize>>,
     /// The files under `root` by name, walked once when a frame first needs one.
     files: OnceLock<FilesByName>,
 }
@@ -241,200 +274,130 @@ impl Catalog {
         Catalog {
             explicit: explicit.len(),
             maps: explicit,
-            by_name: HashMap::new(),
             root,
             dev_server,
+            chosen: HashMap::new(),
+            debug_ids: Vec::new(),
+            by_bundle: HashMap::new(),
             files: OnceLock::new(),
         }
     }
 
-    /// The bundle a frame's file names, on disk: its path, else a file of that name under `--root` (a `file:` URL
-    /// recorded on another machine, a URL's last segment).
-    fn bundle_path(&self, file: &str) -> Option<PathBuf> {
-        if file.starts_with("file:") {
-            let local = url::Url::parse(file)
-                .ok()
-                .and_then(|u| u.to_file_path().ok())
-                .filter(|p| p.is_file());
-            if local.is_some() {
-                return local;
-            }
-        } else if !file.contains("://") {
-            let p = self
-                .root
-                .join(file.split(['?', '#']).next().unwrap_or(file));
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-        // A URL's path mirrored under the root, longest first (`http://host/dist/app.js`: ROOT/dist/app.js, then
-        // ROOT/app.js), before any search by name: the path tells same-named files apart.
-        if let Some(path) = url_path(file) {
-            let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-            for k in 0..parts.len().saturating_sub(1) {
-                let p = self.root.join(parts[k..].join("/"));
-                if p.is_file() && leads_to_a_map(&p) {
-                    return Some(p);
-                }
-            }
-        }
-        // By name, nearest first; a file so named that leads to no map (an original source called as the bundle,
-        // `src/app.js` beside `dist/app.js`) is not the bundle.
+    /// The maps given on the command line, as the resolver takes them.
+    fn given(&self) -> Vec<GivenMap<usize>> {
+        self.maps[..self.explicit]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| GivenMap {
+                map: i,
+                names: m.names.clone(),
+                bundle: m.bundle.path(),
+            })
+            .collect()
+    }
+}
+
+/// The disk under `--root`, for the one resolver (`sourcemap_core::bundle::resolve`).
+impl Place for Catalog {
+    type Map = usize;
+
+    fn roots(&self) -> Vec<PathBuf> {
+        vec![self.root.clone()]
+    }
+
+    fn named(&mut self, name: &str) -> Vec<PathBuf> {
         let files = self
             .files
-            .get_or_init(|| FilesByName::new(&self.root, 6, MAX_INDEXED_FILES));
-        files
-            .named(file_name_of(file))
-            .iter()
-            .take(MAX_SAME_NAMED)
-            .find(|p| leads_to_a_map(p))
-            .cloned()
+            .get_or_init(|| FilesByName::new(&self.root, SEARCH_DEPTH, MAX_INDEXED_FILES));
+        files.named(name).to_vec()
     }
 
-    /// Which map (by position in `maps`) a frame uses, and why (for `--explain`).
-    pub(super) fn choose(&mut self, frame: &StackFrame) -> (Option<usize>, String) {
-        if frame.native {
-            return (None, "a native frame: no position in any bundle".into());
+    fn own_map(&mut self, bundle: &Path) -> Option<usize> {
+        let key = std::fs::canonicalize(bundle).unwrap_or_else(|_| bundle.to_path_buf());
+        if let Some(&known) = self.by_bundle.get(&key) {
+            return known;
         }
-        // A Hermes crash frame is resolved against the first map, which its position was computed from.
-        if frame.format == sourcemap_core::trace::stack::FrameFormat::HermesBytecode
-            && frame.written.is_none()
-        {
-            let chosen = (self.explicit > 0 && frame.generated.is_some()).then_some(0);
-            return (
-                chosen,
-                "a Hermes crash report frame: the first map given".into(),
-            );
-        }
-        // React Native's `name@L:C` and plain `LINE COLUMN` name no file: the first map given (a Hermes map first, the
-        // maps after it continue the chain, as for `--hermes-crash`).
-        let Some(file) = frame.file.as_deref() else {
-            let chosen = (self.explicit > 0).then_some(0);
-            return (
-                chosen,
-                "the frame names no file: the first map given".into(),
-            );
-        };
-        if is_foreign_file(file) {
-            return (
-                None,
-                format!("{file} is not a bundle (an engine's or node's own file)"),
-            );
-        }
-        let name = file_name_of(file).to_string();
-        if let Some(i) = self.maps[..self.explicit]
-            .iter()
-            .position(|m| m.names.contains(&name))
-        {
-            return (
-                Some(i),
-                format!("a map given names the bundle {name} (its file name or `file`)"),
-            );
-        }
-        if !self.by_name.contains_key(&name) {
-            let found = self.discover(file);
-            self.by_name.insert(name.clone(), found);
-        }
-        match self.by_name[&name].clone() {
-            Some((i, why)) => (Some(i), why),
-            None if self.explicit == 1 => (
-                Some(0),
-                format!("no map names {name}; the one map given serves every frame"),
-            ),
-            None => (
-                None,
-                format!(
-                    "no bundle named {name} under {} with a map (give its map, or --root)",
-                    self.root.display()
-                ),
-            ),
-        }
-    }
-
-    /// The frame's bundle on disk: its `debugId` may pair it with a given map; without given maps, its own map; or,
-    /// when allowed, the map a loopback Metro dev server serves beside the bundle URL.
-    fn discover(&mut self, file: &str) -> Option<(usize, String)> {
-        if self.dev_server && file.starts_with("http://") && self.explicit == 0 {
-            let bytes = crate::devserver::fetch_map(file, crate::lsp::DEFAULT_MAX_MAP_BYTES)
-                .map_err(|e| eprintln!("sourcemap-ls: {e}"))
-                .ok()?;
-            let index = SourceMapIndex::from_bytes_with(
-                bytes,
-                IndexOptions {
-                    lazy: true,
-                    lazy_names: true,
-                },
+        // Only a file that leads to a map by its comment or sidecar (read from its tail) is opened as a bundle.
+        let leads = read_tail(bundle).is_some_and(|tail| {
+            sourcemap_core::locate::find_bundle_map(
+                bundle,
+                &tail,
+                crate::lsp::DEFAULT_MAX_MAP_BYTES,
             )
-            .map_err(|e| eprintln!("sourcemap-ls: map of {file}: {e}"))
+            .is_ok()
+        });
+        let loaded = leads.then(|| load(bundle).ok()).flatten().map(|mut known| {
+            known.found = format!(
+                "{} (the bundle {} found under --root {})",
+                known.found,
+                shown(bundle),
+                shown(&self.root)
+            );
+            self.maps.push(known);
+            self.maps.len() - 1
+        });
+        self.by_bundle.insert(key, loaded);
+        loaded
+    }
+
+    fn text(&mut self, bundle: &Path) -> Option<Text> {
+        let (file, meta) = sourcemap_core::files::open_regular(bundle).ok()?;
+        if meta.len() > MAX_GENERATED_BYTES {
+            return None;
+        }
+        // SAFETY: as in `BundleText::map`.
+        let mapped = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        Some(Box::new(mapped))
+    }
+
+    fn index<'a>(&'a self, map: &'a usize) -> &'a SourceMapIndex {
+        &self.maps[*map].index
+    }
+
+    fn same_map(&self, a: &usize, b: &usize) -> bool {
+        a == b
+    }
+
+    /// A loopback Metro dev server's map for a bundle URL, when `--dev-server` allows it and no map is given.
+    fn served(&mut self, file: &str) -> Option<(usize, String)> {
+        if !(self.dev_server && file.starts_with("http://") && self.explicit == 0) {
+            return None;
+        }
+        let bytes = crate::devserver::fetch_map(file, crate::lsp::DEFAULT_MAX_MAP_BYTES)
+            .map_err(|e| eprintln!("sourcemap-ls: {e}"))
             .ok()?;
-            self.maps.push(KnownMap {
-                debug_id: index.debug_id.clone(),
-                index,
-                bundle: BundleText::None,
-                names: vec![file_name_of(file).to_string()],
-                dir: self.root.clone(),
-                found: format!("served by the Metro dev server for {file}"),
-                fit: OnceLock::new(),
-            });
-            return Some((
-                self.maps.len() - 1,
-                "fetched from the Metro dev server".into(),
-            ));
-        }
-        let bundle = self.bundle_path(file)?;
-        if self.explicit > 0 {
-            let text = std::fs::read(&bundle).ok()?;
-            let id = find_debug_id(&text)?.to_string();
-            let i = self.maps[..self.explicit]
-                .iter()
-                .position(|m| m.debug_id.as_deref() == Some(&id))?;
-            return Some((
-                i,
-                format!("{} has debugId {id}, as this map does", shown(&bundle)),
-            ));
-        }
-        let known = load(&bundle).ok()?;
-        self.maps.push(known);
+        let index = SourceMapIndex::from_bytes_with(
+            bytes,
+            IndexOptions {
+                lazy: true,
+                lazy_names: true,
+            },
+        )
+        .map_err(|e| eprintln!("sourcemap-ls: map of {file}: {e}"))
+        .ok()?;
+        self.maps.push(KnownMap {
+            debug_id: index.debug_id.clone(),
+            index,
+            bundle: BundleText::None,
+            names: vec![file_name_of(file).to_string()],
+            dir: self.root.clone(),
+            found: format!("served by the Metro dev server for {file}"),
+            fit: OnceLock::new(),
+        });
         Some((
             self.maps.len() - 1,
-            format!(
-                "the bundle {} found under --root {}",
-                shown(&bundle),
-                shown(&self.root)
-            ),
+            "fetched from the Metro dev server".into(),
         ))
     }
 }
 
-/// How many same-named files the search by name looks at.
-const MAX_SAME_NAMED: usize = 16;
-
 /// How many files under `--root` are indexed by name, nearest first (a root that holds more is searched in part).
 const MAX_INDEXED_FILES: usize = 500_000;
 
-/// The path of an `http:`/`https:` URL (`http://host/dist/app.js?x` → `/dist/app.js`).
-fn url_path(file: &str) -> Option<String> {
-    let url = url::Url::parse(file).ok()?;
-    matches!(url.scheme(), "http" | "https").then(|| url.path().to_string())
+/// A path with its links resolved, when it exists (paths are compared so).
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
-
-/// Whether a file leads to a map: a `sourceMappingURL` comment in its last lines naming one that exists (or inline),
-/// or a sidecar `.map`.
-fn leads_to_a_map(bundle: &Path) -> bool {
-    let Ok((file, meta)) = sourcemap_core::files::open_regular(bundle) else {
-        return false;
-    };
-    let from = meta.len().saturating_sub(TAIL_BYTES);
-    let Ok(tail) = sourcemap_core::files::read_range(&file, from, (meta.len() - from) as usize)
-    else {
-        return false;
-    };
-    sourcemap_core::locate::find_bundle_map(bundle, &tail, crate::lsp::DEFAULT_MAX_MAP_BYTES)
-        .is_ok()
-}
-
-/// How much of a bundle's end is read for its `sourceMappingURL` comment.
-const TAIL_BYTES: u64 = 64 << 10;
 
 /// A path as `--explain` shows it: relative to the current directory when it is below it.
 pub(super) fn shown(p: &Path) -> String {
@@ -468,6 +431,8 @@ pub(super) struct Resolution {
     pub(super) mismatched: Vec<usize>,
     /// One `map-mismatch` problem per misfit map used (also warned about on stderr).
     pub(super) problems: Vec<Value>,
+    /// The files several bundles could be, with the candidates (also said on stderr).
+    pub(super) ambiguous: Vec<AmbiguousFile>,
 }
 
 /// Chooses each frame's map, checks every map used against its bundle, and looks the frames up, naming their
@@ -479,13 +444,55 @@ pub(super) fn resolve(
     function_lines: FunctionLines,
 ) -> Resolution {
     // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
-    let chosen: Vec<(Option<usize>, String)> = lines
+    let frames: Vec<&StackFrame> = lines
         .iter()
         .filter_map(|l| match l {
-            StackLine::Frame(f) => Some(catalog.choose(f)),
+            StackLine::Frame(f) => Some(f),
             StackLine::Text(_) => None,
         })
         .collect();
+    let given = catalog.given();
+    let (chosen_bundles, debug_ids) = (catalog.chosen.clone(), catalog.debug_ids.clone());
+    let asked = Asked {
+        given: &given,
+        chosen: &chosen_bundles,
+        debug_ids: &debug_ids,
+        // Frames that name no file (React Native's `name@L:C`, `LINE COLUMN`, Hermes crash reports): the first map
+        // given (a Hermes map first, the maps after it continue the chain).
+        no_file: (catalog.explicit > 0).then_some(0),
+    };
+    let resolved = choose_maps(catalog, &frames, &asked);
+    drop(frames);
+    // A map given without its bundle serves the bundle it was chosen for: that text is the one checked for fit.
+    for c in &resolved.choices {
+        if let Choice::Map {
+            map,
+            bundle: Some(b),
+            ..
+        } = c
+        {
+            let m = &mut catalog.maps[*map];
+            if m.bundle.path().is_none() {
+                m.bundle = BundleText::Known(b.clone());
+            }
+        }
+    }
+    let chosen: Vec<(Option<usize>, String)> = resolved
+        .choices
+        .iter()
+        .map(|c| (c.map().copied(), c.why().to_string()))
+        .collect();
+    let ambiguous = resolved.ambiguous;
+    for a in &ambiguous {
+        let shown: Vec<String> = a.candidates.iter().map(|p| shown(p)).collect();
+        eprintln!(
+            "sourcemap-ls: {} bundles could be {} ({}); its frames are not mapped. Choose one with --bundle {}=PATH",
+            a.candidates.len(),
+            a.file,
+            shown.join(", "),
+            file_name_of(&a.file)
+        );
+    }
     let choices: Vec<Option<usize>> = chosen.iter().map(|c| c.0).collect();
     let maps = &catalog.maps;
     // Every map used is checked against its bundle before anything is answered from it.
@@ -551,10 +558,26 @@ pub(super) fn resolve(
     );
     // The positions first (cheap), to learn which bundles and sources name the frames' functions; those are parsed
     // in parallel, then the frames are named.
-    let chain = |source: &str| {
+    // A chain of maps (a Hermes map's source `app.js`, whose own map was given too) is followed into maps given on
+    // the command line only, never into one found for another frame's bundle: into the map that names the source's
+    // file and, when its bundle is known, whose bundle is the file the source resolves to.
+    let bundles: Vec<Option<PathBuf>> = maps[..catalog.explicit]
+        .iter()
+        .map(|m| m.bundle.path().map(|p| canonical(&p)))
+        .collect();
+    let chain = |from: usize, source: &str| {
         let name = file_name_of(source);
-        maps.iter()
-            .position(|m| m.names.iter().any(|n| n == name))
+        let resolved = canonical(
+            &maps[from]
+                .dir
+                .join(source.strip_prefix("file://").unwrap_or(source)),
+        );
+        (0..bundles.len())
+            .find(|&i| {
+                i != from
+                    && maps[i].names.iter().any(|n| n == name)
+                    && bundles[i].as_ref().is_none_or(|b| *b == resolved)
+            })
             .map(|i| (i, &maps[i].index))
     };
     let mut next = choices.iter();
@@ -603,11 +626,7 @@ pub(super) fn resolve(
         let fit = choice.and_then(|i| maps[i].fit());
         let shifted = shift_of(choice).is_some();
         let misfit = match (fit, printed[k]) {
-            (Some((bundle, report)), Some(p)) if !shifted && report.marks(p) => Some(format!(
-                "map-mismatch: the map does not fit {} at this position; not mapped (sourcemap-ls validate {} says why)",
-                bundle.display(),
-                bundle.display()
-            )),
+            (Some((_, report)), Some(p)) if !shifted => report.withheld(p),
             _ => None,
         };
         if let Some(why) = misfit {
@@ -626,5 +645,6 @@ pub(super) fn resolve(
         shifts,
         mismatched,
         problems,
+        ambiguous,
     }
 }

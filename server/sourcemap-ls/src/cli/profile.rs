@@ -50,6 +50,10 @@ pub struct ProfileArgs {
     /// Where to look for the bundles the profile's scripts name (default: the current directory).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// The bundle a script of the profile is, when several under --root could be (repeatable): NAME is the script
+    /// URL as the profile writes it, or its file name.
+    #[arg(long = "bundle", value_name = "NAME=PATH", value_parser = super::symbolicate::parse_bundle_choice)]
+    bundles: Vec<(String, PathBuf)>,
     /// One JSON object: `frames` (each frame's original position and function) and `functions` (the rows).
     #[arg(long)]
     json: bool,
@@ -538,16 +542,23 @@ fn answer<'a>(
 /// The maps given on the command line, and `--root` (default: the current directory) for the bundles the input's
 /// scripts name.
 fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
-    let explicit = args
+    let mut explicit = args
         .maps
         .iter()
         .map(|p| load(p))
         .collect::<Result<Vec<_>, _>>()?;
+    // The profile is never the bundle of a map given for it (`rec.cpuprofile.map` beside `rec.cpuprofile`, as
+    // Metro's tooling names them).
+    for m in &mut explicit {
+        m.bundle.exclude(&args.profile);
+    }
     let root = match &args.root {
         Some(r) => r.clone(),
         None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
     };
-    Ok(Catalog::new(explicit, root, false))
+    let mut catalog = Catalog::new(explicit, root, false);
+    catalog.chosen = args.bundles.iter().cloned().collect();
+    Ok(catalog)
 }
 
 /// A position in a script as a frame to resolve (as a profile's places are).

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::{json, Value};
+use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::fit::Verdict;
 use sourcemap_core::locate::{load_map, looks_like_map};
 use sourcemap_core::trace::document::TraceDocument;
@@ -41,6 +42,10 @@ pub struct SymbolicateArgs {
     /// Where to look for bundles named by the frames (default: the current directory).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// The bundle a file of the trace is, when several under --root could be (repeatable): NAME is the file as the
+    /// trace prints it, or its file name.
+    #[arg(long = "bundle", value_name = "NAME=PATH", value_parser = parse_bundle_choice)]
+    bundles: Vec<(String, PathBuf)>,
     /// The input is a Hermes crash report (`{"callstack":[{CJSModuleOffset|SegmentID, FunctionID, ByteCodeOffset,
     /// SourceURL} | {NativeCode: true}]}`), resolved through the first MAP's `x_hermes_function_offsets`.
     #[arg(long)]
@@ -69,6 +74,24 @@ pub struct SymbolicateArgs {
     /// look frames up shifted. Never done without this flag.
     #[arg(long)]
     apply_shift: bool,
+}
+
+/// `--bundle NAME=PATH`.
+pub(super) fn parse_bundle_choice(s: &str) -> Result<(String, PathBuf), String> {
+    match s.rsplit_once('=') {
+        Some((name, path)) if !name.is_empty() && !path.is_empty() => {
+            Ok((name.to_string(), PathBuf::from(path)))
+        }
+        _ => Err(format!("expected NAME=PATH (the file as the trace prints it, or its name, and the bundle), got {s:?}")),
+    }
+}
+
+/// The files several bundles could be, as the server's `ambiguous`: `[{file, candidates}]`.
+pub(super) fn ambiguous_json(ambiguous: &[AmbiguousFile]) -> Value {
+    ambiguous
+        .iter()
+        .map(|a| json!({"file": a.file, "candidates": a.candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>()}))
+        .collect()
 }
 
 fn position_json(line0: u32, column0: u32) -> (u32, u32) {
@@ -122,16 +145,24 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 })
                 .collect()
         });
-    let explicit = args
+    let mut explicit = args
         .maps
         .iter()
         .map(|p| load_for(p, positions.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
+    // The trace is never the bundle of a map given for it, whatever the naming says.
+    if let Some(trace) = &args.trace {
+        for m in &mut explicit {
+            m.bundle.exclude(trace);
+        }
+    }
     let root = match &args.root {
         Some(r) => r.clone(),
         None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
     };
     let mut catalog = Catalog::new(explicit, root, args.dev_server);
+    catalog.chosen = args.bundles.iter().cloned().collect();
+    catalog.debug_ids = sourcemap_core::trace::stack::debug_ids_in(&text);
     // The trace as found: text with any log prefixes, JSON log lines, a crash reporter's event.
     let document = TraceDocument::parse(&text, plain);
     let lines = if args.hermes_crash {
@@ -154,6 +185,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         shifts,
         mismatched,
         problems,
+        ambiguous,
     } = resolve(
         &mut catalog,
         lines,
@@ -253,7 +285,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     });
     println!(
         "{}",
-        json!({"stack": stack, "codeFrame": code_frame, "problems": problems})
+        json!({"stack": stack, "codeFrame": code_frame, "problems": problems, "ambiguous": ambiguous_json(&ambiguous)})
     );
     Ok(())
 }

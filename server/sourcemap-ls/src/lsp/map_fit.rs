@@ -64,14 +64,8 @@ pub fn fit_now(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitR
     report
 }
 
-/// The reason an answer at `p` is withheld, when the map does not fit its bundle there.
+/// The reason an answer at `p` is withheld, when the map does not fit its bundle there (the core's one rule and
+/// message, `FitReport::withheld`).
 pub fn withheld(report: Option<&FitReport>, p: GeneratedPosition) -> Option<String> {
-    let report = report?;
-    report.marks(p).then(|| {
-        format!(
-            "map-mismatch: the source map does not fit this bundle here, so its answer would most likely be another \
-             place: {}",
-            report.message()
-        )
-    })
+    report?.withheld(p)
 }

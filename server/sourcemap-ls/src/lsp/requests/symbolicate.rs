@@ -113,7 +113,7 @@ pub async fn symbolicate_in_workspace(
                 let id = next.next().unwrap_or(Ok(None))?;
                 Ok(id.map(|i| (i, &maps[i].index)))
             },
-            |_| None,
+            |_, _| None,
             &WorkspaceCode { b, maps: &maps },
         )
     });

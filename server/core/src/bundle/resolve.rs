@@ -1,0 +1,605 @@
+//! Which bundle, and so which map, answers each frame: the one policy of `symbolicate`, `profile`, and the server's
+//! hover, definition, `sourcemap/symbolicate`, `sourcemap/profile` and stack links. Where files come from is the
+//! caller's ([`Place`]: the disk under `--root` for the CLI; open documents, workspace folders and settings for the
+//! server); what is chosen, and why, is decided here only.
+//!
+//! **The bundle** a frame's file names, in this order:
+//! 1. the bundle the user chose for that file (`--bundle NAME=PATH`, the client's `bundles`);
+//! 2. the file at the frame's path (absolute, a local `file:` URL, relative to a root), or at its URL's path under a
+//!    root, longest first (`http://host/esbuild/lodash/app.js`: ROOT/esbuild/lodash/app.js, then ROOT/lodash/app.js);
+//!    the path tells same-named files apart, so nothing by name is looked for when a path finds a file;
+//! 3. else, maps given on the command line that name the file (its name without `.map`, its `file`);
+//! 4. else the files of that name under the roots, nearest first ([`MAX_SAME_NAMED`]), that lead to a map.
+//!
+//! When several candidates remain (and their maps are not one build copied), the report's debug IDs choose; then
+//! the frames' positions: the candidate whose text they fit ([`crate::fit::frames_evidence`], the fit check's
+//! evidence for frames) by odds of at least [`DECISIVE`] over every other, and over positions landing there by
+//! chance. Otherwise the file is **ambiguous**: its frames stay unmapped, and the candidates are named with the way to
+//! choose. A bundle of the right name but another build fits its own map just as well, so only the frames' positions
+//! in the texts can tell builds apart, and when they cannot, nothing is answered: a wrong bundle gives a plausible
+//! wrong file and line, the worst answer a debugging tool can give.
+//!
+//! **Its map**: a map given for that bundle (given as it, or found from it) → a given map with the bundle's debug ID
+//! → the one given map that names the bundle (and whose debug ID does not contradict the bundle's) → the bundle's own
+//! `sourceMappingURL` or sidecar map ([`Place::own_map`]).
+//!
+//! **A map given with no bundle at hand** (a crash report, Hermes bytecode, a trace pasted far from its build) serves:
+//! frames that name no file ([`Asked::no_file`]: the caller's rule, the first map given on the command line);
+//! frames whose file it names (rule 3); and, metro-symbolicate's rule, every frame when it is the only map given and
+//! no bundle of the frame's name leads to a map. It does not serve a frame whose path finds a bundle with a map of its
+//! own, nor engine-internal frames (`node:…`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::fit::frames_evidence;
+use crate::map::index::{GeneratedPosition, SourceMapIndex};
+use crate::trace::stack::{
+    file_name_of, is_foreign_file, normalize_debug_id, FrameFormat, StackFrame,
+};
+use crate::Bias;
+
+/// How many same-named files the search by name looks at, nearest first.
+pub const MAX_SAME_NAMED: usize = 16;
+
+/// How many folders down a root the search by name goes.
+pub const SEARCH_DEPTH: usize = 6;
+
+/// Odds (natural log) by which one candidate's text must fit the frames' positions better than every other's, and
+/// better than positions of another build landing there by chance, to be chosen: e^6.9 ≈ 1000 to one.
+pub const DECISIVE: f64 = 6.9;
+
+/// How much of a bundle's end is read for its trailing comments (`sourceMappingURL`, `debugId`): Metro and webpack
+/// write them on the last lines, after at most a few kilobytes of other comments.
+pub const TAIL_BYTES: u64 = 64 << 10;
+
+/// The last [`TAIL_BYTES`] of a regular file (the one reader of a bundle's tail).
+pub fn read_tail(path: &Path) -> Option<Vec<u8>> {
+    let (file, meta) = crate::files::open_regular(path).ok()?;
+    let from = meta.len().saturating_sub(TAIL_BYTES);
+    crate::files::read_range(&file, from, (meta.len() - from) as usize).ok()
+}
+
+/// A bundle's text as the place holds it (a mapped file, an open document's copy).
+pub type Text = Box<dyn AsRef<[u8]>>;
+
+/// What the resolver asks of where it runs.
+pub trait Place {
+    /// A loaded map, as the caller keeps it (an index into its maps, a shared handle).
+    type Map: Clone;
+
+    /// The folders relative paths and URL paths resolve under, nearest first (`--root`; the trace's folder and the
+    /// workspace folders).
+    fn roots(&self) -> Vec<PathBuf>;
+    /// Files named `name` under the roots (and, in the server, bundles it already knows), nearest first.
+    fn named(&mut self, name: &str) -> Vec<PathBuf>;
+    /// The map `bundle` leads to by its own comment, sidecar or the settings, loaded; `None` when none.
+    fn own_map(&mut self, bundle: &Path) -> Option<Self::Map>;
+    /// The bundle's text as it is now.
+    fn text(&mut self, bundle: &Path) -> Option<Text>;
+    fn index<'a>(&'a self, map: &'a Self::Map) -> &'a SourceMapIndex;
+    /// Whether two handles are the same loaded map.
+    fn same_map(&self, a: &Self::Map, b: &Self::Map) -> bool;
+    /// A map served for a URL the place may fetch from (a loopback Metro dev server, when allowed).
+    fn served(&mut self, _file: &str) -> Option<(Self::Map, String)> {
+        None
+    }
+    /// The bundle's trailing `//# debugId=`.
+    fn debug_id(&mut self, bundle: &Path) -> Option<String> {
+        let tail = read_tail(bundle)?;
+        crate::locate::find_debug_id(&tail).map(normalize_debug_id)
+    }
+}
+
+/// A map given explicitly (an argument, a request's map).
+pub struct GivenMap<M> {
+    pub map: M,
+    /// File names of the bundle it is for: its own name without `.map`, its `file`.
+    pub names: Vec<String>,
+    /// The bundle it was given as or found from (so its text is the code the map describes).
+    pub bundle: Option<PathBuf>,
+}
+
+/// What the caller knows besides the frames.
+pub struct Asked<'a, M> {
+    pub given: &'a [GivenMap<M>],
+    /// Bundles the user chose (`--bundle NAME=PATH`, the client's `bundles`), by the file as printed or its name.
+    pub chosen: &'a HashMap<String, PathBuf>,
+    /// The debug IDs the report names (`debug_ids_in`, normalized).
+    pub debug_ids: &'a [String],
+    /// The map of frames that name no file (and of Hermes crash-report frames), when there is one.
+    pub no_file: Option<M>,
+}
+
+/// The answer for one frame.
+#[derive(Debug, Clone)]
+pub enum Choice<M> {
+    /// Answered from `map`; `bundle` is the generated file it describes, when known (its text is checked for fit
+    /// and read for function names). `why` says each step taken, for `--explain`.
+    Map {
+        map: M,
+        bundle: Option<PathBuf>,
+        why: String,
+    },
+    /// No map answers this frame (and none should).
+    Unmapped { why: String },
+    /// Several bundles could be this frame's, and nothing tells them apart: not answered.
+    Ambiguous { why: String },
+}
+
+impl<M> Choice<M> {
+    pub fn map(&self) -> Option<&M> {
+        match self {
+            Choice::Map { map, .. } => Some(map),
+            _ => None,
+        }
+    }
+
+    pub fn why(&self) -> &str {
+        match self {
+            Choice::Map { why, .. } | Choice::Unmapped { why } | Choice::Ambiguous { why } => why,
+        }
+    }
+}
+
+/// A file several bundles could be: the way out is to choose one of `candidates` for `file`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AmbiguousFile {
+    /// The file as the trace prints it.
+    pub file: String,
+    pub candidates: Vec<PathBuf>,
+}
+
+/// Each frame's choice, in order, and the files left ambiguous.
+pub struct Resolved<M> {
+    pub choices: Vec<Choice<M>>,
+    pub ambiguous: Vec<AmbiguousFile>,
+}
+
+/// Chooses the map of every frame. Frames naming the same file share one choice, made on all their positions.
+pub fn choose_maps<P: Place>(
+    place: &mut P,
+    frames: &[&StackFrame],
+    asked: &Asked<'_, P::Map>,
+) -> Resolved<P::Map> {
+    let mut positions: HashMap<&str, Vec<GeneratedPosition>> = HashMap::new();
+    for f in frames {
+        if let (Some(file), Some(p)) = (f.file.as_deref(), f.generated) {
+            positions.entry(file).or_default().push(p);
+        }
+    }
+    let mut resolver = Resolver {
+        place,
+        asked,
+        by_file: HashMap::new(),
+        ambiguous: Vec::new(),
+    };
+    let choices = frames
+        .iter()
+        .map(|f| {
+            resolver.choose_frame(
+                f,
+                positions
+                    .get(f.file.as_deref().unwrap_or(""))
+                    .map_or(&[], Vec::as_slice),
+            )
+        })
+        .collect();
+    Resolved {
+        choices,
+        ambiguous: resolver.ambiguous,
+    }
+}
+
+struct Resolver<'p, 'a, P: Place> {
+    place: &'p mut P,
+    asked: &'a Asked<'a, P::Map>,
+    by_file: HashMap<String, Choice<P::Map>>,
+    ambiguous: Vec<AmbiguousFile>,
+}
+
+/// A bundle that may be a frame's, with its map and how the map was found.
+struct Candidate<M> {
+    bundle: Option<PathBuf>,
+    map: M,
+    how: String,
+}
+
+impl<P: Place> Resolver<'_, '_, P> {
+    fn choose_frame(
+        &mut self,
+        frame: &StackFrame,
+        positions: &[GeneratedPosition],
+    ) -> Choice<P::Map> {
+        if frame.native {
+            return Choice::Unmapped {
+                why: "a native frame: no position in any bundle".into(),
+            };
+        }
+        let crash_report = frame.format == FrameFormat::HermesBytecode && frame.written.is_none();
+        let file = match frame.file.as_deref() {
+            Some(file) if !crash_report => file,
+            _ => {
+                let what = if crash_report {
+                    "a Hermes crash-report frame (its address comes from the first map's function offsets)"
+                } else {
+                    "the frame names no file"
+                };
+                return match &self.asked.no_file {
+                    Some(m) => Choice::Map {
+                        map: m.clone(),
+                        bundle: None,
+                        why: format!("{what}: the map given for such frames"),
+                    },
+                    None => Choice::Unmapped {
+                        why: format!("{what}, and no map is given for such frames"),
+                    },
+                };
+            }
+        };
+        if is_foreign_file(file) {
+            return Choice::Unmapped {
+                why: format!("{file} is not a bundle (an engine's or node's own file)"),
+            };
+        }
+        if let Some(known) = self.by_file.get(file) {
+            return known.clone();
+        }
+        let choice = self.choose_file(file, positions);
+        self.by_file.insert(file.to_string(), choice.clone());
+        choice
+    }
+
+    fn choose_file(&mut self, file: &str, positions: &[GeneratedPosition]) -> Choice<P::Map> {
+        let name = file_name_of(file);
+        let chosen = self
+            .asked
+            .chosen
+            .get(file)
+            .or_else(|| self.asked.chosen.get(name))
+            .cloned();
+        if let Some(bundle) = chosen {
+            return match self.map_of(&bundle) {
+                Some((map, how)) => Choice::Map {
+                    why: format!(
+                        "the bundle chosen for {file}, {}; its map: {how}",
+                        bundle.display()
+                    ),
+                    map,
+                    bundle: Some(bundle),
+                },
+                None => Choice::Unmapped {
+                    why: format!(
+                        "the bundle chosen for {file}, {}, leads to no map",
+                        bundle.display()
+                    ),
+                },
+            };
+        }
+        if let Some((map, why)) = self.place.served(file) {
+            return Choice::Map {
+                map,
+                bundle: None,
+                why,
+            };
+        }
+        let by_path = self.by_path(file);
+        if let Some((bundle, how)) = &by_path {
+            if let Some((map, map_how)) = self.map_of(bundle) {
+                return Choice::Map {
+                    why: format!("{how}; its map: {map_how}"),
+                    map,
+                    bundle: Some(bundle.clone()),
+                };
+            }
+        }
+        let naming: Vec<Candidate<P::Map>> = self
+            .asked
+            .given
+            .iter()
+            .filter(|g| g.names.iter().any(|n| n == name))
+            .map(|g| Candidate {
+                bundle: g.bundle.clone(),
+                map: g.map.clone(),
+                how: "a map given names it (its file name or `file`)".into(),
+            })
+            .collect();
+        if !naming.is_empty() {
+            return self.among(file, naming, positions, &format!("maps given name {name}"));
+        }
+        if by_path.is_none() {
+            let mut found = Vec::new();
+            for bundle in self.place.named(name).into_iter().take(MAX_SAME_NAMED) {
+                if let Some((map, how)) = self.map_of(&bundle) {
+                    found.push(Candidate {
+                        bundle: Some(bundle),
+                        map,
+                        how,
+                    });
+                }
+            }
+            if !found.is_empty() {
+                return self.among(
+                    file,
+                    found,
+                    positions,
+                    &format!("files named {name} under the roots"),
+                );
+            }
+        }
+        if let [only] = self.asked.given {
+            return Choice::Map {
+                map: only.map.clone(),
+                bundle: by_path.map(|(b, _)| b).or_else(|| only.bundle.clone()),
+                why: format!(
+                    "no bundle named {name} with a map of its own was found; the one map given serves every frame \
+                     (metro-symbolicate's rule)"
+                ),
+            };
+        }
+        let roots: Vec<String> = self
+            .place
+            .roots()
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect();
+        Choice::Unmapped {
+            why: match by_path {
+                Some((bundle, _)) => format!("{} leads to no map (give its map)", bundle.display()),
+                None => format!(
+                    "no bundle named {name} with a map under {} (give its map, or --root)",
+                    roots.join(", ")
+                ),
+            },
+        }
+    }
+
+    /// The bundle a frame's path names, and how it was found.
+    fn by_path(&mut self, file: &str) -> Option<(PathBuf, String)> {
+        if file.starts_with("file:") {
+            let local = url::Url::parse(file).ok()?.to_file_path().ok()?;
+            return local
+                .is_file()
+                .then(|| (local, format!("the file {file} names")));
+        }
+        let roots = self.place.roots();
+        if !file.contains("://") {
+            let plain = file.split(['?', '#']).next().unwrap_or(file);
+            let p = Path::new(plain);
+            if p.is_absolute() {
+                return p
+                    .is_file()
+                    .then(|| (p.to_path_buf(), format!("the path {plain}")));
+            }
+            if let Some(found) = roots.iter().map(|r| r.join(plain)).find(|c| c.is_file()) {
+                let why = format!("the path {plain} under {}", found.display());
+                return Some((found, why));
+            }
+            return None;
+        }
+        // A URL's path mirrored under a root, longest first, before any search by name: the path tells same-named
+        // files apart. Only a file that leads to a map is taken here (a same-named source is not the bundle).
+        let url = url::Url::parse(file).ok()?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return None;
+        }
+        let parts: Vec<String> = url
+            .path_segments()?
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                percent_encoding::percent_decode_str(p)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .collect();
+        for k in 0..parts.len().saturating_sub(1) {
+            let tail = parts[k..].join("/");
+            for root in &roots {
+                let p = root.join(&tail);
+                if p.is_file() && self.map_of(&p).is_some() {
+                    let why = format!("the URL's path /{tail} under {}", root.display());
+                    return Some((p, why));
+                }
+            }
+        }
+        None
+    }
+
+    /// The map of a bundle found on disk, and how.
+    fn map_of(&mut self, bundle: &Path) -> Option<(P::Map, String)> {
+        let given = self.asked.given;
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let this = canonical(bundle);
+        if let Some(g) = given
+            .iter()
+            .find(|g| g.bundle.as_deref().map(canonical).as_ref() == Some(&this))
+        {
+            return Some((g.map.clone(), "the map given for it".into()));
+        }
+        if given.is_empty() {
+            return self
+                .place
+                .own_map(bundle)
+                .map(|m| (m, "its sourceMappingURL or sidecar .map".into()));
+        }
+        let id = self.place.debug_id(bundle);
+        let map_id = |g: &GivenMap<P::Map>| {
+            self.place
+                .index(&g.map)
+                .debug_id
+                .as_deref()
+                .map(normalize_debug_id)
+        };
+        if let Some(id) = &id {
+            if let Some(g) = given.iter().find(|g| map_id(g).as_ref() == Some(id)) {
+                return Some((g.map.clone(), format!("its debugId {id} is a given map's")));
+            }
+        }
+        let name = bundle
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let naming: Vec<&GivenMap<P::Map>> = given
+            .iter()
+            .filter(|g| g.names.contains(&name))
+            .filter(|g| id.is_none() || map_id(g).is_none() || map_id(g) == id)
+            .collect();
+        if let [g] = naming[..] {
+            return Some((
+                g.map.clone(),
+                "a map given names it (its file name or `file`)".into(),
+            ));
+        }
+        self.place
+            .own_map(bundle)
+            .map(|m| (m, "its sourceMappingURL or sidecar .map".into()))
+    }
+
+    /// One of several candidates for `file`, or ambiguous.
+    fn among(
+        &mut self,
+        file: &str,
+        candidates: Vec<Candidate<P::Map>>,
+        positions: &[GeneratedPosition],
+        found: &str,
+    ) -> Choice<P::Map> {
+        let mut distinct: Vec<Candidate<P::Map>> = Vec::new();
+        let mut copies = 0;
+        for c in candidates {
+            if distinct.iter().any(|d| self.same_build(d, &c)) {
+                copies += 1;
+            } else {
+                distinct.push(c);
+            }
+        }
+        let chosen = |c: Candidate<P::Map>, why: String| Choice::Map {
+            why: format!("{why}; its map: {}", c.how),
+            map: c.map,
+            bundle: c.bundle,
+        };
+        let shown = |c: &Candidate<P::Map>| {
+            c.bundle
+                .as_ref()
+                .map_or("a given map".into(), |b| b.display().to_string())
+        };
+        if distinct.len() == 1 {
+            let c = distinct.pop().expect("one candidate");
+            let why = if copies > 0 {
+                format!(
+                    "{found}: {} copies of one build (the same map and text), the nearest",
+                    copies + 1
+                )
+            } else {
+                format!("{found}: {}", shown(&c))
+            };
+            return chosen(c, why);
+        }
+        let ids = self.asked.debug_ids;
+        if !ids.is_empty() {
+            let by_id: Vec<usize> = (0..distinct.len())
+                .filter(|&i| {
+                    let id = self
+                        .place
+                        .index(&distinct[i].map)
+                        .debug_id
+                        .as_deref()
+                        .map(normalize_debug_id);
+                    id.is_some_and(|id| ids.contains(&id))
+                })
+                .collect();
+            if by_id.len() == 1 {
+                let c = distinct.swap_remove(by_id[0]);
+                let why = format!("{found}; the report's debug ID is {}'s", shown(&c));
+                return chosen(c, why);
+            }
+            if !by_id.is_empty() {
+                let mut kept = Vec::new();
+                for (i, c) in distinct.into_iter().enumerate() {
+                    if by_id.contains(&i) {
+                        kept.push(c);
+                    }
+                }
+                distinct = kept;
+            }
+        }
+        let scores: Vec<f64> = distinct
+            .iter()
+            .map(|c| self.evidence(c, positions))
+            .collect();
+        let mut order: Vec<usize> = (0..scores.len()).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        let (best, next) = (scores[order[0]], scores[order[1]]);
+        if !positions.is_empty() && best >= DECISIVE && best - next >= DECISIVE {
+            let c = distinct.swap_remove(order[0]);
+            let why = format!(
+                "{found}; the frames' {} position{} fit {}'s text (odds e^{:.0} to one over the next candidate{})",
+                positions.len(),
+                if positions.len() == 1 { "" } else { "s" },
+                shown(&c),
+                (best - next).min(best).min(99.0),
+                if next == f64::NEG_INFINITY { ", which cannot hold them" } else { "" },
+            );
+            return chosen(c, why);
+        }
+        let names: Vec<String> = distinct.iter().map(|c| shown(c)).collect();
+        let bundles: Vec<PathBuf> = distinct.iter().filter_map(|c| c.bundle.clone()).collect();
+        self.ambiguous.push(AmbiguousFile {
+            file: file.to_string(),
+            candidates: bundles,
+        });
+        Choice::Ambiguous {
+            why: format!(
+                "{} bundles could be {file} ({}), and neither a debug ID nor the frames' positions tell them apart: \
+                 not mapped; choose one (--bundle {name}=PATH)",
+                distinct.len(),
+                names.join(", "),
+                name = file_name_of(file),
+            ),
+        }
+    }
+
+    /// How well a candidate's text fits the frames' positions ([`frames_evidence`]); a map without a text at hand
+    /// only rules itself out where a position falls on a line it does not map.
+    fn evidence(&mut self, c: &Candidate<P::Map>, positions: &[GeneratedPosition]) -> f64 {
+        if let Some(text) = c.bundle.as_deref().and_then(|b| self.place.text(b)) {
+            return frames_evidence(self.place.index(&c.map), (*text).as_ref(), positions);
+        }
+        let index = self.place.index(&c.map);
+        let maps_line = |p: &GeneratedPosition| matches!(index.lookup(*p, Bias::GreatestLowerBound), Ok(Some(h)) if h.generated.line == p.line && h.original.is_some());
+        if positions.iter().all(maps_line) {
+            0.0
+        } else {
+            f64::NEG_INFINITY
+        }
+    }
+
+    /// Whether two candidates are one build: the same loaded map, or maps with the same mappings and sources over
+    /// the same text (a build copied to two folders answers every frame alike).
+    fn same_build(&mut self, a: &Candidate<P::Map>, b: &Candidate<P::Map>) -> bool {
+        if self.place.same_map(&a.map, &b.map) {
+            return a.bundle == b.bundle
+                || a.bundle.is_none()
+                || b.bundle.is_none()
+                || self.same_text(a, b);
+        }
+        let (x, y) = (self.place.index(&a.map), self.place.index(&b.map));
+        let same_map = x.sections().len() == y.sections().len()
+            && (0..x.sections().len()).all(|s| x.section_mappings(s) == y.section_mappings(s))
+            && x.sources().len() == y.sources().len()
+            && x.sources()
+                .iter()
+                .zip(y.sources())
+                .all(|(s, t)| s.url == t.url);
+        same_map && self.same_text(a, b)
+    }
+
+    fn same_text(&mut self, a: &Candidate<P::Map>, b: &Candidate<P::Map>) -> bool {
+        match (a.bundle.as_deref(), b.bundle.as_deref()) {
+            (Some(x), Some(y)) => match (self.place.text(x), self.place.text(y)) {
+                (Some(x), Some(y)) => (*x).as_ref() == (*y).as_ref(),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
