@@ -363,7 +363,7 @@ fn symbolicate_on_a_large_index_map_answers_as_the_whole_map() {
         &symbolicate(
             &parsed,
             |_| Ok(Some((0, &index))),
-            |_| None,
+            |_, _| None,
             &sourcemap_core::trace::function_name::NoCode,
         ),
         TextOptions::default(),
@@ -563,7 +563,7 @@ fn symbolicate_does_not_answer_from_a_map_that_does_not_fit() {
     let out = String::from_utf8(o.stdout).unwrap();
     for needle in [
         "| map: ",
-        "chosen because the bundle",
+        "chosen because the path dist/app.min.js under",
         "by its sourceMappingURL=app.min.js.map",
         "| debug IDs: neither has one",
         "| position 1:49 lands on a segment",
@@ -617,6 +617,25 @@ fn apply_shift_maps_a_bannered_bundle_like_its_own_build() {
 #[test]
 fn explain_names_a_bytecode_frame_against_the_bundles_map() {
     let traces = repo().join("fixtures/traces");
+    // The packager's map given for a bytecode frame whose .hbc has no map of its own: the one map given serves,
+    // and --explain says to compose the packager's and the compiler's maps.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("hermes")).unwrap();
+    for f in ["app.hbc", "app.js", "app.js.map"] {
+        std::fs::copy(traces.join("hermes").join(f), dir.path().join("hermes").join(f)).unwrap();
+    }
+    let o = output_with_stdin(
+        bin()
+            .args(["symbolicate", "--explain", "hermes/app.js.map"])
+            .current_dir(dir.path()),
+        "    at e (address at hermes/app.hbc:1:248)\n",
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.contains("compose the packager's and the compiler's maps"),
+        "{out}"
+    );
+    // Where the bytecode's own (composed) map is beside it, the frame's path leads to it, whatever map is given.
     let o = output_with_stdin(
         bin()
             .args(["symbolicate", "--explain", "hermes/app.js.map"])
@@ -624,8 +643,10 @@ fn explain_names_a_bytecode_frame_against_the_bundles_map() {
         "    at e (address at hermes/app.hbc:1:248)\n",
     );
     let out = String::from_utf8(o.stdout).unwrap();
+    assert!(!out.contains("compose the packager"), "{out}");
+    assert!(out.contains("at parseOrder ("), "{out}");
     assert!(
-        out.contains("compose the packager's and the compiler's maps"),
+        out.contains("chosen because the path hermes/app.hbc under"),
         "{out}"
     );
     // With the composed (bytecode) map first, no such hint.

@@ -940,7 +940,7 @@ fn same_named_bundles_are_told_apart_or_left_to_the_user() {
         r["frames"][0]["unresolved"]
             .as_str()
             .unwrap()
-            .contains("2 bundles are named app.js"),
+            .contains("2 bundles could be https://cdn.example.com/app.js"),
         "{r}"
     );
     let candidates: Vec<&str> = r["ambiguous"][0]["candidates"]

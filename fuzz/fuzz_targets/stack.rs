@@ -109,7 +109,7 @@ fuzz_target!(|data: &[u8]| {
     let out = symbolicate(
         &document.lines,
         |_| Ok(Some((0, index()))),
-        |_| None,
+        |_, _| None,
         &sourcemap_core::trace::function_name::NoCode,
     );
     let rendered = document.render(&out, TextOptions::default());
@@ -182,7 +182,7 @@ fuzz_target!(|data: &[u8]| {
         "at f (b.js:1:1)\nat g (b.js:1:30)\nat b.js:2:3\n",
         PlainInput::default(),
     );
-    let _ = symbolicate(&lines, |_| Ok(Some((0, plain))), |_| None, &code);
+    let _ = symbolicate(&lines, |_| Ok(Some((0, plain))), |_, _| None, &code);
 
     // Helpers that take text from bundles and editors.
     let _ = sourcemap_core::trace::code_frame::code_frame(&text, 1, 3);

@@ -371,9 +371,9 @@ impl<P: Place> Resolver<'_, '_, P> {
                     .is_file()
                     .then(|| (p.to_path_buf(), format!("the path {plain}")));
             }
-            if let Some(found) = roots.iter().map(|r| r.join(plain)).find(|c| c.is_file()) {
-                let why = format!("the path {plain} under {}", found.display());
-                return Some((found, why));
+            if let Some(root) = roots.iter().find(|r| r.join(plain).is_file()) {
+                let why = format!("the path {plain} under {}", root.display());
+                return Some((root.join(plain), why));
             }
             return None;
         }
@@ -529,15 +529,26 @@ impl<P: Place> Resolver<'_, '_, P> {
         let mut order: Vec<usize> = (0..scores.len()).collect();
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
         let (best, next) = (scores[order[0]], scores[order[1]]);
+        let possible = scores.iter().filter(|s| **s > f64::NEG_INFINITY).count();
+        // The others cannot hold the positions (lines they do not have, columns past their lines' ends): as if this
+        // were the only bundle of that name (whose map the fit check then judges, as any other's).
+        if possible == 1 && !positions.is_empty() {
+            let c = distinct.swap_remove(order[0]);
+            let why = format!(
+                "{found}; only {} can hold the frames' positions (the other {} have no such lines or columns)",
+                shown(&c),
+                scores.len() - 1
+            );
+            return chosen(c, why);
+        }
         if !positions.is_empty() && best >= DECISIVE && best - next >= DECISIVE {
             let c = distinct.swap_remove(order[0]);
             let why = format!(
-                "{found}; the frames' {} position{} fit {}'s text (odds e^{:.0} to one over the next candidate{})",
+                "{found}; the frames' {} position{} fit {}'s text, odds e^{:.0} to one over the next candidate's",
                 positions.len(),
                 if positions.len() == 1 { "" } else { "s" },
                 shown(&c),
-                (best - next).min(best).min(99.0),
-                if next == f64::NEG_INFINITY { ", which cannot hold them" } else { "" },
+                (best - next).min(99.0),
             );
             return chosen(c, why);
         }
@@ -547,10 +558,14 @@ impl<P: Place> Resolver<'_, '_, P> {
             file: file.to_string(),
             candidates: bundles,
         });
+        let undecided = if possible == 0 && !positions.is_empty() {
+            "none of them can hold the frames' positions (another build?)"
+        } else {
+            "neither a debug ID nor the frames' positions tell them apart"
+        };
         Choice::Ambiguous {
             why: format!(
-                "{} bundles could be {file} ({}), and neither a debug ID nor the frames' positions tell them apart: \
-                 not mapped; choose one (--bundle {name}=PATH)",
+                "{} bundles could be {file} ({}), and {undecided}: not mapped; choose one (--bundle {name}=PATH)",
                 distinct.len(),
                 names.join(", "),
                 name = file_name_of(file),
