@@ -320,6 +320,46 @@ fn a_script_url_leads_to_its_bundle_by_its_path_under_the_root() {
     assert_eq!(whole, near);
 }
 
+/// A Hermes bytecode profile of the older shape (frames with `funcVirtAddr` and `offset`, no line or column) named
+/// `rec.cpuprofile`, with its map named `rec.cpuprofile.map` beside it, as Metro's tooling names them: the sidecar
+/// naming makes the profile the map's "bundle", but a profile is never a bundle's text, so the fit check does not
+/// judge it and every frame maps as with the usual names (CLI and server).
+#[test]
+fn a_profile_named_like_its_maps_bundle_is_not_judged_as_the_bundle() {
+    let root = fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let (rec, map) = (dir.path().join("rec.cpuprofile"), dir.path().join("rec.cpuprofile.map"));
+    let recording = root.join("recordings/hermes/esbuild.inventory.bytecode.json");
+    let hbc_map = root.join("dist/hermes/esbuild/inventory.hbc.map");
+    std::fs::copy(&recording, &rec).unwrap();
+    std::fs::copy(&hbc_map, &map).unwrap();
+    let o = profile(&[rec.to_str().unwrap(), map.to_str().unwrap(), "--json"]);
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(!stderr.contains("map-mismatch"), "{stderr}");
+    let renamed = json_of(o)["frames"].clone();
+    let usual = json_of(profile(&[
+        recording.to_str().unwrap(),
+        hbc_map.to_str().unwrap(),
+        "--json",
+    ]))["frames"]
+        .clone();
+    let mapped = renamed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["source"].is_string())
+        .count();
+    assert!(mapped > 500, "{mapped} frames mapped");
+    assert_eq!(renamed, usual);
+    // `validate` judges the map against the profile's text as a bundle only if asked to: the check says it is not code.
+    let o = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+        .args(["validate", rec.to_str().unwrap(), map.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(!said.contains("does not fit"), "{said}");
+}
+
 #[test]
 fn out_writes_the_profile_in_its_format_with_original_names_and_never_over_the_input() {
     let root = fixtures();
