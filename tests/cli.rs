@@ -622,7 +622,11 @@ fn explain_names_a_bytecode_frame_against_the_bundles_map() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("hermes")).unwrap();
     for f in ["app.hbc", "app.js", "app.js.map"] {
-        std::fs::copy(traces.join("hermes").join(f), dir.path().join("hermes").join(f)).unwrap();
+        std::fs::copy(
+            traces.join("hermes").join(f),
+            dir.path().join("hermes").join(f),
+        )
+        .unwrap();
     }
     let o = output_with_stdin(
         bin()

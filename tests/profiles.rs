@@ -328,7 +328,10 @@ fn a_script_url_leads_to_its_bundle_by_its_path_under_the_root() {
 fn a_profile_named_like_its_maps_bundle_is_not_judged_as_the_bundle() {
     let root = fixtures();
     let dir = tempfile::tempdir().unwrap();
-    let (rec, map) = (dir.path().join("rec.cpuprofile"), dir.path().join("rec.cpuprofile.map"));
+    let (rec, map) = (
+        dir.path().join("rec.cpuprofile"),
+        dir.path().join("rec.cpuprofile.map"),
+    );
     let recording = root.join("recordings/hermes/esbuild.inventory.bytecode.json");
     let hbc_map = root.join("dist/hermes/esbuild/inventory.hbc.map");
     std::fs::copy(&recording, &rec).unwrap();

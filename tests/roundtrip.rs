@@ -41,6 +41,8 @@
 
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/roundtrip_build.rs"]
+mod roundtrip_build;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -59,27 +61,6 @@ const PAIRED_GOAL: f64 = 0.60;
 /// Whether a frame whose map itself leads away from the original trace's position fails the test too (not only
 /// one the symbolicator reads differently from the map). Off: the minifiers' rewrites move some calls.
 const STRICT_ORIGINAL_POSITIONS: bool = false;
-
-fn fixture() -> PathBuf {
-    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/roundtrip"))
-        .unwrap()
-}
-
-fn node(dir: &Path, script: &str) {
-    let out = Command::new("node")
-        .arg(script)
-        .current_dir(dir)
-        .env_remove("NODE_OPTIONS")
-        .output()
-        .expect("node must be installed for this test (scripts/test-deps)");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "node {script} failed:\n{stdout}\n{stderr}"
-    );
-    eprint!("node {script}: {stdout}");
-}
 
 /// Where a V8 frame points.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -608,14 +589,8 @@ fn code_list(items: &[String]) -> String {
 
 #[test]
 fn symbolicated_minified_traces_give_back_the_original_ones() {
-    let dir = fixture();
-    assert!(
-        dir.join("node_modules/esbuild").is_dir(),
-        "run `npm ci` in fixtures/roundtrip (scripts/test-deps does)"
-    );
-    node(&dir, "build.mjs");
-    node(&dir, "run.mjs");
-    let dist = dir.join("dist");
+    let dist = roundtrip_build::built();
+    let dir = roundtrip_build::fixture();
     let recorded: Value =
         serde_json::from_str(&std::fs::read_to_string(dist.join("cases.json")).unwrap()).unwrap();
     let cases = recorded["cases"].as_array().unwrap();
