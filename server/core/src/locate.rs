@@ -369,6 +369,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn json_documents_are_not_code() {
+        for json in [
+            &b"{\"samples\":[],\"stackFrames\":{}}"[..],
+            b"  [1, 2]\n",
+            b"\xEF\xBB\xBF{\"nodes\":[]}",
+        ] {
+            assert!(
+                is_json_document(json),
+                "{:?}",
+                String::from_utf8_lossy(json)
+            );
+        }
+        for code in [
+            &b"{ let a = 1; }\n//# sourceMappingURL=a.js.map"[..],
+            b"[1, 2].forEach(f)",
+            b"(()=>{})()",
+            b"",
+        ] {
+            assert!(
+                !is_json_document(code),
+                "{:?}",
+                String::from_utf8_lossy(code)
+            );
+        }
+    }
+
+    #[test]
     fn finds_the_comment_in_the_last_lines() {
         let text = b"var a=1;\n//# sourceMappingURL=app.js.map\n//# debugId=85314830-023f-4cf1-a267-535f4e37bb17\n\n";
         assert_eq!(
