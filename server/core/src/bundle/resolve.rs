@@ -84,6 +84,10 @@ pub trait Place {
     fn served(&mut self, _file: &str) -> Option<(Self::Map, String)> {
         None
     }
+    /// A path as messages show it (the CLI: relative to the current directory).
+    fn shown(&self, path: &Path) -> String {
+        path.display().to_string()
+    }
     /// The bundle's trailing `//# debugId=`.
     fn debug_id(&mut self, bundle: &Path) -> Option<String> {
         let tail = read_tail(bundle)?;
@@ -263,7 +267,7 @@ impl<P: Place> Resolver<'_, '_, P> {
                 Some((map, how)) => Choice::Map {
                     why: format!(
                         "the bundle chosen for {file}, {}; its map: {how}",
-                        bundle.display()
+                        self.place.shown(&bundle)
                     ),
                     map,
                     bundle: Some(bundle),
@@ -271,7 +275,7 @@ impl<P: Place> Resolver<'_, '_, P> {
                 None => Choice::Unmapped {
                     why: format!(
                         "the bundle chosen for {file}, {}, leads to no map",
-                        bundle.display()
+                        self.place.shown(&bundle)
                     ),
                 },
             };
@@ -341,11 +345,14 @@ impl<P: Place> Resolver<'_, '_, P> {
             .place
             .roots()
             .iter()
-            .map(|r| r.display().to_string())
+            .map(|r| self.place.shown(r))
             .collect();
         Choice::Unmapped {
             why: match by_path {
-                Some((bundle, _)) => format!("{} leads to no map (give its map)", bundle.display()),
+                Some((bundle, _)) => format!(
+                    "{} leads to no map (give its map)",
+                    self.place.shown(&bundle)
+                ),
                 None => format!(
                     "no bundle named {name} with a map under {} (give its map, or --root)",
                     roots.join(", ")
@@ -372,7 +379,7 @@ impl<P: Place> Resolver<'_, '_, P> {
                     .then(|| (p.to_path_buf(), format!("the path {plain}")));
             }
             if let Some(root) = roots.iter().find(|r| r.join(plain).is_file()) {
-                let why = format!("the path {plain} under {}", root.display());
+                let why = format!("the path {plain} under {}", self.place.shown(root));
                 return Some((root.join(plain), why));
             }
             return None;
@@ -397,7 +404,7 @@ impl<P: Place> Resolver<'_, '_, P> {
             for root in &roots {
                 let p = root.join(&tail);
                 if p.is_file() && self.map_of(&p).is_some() {
-                    let why = format!("the URL's path /{tail} under {}", root.display());
+                    let why = format!("the URL's path /{tail} under {}", self.place.shown(root));
                     return Some((p, why));
                 }
             }
@@ -477,11 +484,6 @@ impl<P: Place> Resolver<'_, '_, P> {
             map: c.map,
             bundle: c.bundle,
         };
-        let shown = |c: &Candidate<P::Map>| {
-            c.bundle
-                .as_ref()
-                .map_or("a given map".into(), |b| b.display().to_string())
-        };
         if distinct.len() == 1 {
             let c = distinct.pop().expect("one candidate");
             let why = if copies > 0 {
@@ -490,7 +492,7 @@ impl<P: Place> Resolver<'_, '_, P> {
                     copies + 1
                 )
             } else {
-                format!("{found}: {}", shown(&c))
+                format!("{found}: {}", self.label(&c))
             };
             return chosen(c, why);
         }
@@ -509,7 +511,7 @@ impl<P: Place> Resolver<'_, '_, P> {
                 .collect();
             if by_id.len() == 1 {
                 let c = distinct.swap_remove(by_id[0]);
-                let why = format!("{found}; the report's debug ID is {}'s", shown(&c));
+                let why = format!("{found}; the report's debug ID is {}'s", self.label(&c));
                 return chosen(c, why);
             }
             if !by_id.is_empty() {
@@ -536,7 +538,7 @@ impl<P: Place> Resolver<'_, '_, P> {
             let c = distinct.swap_remove(order[0]);
             let why = format!(
                 "{found}; only {} can hold the frames' positions (the other {} have no such lines or columns)",
-                shown(&c),
+                self.label(&c),
                 scores.len() - 1
             );
             return chosen(c, why);
@@ -547,12 +549,12 @@ impl<P: Place> Resolver<'_, '_, P> {
                 "{found}; the frames' {} position{} fit {}'s text, odds e^{:.0} to one over the next candidate's",
                 positions.len(),
                 if positions.len() == 1 { "" } else { "s" },
-                shown(&c),
+                self.label(&c),
                 (best - next).min(99.0),
             );
             return chosen(c, why);
         }
-        let names: Vec<String> = distinct.iter().map(shown).collect();
+        let names: Vec<String> = distinct.iter().map(|c| self.label(c)).collect();
         let bundles: Vec<PathBuf> = distinct.iter().filter_map(|c| c.bundle.clone()).collect();
         self.ambiguous.push(AmbiguousFile {
             file: file.to_string(),
@@ -571,6 +573,13 @@ impl<P: Place> Resolver<'_, '_, P> {
                 name = file_name_of(file),
             ),
         }
+    }
+
+    /// A candidate as messages name it.
+    fn label(&self, c: &Candidate<P::Map>) -> String {
+        c.bundle
+            .as_ref()
+            .map_or("a given map".into(), |b| self.place.shown(b))
     }
 
     /// How well a candidate's text fits the frames' positions ([`frames_evidence`]); a map without a text at hand

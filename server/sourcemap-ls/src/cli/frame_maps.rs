@@ -358,6 +358,10 @@ impl Place for Catalog {
         a == b
     }
 
+    fn shown(&self, path: &Path) -> String {
+        shown(path)
+    }
+
     /// A loopback Metro dev server's map for a bundle URL, when `--dev-server` allows it and no map is given.
     fn served(&mut self, file: &str) -> Option<(usize, String)> {
         if !(self.dev_server && file.starts_with("http://") && self.explicit == 0) {
