@@ -571,17 +571,18 @@ pub(super) fn resolve(
         .collect();
     let chain = |from: usize, source: &str| {
         let name = file_name_of(source);
+        let mut named = (0..bundles.len())
+            .filter(|&i| i != from && maps[i].names.iter().any(|n| n == name))
+            .peekable();
+        // Resolved only when some given map names the source (a path per mapped frame was 3 ms of a profile).
+        named.peek()?;
         let resolved = canonical(
             &maps[from]
                 .dir
                 .join(source.strip_prefix("file://").unwrap_or(source)),
         );
-        (0..bundles.len())
-            .find(|&i| {
-                i != from
-                    && maps[i].names.iter().any(|n| n == name)
-                    && bundles[i].as_ref().is_none_or(|b| *b == resolved)
-            })
+        named
+            .find(|&i| bundles[i].as_ref().is_none_or(|b| *b == resolved))
             .map(|i| (i, &maps[i].index))
     };
     let mut next = choices.iter();
