@@ -301,7 +301,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       ambiguous.length === 1 &&
       candidates.join(",") === "twins/a/twin.js,twins/b/twin.js" &&
       asked.frames[0]?.location === null &&
-      (asked.frames[0]?.unresolved ?? "").includes("2 bundles are named twin.js") &&
+      (asked.frames[0]?.unresolved ?? "").includes("2 bundles could be https://cdn.example.com/static/twin.js") &&
       shown.includes("at f (twin-b-src.js:1:1)") &&
       terminalOk;
     return { ok, detail: { ambiguous, unresolved: asked.frames[0]?.unresolved, shown, terminalLinks: links.map((l) => l.tooltip) } };
