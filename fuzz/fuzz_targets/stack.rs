@@ -80,7 +80,7 @@ fn exercise_lines(lines: &[StackLine]) {
     let out = symbolicate(
         lines,
         |_| Ok(Some((0, index))),
-        |_| Some((1, index)),
+        |_, _| Some((1, index)),
         &sourcemap_core::trace::function_name::NoCode,
     );
     let _ = render_text(
