@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 
 use super::summary::FrameOrigin;
 use super::{FrameKind, Profile, ProfileFormat};
-use crate::trace::stack::{FrameFormat, StackFrame, StackLine};
+use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
 use crate::trace::symbolicate::OriginalFrame;
 use crate::GeneratedPosition;
 
@@ -28,6 +28,8 @@ impl Site {
         let raw = self.function.as_deref().unwrap_or_default().to_string();
         StackFrame {
             frame_span: 0..raw.len(),
+            precision: Precision::Column,
+            in_eval: false,
             raw,
             format: if self.bytecode {
                 FrameFormat::HermesBytecode

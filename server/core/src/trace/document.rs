@@ -25,7 +25,7 @@ use std::ops::Range;
 use serde_json::{json, Value};
 
 use crate::trace::stack::{
-    parse_line, parse_metro_json, FrameFormat, PlainInput, StackFrame, StackLine,
+    parse_line, parse_metro_json, FrameFormat, PlainInput, Precision, StackFrame, StackLine,
 };
 use crate::trace::symbolicate::{render_frame, SymbolicatedLine, TextOptions};
 use crate::GeneratedPosition;
@@ -118,6 +118,8 @@ fn event_frame(kind: EventKind, f: &Value) -> StackFrame {
         function_span: None,
         location_span: None,
         frame_span: 0..0,
+        precision: Precision::Column,
+        in_eval: false,
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
-use crate::trace::stack::{FrameFormat, StackFrame, StackLine};
+use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -88,6 +88,8 @@ pub fn parse_hermes_crash(
                 function_span: None,
                 location_span: None,
                 frame_span: 0..0,
+                precision: Precision::Column,
+                in_eval: false,
             }))
         })
         .collect()

@@ -56,6 +56,8 @@ pub enum FrameFormat {
     MetroJson,
     /// `LINE COLUMN`.
     Plain,
+    /// Opera's Presto (Opera 8–12): `Line N of linked script URL`, `called from line N, column C in fn(args) in URL:`.
+    Presto,
 }
 
 /// One parsed frame.
@@ -83,6 +85,21 @@ pub struct StackFrame {
     /// Byte range of the frame in `raw`: the line may carry a prefix (a timestamp, a logcat tag, a quote) before it
     /// and text after it, which stay as they are when the frame is rewritten.
     pub frame_span: Range<usize>,
+    /// Whether the trace gives a column: line-only frames (Firefox before 30, Safari 6, PhantomJS, Opera's Presto,
+    /// a Firefox eval chain's call site) are answered at line level, never at an invented column.
+    pub precision: Precision,
+    /// The frame ran inside code made by `eval` (or `new Function`): its position is the eval call site's, the
+    /// innermost origin the engine reports that is a position in a file.
+    pub in_eval: bool,
+}
+
+/// How precisely a frame gives its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// A line and a column.
+    Column,
+    /// A line only: the generated position's column is 0 and means nothing.
+    Line,
 }
 
 /// An input line: a frame, or text passed through.
@@ -148,13 +165,99 @@ fn split_function(name: &str) -> (Option<String>, bool, bool) {
     ((!n.is_empty()).then(|| n.to_string()), is_async, is_new)
 }
 
+/// Where a frame's location text points: its file, line and column (or line only), in the trace's numbers.
+struct Location {
+    file: String,
+    line: u32,
+    /// `None`: the trace gives no column (`fn@URL:61`, a Firefox eval chain's call site).
+    column: Option<u32>,
+    /// The position is the call site of code made by `eval`.
+    in_eval: bool,
+}
+
+/// Reads a location as engines write it: `URL:L:C`; `URL:L` (a line only: Firefox before 30, Safari 6, PhantomJS, Opera
+/// 11, whose URL must name a script file, so that `host:port` is never a line); Firefox's eval chain `URL line 310 >
+/// eval line 4 > eval:2:17`, whose call site is `URL` line 310 (SpiderMonkey's `FormatIntroducedFilename` writes
+/// `"%s line %s > %s"`, `js/src/vm/JSScript.cpp`: the line of the eval call, no column; `:2:17` is inside the eval'd
+/// code); and Safari's `safari-extension:(//ID/path.js:120:8)`, whose scheme is `safari-extension://`.
+fn read_location(loc: &str) -> Option<Location> {
+    let loc = loc.trim();
+    if let Some(inner) = loc.find(":(//").filter(|_| loc.ends_with(')')) {
+        let scheme = &loc[..inner];
+        if !scheme.is_empty()
+            && scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        {
+            return read_location(&format!("{scheme}://{}", &loc[inner + 4..loc.len() - 1]));
+        }
+    }
+    static CHAIN: OnceLock<Regex> = OnceLock::new();
+    if let Some(c) = regex(
+        &CHAIN,
+        r"^(\S.*?) line (\d+) > (?:eval|Function|Function\.prototype\.apply)\b",
+    )
+    .captures(loc)
+    {
+        return Some(Location {
+            file: c[1].to_string(),
+            line: c[2].parse().ok()?,
+            column: None,
+            in_eval: true,
+        });
+    }
+    if let Some((url, l, c)) = split_location(loc) {
+        return Some(Location {
+            file: url.to_string(),
+            line: l,
+            column: Some(c),
+            in_eval: false,
+        });
+    }
+    let (url, l) = loc.rsplit_once(':')?;
+    let l: u32 = l.parse().ok()?;
+    // A line alone only after a script's path: `http://host:8080` and `v1.2:3` are not frames.
+    let path = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let named = names_a_script(url) && (path.contains('/') || !url.contains("://"));
+    (named && !url.is_empty() && !url.contains(char::is_whitespace)).then(|| Location {
+        file: url.to_string(),
+        line: l,
+        column: None,
+        in_eval: false,
+    })
+}
+
+/// A frame's generated position from a location: lines and columns 1-based as written (the engines' own; see the
+/// table), a line-only location at column 0 with [`Precision::Line`].
+fn position_of(loc: &Location) -> (Option<(u32, u32)>, Option<GeneratedPosition>, Precision) {
+    match loc.column {
+        Some(c) => (
+            Some((loc.line, c)),
+            one_based(loc.line, c),
+            Precision::Column,
+        ),
+        None => (
+            Some((loc.line, 0)),
+            loc.line
+                .checked_sub(1)
+                .map(|line| GeneratedPosition { line, column: 0 }),
+            Precision::Line,
+        ),
+    }
+}
+
 /// A V8-style line: `at fn (loc)` or `at loc`.
 fn parse_v8(line: &str) -> Option<StackFrame> {
     static WITH_FN: OnceLock<Regex> = OnceLock::new();
     static BARE: OnceLock<Regex> = OnceLock::new();
-    let with_fn = regex(&WITH_FN, r"^\s*at (.+?) \((.*)\)\s*$");
+    // The closing parenthesis may be missing (a line cut by a logger).
+    let with_fn = regex(&WITH_FN, r"^\s*at (.+?) \((.*?)(\))?\s*$");
     let bare = regex(&BARE, r"^\s*at (?:async )?(\S.*?)\s*$");
-    if let Some(c) = with_fn.captures(line) {
+    // Without its closing parenthesis, only a location makes the line a frame (not `at least (see below) it`).
+    let with_fn_captures = with_fn
+        .captures(line)
+        .filter(|c| c.get(3).is_some() || read_location(&c[2]).is_some());
+    if let Some(c) = with_fn_captures {
         let name = c.get(1).expect("group");
         let inner = c.get(2).expect("group");
         let (function, is_async, is_constructor) = split_function(name.as_str());
@@ -163,7 +266,12 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
             .trim_start_matches("async ")
             .trim_start_matches("new ");
         let function_span = Some(span_of(line, name_part));
+        // `(async URL:L:C)`: an async frame with the word inside the parentheses.
         let text = inner.as_str();
+        let (text, is_async) = match text.strip_prefix("async ") {
+            Some(rest) => (rest, true),
+            None => (text, is_async),
+        };
         let mut frame = StackFrame {
             raw: line.to_string(),
             format: FrameFormat::V8,
@@ -177,6 +285,8 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
             function_span,
             location_span: None,
             frame_span: 0..line.len(),
+            precision: Precision::Column,
+            in_eval: false,
         };
         // Hermes bytecode: `address at url:1:OFFSET`.
         if let Some(loc) = text.strip_prefix("address at ") {
@@ -191,22 +301,44 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
             frame.location_span = Some(span_of(line, loc));
             return Some(frame);
         }
-        // `eval at fn (url:L:C), <anonymous>:L:C`: the eval call site is the position in the bundle.
-        let loc = if text.starts_with("eval at ") {
+        // Code made by `eval`: V8's `FormatEvalOrigin` (`src/objects/call-site-info.cc`) writes `eval at NAME (ORIGIN)`
+        // (`<anonymous>` for a nameless caller), nested origins inside, the innermost one a position `URL:L:C` (1-based,
+        // `info.line + 1`, `info.column + 1`), then `, <anonymous>:L:C` inside the eval'd code. The call site in the
+        // bundle is the innermost origin. An origin without a position (webpack's `eval at f (webpack:///x.js?)`) leaves
+        // the frame without one: never a file made of the chain's text.
+        let loc = if let Some(origin) = text.strip_prefix("eval at ") {
+            frame.in_eval = true;
             static EVAL: OnceLock<Regex> = OnceLock::new();
-            let eval = regex(&EVAL, r"\(([^()]*:\d+:\d+)\)");
-            eval.captures_iter(text).last()?.get(1)?.as_str()
+            static EVAL_BARE: OnceLock<Regex> = OnceLock::new();
+            let in_parens = regex(&EVAL, r"\(([^()]*:\d+:\d+)\)");
+            let bare_origin = regex(&EVAL_BARE, r"^([^\s(),]+:\d+:\d+)(?:,|$)");
+            match in_parens
+                .captures_iter(text)
+                .last()
+                .or_else(|| bare_origin.captures(origin))
+            {
+                Some(c) => c.get(1)?.as_str(),
+                None => return Some(frame),
+            }
         } else {
             text
         };
+        // Chakra (Edge, IE) names eval'd code `eval code`: a position inside it is no position in a file.
+        if loc.starts_with("eval code:") {
+            frame.in_eval = true;
+            return Some(frame);
+        }
         // `(native)`, `(<anonymous>)`, `(index 0)` of `Promise.all`: a frame without a position.
-        let Some((url, l, c)) = split_location(loc) else {
-            frame.native = true;
+        let Some(at) = read_location(loc) else {
+            frame.native = !frame.in_eval;
             return Some(frame);
         };
-        frame.file = Some(url.to_string());
-        frame.written = Some((l, c));
-        frame.generated = one_based(l, c);
+        let (written, generated, precision) = position_of(&at);
+        frame.file = Some(at.file);
+        frame.written = written;
+        frame.generated = generated;
+        frame.precision = precision;
+        frame.in_eval |= at.in_eval;
         frame.location_span = Some(span_of(line, loc));
         return Some(frame);
     }
@@ -214,7 +346,10 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
     // (empty) class name's dot before the function.
     static CRASHLYTICS: OnceLock<Regex> = OnceLock::new();
     let crashlytics = regex(&CRASHLYTICS, r"^(\s*at )\.?([^\s()]*)\((.*:\d+:\d+)\)\s*$");
-    if let Some(c) = crashlytics.captures(line) {
+    if let Some(c) = crashlytics
+        .captures(line)
+        .filter(|c| !c[2].ends_with(':') && !c[2].contains('@'))
+    {
         let name = c.get(2).expect("group");
         let inner = c.get(3).expect("group");
         // Re-read as the V8 frame it is, then point the spans back into this line.
@@ -231,55 +366,147 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
     }
     let c = bare.captures(line)?;
     let loc = c.get(1)?.as_str();
-    let (url, l, col) = split_location(loc)?;
+    // `at fn@URL:L:C` (Safari's extension frames as some reporters print them) is an `@` frame after `at `.
+    if loc
+        .split_once('@')
+        .is_some_and(|(name, _)| !name.contains('/') && !name.contains(':'))
+    {
+        return None;
+    }
+    let at = read_location(loc)?;
+    let (written, generated, precision) = position_of(&at);
     Some(StackFrame {
         raw: line.to_string(),
         format: FrameFormat::V8,
         function: None,
         is_async: line.trim_start().starts_with("at async "),
         is_constructor: false,
-        file: Some(url.to_string()),
-        written: Some((l, col)),
-        generated: one_based(l, col),
+        file: Some(at.file),
+        written,
+        generated,
         native: false,
         function_span: None,
         location_span: Some(span_of(line, loc)),
         frame_span: 0..line.len(),
+        precision,
+        in_eval: at.in_eval,
     })
 }
 
-/// `fn@url:L:C`, `@url:L:C`, `global code@url:L:C`, or logcat `fn@L:C`.
+/// Whether brackets, parentheses and quotes are balanced in a function name (so an `@` inside `handlers["@click"]` is
+/// not the frame's). Angle brackets are not counted: SpiderMonkey names closures `outer/<` and `[2]</Bar/</<`.
+fn balanced(name: &str) -> bool {
+    let mut stack = Vec::new();
+    let mut quote: Option<char> = None;
+    for ch in name.chars() {
+        if let Some(q) = quote {
+            if ch == q {
+                quote = None;
+            }
+            continue;
+        }
+        match ch {
+            '"' | '\'' | '`' => quote = Some(ch),
+            '(' | '[' | '{' => stack.push(ch),
+            ')' | ']' | '}' => {
+                let open = match ch {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                if stack.pop() != Some(open) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    stack.is_empty() && quote.is_none()
+}
+
+/// A function name as an `@` frame or Presto writes it, made plain: arguments dropped (`bar(1)`, Firefox before 14;
+/// `foo([arguments not available])`, Opera 11), `<anonymous function: run>` is `run` and `<anonymous function>`
+/// none (Opera); names stay otherwise as written (`obj["@fn"]`, `test/<`).
+fn plain_function_name(name: &str) -> Option<&str> {
+    let mut n = name.trim();
+    if n.ends_with(')') {
+        if let Some(open) = n.find('(') {
+            if balanced(&n[open..]) && open > 0 {
+                n = &n[..open];
+            } else if open == 0 {
+                n = "";
+            }
+        }
+    }
+    if let Some(inner) = n
+        .strip_prefix("<anonymous function")
+        .and_then(|r| r.strip_suffix('>'))
+    {
+        n = inner.trim_start_matches(':').trim();
+    }
+    (!n.is_empty()).then_some(n)
+}
+
+/// `fn@url:L:C`, `@url:L:C`, `global code@url:L:C`, `fn@url:L` (a line only), or logcat `fn@L:C`. The frame's `@` is
+/// the first after which the name is balanced (SpiderMonkey writes any name before it, `@` included:
+/// `FormatSpiderMonkeyStackFrame`, `js/src/vm/SavedStacks.cpp`), and URLs may hold `@` too.
 fn parse_at_sign(line: &str) -> Option<StackFrame> {
-    static AT: OnceLock<Regex> = OnceLock::new();
-    let at = regex(&AT, r"^\s*([^@\s][^@]*?|)@(\S.*?)\s*$");
-    let c = at.captures(line)?;
-    let name = c.get(1)?;
-    // Names with spaces are JavaScriptCore's own (`global code`, `module code`, `eval code`); any other space is
-    // text before a frame (`INFO reload: render@…`), left to the search inside the line.
-    if name.as_str().contains(char::is_whitespace)
-        && !["global code", "module code", "eval code"].contains(&name.as_str())
+    let trimmed_start = line.len() - line.trim_start().len();
+    let body = line.trim();
+    let (name_text, loc) = body.match_indices('@').find_map(|(i, _)| {
+        let (name, rest) = (&body[..i], &body[i + 1..]);
+        (balanced(name) && !rest.is_empty() && !rest.starts_with(char::is_whitespace))
+            .then_some((name, rest))
+    })?;
+    let name_start = trimmed_start;
+    // SpiderMonkey's async frames: `async*fn@…` (`asyncCause` and `*` before the name).
+    let (cause, name_only) = match name_text.split_once('*') {
+        Some((cause, rest)) if !cause.is_empty() && balanced(cause) => (true, rest),
+        _ => (false, name_text),
+    };
+    // Names with spaces outside brackets are JavaScriptCore's own (`global code`, `module code`, `eval code`); any other
+    // space is text before a frame (`INFO reload: render@…`), left to the search inside the line.
+    let outside: String = {
+        let mut depth = 0i32;
+        name_only
+            .chars()
+            .filter(|&ch| {
+                match ch {
+                    '(' | '[' | '<' => depth += 1,
+                    ')' | ']' | '>' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+            .collect()
+    };
+    if outside.contains(char::is_whitespace)
+        && !["global code", "module code", "eval code"].contains(&name_only)
     {
         return None;
     }
-    let loc = c.get(2)?.as_str();
-    let function = (!name.as_str().is_empty()).then(|| name.as_str().to_string());
-    let function_span = function.as_ref().map(|_| span_of(line, name.as_str()));
+    let function = plain_function_name(name_only).map(str::to_string);
+    let name_in_line = &line[name_start + (name_text.len() - name_only.len())..][..name_only.len()];
+    let function_span = function.as_ref().map(|_| span_of(line, name_in_line));
+    let loc_in_line = &line[name_start + name_text.len() + 1..][..loc.len()];
     // The frame as written, its position and format set below.
     let frame =
-        |format, file: Option<&str>, written: Option<(u32, u32)>, generated, location_span| {
+        |format, file: Option<String>, written: Option<(u32, u32)>, generated, location_span| {
             StackFrame {
                 raw: line.to_string(),
                 format,
                 function: function.clone(),
-                is_async: false,
+                is_async: cause,
                 is_constructor: false,
-                file: file.map(str::to_string),
+                file,
                 written,
                 generated,
                 native: written.is_none(),
                 function_span: function_span.clone(),
                 location_span,
                 frame_span: 0..line.len(),
+                precision: Precision::Column,
+                in_eval: false,
             }
         };
     // React Native's columns are 0-based (see the table); its lines 1-based.
@@ -293,7 +520,7 @@ fn parse_at_sign(line: &str) -> Option<StackFrame> {
     }
     if let Some((l, col)) = loc.split_once(':') {
         if let (Ok(l), Ok(col)) = (l.parse::<u32>(), col.parse::<u32>()) {
-            let at = Some(span_of(line, loc));
+            let at = Some(span_of(line, loc_in_line));
             return Some(frame(
                 FrameFormat::ReactNative,
                 None,
@@ -306,27 +533,155 @@ fn parse_at_sign(line: &str) -> Option<StackFrame> {
     if loc == "[native code]" {
         return Some(frame(FrameFormat::AtSign, None, None, None, None));
     }
-    let (url, l, col) = split_location(loc)?;
-    let at = Some(span_of(line, loc));
+    let location = read_location(loc)?;
+    let at = Some(span_of(line, loc_in_line));
     // React Native names a RAM bundle's module or a segment (`199.js`, `seg-1.js`; `JSStackTrace.FILE_ID_PATTERN`);
     // its columns are React Native's (0-based).
     static RN_FILE: OnceLock<Regex> = OnceLock::new();
-    if regex(&RN_FILE, r"^(?:seg-\d+(?:_\d+)?|\d+)\.js$").is_match(url) {
-        let generated = react_native(l, col);
+    if let (Some(col), true) = (
+        location.column,
+        regex(&RN_FILE, r"^(?:seg-\d+(?:_\d+)?|\d+)\.js$").is_match(&location.file),
+    ) {
+        let generated = react_native(location.line, col);
         return Some(frame(
             FrameFormat::ReactNative,
-            Some(url),
-            Some((l, col)),
+            Some(location.file),
+            Some((location.line, col)),
             generated,
             at,
         ));
     }
-    Some(frame(
+    let (written, generated, precision) = position_of(&location);
+    let mut f = frame(
         FrameFormat::AtSign,
-        Some(url),
-        Some((l, col)),
-        one_based(l, col),
+        Some(location.file),
+        written,
+        generated,
         at,
+    );
+    f.precision = precision;
+    f.in_eval = location.in_eval;
+    Some(f)
+}
+
+/// JavaScriptCore's anonymous frame: a bare `URL:L:C` line, no `@` (`StackFrame::toString`, WebKit
+/// `Source/JavaScriptCore/runtime/StackFrame.cpp`, writes `@` only after a function name; lines and columns 1-based).
+/// Safari 7–12, Safari extensions' content scripts, React Native on JSC (`index.android.bundle:156:572`). The URL
+/// must name a script; anything else on the line makes it text.
+fn parse_bare_location(line: &str) -> Option<StackFrame> {
+    let loc = line.trim();
+    if loc.contains(char::is_whitespace) || loc.contains('@') {
+        return None;
+    }
+    let at = read_location(loc)?;
+    if at.column.is_none() || !names_a_script(&at.file) || at.in_eval {
+        return None;
+    }
+    let (written, generated, precision) = position_of(&at);
+    Some(StackFrame {
+        raw: line.to_string(),
+        format: FrameFormat::AtSign,
+        function: None,
+        is_async: false,
+        is_constructor: false,
+        file: Some(at.file),
+        written,
+        generated,
+        native: false,
+        function_span: None,
+        location_span: Some(span_of(line, loc)),
+        frame_span: 0..line.len(),
+        precision,
+        in_eval: false,
+    })
+}
+
+/// Opera's Presto (Opera 8–12, its `stacktrace` and `message` properties): `Line 61 of linked script URL` (a line
+/// only), `Line 9 of inline#2 script in URL: In function save` (a line of an inline script of the page: no position in
+/// a file), `called from line 61, column 4 in save(n) in URL:` and `Error thrown at line 12, column 0 in <anonymous
+/// function>(e) in URL:`. Presto's columns are 0-based: its traces write `column 0` (the Opera 12 trace in
+/// `fixtures/traces/captured`); lines 1-based. There is no published engine source to cite; the captured traces of
+/// error-stack-parser and Sentry's TraceKit are the evidence.
+fn parse_presto(line: &str) -> Option<StackFrame> {
+    static LINKED: OnceLock<Regex> = OnceLock::new();
+    static INLINE: OnceLock<Regex> = OnceLock::new();
+    static CALLED: OnceLock<Regex> = OnceLock::new();
+    let frame = |function: Option<&str>,
+                 function_span,
+                 file: &str,
+                 written,
+                 generated,
+                 precision,
+                 location_span| StackFrame {
+        raw: line.to_string(),
+        format: FrameFormat::Presto,
+        function: function.map(str::to_string),
+        is_async: false,
+        is_constructor: false,
+        file: Some(file.to_string()),
+        written,
+        generated,
+        native: false,
+        function_span,
+        location_span,
+        frame_span: 0..line.len(),
+        precision,
+        in_eval: false,
+    };
+    if let Some(c) = regex(
+        &LINKED,
+        r"^\s*Line (\d+) of linked script (\S+?)(?:: In function (\S+))?\s*$",
+    )
+    .captures(line)
+    {
+        let l: u32 = c[1].parse().ok()?;
+        let name = c.get(3);
+        return Some(frame(
+            name.map(|n| n.as_str()),
+            name.map(|n| n.range()),
+            &c[2],
+            Some((l, 0)),
+            l.checked_sub(1)
+                .map(|line| GeneratedPosition { line, column: 0 }),
+            Precision::Line,
+            Some(c.get(1)?.start()..c.get(2)?.end()),
+        ));
+    }
+    if let Some(c) = regex(
+        &INLINE,
+        r"^\s*Line (\d+) of inline#\d+ script in (\S+?)(?:: In function (\S+))?\s*$",
+    )
+    .captures(line)
+    {
+        let l: u32 = c[1].parse().ok()?;
+        let name = c.get(3);
+        return Some(frame(
+            name.map(|n| n.as_str()),
+            name.map(|n| n.range()),
+            &c[2],
+            Some((l, 0)),
+            None,
+            Precision::Line,
+            None,
+        ));
+    }
+    let c = regex(
+        &CALLED,
+        r"^\s*(?:called from|Error thrown at|Error initially occurred at) line (\d+), column (\d+) in (?:(.+?) in )?(\S+?):?\s*$",
+    )
+    .captures(line)?;
+    let (l, col): (u32, u32) = (c[1].parse().ok()?, c[2].parse().ok()?);
+    let name = c.get(3);
+    let function = name.and_then(|n| plain_function_name(n.as_str()));
+    Some(frame(
+        function,
+        name.filter(|_| function.is_some()).map(|n| n.range()),
+        &c[4],
+        Some((l, col)),
+        l.checked_sub(1)
+            .map(|line| GeneratedPosition { line, column: col }),
+        Precision::Column,
+        Some(c.get(1)?.start()..c.get(4)?.end()),
     ))
 }
 
@@ -354,6 +709,8 @@ fn parse_plain(line: &str, plain: PlainInput) -> Option<StackFrame> {
         function_span: None,
         location_span: Some(span_of(line, trimmed)),
         frame_span: 0..line.len(),
+        precision: Precision::Column,
+        in_eval: false,
     })
 }
 
@@ -384,6 +741,8 @@ fn parse_crashlytics_ios(line: &str) -> Option<StackFrame> {
         function_span: Some(name.range()),
         location_span: (!native).then(|| loc.range()),
         frame_span: 0..line.len(),
+        precision: Precision::Column,
+        in_eval: false,
     })
 }
 
@@ -501,8 +860,12 @@ pub fn parse_line(line: &str, plain: PlainInput) -> StackLine {
             parse_v8(m)
         } else if let Some(f) = parse_crashlytics_ios(m) {
             Some(f)
+        } else if let Some(f) = parse_presto(m) {
+            Some(f)
         } else if trimmed.contains('@') {
             parse_at_sign(m)
+        } else if let Some(f) = parse_bare_location(m) {
+            Some(f)
         } else if at == 0 {
             // `LINE COLUMN` only as a whole line: after a prefix, two numbers are a timestamp's or a PID's.
             parse_plain(m, plain)
@@ -571,6 +934,8 @@ pub fn parse_metro_json(text: &str) -> Option<Vec<StackLine>> {
                     function_span: None,
                     location_span: None,
                     frame_span: 0..0,
+                    precision: Precision::Column,
+                    in_eval: false,
                 })
             })
             .collect(),
