@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use process::output_with_stdin;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn repo() -> PathBuf {
     std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
@@ -337,5 +337,73 @@ fn hermes_crash_reports_agree_with_metro_symbolicate() {
     assert!(
         text.starts_with("    at parseOrder (../../demo/src/orders.js:5:24)"),
         "{text}"
+    );
+    // Pasted without --hermes-crash: the shape is read as what it is, with the same answers.
+    let (without_flag, _) = symbolicate(&dir, &["hermes/app.hbc.map", "hermes/app.js.map"], &crash);
+    assert_eq!(without_flag, text);
+}
+
+/// The stack lines other tools read, through the CLI against real bundles: JavaScriptCore's bare `URL:L:C`, Opera's
+/// Presto (0-based columns), V8's eval origin, all at the same place as the V8 frame; line-only frames answered at
+/// line level where the bundle's line maps to one original line (esbuild's unminified output), and not on a one-line
+/// bundle, where there is no column to go by; Firefox's eval chain at its call site, line only.
+#[test]
+fn every_stack_line_form_maps_where_its_engine_means() {
+    let fixtures = repo().join("fixtures");
+    let demo = fixtures.join("demo");
+    let trace = "Error\n    at f (dist/app.min.js:1:50)\ndist/app.min.js:1:50\ncalled from line 1, column 49 in e(x) in dist/app.min.js:\n    at eval (eval at load (dist/app.min.js:1:50), <anonymous>:1:1)\ne@dist/app.min.js:1\nrender@dist/app.min.js line 1 > eval:2:17\n";
+    let v = symbolicate_json(&demo, &["--root", "."], trace);
+    let stack = v["stack"].as_array().unwrap();
+    let at = |f: &Value| {
+        let o = &f["original"];
+        (
+            o["source"].as_str().map(str::to_string),
+            o["line"].as_u64(),
+            o["column"].as_u64(),
+        )
+    };
+    let want = (Some("../src/orders.js".to_string()), Some(5), Some(23));
+    for f in &stack[..4] {
+        assert_eq!(at(f), want, "{f}");
+    }
+    assert_eq!(stack[3]["inEval"], true);
+    for f in &stack[4..] {
+        assert_eq!(
+            (&f["original"], f["precision"].as_str()),
+            (&Value::Null, Some("line")),
+            "{f}"
+        );
+        assert!(
+            f["unresolved"]
+                .as_str()
+                .unwrap()
+                .contains("a one-line bundle): there is no column to go by"),
+            "{f}"
+        );
+    }
+    assert_eq!(stack[5]["inEval"], true);
+    // Line level on esbuild's unminified output: line 4 maps to greet.ts line 1 only.
+    let (text, _) = symbolicate(
+        &fixtures.join("lsp/esbuild"),
+        &["--root", "."],
+        "greet@dist/out.js:4\n    at dist/out.js:4\n",
+    );
+    assert_eq!(
+        text,
+        "greet@../src/greet.ts:1 [line only: the trace gives no column]\n    at ../src/greet.ts:1 [line only: the trace gives no column]\n"
+    );
+    let v = symbolicate_json(
+        &fixtures.join("lsp/esbuild"),
+        &["--root", "."],
+        "greet@dist/out.js:4\n",
+    );
+    let f = &v["stack"][0];
+    assert_eq!(
+        (
+            f["precision"].as_str(),
+            &f["original"]["line"],
+            &f["original"]["column"]
+        ),
+        (Some("line"), &json!(1), &Value::Null)
     );
 }

@@ -60,6 +60,10 @@ export interface SymbolicatedFrame {
   ignored: boolean;
   /** Why the frame stayed as it was (e.g. "native frame", "no mapping at this position"); null when mapped. */
   unresolved: string | null;
+  /** `"line"`: a line-only frame, answered at line level (its characters mean nothing). */
+  precision?: "line" | "column";
+  /** The frame ran inside code made by eval: its position is the eval call site. */
+  inEval?: boolean;
   location: Location | null;
 }
 

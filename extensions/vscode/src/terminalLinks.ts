@@ -8,8 +8,12 @@ import * as vscode from "vscode";
 import { linkColumns } from "./logic/symbolicate";
 import { SYMBOLICATE, type SymbolicateParams, type SymbolicateResult } from "./protocol";
 
-/** A line that may hold a stack frame: `file:line:column`, `fn@file:line:column`, or `at …`. */
-const FRAME_LIKE = /:\d+:\d+|\bat\s/;
+/**
+ * A line that may hold a stack frame: `file:line:column`, `fn@file:line:column`, `at …`, a line-only frame
+ * (`fn@URL:61`, `URL:61` after a script's extension), or Opera's Presto lines (`Line 61 of linked script URL`,
+ * `called from line 61, column 4 in …`). The server decides; this only spares it lines that cannot be frames.
+ */
+const FRAME_LIKE = /:\d+:\d+|\bat\s|@\S+:\d+|\.(?:m?js|cjs|jsx|tsx?|bundle|html?)\b\S*:\d+|\bline \d+(?:, column \d+)? (?:of|in)\b/i;
 /** Longer terminal lines are not asked about (minified code dumped to the terminal). */
 const MAX_LINE = 2000;
 

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use crate::fit::frames_evidence;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 use crate::trace::stack::{
-    file_name_of, is_foreign_file, normalize_debug_id, FrameFormat, StackFrame,
+    file_name_of, is_foreign_file, normalize_debug_id, FrameFormat, Precision, StackFrame,
 };
 use crate::Bias;
 
@@ -168,7 +168,10 @@ pub fn choose_maps<P: Place>(
 ) -> Resolved<P::Map> {
     let mut positions: HashMap<&str, Vec<GeneratedPosition>> = HashMap::new();
     for f in frames {
-        if let (Some(file), Some(p)) = (f.file.as_deref(), f.generated) {
+        // Line-only frames are no evidence of where in a line they land.
+        if let (Some(file), Some(p), Precision::Column) =
+            (f.file.as_deref(), f.generated, f.precision)
+        {
             positions.entry(file).or_default().push(p);
         }
     }
@@ -218,6 +221,15 @@ impl<P: Place> Resolver<'_, '_, P> {
         if frame.native {
             return Choice::Unmapped {
                 why: "a native frame: no position in any bundle".into(),
+            };
+        }
+        if frame.generated.is_none() {
+            return Choice::Unmapped {
+                why: if frame.in_eval {
+                    "ran inside code made by eval whose origin has no position in a file".into()
+                } else {
+                    "the frame gives no position in a file".into()
+                },
             };
         }
         let crash_report = frame.format == FrameFormat::HermesBytecode && frame.written.is_none();

@@ -49,6 +49,26 @@ pub fn function_offsets(index: &SourceMapIndex) -> Result<HashMap<u32, Vec<u32>>
         .collect()
 }
 
+/// Whether `text` is a Hermes crash report: a JSON object whose `callstack` is a non-empty array of frames, each a
+/// `{NativeCode: true}` or carrying `FunctionID` and `ByteCodeOffset` (the shape Hermes writes; metro-symbolicate's
+/// `--hermes-crash` input). Such text read as a plain trace has no frame, so this shape is unmistakable.
+pub fn is_hermes_crash(text: &str) -> bool {
+    let t = text.trim_start();
+    if !t.starts_with('{') || !t.contains("\"callstack\"") {
+        return false;
+    }
+    let Ok(crash) = serde_json::from_str::<Crash>(t) else {
+        return false;
+    };
+    !crash.callstack.is_empty()
+        && crash.callstack.iter().all(|f| {
+            f.get("NativeCode").and_then(serde_json::Value::as_bool) == Some(true)
+                || (f.get("FunctionID").is_some_and(serde_json::Value::is_u64)
+                    && f.get("ByteCodeOffset")
+                        .is_some_and(serde_json::Value::is_u64))
+        })
+}
+
 /// Parses a crash report into frames whose generated positions come from `offsets`.
 pub fn parse_hermes_crash(
     text: &str,

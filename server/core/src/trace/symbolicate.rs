@@ -15,7 +15,7 @@ use crate::map::compact::Bias;
 use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
 use crate::trace::code_frame::code_frame;
 use crate::trace::function_name::{function_by_scopes, CodeScopes, NoCode, ScopeOrigin};
-use crate::trace::stack::{FrameFormat, StackFrame, StackLine};
+use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
 
 /// Where a frame's function name came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -96,9 +96,20 @@ pub fn symbolicate_frame_with(
     let Some(p) = frame.generated else {
         return unresolved(if frame.native {
             "native frame"
+        } else if frame.in_eval {
+            "ran inside code made by eval whose origin has no position in a file"
         } else {
             "no position"
         });
+    };
+    // A line-only frame is looked up at its line's first segment, when every segment of that line maps to one
+    // original line; otherwise there is no column to go by.
+    let p = match frame.precision {
+        Precision::Column => p,
+        Precision::Line => match line_level(index, p.line) {
+            Ok(at) => at,
+            Err(why) => return unresolved(&why),
+        },
     };
     let hit = match frame_segment(index, p) {
         Ok(Some(hit)) => hit,
@@ -108,8 +119,16 @@ pub fn symbolicate_frame_with(
     let Some(o) = hit.original else {
         return unresolved("no mapping at this position");
     };
-    let (function, function_source, function_line) =
+    let (mut function, mut function_source, mut function_line) =
         frame_function(index, map, hit.section, p, &o, frame, code);
+    // At line level the first segment may stand before the function the frame is in (its declaration's line): a
+    // name the frame gives is kept rather than dropped for "top level".
+    if frame.precision == Precision::Line && function.is_none() {
+        if let Some(name) = &frame.function {
+            (function, function_source, function_line) =
+                (Some(name.clone()), Some(FunctionNameSource::Frame), None);
+        }
+    }
     SymbolicatedFrame {
         frame: frame.clone(),
         map: None,
@@ -125,6 +144,49 @@ pub fn symbolicate_frame_with(
             function_line,
         }),
         unresolved: None,
+    }
+}
+
+/// How many segments of a generated line a line-only frame looks at.
+const LINE_LEVEL_SEGMENTS: usize = 4096;
+
+/// Where a line-only frame on generated `line` is answered: the line's first segment, when every segment of the line
+/// (up to [`LINE_LEVEL_SEGMENTS`]) maps to the same original line of the same source, so that the column cannot change
+/// the answer at line level. Otherwise (a minified line holding many original lines) the reason there is no answer.
+pub fn line_level(index: &SourceMapIndex, line: u32) -> Result<GeneratedPosition, String> {
+    let mut first = None;
+    let mut places: Vec<(SourceId, u32)> = Vec::new();
+    let mut column = 0;
+    for _ in 0..LINE_LEVEL_SEGMENTS {
+        let hit = match index.lookup(GeneratedPosition { line, column }, Bias::LeastUpperBound) {
+            Ok(Some(hit)) if hit.generated.line == line => hit,
+            Ok(_) => break,
+            Err(e) => return Err(format!("invalid map: {e}")),
+        };
+        if let Some(o) = hit.original {
+            first.get_or_insert(hit.generated);
+            if !places.contains(&(o.source, o.line)) {
+                places.push((o.source, o.line));
+                if places.len() > 1 {
+                    break;
+                }
+            }
+        }
+        column = hit.generated.column + 1;
+    }
+    match (first, places.len()) {
+        (Some(at), 1) => Ok(at),
+        (None, _) => Err("the trace gives no column, and nothing on this line of the bundle is mapped".into()),
+        _ => Err(format!(
+            "the trace gives no column, and line {} of the bundle maps to more than one original line{}: there is no \
+             column to go by",
+            line + 1,
+            if line == 0 && index.lookup(GeneratedPosition { line: 1, column: 0 }, Bias::LeastUpperBound).ok().flatten().is_none() {
+                " (a one-line bundle)"
+            } else {
+                ""
+            }
+        )),
     }
 }
 
@@ -469,12 +531,34 @@ fn render_frame_alone(f: &SymbolicatedFrame, options: TextOptions) -> String {
     let Some(o) = &f.original else {
         return raw.to_string();
     };
-    let location = format!(
-        "{}:{}:{}",
-        o.source.as_deref().unwrap_or("<unknown source>"),
-        o.line + options.line_start,
-        o.column + options.column_start
-    );
+    let source = o.source.as_deref().unwrap_or("<unknown source>");
+    // A line-only frame is answered at line level: no column is shown, and the frame says so.
+    let location = match f.frame.precision {
+        Precision::Column => format!(
+            "{source}:{}:{}",
+            o.line + options.line_start,
+            o.column + options.column_start
+        ),
+        Precision::Line => format!("{source}:{}", o.line + options.line_start),
+    };
+    let rendered = render_located(f, o, &location, raw, span);
+    match f.frame.precision {
+        Precision::Column => rendered,
+        Precision::Line => format!("{rendered} {LINE_ONLY_MARK}"),
+    }
+}
+
+/// What a line-level answer carries in text: the trace gave no column, so neither does the answer.
+pub const LINE_ONLY_MARK: &str = "[line only: the trace gives no column]";
+
+/// The frame's text with its original `location` written in, in the frame's own shape.
+fn render_located(
+    f: &SymbolicatedFrame,
+    o: &OriginalFrame,
+    location: &str,
+    raw: &str,
+    span: std::ops::Range<usize>,
+) -> String {
     let function = match (&o.function, o.function_source) {
         (Some(name), _) => Some(name.as_str()),
         // Known to be anonymous: V8's own word for it (`Object.<anonymous>`) stays, a minified name does not.

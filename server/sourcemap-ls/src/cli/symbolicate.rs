@@ -14,7 +14,7 @@ use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::fit::Verdict;
 use sourcemap_core::locate::{load_map, looks_like_map};
 use sourcemap_core::trace::document::TraceDocument;
-use sourcemap_core::trace::stack::{PlainInput, StackLine};
+use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::{
     first_code_frame, frame_segment, render_frame, render_text, SymbolicatedFrame,
     SymbolicatedLine, TextOptions,
@@ -125,6 +125,10 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 .read_to_string(&mut text)
                 .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
         }
+    }
+    // A Hermes crash report needs no flag: its shape is unmistakable (and read as text, it has no frame).
+    if !args.hermes_crash && sourcemap_core::trace::hermes::is_hermes_crash(&text) {
+        args.hermes_crash = true;
     }
     let plain = PlainInput {
         line_start: args.input_line_start,
@@ -255,12 +259,16 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             SymbolicatedLine::Frame(f) => {
                 k += 1;
                 let explain = explained.get(k - 1);
+                // A line-only frame has no column on either side (`"precision": "line"`).
+                let line_only = f.frame.precision == Precision::Line;
                 let generated = f.frame.generated.map(|g| {
                     let (line, column) = position_json(g.line, g.column);
+                    let column = (!line_only).then_some(column);
                     json!({"file": f.frame.file, "line": line, "column": column})
                 });
                 let original = f.original.as_ref().map(|o| {
                     let (line, column) = position_json(o.line, o.column);
+                    let column = (!line_only).then_some(column);
                     json!({
                         "source": o.source, "line": line, "column": column, "name": o.name,
                         "function": o.function, "functionSource": o.function_source,
@@ -274,6 +282,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                     "text": render_frame(f, options),
                     "unresolved": f.unresolved,
                     "mapMismatch": mismatched.contains(&(k - 1)),
+                    "precision": if line_only { "line" } else { "column" },
+                    "inEval": f.frame.in_eval,
                     "explain": explain,
                 }))
             }
@@ -384,6 +394,19 @@ fn explain(
         ));
         return out;
     };
+    if f.frame.in_eval {
+        out.push(
+            "ran inside code made by eval: the position is the eval call site, the innermost origin the engine gives"
+                .into(),
+        );
+    }
+    if f.frame.precision == Precision::Line {
+        out.push(
+            "the trace gives a line only: answered at line level, where every segment of that generated line maps to \
+             one original line"
+                .into(),
+        );
+    }
     let mut lookup = p;
     if let Some(n) = shift {
         lookup.line = (i64::from(p.line) - n).max(0) as u32;

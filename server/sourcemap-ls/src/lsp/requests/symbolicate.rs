@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use sourcemap_core::trace::stack::{PlainInput, StackLine};
+use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::{
     render_frame, render_text, symbolicate, FunctionNameSource, SymbolicatedLine, TextOptions,
 };
@@ -48,6 +48,7 @@ pub struct Answer {
 /// One frame of the answer. Typed, and serialized straight to bytes by the handler (`large_results`): the answer to a
 /// 20,000-frame log is never a tree of `serde_json::Value`s.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FrameAnswer {
     raw: String,
     text: String,
@@ -56,6 +57,10 @@ pub struct FrameAnswer {
     ignored: bool,
     unresolved: Option<String>,
     location: Option<Location>,
+    /// `"line"` for a line-only frame, answered at line level (its `character`s mean nothing); else `"column"`.
+    precision: &'static str,
+    /// The frame ran inside code made by eval (its position is the eval call site).
+    in_eval: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -211,7 +216,13 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
                     line: g.line,
                     character: g.column,
                 });
+                let precision = match f.frame.precision {
+                    Precision::Column => "column",
+                    Precision::Line => "line",
+                };
                 Some(FrameAnswer {
+                    precision,
+                    in_eval: f.frame.in_eval,
                     raw: f.frame.raw,
                     text: rendered,
                     generated,
