@@ -1449,3 +1449,52 @@ fn stack_links_behind_log_prefixes_and_json_log_lines_in_place() {
     assert_eq!(line["msg"], "order failed");
     c.shutdown();
 }
+
+/// The stack lines other tools read, in the server as in the CLI: a JSC bare `URL:L:C` frame and a line-only frame
+/// (answered at line level, `precision: "line"`) on esbuild's unminified output, in `sourcemap/symbolicate` and as
+/// stack links whose tooltip says the link is line-level.
+#[test]
+fn line_only_and_bare_frames_in_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = std::fs::canonicalize(dir.path()).unwrap();
+    let esbuild = fixtures().join("lsp/esbuild");
+    std::fs::create_dir_all(ws.join("dist")).unwrap();
+    for f in ["out.js", "out.js.map"] {
+        std::fs::copy(esbuild.join("dist").join(f), ws.join("dist").join(f)).unwrap();
+    }
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::copy(esbuild.join("src/greet.ts"), ws.join("src/greet.ts")).unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(&ws, json!({}), false);
+    let trace = "greet@dist/out.js:4\ndist/out.js:6:12\n";
+    let r = c.result("sourcemap/symbolicate", json!({"text": trace}));
+    let frames = r["frames"].as_array().unwrap();
+    assert_eq!(frames[0]["precision"], "line", "{r}");
+    assert_eq!(frames[0]["original"]["line"], 0, "{r}");
+    assert_eq!(frames[1]["precision"], "column", "{r}");
+    assert_eq!(frames[1]["original"]["line"], 2, "{r}");
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("greet@src/greet.ts:1 [line only: the trace gives no column]\n"),
+        "{r}"
+    );
+    let log = ws.join("crash.log");
+    std::fs::write(&log, trace).unwrap();
+    let u = c.open(&log, "log");
+    let links = c.result(
+        "textDocument/documentLink",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let links = links.as_array().unwrap();
+    assert_eq!(links.len(), 2, "{links:?}");
+    assert!(
+        links[0]["tooltip"]
+            .as_str()
+            .unwrap()
+            .ends_with("greet.ts:1 (line only: the trace gives no column)"),
+        "{links:?}"
+    );
+    c.shutdown();
+}

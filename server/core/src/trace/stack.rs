@@ -11,6 +11,13 @@
 //! | Crashlytics, iOS (react-native-firebase) | `N ??? 0x0 fn + L (main.jsbundle:L:C:L)`, `((native):0:0)` | 1-based | 1-based | the same `handlers.ts`, `FIRStackFrame stackFrameWithSymbol:file:line:` (metro #966: strip the trailing `:L`) |
 //! | Metro `/symbolicate` JSON | `{"stack":[{file, lineNumber, column, methodName}]}` | 1-based | 0-based | Metro's `Server.js` symbolicate endpoint |
 //! | plain (metro-symbolicate) | `LINE COLUMN` | `--input-line-start` (1) | `--input-column-start` (0) | metro-symbolicate's `Symbolication.js` defaults |
+//! | V8 eval'd code | `at f (eval at g (url:L:C), <anonymous>:1:2)`, `eval at <anonymous> (url:L:C)` | the innermost origin's, 1-based | 1-based | V8 `FormatEvalOrigin` (`src/objects/call-site-info.cc`: `info.line + 1`, `info.column + 1`) |
+//! | JSC anonymous frame | `url:L:C` alone on its line | 1-based | 1-based | WebKit `StackFrame::toString` (`Source/JavaScriptCore/runtime/StackFrame.cpp`) writes `@` only after a function name; columns `oneBasedInt()` |
+//! | SpiderMonkey | `name@url:L:C`, the name may hold `@`; `async*name@…` | 1-based | 1-based | `FormatSpiderMonkeyStackFrame` (`js/src/vm/SavedStacks.cpp`, `getColumn().oneOriginValue()`); 1-based since Firefox 30 (bug 762556) |
+//! | Firefox eval chain | `name@url line 310 > eval line 4 > eval:2:17` | the call site's (310) | none (line only) | `FormatIntroducedFilename` (`js/src/vm/JSScript.cpp`, `"%s line %s > %s"`) |
+//! | line only | `name@url:61`, `at url:61`, `at name (url:61)` | 1-based | none: [`Precision::Line`] | SpiderMonkey before Firefox 30 (SM 17 `jsexn.cpp` writes `@`, `:`, the line), Safari 6, PhantomJS, Opera 11 |
+//! | Opera Presto | `Line 61 of linked script url`, `called from line 61, column 4 in save(n) in url:` | 1-based | 0-based | Presto's traces (`column 0` in `fixtures/traces/captured`); no engine source is published |
+//! | Chakra eval'd code | `at f (eval code:1:18)` | no position in a file | | Chakra names eval'd code `eval code` |
 //!
 //! Every frame's position is converted here to the index's convention (0-based line, 0-based column). Lines that are
 //! not frames (the error message, `at <anonymous>`, blank lines) come back as text, unchanged.

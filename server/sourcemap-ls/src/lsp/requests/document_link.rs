@@ -2,7 +2,7 @@
 //! bundle links its location to the original source, behind any log prefix (`stack.rs`). Frames without a file
 //! (`LINE COLUMN`, React Native's `fn@L:C`) are too ambiguous in free text and are not linked.
 
-use sourcemap_core::trace::stack::{parse_stack, PlainInput, StackLine};
+use sourcemap_core::trace::stack::{parse_stack, PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
@@ -68,16 +68,20 @@ pub async fn document_link(
         let raw = &f.frame.raw;
         let start = utf16_len(&raw[..span.start]);
         let end = utf16_len(&raw[..span.end]);
-        let tooltip = format!(
-            "{}{}:{}:{}",
-            o.function
-                .as_deref()
-                .map(|f| format!("{f} — "))
-                .unwrap_or_default(),
-            o.source.as_deref().unwrap_or("?"),
-            o.line + 1,
-            o.column + 1
-        );
+        let function = o
+            .function
+            .as_deref()
+            .map(|f| format!("{f} — "))
+            .unwrap_or_default();
+        let source = o.source.as_deref().unwrap_or("?");
+        // A line-only frame's link says it is line-level: the trace gave no column.
+        let tooltip = match f.frame.precision {
+            Precision::Column => format!("{function}{source}:{}:{}", o.line + 1, o.column + 1),
+            Precision::Line => format!(
+                "{function}{source}:{} (line only: the trace gives no column)",
+                o.line + 1
+            ),
+        };
         links.push(DocumentLink {
             range: Range::new(
                 Position::new(line_no as u32, start),
