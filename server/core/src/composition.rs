@@ -13,6 +13,7 @@
 //!
 //! Cost: one `u64` per source, plus the segments of one line at a time.
 
+use crate::bundle::columns::LineColumns;
 use crate::map::compact::tie_key;
 use crate::map::index::{SourceId, SourceMapIndex};
 use crate::map::segment::{Segment, SegmentOriginal};
@@ -312,7 +313,7 @@ fn measure_line(
     // Segments by column, ties in mozilla's order: the last of a tie takes the bytes.
     let mut order: Vec<LineSegment> = segments.to_vec();
     order.sort_by_key(|a| (a.column, a.key));
-    let byte_at = ByteColumns::new(line);
+    let byte_at = LineColumns::new(line);
     // The comment's bytes on this line are the comment's, whatever maps there.
     let in_comment = |from: usize, to: usize| -> usize {
         comment.as_ref().map_or(0, |c| {
@@ -320,16 +321,22 @@ fn measure_line(
             e.saturating_sub(s)
         })
     };
-    for (i, seg) in order.iter().enumerate() {
-        let next_column = order[i + 1..]
-            .iter()
-            .map(|s| s.column)
-            .find(|&c| c > seg.column);
-        if order.get(i + 1).is_some_and(|n| n.column == seg.column) {
-            continue;
+    // Each run of segments at one column: its last takes the bytes up to the next run's column (one pass, so a line
+    // of many ties stays linear).
+    let mut i = 0;
+    while i < order.len() {
+        let mut last = i;
+        while order
+            .get(last + 1)
+            .is_some_and(|n| n.column == order[i].column)
+        {
+            last += 1;
         }
-        let from = byte_at.byte(seg.column);
-        let to = next_column.map_or(line.len(), |c| byte_at.byte(c));
+        let seg = &order[last];
+        let next_column = order.get(last + 1).map(|n| n.column);
+        i = last + 1;
+        let from = byte_at.byte_or_end(seg.column);
+        let to = next_column.map_or(line.len(), |c| byte_at.byte_or_end(c));
         let bytes = to.saturating_sub(from);
         let comment_bytes = in_comment(from, to);
         match seg.source {
@@ -339,42 +346,6 @@ fn measure_line(
         }
     }
     out.source_map_comment_bytes += in_comment(0, line.len()) as u64;
-}
-
-/// UTF-16 column → byte offset in one line (ASCII lines directly).
-struct ByteColumns<'a> {
-    line: &'a [u8],
-    ascii: bool,
-}
-
-impl<'a> ByteColumns<'a> {
-    fn new(line: &'a [u8]) -> Self {
-        ByteColumns {
-            line,
-            ascii: line.is_ascii(),
-        }
-    }
-
-    /// The byte offset of UTF-16 column `column` (the line's length past its end).
-    fn byte(&self, column: u32) -> usize {
-        if self.ascii {
-            return (column as usize).min(self.line.len());
-        }
-        let mut units = 0u32;
-        let mut i = 0;
-        while i < self.line.len() && units < column {
-            let b = self.line[i];
-            let len = match b {
-                0xF0..=0xFF => 4,
-                0xE0..=0xEF => 3,
-                0xC0..=0xDF => 2,
-                _ => 1,
-            };
-            units += if len == 4 { 2 } else { 1 };
-            i += len;
-        }
-        i.min(self.line.len())
-    }
 }
 
 #[cfg(test)]

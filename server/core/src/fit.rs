@@ -30,9 +30,9 @@
 
 use std::collections::HashMap;
 
+use crate::bundle::columns::{byte_with_table, utf16_table};
 use crate::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
-use crate::trace::js_scopes::utf8_len;
 
 /// Where a segment lands in the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -301,9 +301,6 @@ struct Text<'a> {
     tables: HashMap<u32, Box<[u32]>>,
 }
 
-/// UTF-16 units between the entries of a non-ASCII line's table.
-const TABLE_STEP: u32 = 32;
-
 impl<'a> Text<'a> {
     fn new(bytes: &'a [u8]) -> Self {
         // Sized exactly (a count first): grown by doubling, the steps stayed in the server's heap.
@@ -358,9 +355,8 @@ impl<'a> Text<'a> {
         }
     }
 
-    /// The byte offset of UTF-16 `column` in line `n` (`text`); `None` past its end.
+    /// The byte offset of UTF-16 `column` in line `n` (`text`); `None` past its end (`bundle::columns`).
     fn byte_of(&mut self, n: usize, text: &[u8], column: u32) -> Option<usize> {
-        let column = column as usize;
         if self.kind[n] == 0 {
             self.kind[n] = if text.is_ascii() { 1 } else { 2 };
             if self.kind[n] == 2 {
@@ -368,57 +364,10 @@ impl<'a> Text<'a> {
             }
         }
         if self.kind[n] == 1 {
-            return (column <= text.len()).then_some(column);
+            return ((column as usize) <= text.len()).then_some(column as usize);
         }
-        let table = &self.tables[&(n as u32)];
-        let step = TABLE_STEP as usize;
-        let entry = column / step;
-        let (mut byte, mut units) = (*table.get(entry)? as usize, entry * step);
-        while units < column {
-            let b = *text.get(byte)?;
-            let len = utf8_len(b);
-            units += if len == 4 { 2 } else { 1 };
-            byte += len;
-        }
-        (byte <= text.len()).then_some(byte)
+        byte_with_table(text, &self.tables[&(n as u32)], column)
     }
-}
-
-/// The byte offset of every `TABLE_STEP`-th UTF-16 unit of a line (a unit inside a surrogate pair: the pair's end).
-fn utf16_table(text: &[u8]) -> Box<[u32]> {
-    // A character's units are counted at its lead byte (every byte but continuations; a 4-byte lead counts two), so
-    // 8 bytes at a time can be skipped when no entry falls inside them (the first table took a third of the check
-    // on a 95 MB non-ASCII line: bench `--fit-only`, hostile pairs).
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut table = vec![0u32];
-    let (mut i, mut units, mut next) = (0usize, 0u32, TABLE_STEP);
-    while i < text.len() {
-        if let Some(chunk) = text.get(i..i + 8) {
-            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            let continuation = w & HIGH & !((w << 1) & HIGH);
-            let four_byte_lead = w & (w << 1) & (w << 2) & (w << 3) & HIGH;
-            let chunk_units = 8 - continuation.count_ones() + four_byte_lead.count_ones();
-            if units + chunk_units < next {
-                units += chunk_units;
-                i += 8;
-                continue;
-            }
-        }
-        let b = text[i];
-        if b & 0xC0 != 0x80 {
-            while units >= next {
-                table.push(i as u32);
-                next += TABLE_STEP;
-            }
-            units += if b >= 0xF0 { 2 } else { 1 };
-        }
-        i += 1;
-    }
-    while units >= next {
-        table.push(text.len() as u32);
-        next += TABLE_STEP;
-    }
-    table.into_boxed_slice()
 }
 
 /// A byte of an identifier or a word: ASCII letters, digits, `_`, `$`, and any byte of a non-ASCII character
@@ -1071,32 +1020,10 @@ mod tests {
     }
 
     #[test]
-    fn the_utf16_table_skipping_8_bytes_agrees_with_a_walk() {
-        let text = "aé😀€b".repeat(97) + "tail";
-        let walk: Vec<u32> = {
-            let mut out = vec![0u32];
-            let (mut units, mut next) = (0u32, TABLE_STEP);
-            for (i, ch) in text.char_indices() {
-                while units >= next {
-                    out.push(i as u32);
-                    next += TABLE_STEP;
-                }
-                units += ch.len_utf16() as u32;
-            }
-            while units >= next {
-                out.push(text.len() as u32);
-                next += TABLE_STEP;
-            }
-            out
-        };
-        assert_eq!(&*utf16_table(text.as_bytes()), &walk[..]);
-    }
-
-    #[test]
     fn a_utf16_table_entry_every_step() {
         let line = "é".repeat(100);
         let table = utf16_table(line.as_bytes());
-        assert_eq!(table[1], 2 * TABLE_STEP);
+        assert_eq!(table[1], 2 * crate::bundle::columns::TABLE_STEP);
         let mut t = Text::new(line.as_bytes());
         assert_eq!(t.byte_of(0, line.as_bytes(), 33), Some(66));
         assert_eq!(t.byte_of(0, line.as_bytes(), 100), Some(200));

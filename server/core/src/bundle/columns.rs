@@ -1,0 +1,178 @@
+//! UTF-16 columns to byte offsets in a line of UTF-8 text: the one conversion, used wherever a map's or an engine's
+//! column meets the bytes of a bundle (the fit check, bundle composition).
+//!
+//! Maps count columns in UTF-16 code units (ECMA-426); text is UTF-8 bytes. An ASCII line needs no conversion. Any
+//! other line gets, once, a table of the byte offset of every [`TABLE_STEP`]-th UTF-16 unit, and a query walks at
+//! most that many characters from its entry: so a minified bundle whose one line holds a single `é` costs one pass
+//! over that line, not one pass per segment (`explore` on terser's 71 KB `lodash.min.js`, 9 long lines with
+//! non-ASCII characters, walked each line from its start for every segment: 5.4 s, docs/PERFORMANCE.md).
+
+/// UTF-16 units between the entries of a non-ASCII line's table.
+pub const TABLE_STEP: u32 = 32;
+
+/// One line's columns: direct on an ASCII line, through a table built once on any other.
+pub struct LineColumns<'a> {
+    line: &'a [u8],
+    table: Option<Box<[u32]>>,
+}
+
+impl<'a> LineColumns<'a> {
+    pub fn new(line: &'a [u8]) -> Self {
+        LineColumns {
+            line,
+            table: (!line.is_ascii()).then(|| utf16_table(line)),
+        }
+    }
+
+    /// The byte offset of UTF-16 `column`; `None` past the line's end. A column inside a surrogate pair is the pair's
+    /// end.
+    pub fn byte(&self, column: u32) -> Option<usize> {
+        match &self.table {
+            None => ((column as usize) <= self.line.len()).then_some(column as usize),
+            Some(table) => byte_with_table(self.line, table, column),
+        }
+    }
+
+    /// [`LineColumns::byte`], the line's length past its end.
+    pub fn byte_or_end(&self, column: u32) -> usize {
+        self.byte(column).unwrap_or(self.line.len())
+    }
+}
+
+/// The byte offset of UTF-16 `column` in a non-ASCII `line` whose [`utf16_table`] is `table`; `None` past its end.
+pub fn byte_with_table(line: &[u8], table: &[u32], column: u32) -> Option<usize> {
+    let column = column as usize;
+    let step = TABLE_STEP as usize;
+    let (entry, e) = match table {
+        // A line of 2 GB or more has no table: walked from its start.
+        [] => (0, 0),
+        _ => (column / step, *table.get(column / step)?),
+    };
+    let (mut byte, mut units) = (
+        (e & !EARLY) as usize,
+        entry * step - usize::from(e & EARLY != 0),
+    );
+    while units < column {
+        let b = *line.get(byte)?;
+        let len = utf8_len(b);
+        units += if len == 4 { 2 } else { 1 };
+        byte += len;
+    }
+    (byte <= line.len()).then_some(byte)
+}
+
+/// The length of the UTF-8 sequence a lead byte starts (1 for a continuation byte, so a walk always advances).
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// Marks a table entry whose unit is the second half of a surrogate pair: the entry is the pair's start, one unit
+/// before the entry's own unit.
+const EARLY: u32 = 1 << 31;
+
+/// The byte offset of every `TABLE_STEP`-th UTF-16 unit of a line; where that unit is the second half of a surrogate
+/// pair, the pair's start, marked [`EARLY`]. (Recording the byte after the pair instead, as this table once did, put
+/// every column up to the next entry one character late: the fit check and composition on lines with emoji.) Empty
+/// for a line of 2 GB or more, whose offsets would meet the mark.
+pub fn utf16_table(text: &[u8]) -> Box<[u32]> {
+    if text.len() >= EARLY as usize {
+        return Box::new([]);
+    }
+    // A character's units are counted at its lead byte (every byte but continuations; a 4-byte lead counts two), so
+    // 8 bytes at a time can be skipped when no entry falls inside them (the first table took a third of the fit check
+    // on a 95 MB non-ASCII line: bench `--fit-only`, hostile pairs).
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut table = vec![0u32];
+    let (mut i, mut units, mut next) = (0usize, 0u32, TABLE_STEP);
+    while i < text.len() {
+        if let Some(chunk) = text.get(i..i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            let continuation = w & HIGH & !((w << 1) & HIGH);
+            let four_byte_lead = w & (w << 1) & (w << 2) & (w << 3) & HIGH;
+            let chunk_units = 8 - continuation.count_ones() + four_byte_lead.count_ones();
+            if units + chunk_units < next {
+                units += chunk_units;
+                i += 8;
+                continue;
+            }
+        }
+        let b = text[i];
+        if b & 0xC0 != 0x80 {
+            while units >= next {
+                table.push(i as u32);
+                next += TABLE_STEP;
+            }
+            let width = if b >= 0xF0 { 2 } else { 1 };
+            if width == 2 && units + 1 == next {
+                table.push(i as u32 | EARLY);
+                next += TABLE_STEP;
+            }
+            units += width;
+        }
+        i += 1;
+    }
+    while units >= next {
+        table.push(text.len() as u32);
+        next += TABLE_STEP;
+    }
+    table.into_boxed_slice()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The walk from the line's start, as composition did it: the reference.
+    fn walked(line: &[u8], column: u32) -> usize {
+        let (mut units, mut i) = (0u32, 0usize);
+        while i < line.len() && units < column {
+            let len = utf8_len(line[i]);
+            units += if len == 4 { 2 } else { 1 };
+            i += len;
+        }
+        i.min(line.len())
+    }
+
+    proptest! {
+        #[test]
+        fn the_table_agrees_with_the_walk(text in "[a-z \u{e9}\u{20ac}\u{1f389}]{0,300}", column in 0u32..400) {
+            let line = text.as_bytes();
+            prop_assert_eq!(LineColumns::new(line).byte_or_end(column), walked(line, column));
+        }
+    }
+
+    #[test]
+    fn every_column_of_a_long_mixed_line_agrees_with_the_walk() {
+        // Surrogate pairs straddle table entries here (the 8-byte skip and the per-byte path both meet them).
+        let text = "aé😀€b".repeat(97) + "tail";
+        let line = text.as_bytes();
+        let columns = LineColumns::new(line);
+        let units: u32 = text.chars().map(|c| c.len_utf16() as u32).sum();
+        for column in 0..units + 3 {
+            assert_eq!(
+                columns.byte_or_end(column),
+                walked(line, column),
+                "column {column}"
+            );
+        }
+    }
+
+    #[test]
+    fn ascii_and_past_the_end() {
+        let c = LineColumns::new(b"abc");
+        assert_eq!((c.byte(2), c.byte(3), c.byte(4)), (Some(2), Some(3), None));
+        // "é" is one unit and two bytes, "🎉" two units and four bytes.
+        let line = "aé🎉b".as_bytes();
+        let c = LineColumns::new(line);
+        assert_eq!(
+            (c.byte(1), c.byte(2), c.byte(4), c.byte(5), c.byte(6)),
+            (Some(1), Some(3), Some(7), Some(8), None)
+        );
+    }
+}
