@@ -54,6 +54,9 @@ struct Args {
     /// Only the profile rows (a long Hermes recording made from a recorded one in fixtures/profiles).
     #[arg(long)]
     profile_only: bool,
+    /// Only the composition rows of real minified bundles with non-ASCII lines (fixtures/roundtrip's builds).
+    #[arg(long)]
+    explore_only: bool,
     /// The recorded Hermes profile the long recording is made of, and its map (default: fixtures/profiles' Hermes
     /// bytecode recording of the esbuild inventory workload).
     #[arg(long, requires = "profile_map")]
@@ -562,7 +565,11 @@ fn time_and_peak(cmd: &[&str]) -> Option<(Duration, u64)> {
 /// `explore --json` against source-map-explorer 2.5.3 (`fixtures/composition/run-sme.mjs`, its API with its default
 /// rules) on the same bundle and map: whole process, and peak resident memory.
 fn composition_rows(f: &Fixture, bin: &Path) {
-    let (bundle, map) = (f.bundle.to_string_lossy(), f.map.to_string_lossy());
+    composition_rows_of(&f.bundle, &f.map, bin);
+}
+
+fn composition_rows_of(bundle: &Path, map: &Path, bin: &Path) {
+    let (bundle, map) = (bundle.to_string_lossy(), map.to_string_lossy());
     let ours = time_and_peak(&[&bin.to_string_lossy(), "explore", &bundle, &map, "--json"]);
     let sme_script = Path::new("fixtures/composition/run-sme.mjs");
     let theirs = if sme_script.exists() {
@@ -769,6 +776,10 @@ fn main() {
         run_profile(&args, &bin);
         return;
     }
+    if args.explore_only {
+        non_ascii_composition_rows(&bin);
+        return;
+    }
     if args.editor_only {
         editor::run(&args, &bin);
         editor::remove_spent_caches();
@@ -806,7 +817,40 @@ fn main() {
     editor::run(&args, &bin);
     run_scopes(&args, &bin);
     run_profile(&args, &bin);
+    non_ascii_composition_rows(&bin);
     editor::remove_spent_caches();
+}
+
+/// `explore --json` on real minified bundles whose long lines hold non-ASCII characters (terser's and swc's builds of
+/// the round-trip corpus: one line of ~70 KB each), against source-map-explorer, whole process. Columns become bytes
+/// through a table per line (`bundle::columns`); a walk from the line's start per segment made terser's lodash bundle
+/// take 4.3 s, 17× slower than source-map-explorer: these rows keep that bounded.
+fn non_ascii_composition_rows(bin: &Path) {
+    let dist = Path::new("fixtures/roundtrip/dist");
+    println!(
+        "\n### Composition of minified bundles with non-ASCII lines (`fixtures/roundtrip/dist`)\n\n| measure | sourcemap-ls | baseline | ratio |\n|---|---|---|---|"
+    );
+    let mut any = false;
+    for bundler in ["terser", "swc", "rollup", "webpack"] {
+        for entry in ["lodash-scenarios", "react-scenarios", "three-scenarios"] {
+            let bundle = dist.join(bundler).join(format!("{entry}.js"));
+            let Ok(text) = std::fs::read(&bundle) else {
+                continue;
+            };
+            if text.is_ascii() {
+                continue;
+            }
+            any = true;
+            println!(
+                "| **{bundler}/{entry}.js** ({} KB) | | | |",
+                text.len() >> 10
+            );
+            composition_rows_of(&bundle, &bundle.with_extension("js.map"), bin);
+        }
+    }
+    if !any {
+        println!("| (no bundle with a non-ASCII line: build fixtures/roundtrip first, `node build.mjs`) | | | |");
+    }
 }
 
 /// The profile rows, from the Hermes bytecode recording of the esbuild inventory workload (fixtures/profiles).
