@@ -219,34 +219,29 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         );
     }
     if args.json {
-        let frames: Vec<Value> = profile
-            .frames
-            .iter()
-            .enumerate()
-            .map(|(i, _)| {
-                let o = own_original(i);
-                json!({
-                    "id": profile.ids.get(i),
-                    "function": o.and_then(|o| o.function.clone()),
-                    "source": o.and_then(|o| o.source.clone()),
-                    "line": o.map(|o| o.line + 1),
-                    "column": o.map(|o| o.column),
-                })
-            })
-            .collect();
+        // Written straight from the model (a long recording has 160K frames: a tree of values for them was 8× the
+        // symbolication). Keys in the order serde_json's sorted objects gave them before.
+        let frames = FramesJson {
+            count: profile.frames.len(),
+            ids: &profile.ids,
+            own: &own_original,
+        };
         let functions: Vec<Value> = rows.iter().map(|r| row_json(r, profile.total_us)).collect();
-        println!(
-            "{}",
-            json!({
-                "format": profile.format.name(),
-                "samples": profile.samples,
-                "totalMs": ms(profile.total_us),
-                "frames": frames,
-                "functions": functions,
-                "warnings": profile.warnings,
-                "problems": resolved.problems,
-            })
-        );
+        let answer = ProfileJson {
+            format: profile.format.name(),
+            frames,
+            functions,
+            problems: &resolved.problems,
+            samples: profile.samples,
+            total_ms: ms(profile.total_us),
+            warnings: &profile.warnings,
+        };
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+        serde_json::to_writer(&mut out, &answer)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush())
+            .map_err(|e| CliError::Usage(format!("writing the answer: {e}")))?;
     } else {
         print_tables(&profile, &rows, args.top, positioned, mapped);
     }
@@ -592,6 +587,50 @@ fn rewrite_of(o: &OriginalFrame) -> Option<Rewrite> {
         line: o.line,
         column: o.column,
     })
+}
+
+/// `profile --json`'s answer, serialized as it is written.
+#[derive(serde::Serialize)]
+#[serde(bound = "")]
+struct ProfileJson<'a, F: Fn(usize) -> Option<&'a OriginalFrame>> {
+    format: &'a str,
+    frames: FramesJson<'a, F>,
+    functions: Vec<Value>,
+    problems: &'a [Value],
+    samples: u64,
+    #[serde(rename = "totalMs")]
+    total_ms: f64,
+    warnings: &'a [String],
+}
+
+/// Every frame's original, written one by one.
+struct FramesJson<'a, F: Fn(usize) -> Option<&'a OriginalFrame>> {
+    count: usize,
+    ids: &'a sourcemap_core::profile::FrameIds,
+    own: &'a F,
+}
+
+impl<'a, F: Fn(usize) -> Option<&'a OriginalFrame>> serde::Serialize for FramesJson<'a, F> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        struct FrameJson<'a> {
+            column: Option<u32>,
+            function: Option<&'a str>,
+            id: &'a str,
+            line: Option<u32>,
+            source: Option<&'a str>,
+        }
+        serializer.collect_seq((0..self.count).map(|i| {
+            let o = (self.own)(i);
+            FrameJson {
+                column: o.map(|o| o.column),
+                function: o.and_then(|o| o.function.as_deref()),
+                id: self.ids.get(i),
+                line: o.map(|o| o.line + 1),
+                source: o.and_then(|o| o.source.as_deref()),
+            }
+        }))
+    }
 }
 
 fn row_json(r: &Row, total: f64) -> Value {
