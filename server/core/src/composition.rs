@@ -192,9 +192,9 @@ pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapEr
         while measured < upto.min(lines.len()) {
             let (start, end, eol) = lines[measured];
             let with = if measured as u32 == line_of_segments {
-                &segments[..]
+                &mut segments[..]
             } else {
-                &[][..]
+                &mut [][..]
             };
             measure_line(&text[start..end], start, with, comment.clone(), out);
             out.eol_bytes += eol as u64;
@@ -203,9 +203,23 @@ pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapEr
         segments.clear();
     };
     let mut first_error = None;
+    // Per section, each local source's global id when it has a URL (a `null` source is "no source").
+    let named: Vec<Vec<Option<u32>>> = index
+        .sections()
+        .iter()
+        .map(|s| {
+            s.source_ids()
+                .iter()
+                .map(|&id| index.source(id).url.is_some().then_some(id.0))
+                .collect()
+        })
+        .collect();
+    let sections = index.sections();
+    // Raw segments (no `MappingHit` per segment: its name and URL lookups were a tenth of a one-line bundle's run).
     index
-        .for_each_segment_once(|hit| {
-            let line = hit.generated.line;
+        .for_each_raw_segment_once(|section, raw| {
+            let at = sections[section].to_global(raw.line, raw.column);
+            let line = at.line;
             if line != current_line && !line_segments.is_empty() {
                 measure_until(
                     current_line as usize + 1,
@@ -217,20 +231,18 @@ pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapEr
             current_line = line;
             let seg = Segment {
                 line: 0,
-                column: hit.generated.column,
+                column: at.column,
                 offset: 0,
-                original: hit.original.map(|o| SegmentOriginal {
-                    source: o.source.0,
+                original: raw.original.map(|o| SegmentOriginal {
+                    source: sections[section].source_ids()[o.source as usize].0,
                     line: o.line,
                     column: o.column,
                     name: None,
                 }),
             };
             line_segments.push(LineSegment {
-                column: hit.generated.column,
-                source: hit
-                    .original
-                    .and_then(|o| o.source_url.is_some().then_some(o.source.0)),
+                column: at.column,
+                source: raw.original.and_then(|o| named[section][o.source as usize]),
                 key: tie_key(&seg),
             });
         })
@@ -306,13 +318,16 @@ fn split_lines(text: &[u8]) -> Vec<(usize, usize, usize)> {
 fn measure_line(
     line: &[u8],
     at: usize,
-    segments: &[LineSegment],
+    order: &mut [LineSegment],
     comment: Option<std::ops::Range<usize>>,
     out: &mut Composition,
 ) {
-    // Segments by column, ties in mozilla's order: the last of a tie takes the bytes.
-    let mut order: Vec<LineSegment> = segments.to_vec();
-    order.sort_by_key(|a| (a.column, a.key));
+    // Segments by column, ties in mozilla's order: the last of a tie takes the bytes. Bundlers write them in that
+    // order already; a sort is paid only where they do not.
+    if !order.is_sorted_by_key(|a| (a.column, a.key)) {
+        order.sort_by_key(|a| (a.column, a.key));
+    }
+    let order = &*order;
     let byte_at = LineColumns::new(line);
     // The comment's bytes on this line are the comment's, whatever maps there.
     let in_comment = |from: usize, to: usize| -> usize {

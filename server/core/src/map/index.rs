@@ -188,6 +188,11 @@ impl std::ops::Deref for LocalSources {
 }
 
 impl Section {
+    /// The global ids of this section's sources, by its local source index (what a decoded segment carries).
+    pub fn source_ids(&self) -> &[SourceId] {
+        &self.sources
+    }
+
     pub fn mappings_len(&self) -> usize {
         self.mappings.len()
     }
