@@ -610,8 +610,7 @@ fn parse_bare_location(line: &str) -> Option<StackFrame> {
 /// `fixtures/traces/captured`); lines 1-based. There is no published engine source to cite; the captured traces of
 /// error-stack-parser and Sentry's TraceKit are the evidence.
 fn parse_presto(line: &str) -> Option<StackFrame> {
-    static LINKED: OnceLock<Regex> = OnceLock::new();
-    static INLINE: OnceLock<Regex> = OnceLock::new();
+    static LINE_OF: OnceLock<Regex> = OnceLock::new();
     static CALLED: OnceLock<Regex> = OnceLock::new();
     let frame = |function: Option<&str>,
                  function_span,
@@ -635,41 +634,27 @@ fn parse_presto(line: &str) -> Option<StackFrame> {
         precision,
         in_eval: false,
     };
+    // `Line N of linked script URL` (a line of that file) or `Line N of inline#K script in URL` (a line of the page's
+    // K-th inline script: no position in a file).
     if let Some(c) = regex(
-        &LINKED,
-        r"^\s*Line (\d+) of linked script (\S+?)(?:: In function (\S+))?\s*$",
+        &LINE_OF,
+        r"^\s*Line (\d+) of (linked script|inline#\d+ script in) (\S+?)(?:: In function (\S+))?\s*$",
     )
     .captures(line)
     {
         let l: u32 = c[1].parse().ok()?;
-        let name = c.get(3);
+        let name = c.get(4);
+        let linked = &c[2] == "linked script";
         return Some(frame(
             name.map(|n| n.as_str()),
             name.map(|n| n.range()),
-            &c[2],
+            &c[3],
             Some((l, 0)),
             l.checked_sub(1)
-                .map(|line| GeneratedPosition { line, column: 0 }),
+                .map(|line| GeneratedPosition { line, column: 0 })
+                .filter(|_| linked),
             Precision::Line,
-            Some(c.get(1)?.start()..c.get(2)?.end()),
-        ));
-    }
-    if let Some(c) = regex(
-        &INLINE,
-        r"^\s*Line (\d+) of inline#\d+ script in (\S+?)(?:: In function (\S+))?\s*$",
-    )
-    .captures(line)
-    {
-        let l: u32 = c[1].parse().ok()?;
-        let name = c.get(3);
-        return Some(frame(
-            name.map(|n| n.as_str()),
-            name.map(|n| n.range()),
-            &c[2],
-            Some((l, 0)),
-            None,
-            Precision::Line,
-            None,
+            linked.then(|| c.get(1).map_or(0, |m| m.start())..c.get(3).map_or(0, |m| m.end())),
         ));
     }
     let c = regex(
