@@ -407,3 +407,39 @@ fn every_stack_line_form_maps_where_its_engine_means() {
         (Some("line"), &json!(1), &Value::Null)
     );
 }
+
+/// metro-symbolicate's positional form `MAP LINE [COLUMN]`: one position, answered as the same `LINE COLUMN` on stdin
+/// is, and at metro-symbolicate's source and line (it prints `source:line:name`; the column defaults to 0).
+#[test]
+fn the_positional_form_map_line_column() {
+    let dir = repo().join("fixtures/metro-reference");
+    let (positional, _) = symbolicate(&dir, &["maps/flat.js.map", "6", "83"], "");
+    let (stdin, _) = symbolicate(&dir, &["maps/flat.js.map"], "6 83\n");
+    assert_eq!(positional, stdin);
+    assert!(
+        positional.contains("(/home/dev/app/src/module0.js:2:81)"),
+        "{positional}"
+    );
+    let metro = output_with_stdin(
+        Command::new("node")
+            .args([
+                dir.join("node_modules/metro-symbolicate/src/index.js")
+                    .to_str()
+                    .unwrap(),
+                "maps/flat.js.map",
+                "6",
+                "83",
+            ])
+            .current_dir(&dir),
+        "",
+    );
+    let metro = String::from_utf8(metro.stdout).unwrap();
+    assert!(
+        metro.starts_with("/home/dev/app/src/module0.js:2:"),
+        "{metro}"
+    );
+    // The column defaults to 0, as metro-symbolicate's does.
+    let (line_only, _) = symbolicate(&dir, &["maps/flat.js.map", "6"], "");
+    let (line_zero, _) = symbolicate(&dir, &["maps/flat.js.map"], "6 0\n");
+    assert_eq!(line_only, line_zero);
+}

@@ -99,8 +99,28 @@ fn position_json(line0: u32, column0: u32) -> (u32, u32) {
 }
 
 pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
+    // metro-symbolicate's positional form, `MAP LINE [COLUMN]` (its `symbolicate.js`: the column defaults to 0):
+    // one position, read as a `LINE COLUMN` line is (`--input-line-start`, `--input-column-start`).
+    let is_number = |p: &PathBuf| {
+        let s = p.to_string_lossy();
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !p.exists()
+    };
+    let mut positional: Option<String> = None;
+    if args.trace.is_none() && args.maps.len() >= 2 && args.maps.last().is_some_and(is_number) {
+        let mut numbers = vec![args.maps.pop().expect("checked")];
+        if args.maps.len() >= 2 && args.maps.last().is_some_and(is_number) {
+            numbers.insert(0, args.maps.pop().expect("checked"));
+        } else {
+            numbers.push(PathBuf::from("0"));
+        }
+        positional = Some(format!(
+            "{} {}\n",
+            numbers[0].display(),
+            numbers[1].display()
+        ));
+    }
     // The last positional argument may be the trace itself.
-    if args.trace.is_none() {
+    if args.trace.is_none() && positional.is_none() {
         if let Some(last) = args.maps.last() {
             // The first bytes tell a map (reading a 100 MB map whole here read it twice).
             let head = std::fs::File::open(last).and_then(|f| {
@@ -113,8 +133,9 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             }
         }
     }
-    let mut text = String::new();
+    let mut text = positional.clone().unwrap_or_default();
     match &args.trace {
+        _ if positional.is_some() => {}
         Some(p) => {
             text = std::fs::read_to_string(p).map_err(|e| {
                 CliError::Usage(format!("cannot read the trace {}: {e}", p.display()))
