@@ -44,42 +44,33 @@ fn cli(root: &Path, args: &[&str], trace: &str) -> Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
-fn cli_answers(v: &Value) -> Vec<Answer> {
-    v["stack"]
+/// Each positioned frame's answer in one of the two shapes: the list under `frames`, the source under `source`, the
+/// line as `line + line_base` (the CLI prints 1-based lines, the server 0-based ones), the column under `column`.
+fn answers(v: &Value, frames: &str, source: &str, line_base: u64, column: &str) -> Vec<Answer> {
+    v[frames]
         .as_array()
         .unwrap()
         .iter()
         .filter(|f| !f["generated"].is_null())
         .map(|f| {
             let o = &f["original"];
-            o["source"].as_str().map(|s| {
+            o[source].as_str().map(|s| {
                 (
                     s.to_string(),
-                    o["line"].as_u64().unwrap(),
-                    o["column"].as_u64().unwrap(),
+                    o["line"].as_u64().unwrap() + line_base,
+                    o[column].as_u64().unwrap(),
                 )
             })
         })
         .collect()
 }
 
+fn cli_answers(v: &Value) -> Vec<Answer> {
+    answers(v, "stack", "source", 0, "column")
+}
+
 fn server_answers(v: &Value) -> Vec<Answer> {
-    v["frames"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| !f["generated"].is_null())
-        .map(|f| {
-            let o = &f["original"];
-            o["mapSource"].as_str().map(|s| {
-                (
-                    s.to_string(),
-                    o["line"].as_u64().unwrap() + 1,
-                    o["character"].as_u64().unwrap(),
-                )
-            })
-        })
-        .collect()
+    answers(v, "frames", "mapSource", 1, "character")
 }
 
 /// The workspace of same-named builds, and each case's trace: (bundler, entry, trace with the absolute path).
