@@ -6,13 +6,13 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, TextDocumentPositionParams};
 use tower_lsp::LspServiceBuilder;
 
-use super::guard::guarded;
-use super::requests::{
+use crate::lsp::protocol::guard::guarded;
+use crate::lsp::requests::{
     composition, debug_panic, generated_positions, map_info, original_position, profile,
     source_content, symbolicate, DocumentParams,
 };
-use super::server::Server;
-use super::transport::large_results::Stashed;
+use crate::lsp::server::Server;
+use crate::lsp::transport::large_results::Stashed;
 
 macro_rules! custom_requests {
     ($($method:literal => $name:ident($handler:path, $params:ty) -> $answer:ty;)*) => {

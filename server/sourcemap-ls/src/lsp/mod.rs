@@ -1,33 +1,14 @@
 //! The language server over stdio (tower-lsp). Only this module knows LSP types; it converts at its edges and asks
 //! `sourcemap-core` in plain positions.
 
-mod backend;
-mod bundles;
-mod code_scopes;
 mod custom_requests;
-mod diagnostics;
-mod discovery;
-mod documents;
-mod errors;
-mod file_stamp;
-mod frame_bundles;
-mod guard;
-mod heap;
-mod loaded_map;
-mod local_sources;
-mod map_fit;
-mod map_resolution;
-mod map_store;
-mod outline;
-mod position;
-mod progress;
+mod maps;
+mod protocol;
 mod requests;
 mod server;
 mod settings;
-mod source_copies;
-mod source_texts;
-mod sources;
 mod transport;
+mod workspace;
 
 pub use settings::DEFAULT_MAX_MAP_BYTES;
 

@@ -9,11 +9,11 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
 
-use super::backend::Backend;
-use super::guard::guarded;
-use super::map_resolution::PREFETCH_MAP_AFTER_BYTES;
-use super::settings::Settings;
-use super::{diagnostics, requests};
+use crate::lsp::protocol::guard::guarded;
+use crate::lsp::requests::{self, diagnostics};
+use crate::lsp::settings::Settings;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::map_resolution::PREFETCH_MAP_AFTER_BYTES;
 
 /// The `LanguageServer` implementation holds an `Arc<Backend>` so handlers can spawn work that outlives them.
 pub struct Server(pub Arc<Backend>);
@@ -151,7 +151,7 @@ impl LanguageServer for Server {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         tracing::debug!("didOpen");
         let mut d = params.text_document;
-        if let Some(text) = super::transport::large_texts::LARGE_TEXTS.take(&d.text) {
+        if let Some(text) = crate::lsp::transport::large_texts::LARGE_TEXTS.take(&d.text) {
             d.text = text;
         }
         if d.text.len() >= PREFETCH_MAP_AFTER_BYTES {
@@ -163,9 +163,9 @@ impl LanguageServer for Server {
             .expect("documents lock")
             .open(d.uri.clone(), &d.text, d.version);
         tracing::debug!("didOpen: document stored");
-        if d.text.len() >= super::heap::TRIM_AFTER_BYTES {
+        if d.text.len() >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
             drop(d.text);
-            tokio::task::spawn_blocking(super::heap::release_free_memory);
+            tokio::task::spawn_blocking(crate::lsp::maps::heap::release_free_memory);
         }
         let b = self.0.clone();
         tokio::spawn(async move { diagnostics::publish(&b, d.uri).await });
@@ -176,7 +176,7 @@ impl LanguageServer for Server {
         let uri = params.text_document.uri;
         let mut changes = params.content_changes;
         for c in &mut changes {
-            if let Some(text) = super::transport::large_texts::LARGE_TEXTS.take(&c.text) {
+            if let Some(text) = crate::lsp::transport::large_texts::LARGE_TEXTS.take(&c.text) {
                 c.text = text;
             }
         }
@@ -196,7 +196,7 @@ impl LanguageServer for Server {
             if let Ok(path) = params.text_document.uri.to_file_path() {
                 b.maps.invalidate(&path);
             }
-            b.refresh_all_diagnostics();
+            diagnostics::refresh_all(&b);
         });
     }
 
@@ -214,7 +214,7 @@ impl LanguageServer for Server {
                 self.0.maps.invalidate(&path);
             }
         }
-        self.0.refresh_all_diagnostics();
+        diagnostics::refresh_all(&self.0);
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
@@ -228,7 +228,7 @@ impl LanguageServer for Server {
         let b = self.0.clone();
         tokio::spawn(async move {
             pull_configuration(&b).await;
-            b.refresh_all_diagnostics();
+            diagnostics::refresh_all(&b);
         });
     }
 

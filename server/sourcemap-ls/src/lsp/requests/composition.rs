@@ -10,8 +10,8 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::Url;
 
 use super::{source_uri, DocumentParams};
-use crate::lsp::backend::Backend;
-use crate::lsp::errors::internal;
+use crate::lsp::protocol::errors::internal;
+use crate::lsp::workspace::backend::Backend;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -9,9 +9,9 @@ use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
 
 use super::symbolicate::symbolicate_in_workspace;
 use super::SourceUris;
-use crate::lsp::backend::Backend;
-use crate::lsp::frame_bundles::NoFileMap;
-use crate::lsp::position::utf16_len;
+use crate::lsp::protocol::position::utf16_len;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::frame_bundles::NoFileMap;
 
 /// Larger documents are not scanned (a bundle or a huge log): links are a convenience, not worth a stall.
 const MAX_TEXT_BYTES: usize = 8 << 20;

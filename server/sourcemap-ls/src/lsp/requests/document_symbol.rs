@@ -6,9 +6,9 @@ use tower_lsp::lsp_types::{
     DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse, Position, Range, SymbolKind,
 };
 
-use crate::lsp::backend::Backend;
-use crate::lsp::errors::internal;
-use crate::lsp::outline::outline;
+use crate::lsp::maps::outline::outline;
+use crate::lsp::protocol::errors::internal;
+use crate::lsp::workspace::backend::Backend;
 
 pub async fn document_symbol(
     b: &Backend,

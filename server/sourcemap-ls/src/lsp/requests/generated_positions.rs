@@ -11,10 +11,11 @@ use sourcemap_core::{ReverseEntry, SourceId};
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Range, TextDocumentPositionParams, Url};
 
-use crate::lsp::backend::Backend;
-use crate::lsp::errors::internal;
-use crate::lsp::loaded_map::{LoadedMap, MapKey};
-use crate::lsp::sources::{normalize, parse_virtual_uri};
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::maps::map_key::MapKey;
+use crate::lsp::maps::sources::{normalize, parse_virtual_uri};
+use crate::lsp::protocol::errors::internal;
+use crate::lsp::workspace::backend::Backend;
 
 /// The entries for a cursor at (line, column) in the original source.
 fn at_cursor(entries: &[ReverseEntry], line: u32, column: u32) -> Vec<ReverseEntry> {
@@ -121,7 +122,7 @@ pub async fn generated_positions(
         let Ok(map) = b.maps.load_file(map_path, max_bytes).await else {
             continue;
         };
-        b.catalog.record(map_path, &map);
+        b.catalog.record(map_path, &map.index);
         out.extend(in_map(b, &map, &path, &file_name, line, column)?);
     }
     Ok(out)

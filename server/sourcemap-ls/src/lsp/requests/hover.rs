@@ -14,11 +14,11 @@ use sourcemap_core::trace::code_frame::code_frame;
 use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing};
 
 use super::source_text;
-use crate::lsp::backend::Backend;
-use crate::lsp::code_scopes::WorkspaceCode;
-use crate::lsp::errors::internal;
-use crate::lsp::map_fit::{known_fit, withheld};
-use crate::lsp::position::{to_generated, to_lsp, utf16_len};
+use crate::lsp::protocol::errors::internal;
+use crate::lsp::protocol::position::{to_generated, to_lsp, utf16_len};
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::code_scopes::WorkspaceCode;
+use crate::lsp::workspace::map_fit::{known_fit, withheld};
 
 /// The code fence language for a source, by its extension.
 fn fence_language(source: &str) -> &'static str {
@@ -75,9 +75,7 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     // (the map's string goes to the footer); when its text differs from the map's copy, the hover says so.
     let (shown, differing) =
         tokio::task::block_in_place(|| match b.source_path_candidate(&map, o.source) {
-            Some(p) if crate::lsp::local_sources::file_is_source(&map, o.source, &p) => {
-                (b.workspace_path(&p), None)
-            }
+            Some(p) if map.file_is_source(o.source, &p) => (b.workspace_path(&p), None),
             differing => (None, differing),
         });
     let mut md = format!(

@@ -14,11 +14,12 @@ use tower_lsp::lsp_types::Url;
 use sourcemap_core::fit::Verdict;
 
 use super::{source_uri, DocumentParams};
-use crate::lsp::backend::Backend;
-use crate::lsp::bundles::comment_url;
-use crate::lsp::loaded_map::{LoadedMap, MapKey};
-use crate::lsp::map_fit::fit_now;
-use crate::lsp::map_resolution::MapProblem;
+use crate::lsp::maps::bundles::comment_url;
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::maps::map_key::MapKey;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::map_fit::fit_now;
+use crate::lsp::workspace::map_resolution::MapProblem;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

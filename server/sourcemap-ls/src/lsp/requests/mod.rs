@@ -2,6 +2,7 @@
 
 pub mod composition;
 pub mod definition;
+pub mod diagnostics;
 pub mod document_link;
 pub mod document_symbol;
 pub mod generated_positions;
@@ -21,9 +22,9 @@ use tower_lsp::lsp_types::{Location, Position, Range, Url};
 use serde::Deserialize;
 use tower_lsp::lsp_types::TextDocumentIdentifier;
 
-use super::loaded_map::LoadedMap;
-use super::{source_copies, sources};
-use crate::lsp::backend::Backend;
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::maps::{source_copies, sources};
+use crate::lsp::workspace::backend::Backend;
 use std::sync::atomic::Ordering;
 
 /// The parameters of a custom request about a whole document: `{textDocument: {uri}}`.
@@ -58,7 +59,7 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
     }
     // A client that opens only `file:` locations: a read-only copy of the map's text.
     let copy = tokio::task::block_in_place(|| {
-        let text = super::source_texts::source_text(map, id)?;
+        let text = map.source_text(id)?;
         source_copies::materialize(
             &source_copies::cache_dir(),
             &map.key.to_uri_string(),
@@ -111,7 +112,7 @@ const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
 /// [`MAX_SOURCE_FILE_BYTES`], read on the blocking pool).
 pub async fn source_text(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Arc<str>> {
     if map.index.source(id).has_content() {
-        return tokio::task::block_in_place(|| super::source_texts::source_text(map, id));
+        return tokio::task::block_in_place(|| map.source_text(id));
     }
     let path = b.resolve_source(map, id)?;
     let bytes = tokio::task::spawn_blocking(move || {

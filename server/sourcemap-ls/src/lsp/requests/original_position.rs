@@ -7,10 +7,10 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{TextDocumentPositionParams, Url};
 
 use super::original_location;
-use crate::lsp::backend::Backend;
-use crate::lsp::errors::{internal, request_failed};
-use crate::lsp::map_fit::{fit_now, withheld};
-use crate::lsp::position::to_generated;
+use crate::lsp::protocol::errors::{internal, request_failed};
+use crate::lsp::protocol::position::to_generated;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::map_fit::{fit_now, withheld};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

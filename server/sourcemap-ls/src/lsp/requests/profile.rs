@@ -17,10 +17,10 @@ use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier, Ur
 
 use super::symbolicate::symbolicate_in_workspace;
 use super::SourceUris;
-use crate::lsp::backend::Backend;
-use crate::lsp::code_scopes::WorkspaceCode;
-use crate::lsp::errors::invalid_params;
-use crate::lsp::frame_bundles::NoFileMap;
+use crate::lsp::protocol::errors::invalid_params;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::code_scopes::WorkspaceCode;
+use crate::lsp::workspace::frame_bundles::NoFileMap;
 
 /// A profile read from disk is at most this big (a recording of minutes is tens of MB).
 const MAX_PROFILE_BYTES: u64 = 1 << 30;

@@ -5,11 +5,10 @@ use sourcemap_core::SourceId;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::Url;
 
-use crate::lsp::backend::Backend;
-use crate::lsp::errors::invalid_params;
-use crate::lsp::loaded_map::MapKey;
-use crate::lsp::source_texts::source_text;
-use crate::lsp::sources::{parse_virtual_uri, virtual_path_matches};
+use crate::lsp::maps::map_key::MapKey;
+use crate::lsp::maps::sources::{parse_virtual_uri, virtual_path_matches};
+use crate::lsp::protocol::errors::invalid_params;
+use crate::lsp::workspace::backend::Backend;
 
 #[derive(Debug, Deserialize)]
 pub struct Params {
@@ -37,12 +36,11 @@ pub async fn source_content(b: &Backend, params: Params) -> Result<Answer> {
             params.uri
         )));
     }
-    let text =
-        tokio::task::block_in_place(|| source_text(&map, SourceId(id))).ok_or_else(|| {
-            invalid_params(format!(
-                "the map has no sourcesContent for {path} (or its file changed)"
-            ))
-        })?;
+    let text = tokio::task::block_in_place(|| map.source_text(SourceId(id))).ok_or_else(|| {
+        invalid_params(format!(
+            "the map has no sourcesContent for {path} (or its file changed)"
+        ))
+    })?;
     Ok(Answer {
         text: text.to_string(),
     })

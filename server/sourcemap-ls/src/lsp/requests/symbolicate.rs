@@ -17,11 +17,11 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Position, Range, Url};
 
 use super::SourceUris;
-use crate::lsp::backend::Backend;
-use crate::lsp::code_scopes::WorkspaceCode;
-use crate::lsp::frame_bundles::{maps_for_frames, Ambiguous, NoFileMap};
-use crate::lsp::loaded_map::LoadedMap;
-use crate::lsp::map_fit::{fit_now, withheld};
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::code_scopes::WorkspaceCode;
+use crate::lsp::workspace::frame_bundles::{maps_for_frames, Ambiguous, NoFileMap};
+use crate::lsp::workspace::map_fit::{fit_now, withheld};
 use sourcemap_core::trace::document::TraceDocument;
 
 #[derive(Debug, Deserialize)]

@@ -16,8 +16,8 @@ use sourcemap_core::walk::find_files_named;
 use sourcemap_core::SourceMapIndex;
 use tower_lsp::lsp_types::Url;
 
-use super::backend::Backend;
-use super::loaded_map::LoadedMap;
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::workspace::backend::Backend;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Ambiguous {

@@ -22,9 +22,11 @@ use sourcemap_core::files::open_regular;
 use sourcemap_core::{IndexOptions, SourceMapIndex};
 use tokio::sync::OnceCell;
 
-use super::file_stamp::{content_hash, read_unchanged, stamp_of, Stamp, MAX_ATTEMPTS};
-use super::loaded_map::{LoadError, LoadedMap, MapKey};
-use super::progress::Progress;
+use crate::lsp::maps::file_stamp::{content_hash, read_unchanged, stamp_of, Stamp, MAX_ATTEMPTS};
+use crate::lsp::maps::load_error::LoadError;
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::maps::map_key::MapKey;
+use crate::lsp::protocol::progress::Progress;
 
 /// Maps at least this big get a progress notification while they are indexed.
 const PROGRESS_THRESHOLD: u64 = 4 << 20;
@@ -275,8 +277,8 @@ impl MapStore {
             // `sourcesContent` stays in the file until a source's text is needed (see `source_texts`).
             index.shed_contents(&p);
             tracing::debug!(?read, ?parsed, shed = ?started.elapsed(), "map read, parsed, shed");
-            if expected.len as usize >= super::heap::TRIM_AFTER_BYTES {
-                super::heap::release_free_memory();
+            if expected.len as usize >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
+                crate::lsp::maps::heap::release_free_memory();
             }
             Ok(Arc::new(LoadedMap::new(MapKey::File(p), index)))
         });

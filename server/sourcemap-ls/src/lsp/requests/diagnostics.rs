@@ -7,15 +7,15 @@ use std::sync::Arc;
 
 use tower_lsp::lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range, Url};
 
-use super::bundles::looks_like_bundle;
+use crate::lsp::maps::bundles::looks_like_bundle;
 
 use sourcemap_core::fit::{FitReport, Verdict};
 
-use super::loaded_map::LoadError;
-use super::map_fit::fit_now;
-use super::position::offset_to_position;
-use crate::lsp::backend::Backend;
-use crate::lsp::map_resolution::MapProblem;
+use crate::lsp::maps::load_error::LoadError;
+use crate::lsp::protocol::position::offset_to_position;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::map_fit::fit_now;
+use crate::lsp::workspace::map_resolution::MapProblem;
 
 /// At most this many diagnostics per document: a broken map can have thousands of errors.
 const MAX_DIAGNOSTICS: usize = 50;
@@ -122,8 +122,8 @@ pub async fn publish(b: &Backend, uri: Url) {
             let validated = tokio::task::spawn_blocking(move || {
                 let result = m.index.validate_all();
                 // Validating a large map built and dropped every section's checkpoints.
-                if m.index.mappings_bytes() >= super::heap::TRIM_AFTER_BYTES {
-                    super::heap::release_free_memory();
+                if m.index.mappings_bytes() >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
+                    crate::lsp::maps::heap::release_free_memory();
                 }
                 result
             });
@@ -206,4 +206,19 @@ pub async fn publish(b: &Backend, uri: Url) {
         }
     };
     b.client.publish_diagnostics(uri, diagnostics, None).await;
+}
+
+/// Recomputes diagnostics of every open document (after a map changed or settings changed).
+pub fn refresh_all(b: &Arc<Backend>) {
+    let uris: Vec<Url> = b
+        .docs
+        .lock()
+        .expect("documents lock")
+        .uris()
+        .cloned()
+        .collect();
+    for uri in uris {
+        let b = b.clone();
+        tokio::spawn(async move { publish(&b, uri).await });
+    }
 }

@@ -11,8 +11,8 @@ use sourcemap_core::locate::{
     find_bundle_map, find_source_mapping_url, looks_like_map, BundleMapRef, NoBundleMap,
 };
 
-use super::loaded_map::MapKey;
-use super::settings::{Settings, SettingsMap};
+use crate::lsp::maps::map_key::MapKey;
+use crate::lsp::settings::{Settings, SettingsMap};
 
 /// How many bytes of a never-opened bundle's end are read to find its comment (a longer `data:` URL line makes
 /// the whole file be read).

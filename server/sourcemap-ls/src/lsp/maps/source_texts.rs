@@ -12,9 +12,9 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use sourcemap_core::{content_from_file, SourceContent, SourceId};
+use std::path::Path;
 
-use super::loaded_map::LoadedMap;
+use sourcemap_core::{content_from_file, SourceContent, SourceId, SourceMapIndex};
 
 /// The most unescaped text kept per map.
 const MAX_CACHED_BYTES: usize = 32 << 20;
@@ -51,30 +51,37 @@ impl SourceTexts {
     }
 }
 
-/// The map's text for source `id`, if it has one (and, for a shed map, its file still holds it). Blocking: reads
-/// the map file on a miss.
-pub fn source_text(map: &LoadedMap, id: SourceId) -> Option<Arc<str>> {
-    if let Some(t) = map.texts.get(id) {
-        return Some(t);
-    }
-    let text: Arc<str> = match map.index.source_content_ref(id)? {
-        SourceContent::Text(t) => Arc::from(t.as_ref()),
-        SourceContent::InFile { range, hash } => {
-            let file = std::fs::File::open(map.key.file()?).ok()?;
-            let raw =
-                sourcemap_core::files::read_range(&file, range.start as u64, range.len()).ok()?;
-            let Some(text) = content_from_file(&raw, hash) else {
-                tracing::debug!(
-                    source = id.0,
-                    "the map file changed: its content is not used"
-                );
-                return None;
-            };
-            Arc::from(text)
+impl SourceTexts {
+    /// The text of source `id` of `index` (read from `map_file`), if the map has one (and, for a shed map, its file
+    /// still holds it). Blocking: reads the map file on a miss.
+    pub fn text(
+        &self,
+        index: &SourceMapIndex,
+        map_file: Option<&Path>,
+        id: SourceId,
+    ) -> Option<Arc<str>> {
+        if let Some(t) = self.get(id) {
+            return Some(t);
         }
-    };
-    map.texts.put(id, text.clone());
-    Some(text)
+        let text: Arc<str> = match index.source_content_ref(id)? {
+            SourceContent::Text(t) => Arc::from(t.as_ref()),
+            SourceContent::InFile { range, hash } => {
+                let file = std::fs::File::open(map_file?).ok()?;
+                let raw = sourcemap_core::files::read_range(&file, range.start as u64, range.len())
+                    .ok()?;
+                let Some(text) = content_from_file(&raw, hash) else {
+                    tracing::debug!(
+                        source = id.0,
+                        "the map file changed: its content is not used"
+                    );
+                    return None;
+                };
+                Arc::from(text)
+            }
+        };
+        self.put(id, text.clone());
+        Some(text)
+    }
 }
 
 #[cfg(test)]

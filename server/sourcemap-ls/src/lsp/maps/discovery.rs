@@ -19,10 +19,10 @@ use std::time::SystemTime;
 use sourcemap_core::locate::{find_source_mapping_url, resolve_map_url};
 use sourcemap_core::trace::stack::file_name_of;
 use sourcemap_core::walk;
+use sourcemap_core::SourceMapIndex;
 
-use super::loaded_map::LoadedMap;
-use super::settings::Settings;
-use super::sources::normalize;
+use crate::lsp::maps::sources::normalize;
+use crate::lsp::settings::Settings;
 
 /// How much of a script's end is read for its comment (the comment is on the last lines; a `data:` URL map is
 /// inline and needs no discovery).
@@ -89,7 +89,9 @@ pub fn walk(folders: &[PathBuf], settings: &Settings) -> WorkspaceMaps {
                 }
             } else if is_script(path) {
                 let map = map_named_by(path).or_else(|| match settings.map_for(path, folders) {
-                    Some(super::settings::SettingsMap::File(p)) => Some(p).filter(|p| p.is_file()),
+                    Some(crate::lsp::settings::SettingsMap::File(p)) => {
+                        Some(p).filter(|p| p.is_file())
+                    }
                     _ => None,
                 });
                 if let Some(map) = map {
@@ -135,12 +137,11 @@ impl SourceCatalog {
     }
 
     /// Records the sources of a map loaded from `path`.
-    pub fn record(&self, path: &Path, map: &LoadedMap) {
+    pub fn record(&self, path: &Path, map: &SourceMapIndex) {
         let Some((len, modified)) = stamp(path) else {
             return;
         };
         let names = map
-            .index
             .sources()
             .iter()
             .filter_map(|s| s.url.as_deref().map(|u| file_name_of(u).to_string()))

@@ -6,62 +6,39 @@
 //! compute it when missing (they run on the blocking pool): a frame is never answered from a part of a map that
 //! does not fit.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use sourcemap_core::fit::{check_fit, FitReport};
 use sourcemap_core::locate::find_debug_id;
 use sourcemap_core::GeneratedPosition;
 
-use super::code_scopes::{bundle_text, CodeKey};
-use super::loaded_map::LoadedMap;
-use crate::lsp::backend::Backend;
-
-/// How many bundle texts one map keeps reports for (cleared when full: a map rarely has more than one bundle).
-const MAX_CACHED: usize = 8;
-
-/// Fit reports of one map, by the bundle text they were computed from (`None`: no text to check).
-#[derive(Debug, Default)]
-pub struct FitCache(Mutex<HashMap<CodeKey, Option<Arc<FitReport>>>>);
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::code_scopes::bundle_text;
 
 /// The report for the map's bundle as it is now (`of`: that bundle, see `bundle_text`), if it was computed already
 /// (never computes).
 pub fn known_fit(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitReport>> {
     let bundle = bundle_text(b, m, of)?;
-    m.fits
-        .0
-        .lock()
-        .expect("fit cache lock")
-        .get(&bundle.key)?
-        .clone()
+    m.fits.get(&bundle.key)?
 }
 
 /// The report for the map's bundle as it is now, computed when missing. Blocks: call on the blocking pool.
 pub fn fit_now(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitReport>> {
     let bundle = bundle_text(b, m, of)?;
     let key = bundle.key.clone();
-    if let Some(hit) = m.fits.0.lock().expect("fit cache lock").get(&key) {
-        return hit.clone();
-    }
-    let report = bundle.read().and_then(|text| {
-        let report = check_fit(&m.index, text.as_bytes(), find_debug_id(text.as_bytes()))
-            .ok()
-            .map(Arc::new);
+    m.fits.get_or_compute(key, || {
+        let text = bundle.read()?;
+        let report = check_fit(&m.index, text.as_bytes(), find_debug_id(text.as_bytes())).ok();
         // The text (a copy of a large document, or the file) and the check's line table were transient: glibc
         // kept them (the editor benchmark's steady memory went from 2.53 to 4.03 × `mappings` without this).
-        if text.len() >= super::heap::TRIM_AFTER_BYTES {
+        if text.len() >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
             drop(text);
-            super::heap::release_free_memory();
+            crate::lsp::maps::heap::release_free_memory();
         }
         report
-    });
-    let mut cache = m.fits.0.lock().expect("fit cache lock");
-    if cache.len() >= MAX_CACHED {
-        cache.clear();
-    }
-    cache.insert(key, report.clone());
-    report
+    })
 }
 
 /// The reason an answer at `p` is withheld, when the map does not fit its bundle there (the core's one rule and

@@ -9,13 +9,15 @@ use ropey::Rope;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::Url;
 
-use super::backend::Backend;
-use super::bundles::{find_map, BundleMap, NoMap};
-use super::errors::internal;
-use super::loaded_map::{LoadError, LoadedMap, MapKey};
+use crate::lsp::maps::bundles::{find_map, BundleMap, NoMap};
+use crate::lsp::maps::load_error::LoadError;
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::maps::map_key::MapKey;
+use crate::lsp::protocol::errors::internal;
+use crate::lsp::workspace::backend::Backend;
 
 /// Documents at least this large start loading their map before their rope is built (see `prefetch_map`).
-pub(super) const PREFETCH_MAP_AFTER_BYTES: usize = 8 << 20;
+pub(crate) const PREFETCH_MAP_AFTER_BYTES: usize = 8 << 20;
 
 /// How long a map fetched from a dev server is reused before it is fetched again (the bundle changes on edit).
 const DEV_MAP_TTL: std::time::Duration = std::time::Duration::from_secs(30);
@@ -27,7 +29,7 @@ pub enum MapProblem {
     NotABundle,
     NoMap(NoMap),
     Load {
-        span: Option<super::bundles::UrlSpan>,
+        span: Option<crate::lsp::maps::bundles::UrlSpan>,
         key: MapKey,
         error: Arc<LoadError>,
     },

@@ -7,9 +7,8 @@
 //! (the entry is dropped with the map when the map changes). A changed bundle or source is parsed again. Callers run
 //! on the blocking pool or inside `block_in_place`: reading and parsing block.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use sourcemap_core::locate::bundle_leads_to_map;
 use sourcemap_core::trace::function_name::CodeScopes;
@@ -17,74 +16,13 @@ use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
 use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::Url;
 
-use super::loaded_map::{LoadedMap, MapKey};
-use crate::lsp::backend::Backend;
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::maps::map_key::MapKey;
+use crate::lsp::maps::memo::{FileStamp, TextKey};
+use crate::lsp::workspace::backend::Backend;
 
 /// Generated files and original sources above this size are not parsed for function names.
 const MAX_PARSED_BYTES: u64 = 256 << 20;
-
-/// How many parsed files one map keeps (least recently parsed dropped first is not worth tracking: the set is
-/// cleared when full).
-const MAX_CACHED: usize = 32;
-
-/// What a cached table was parsed from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum CodeKey {
-    Document(Url, i32),
-    GeneratedFile(FileStamp),
-    SourcesContent(SourceId),
-    SourceFile(SourceId, FileStamp),
-}
-
-/// Parsed tables of one map, by what they were parsed from (`None`: the text did not parse).
-#[derive(Debug, Default)]
-pub struct CodeCache(Mutex<HashMap<CodeKey, Option<Arc<FunctionScopes>>>>);
-
-impl CodeCache {
-    fn get_or_parse(
-        &self,
-        key: CodeKey,
-        parse: impl FnOnce() -> Option<FunctionScopes>,
-    ) -> Option<Arc<FunctionScopes>> {
-        if let Some(hit) = self.0.lock().expect("code cache lock").get(&key) {
-            return hit.clone();
-        }
-        // Parsed outside the lock: a second request for another file does not wait for this one.
-        let parsed = parse().map(Arc::new);
-        let mut cache = self.0.lock().expect("code cache lock");
-        if cache.len() >= MAX_CACHED {
-            cache.clear();
-        }
-        cache.insert(key, parsed.clone());
-        parsed
-    }
-}
-
-/// A file as it is now: path, device and inode, size, modification time. Read from the open descriptor, so the
-/// text read on a miss is the file the stamp describes; a file rewritten in place with the same size within one
-/// timestamp tick keeps its stamp (as for make and git).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct FileStamp(PathBuf, u64, u64, u64, Option<std::time::SystemTime>);
-
-/// The open file at `path` with its stamp: a hover asks for scopes without reading the file when they are cached.
-fn stamped(path: &Path) -> Option<(std::fs::File, u64, FileStamp)> {
-    let (file, meta) = sourcemap_core::files::open_regular(path).ok()?;
-    #[cfg(unix)]
-    let (dev, ino) = {
-        use std::os::unix::fs::MetadataExt;
-        (meta.dev(), meta.ino())
-    };
-    #[cfg(not(unix))]
-    let (dev, ino) = (0, 0);
-    let stamp = FileStamp(
-        path.to_path_buf(),
-        dev,
-        ino,
-        meta.len(),
-        meta.modified().ok(),
-    );
-    Some((file, meta.len(), stamp))
-}
 
 fn read(file: std::fs::File, len: u64) -> Option<String> {
     let bytes = sourcemap_core::files::read_open(file, len, MAX_PARSED_BYTES).ok()?;
@@ -100,7 +38,7 @@ pub struct WorkspaceCode<'a> {
 /// The bundle a map describes, found but not read: what it is keyed by (its document version or file stamp) and how
 /// to read its text (`None`: it does not lead to the map after all, or it cannot be read).
 pub struct BundleText {
-    pub key: CodeKey,
+    pub key: TextKey,
     pub path: PathBuf,
     read: Box<dyn FnOnce() -> Option<String> + Send>,
 }
@@ -146,7 +84,7 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
         if let Some((rope, version)) = open {
             // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time.
             return Some(BundleText {
-                key: CodeKey::Document(uri, version),
+                key: TextKey::Document(uri, version),
                 path: bundle,
                 read: Box::new(move || {
                     // One allocation of the final size: `Rope::to_string` grows a `String` by doubling, and the
@@ -159,11 +97,11 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
                 }),
             });
         }
-        let Some((file, len, stamp)) = stamped(&bundle) else {
+        let Some((file, len, stamp)) = FileStamp::open(&bundle) else {
             continue;
         };
         return Some(BundleText {
-            key: CodeKey::GeneratedFile(stamp),
+            key: TextKey::GeneratedFile(stamp),
             path: bundle,
             read: Box::new(move || {
                 let text = read(file, len)?;
@@ -179,7 +117,7 @@ impl WorkspaceCode<'_> {
         // Parsed only on a miss; a text that does not lead to this map is remembered as having no scopes.
         let bundle = bundle_text(self.b, m, None)?;
         let name = bundle.path.to_string_lossy().into_owned();
-        m.code.get_or_parse(bundle.key.clone(), || {
+        m.code.get_or_compute(bundle.key.clone(), || {
             let text = bundle.read()?;
             FunctionScopes::parse(&text, &name, Dialect::Generated).ok()
         })
@@ -188,17 +126,18 @@ impl WorkspaceCode<'_> {
     fn original_of(&self, m: &LoadedMap, source: SourceId) -> Option<Arc<FunctionScopes>> {
         let url = m.index.source(source).url.as_deref().unwrap_or("source.js");
         if m.index.source(source).has_content() {
-            return m.code.get_or_parse(CodeKey::SourcesContent(source), || {
-                let text = super::source_texts::source_text(m, source)?;
+            return m.code.get_or_compute(TextKey::SourcesContent(source), || {
+                let text = m.source_text(source)?;
                 FunctionScopes::parse(&text, url, Dialect::Original).ok()
             });
         }
         let path = self.b.resolve_source(m, source)?;
-        let (file, len, stamp) = stamped(&path)?;
-        m.code.get_or_parse(CodeKey::SourceFile(source, stamp), || {
-            let text = read(file, len)?;
-            FunctionScopes::parse(&text, &path_name(&path), Dialect::Original).ok()
-        })
+        let (file, len, stamp) = FileStamp::open(&path)?;
+        m.code
+            .get_or_compute(TextKey::SourceFile(source, stamp), || {
+                let text = read(file, len)?;
+                FunctionScopes::parse(&text, &path_name(&path), Dialect::Original).ok()
+            })
     }
 }
 

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use sourcemap_core::SourceId;
+use std::sync::Arc;
 
-use super::loaded_map::LoadedMap;
+use sourcemap_core::{SourceId, SourceMapIndex};
 
 /// The biggest local file compared with `sourcesContent` (larger ones are not used in place of the map's text).
 const MAX_COMPARED_BYTES: u64 = 64 << 20;
@@ -49,56 +49,64 @@ fn text_hash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&normalized)
 }
 
-/// Whether the file at `path` is the source `id` of `map` as far as can be told: `true` when the map has no text
-/// for it, else whether the file's text equals the map's.
-pub fn file_is_source(map: &LoadedMap, id: SourceId, path: &Path) -> bool {
-    if !map.index.source(id).has_content() {
-        return true;
-    }
-    let Ok((file, meta)) = sourcemap_core::files::open_regular(path) else {
-        return false;
-    };
-    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
-    let checks = &map.content_checks;
-    if let Some(&v) = checks
-        .verdicts
-        .lock()
-        .expect("verdicts lock")
-        .get(&(id, key.clone()))
-    {
-        return v;
-    }
-    let expected = {
-        let cached = checks
-            .content_hashes
-            .lock()
-            .expect("hashes lock")
-            .get(&id)
-            .copied();
-        match cached {
-            Some(h) => h,
-            None => {
-                let Some(text) = super::source_texts::source_text(map, id) else {
-                    return false;
-                };
-                let h = text_hash(text.as_bytes());
-                checks
-                    .content_hashes
-                    .lock()
-                    .expect("hashes lock")
-                    .insert(id, h);
-                h
-            }
+impl ContentChecks {
+    /// Whether the file at `path` is source `id` of `index` as far as can be told: `true` when the map has no text
+    /// for it, else whether the file's text equals the map's (`text` reads it when no hash of it is kept yet).
+    pub fn file_is_source(
+        &self,
+        index: &SourceMapIndex,
+        id: SourceId,
+        path: &Path,
+        text: impl FnOnce() -> Option<Arc<str>>,
+    ) -> bool {
+        if !index.source(id).has_content() {
+            return true;
         }
-    };
-    let same = sourcemap_core::files::read_open(file, meta.len(), MAX_COMPARED_BYTES)
-        .is_ok_and(|bytes| text_hash(&bytes) == expected);
-    checks
-        .verdicts
-        .lock()
-        .expect("verdicts lock")
-        .insert((id, key), same);
-    same
+        let Ok((file, meta)) = sourcemap_core::files::open_regular(path) else {
+            return false;
+        };
+        let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+        let checks = self;
+        if let Some(&v) = checks
+            .verdicts
+            .lock()
+            .expect("verdicts lock")
+            .get(&(id, key.clone()))
+        {
+            return v;
+        }
+        let expected = {
+            let cached = checks
+                .content_hashes
+                .lock()
+                .expect("hashes lock")
+                .get(&id)
+                .copied();
+            match cached {
+                Some(h) => h,
+                None => {
+                    let Some(text) = text() else {
+                        return false;
+                    };
+                    let h = text_hash(text.as_bytes());
+                    checks
+                        .content_hashes
+                        .lock()
+                        .expect("hashes lock")
+                        .insert(id, h);
+                    h
+                }
+            }
+        };
+        let same = sourcemap_core::files::read_open(file, meta.len(), MAX_COMPARED_BYTES)
+            .is_ok_and(|bytes| text_hash(&bytes) == expected);
+        checks
+            .verdicts
+            .lock()
+            .expect("verdicts lock")
+            .insert((id, key), same);
+        same
+    }
 }
 
 #[cfg(test)]

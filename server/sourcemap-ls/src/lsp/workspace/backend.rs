@@ -12,12 +12,12 @@ use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::Url;
 use tower_lsp::Client;
 
-use super::diagnostics;
-use super::discovery::{self, SourceCatalog, WorkspaceMaps};
-use super::documents::Documents;
-use super::loaded_map::{LoadedMap, MapKey};
-use super::map_store::MapStore;
-use super::settings::Settings;
+use crate::lsp::maps::discovery::{self, SourceCatalog, WorkspaceMaps};
+use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::maps::map_key::MapKey;
+use crate::lsp::maps::store::MapStore;
+use crate::lsp::settings::Settings;
+use crate::lsp::workspace::documents::Documents;
 
 pub struct Backend {
     pub client: Client,
@@ -42,7 +42,7 @@ pub struct Backend {
     /// Bumped by each `workspace/didChangeConfiguration`: a `workspace/configuration` answer to a request sent
     /// before it is older than what the notification brought, and is not applied. Held while settings are applied,
     /// so that the check and the change are one step.
-    pub(super) settings_epoch: Mutex<u64>,
+    pub(crate) settings_epoch: Mutex<u64>,
 }
 
 /// A map's bytes and when they were fetched.
@@ -135,7 +135,7 @@ impl Backend {
     /// name.
     pub fn resolve_source(&self, map: &LoadedMap, id: SourceId) -> Option<PathBuf> {
         let path = self.source_path_candidate(map, id)?;
-        super::local_sources::file_is_source(map, id, &path).then_some(path)
+        map.file_is_source(id, &path).then_some(path)
     }
 
     /// How people should see a source's name: its path in the workspace folder when it resolved to a file there
@@ -162,7 +162,7 @@ impl Backend {
         let url = map.index.source(id).url.as_deref()?;
         let settings = self.settings();
         let roots = self.allowed_roots(map);
-        super::sources::resolve(
+        crate::lsp::maps::sources::resolve(
             url,
             map.key.dir(),
             &settings.path_overrides,
@@ -192,20 +192,5 @@ impl Backend {
             .expect("documents lock")
             .get(uri)
             .map(|d| d.rope.clone())
-    }
-
-    /// Recomputes diagnostics of every open document (after a map changed or settings changed).
-    pub fn refresh_all_diagnostics(self: &Arc<Self>) {
-        let uris: Vec<Url> = self
-            .docs
-            .lock()
-            .expect("documents lock")
-            .uris()
-            .cloned()
-            .collect();
-        for uri in uris {
-            let me = self.clone();
-            tokio::spawn(async move { diagnostics::publish(&me, uri).await });
-        }
     }
 }

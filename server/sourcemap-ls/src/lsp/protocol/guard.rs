@@ -6,7 +6,7 @@ use std::panic::AssertUnwindSafe;
 use futures::FutureExt;
 use tower_lsp::jsonrpc::Result;
 
-use super::errors::internal;
+use crate::lsp::protocol::errors::internal;
 
 pub async fn guarded<T>(name: &str, fut: impl Future<Output = Result<T>>) -> Result<T> {
     match AssertUnwindSafe(fut).catch_unwind().await {
