@@ -150,7 +150,7 @@ fn maps_come_from_a_real_metro_dev_server_only_when_allowed() {
     // A map attached by URL (what Attach Source Map… writes for a loopback URL) to a bundle saved without a comment.
     let dir = tempfile::tempdir().unwrap();
     let ws = std::fs::canonicalize(dir.path()).unwrap();
-    // The bundle Metro serves (the map must fit it: sourcemap_core::fit), its comments blanked (no line moves).
+    // The bundle Metro serves (the map must fit it: sourcemap_core::bundle::fit), its comments blanked (no line moves).
     let served = http_get(port, "/index.bundle?platform=ios&dev=true");
     let saved: String = served
         .lines()

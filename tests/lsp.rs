@@ -493,7 +493,7 @@ fn settings_maps_glob_and_path_overrides() {
     let (code, data_url) = inline_src.split_once("//# sourceMappingURL=").unwrap();
     std::fs::write(d.join("app.bundle"), code).unwrap();
     std::fs::create_dir_all(d.join("maps")).unwrap();
-    let map = sourcemap_core::locate::decode_data_url(data_url.trim()).unwrap();
+    let map = sourcemap_core::bundle::locate::decode_data_url(data_url.trim()).unwrap();
     std::fs::write(d.join("maps/app.map"), &map).unwrap();
     // A local copy of the source under alt/ (the map's own text: only then is it the source), reached only through
     // a path override.
@@ -979,7 +979,7 @@ fn a_bundle_without_a_map_is_told_how_to_attach_one() {
     std::fs::create_dir_all(ws.join("maps")).unwrap();
     std::fs::create_dir_all(ws.join("src")).unwrap();
     std::fs::write(ws.join("dist/app.js"), code).unwrap();
-    let map = sourcemap_core::locate::decode_data_url(data_url.trim()).unwrap();
+    let map = sourcemap_core::bundle::locate::decode_data_url(data_url.trim()).unwrap();
     std::fs::write(ws.join("maps/app.js.map"), &map).unwrap();
     std::fs::write(ws.join("src/util.js"), "export const one = 1;\n").unwrap();
 

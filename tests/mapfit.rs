@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
-use sourcemap_core::fit::check_fit;
-use sourcemap_core::locate::find_debug_id;
+use sourcemap_core::bundle::fit::check_fit;
+use sourcemap_core::bundle::locate::find_debug_id;
 use sourcemap_core::trace::symbolicate::frame_segment;
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
 

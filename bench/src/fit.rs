@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use sourcemap_core::fit::check_fit;
+use sourcemap_core::bundle::fit::check_fit;
 use sourcemap_core::SourceMapIndex;
 
 use crate::{ms, ratio, row, time};

@@ -126,10 +126,9 @@ fuzz_target!(|data: &[u8]| {
             },
         );
         let _ = sourcemap_core::trace::stack::file_name_of(line);
-        let _ = sourcemap_core::position::OneBasedLine::parse(line);
     }
 
-    if let Ok(lines) = sourcemap_core::trace::hermes::parse_hermes_crash(&text, &hermes_offsets()) {
+    if let Ok(lines) = sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &hermes_offsets()) {
         exercise_lines(&lines);
     }
 
@@ -187,12 +186,12 @@ fuzz_target!(|data: &[u8]| {
     // Helpers that take text from bundles and editors.
     let _ = sourcemap_core::trace::code_frame::code_frame(&text, 1, 3);
     let _ = sourcemap_core::trace::code_frame::code_frame(&text, 0, u32::MAX);
-    let _ = sourcemap_core::locate::find_source_mapping_url(data);
-    let _ = sourcemap_core::locate::find_debug_id(data);
-    let _ = sourcemap_core::locate::looks_like_map(data);
-    let _ = sourcemap_core::locate::decode_data_url(&text);
+    let _ = sourcemap_core::bundle::locate::find_source_mapping_url(data);
+    let _ = sourcemap_core::bundle::locate::find_debug_id(data);
+    let _ = sourcemap_core::bundle::locate::looks_like_map(data);
+    let _ = sourcemap_core::bundle::locate::decode_data_url(&text);
     // Only stats the paths it resolves (never reads them); offsets it reports must lie in the text.
-    match sourcemap_core::locate::find_bundle_map(
+    match sourcemap_core::bundle::locate::find_bundle_map(
         std::path::Path::new("/nonexistent/app.js"),
         data,
         1 << 16,

@@ -60,9 +60,9 @@ pub fn exercise_index(index: &SourceMapIndex, data: &[u8]) {
     // The fit check, against the input itself as the generated text and against a short line: it must neither
     // panic nor mark a position when it found no stretch that does not fit.
     for text in [data, b"function f(a){return a}\n".as_slice()] {
-        if let Ok(r) = sourcemap_core::fit::check_fit(index, text, Some("85314830-023f-4cf1-a267-535f4e37bb17")) {
+        if let Ok(r) = sourcemap_core::bundle::fit::check_fit(index, text, Some("85314830-023f-4cf1-a267-535f4e37bb17")) {
             let _ = r.message();
-            if r.verdict != sourcemap_core::fit::Verdict::Misfit {
+            if r.verdict != sourcemap_core::bundle::fit::Verdict::Misfit {
                 assert!(!r.marks(GeneratedPosition::default()));
             }
         }
@@ -139,9 +139,9 @@ pub fn exercise_index(index: &SourceMapIndex, data: &[u8]) {
         }
     }
 
-    if let Ok(offsets) = sourcemap_core::trace::hermes::function_offsets(index) {
+    if let Ok(offsets) = sourcemap_core::trace::hermes_crash::function_offsets(index) {
         let crash = r#"{"callstack":[{"CJSModuleOffset":0,"FunctionID":1,"ByteCodeOffset":3},{"SegmentID":0,"FunctionID":0,"ByteCodeOffset":4294967295}]}"#;
-        if let Ok(lines) = sourcemap_core::trace::hermes::parse_hermes_crash(crash, &offsets) {
+        if let Ok(lines) = sourcemap_core::trace::hermes_crash::parse_hermes_crash(crash, &offsets) {
             for line in &lines {
                 if let sourcemap_core::trace::stack::StackLine::Frame(f) = line {
                     let _ = sourcemap_core::trace::symbolicate::symbolicate_frame(index, f);

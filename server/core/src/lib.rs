@@ -4,25 +4,16 @@
 //! lines and UTF-16 columns, byte offsets and plain structs; the `sourcemap-ls` crate converts at its edges.
 
 pub mod bundle;
-pub mod composition;
-pub mod error;
-pub mod files;
-pub mod fit;
-pub mod json_literal;
-pub(crate) mod json_reader;
-pub mod locate;
+pub mod fs;
+pub mod json;
 pub mod map;
-pub mod measure;
-pub mod position;
 pub mod profile;
 pub mod trace;
-pub mod walk;
 
-pub use error::{ErrorLocation, MapError, MapErrors, MappingsLocation};
 pub use map::compact::{Bias, Checkpoint, CompactMappings};
+pub use map::error::{ErrorLocation, MapError, MapErrors, MappingsLocation};
 pub use map::index::{
     content_from_file, GeneratedPosition, IndexOptions, MappingHit, OriginalPosition, Section,
     Source, SourceContent, SourceId, SourceMapIndex,
 };
 pub use map::reverse::{ReverseEntry, ReverseIndex};
-pub use position::OneBasedLine;

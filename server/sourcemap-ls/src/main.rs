@@ -15,8 +15,8 @@ use clap::{Parser, Subcommand};
 // Counting every allocation costs nothing measurable (first hover, hover latency, symbolicate, validate: within
 // noise of a build without it; docs/PERFORMANCE.md), so `stats` can count in every build.
 #[global_allocator]
-static GLOBAL: sourcemap_core::measure::CountingAllocator =
-    sourcemap_core::measure::CountingAllocator;
+static GLOBAL: sourcemap_core::map::measure::CountingAllocator =
+    sourcemap_core::map::measure::CountingAllocator;
 
 #[derive(Parser)]
 #[command(

@@ -4,7 +4,7 @@
 //! asks the editor to open that source).
 
 use serde_json::{json, Value};
-use sourcemap_core::composition::Composition;
+use sourcemap_core::bundle::composition::Composition;
 
 /// `{name, size, children}` nodes: the bundle → packages (largest first) → their files; then the bytes no source
 /// owns (`[unmapped]`, `[EOLs]`, `[sourceMappingURL]`). `names[i]` names source `i`.

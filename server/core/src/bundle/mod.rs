@@ -1,5 +1,9 @@
-//! Bundles: which bundle a frame was recorded in, and which map answers it (`resolve`); a line's UTF-16 columns as
-//! bytes (`columns`).
+//! Bundles: finding a bundle's map (`locate`: comments, sidecars, debug IDs), whether a map fits its bundle
+//! (`fit`), which bundle and map answer a frame (`resolve`), what a bundle is made of (`composition`), and a line's
+//! UTF-16 columns as bytes (`columns`, shared by the fit check and composition).
 
 pub mod columns;
+pub mod composition;
+pub mod fit;
+pub mod locate;
 pub mod resolve;

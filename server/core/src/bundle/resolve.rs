@@ -12,7 +12,7 @@
 //! 4. else the files of that name under the roots, nearest first ([`MAX_SAME_NAMED`]), that lead to a map.
 //!
 //! When several candidates remain (and their maps are not one build copied), the report's debug IDs choose; then
-//! the frames' positions: the candidate whose text they fit ([`crate::fit::frames_evidence`], the fit check's
+//! the frames' positions: the candidate whose text they fit ([`crate::bundle::fit::frames_evidence`], the fit check's
 //! evidence for frames) by odds of at least [`DECISIVE`] over every other, and over positions landing there by
 //! chance. Otherwise the file is **ambiguous**: its frames stay unmapped, and the candidates are named with the way to
 //! choose. A bundle of the right name but another build fits its own map just as well, so only the frames' positions
@@ -32,7 +32,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::fit::frames_evidence;
+use crate::bundle::fit::frames_evidence;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 use crate::trace::stack::{
     file_name_of, is_foreign_file, normalize_debug_id, FrameFormat, Precision, StackFrame,
@@ -55,9 +55,9 @@ pub const TAIL_BYTES: u64 = 64 << 10;
 
 /// The last [`TAIL_BYTES`] of a regular file (the one reader of a bundle's tail).
 pub fn read_tail(path: &Path) -> Option<Vec<u8>> {
-    let (file, meta) = crate::files::open_regular(path).ok()?;
+    let (file, meta) = crate::fs::files::open_regular(path).ok()?;
     let from = meta.len().saturating_sub(TAIL_BYTES);
-    crate::files::read_range(&file, from, (meta.len() - from) as usize).ok()
+    crate::fs::files::read_range(&file, from, (meta.len() - from) as usize).ok()
 }
 
 /// A bundle's text as the place holds it (a mapped file, an open document's copy).
@@ -91,7 +91,7 @@ pub trait Place {
     /// The bundle's trailing `//# debugId=`.
     fn debug_id(&mut self, bundle: &Path) -> Option<String> {
         let tail = read_tail(bundle)?;
-        crate::locate::find_debug_id(&tail).map(normalize_debug_id)
+        crate::bundle::locate::find_debug_id(&tail).map(normalize_debug_id)
     }
 }
 
@@ -723,7 +723,7 @@ mod tests {
         }
 
         fn named(&mut self, name: &str) -> Vec<PathBuf> {
-            crate::walk::find_files_named(&self.root, name, SEARCH_DEPTH, MAX_SAME_NAMED)
+            crate::fs::walk::find_files_named(&self.root, name, SEARCH_DEPTH, MAX_SAME_NAMED)
         }
 
         fn own_map(&mut self, bundle: &Path) -> Option<usize> {

@@ -22,9 +22,9 @@
 //! - lines whose columns go backwards are listed in `unsorted_lines`; they hold no mid-line checkpoint and a lookup on
 //!   them decodes the whole line.
 
-use crate::error::MappingsLocation;
 pub use crate::map::checkpoints::Checkpoint;
 use crate::map::checkpoints::CheckpointTable;
+use crate::map::error::MappingsLocation;
 use crate::map::prefetch::prefetch;
 use crate::map::segment::{
     Limits, LineScan, Segment, SegmentCursor, SegmentError, SegmentOriginal, ValidatedCursor,

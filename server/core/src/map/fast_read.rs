@@ -9,12 +9,12 @@
 //!
 //! It produces exactly what serde's pass produces ([`RawMap`] of [`Raw`] texts), and it is stricter than serde,
 //! never more lenient: anything it does not accept — invalid UTF-8 anywhere, a key with an escape, a duplicated
-//! field, nesting deeper than [`MAX_DEPTH`](crate::json_reader::MAX_DEPTH), a trailing comma, any JSON error — makes it return `None`, and the
+//! field, nesting deeper than [`MAX_DEPTH`](crate::json::reader::MAX_DEPTH), a trailing comma, any JSON error — makes it return `None`, and the
 //! caller reads the document with serde as before, which locates the error. So the fast path changes how fast a
 //! valid map opens, never what any map means (`tests` compares the two on generated and hand-broken documents).
 
-use crate::json_reader::Reader;
-use crate::map::parse::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
+use crate::json::reader::Reader;
+use crate::map::raw::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
 
 /// The document as serde's one pass reads it, `sourcesContent` as items, but its sections (`Some(())` when it has
 /// `sections`) given one by one to the caller as they are read.
@@ -379,8 +379,8 @@ mod tests {
         ) {
             let from = from.min(bytes.len());
             prop_assert_eq!(
-                crate::json_reader::strict_string_end(&bytes, from),
-                crate::json_reader::strict_string_end_scalar(&bytes, from, false, false)
+                crate::json::reader::strict_string_end(&bytes, from),
+                crate::json::reader::strict_string_end_scalar(&bytes, from, false, false)
             );
         }
     }

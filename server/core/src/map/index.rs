@@ -15,26 +15,17 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use crate::error::{ErrorLocation, MapError, MapErrors};
 use crate::map::compact::{Bias, CompactMappings};
+use crate::map::error::{ErrorLocation, MapError, MapErrors};
 use crate::map::function_map::FunctionMap;
 use crate::map::names::{NameTable, Names, NamesInFile};
 use crate::map::parse::{parse_document, parse_document_with, ParsedMap, TextRef};
 use crate::map::prefetch::prefetch;
-use crate::map::reverse::ReverseIndex;
+use crate::map::reverse::{ReverseEntry, ReverseIndex};
 use crate::map::scopes::{decode_scopes, DecodedScopes};
 use crate::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
 
-/// A source, deduplicated across sections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SourceId(pub u32);
-
-/// A generated position: 0-based line, 0-based column (UTF-16 code units).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct GeneratedPosition {
-    pub line: u32,
-    pub column: u32,
-}
+pub use crate::map::position::{GeneratedPosition, SourceId};
 
 /// Where a generated position comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,7 +95,7 @@ fn unescape_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
     if !inner.contains('\\') {
         return Some(Cow::Borrowed(inner));
     }
-    crate::json_literal::unescape(raw).map(Cow::Owned)
+    crate::json::literal::unescape(raw).map(Cow::Owned)
 }
 
 impl Source {
@@ -626,8 +617,8 @@ impl SourceMapIndex {
             return self.buffer.get(range.clone()).map(<[u8]>::to_vec);
         };
         let hash = hash?;
-        let (file, _) = crate::files::open_regular(path).ok()?;
-        let bytes = crate::files::read_range(&file, range.start as u64, range.len()).ok()?;
+        let (file, _) = crate::fs::files::open_regular(path).ok()?;
+        let bytes = crate::fs::files::read_range(&file, range.start as u64, range.len()).ok()?;
         (xxhash_rust::xxh3::xxh3_64(&bytes) == hash).then_some(bytes)
     }
 
@@ -883,8 +874,41 @@ impl SourceMapIndex {
         if let Some(r) = self.reverse[id.0 as usize].get() {
             return Ok(r);
         }
-        let built = ReverseIndex::build(self, id)?;
+        let built = self.build_reverse(id)?;
         Ok(self.reverse[id.0 as usize].get_or_init(|| built))
+    }
+
+    /// Every segment mapping into `source`, from the sections that list it only (in a Metro index map, one
+    /// module's section), and there only from the stretch of `mappings` where its segments lie when the section
+    /// knows it.
+    fn build_reverse(&self, source: SourceId) -> Result<ReverseIndex, MapError> {
+        let mut entries = Vec::new();
+        for (i, section) in self.sections().iter().enumerate() {
+            if !section.sources().contains(&source) {
+                continue;
+            }
+            let compact = self.compact(i)?;
+            let locals = section.sources();
+            let bytes = self.section_mappings(i);
+            let mine = (0..locals.len() as u32).filter(|&l| locals[l as usize] == source);
+            let visit = |seg: &crate::map::segment::Segment| {
+                let Some(o) = seg.original else { return };
+                if locals[o.source as usize] != source {
+                    return;
+                }
+                entries.push(ReverseEntry::new(
+                    o.line,
+                    o.column,
+                    o.name,
+                    section.to_global(seg.line, seg.column),
+                ));
+            };
+            match compact.span_of(mine) {
+                Some(span) => compact.for_each_in(bytes, span, visit),
+                None => compact.for_each(bytes, visit),
+            }
+        }
+        Ok(ReverseIndex::from_unsorted(entries))
     }
 
     /// Whether any section has `rangeMappings` (which [`Self::for_each_segment_once`] does not read or check).

@@ -9,13 +9,16 @@
 
 pub mod checkpoints;
 pub mod compact;
+pub mod error;
 pub(crate) mod fast_read;
 pub mod function_map;
 pub mod index;
-pub(crate) mod json_scan;
+pub mod measure;
 pub mod names;
 pub mod parse;
+pub mod position;
 pub(crate) mod prefetch;
+pub(crate) mod raw;
 pub mod reverse;
 pub mod scopes;
 pub mod segment;

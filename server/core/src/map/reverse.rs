@@ -12,9 +12,8 @@
 //! map all sections that list the source are searched together, as if the map were flat (mozilla looks only at the
 //! first such section, and its `allGeneratedPositionsFor` throws).
 
-use crate::error::MapError;
 use crate::map::compact::Bias;
-use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
+use crate::map::position::GeneratedPosition;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ReverseEntry {
@@ -25,44 +24,35 @@ pub struct ReverseEntry {
     pub generated: GeneratedPosition,
 }
 
+impl ReverseEntry {
+    /// `name`: the segment's name index in its section, if it has one.
+    pub(crate) fn new(
+        original_line: u32,
+        original_column: u32,
+        name: Option<u32>,
+        generated: GeneratedPosition,
+    ) -> Self {
+        ReverseEntry {
+            original_line,
+            original_column,
+            name_key: name.map_or(0, |n| n + 1),
+            generated,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct ReverseIndex {
     entries: Box<[ReverseEntry]>,
 }
 
 impl ReverseIndex {
-    pub fn build(index: &SourceMapIndex, source: SourceId) -> Result<Self, MapError> {
-        let mut entries = Vec::new();
-        for (i, section) in index.sections().iter().enumerate() {
-            if !section.sources().contains(&source) {
-                continue;
-            }
-            let compact = index.compact(i)?;
-            let locals = section.sources();
-            let bytes = index.section_mappings(i);
-            let mine = (0..locals.len() as u32).filter(|&l| locals[l as usize] == source);
-            let visit = |seg: &crate::map::segment::Segment| {
-                let Some(o) = seg.original else { return };
-                if locals[o.source as usize] != source {
-                    return;
-                }
-                entries.push(ReverseEntry {
-                    original_line: o.line,
-                    original_column: o.column,
-                    name_key: o.name.map_or(0, |n| n + 1),
-                    generated: section.to_global(seg.line, seg.column),
-                });
-            };
-            // Only the stretch of `mappings` where this source's segments lie, when the section knows it.
-            match compact.span_of(mine) {
-                Some(span) => compact.for_each_in(bytes, span, visit),
-                None => compact.for_each(bytes, visit),
-            }
-        }
+    /// One source's entries, in any order (`SourceMapIndex::reverse` collects them).
+    pub(crate) fn from_unsorted(mut entries: Vec<ReverseEntry>) -> Self {
         entries.sort_unstable();
-        Ok(ReverseIndex {
+        ReverseIndex {
             entries: entries.into_boxed_slice(),
-        })
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -6,7 +6,7 @@
 //!
 //! [`Checkpoint`]: crate::map::compact::Checkpoint
 
-use crate::error::MappingsLocation;
+use crate::map::error::MappingsLocation;
 use crate::map::vlq::{self, VlqError};
 
 /// What a segment maps to; `None` on a [`Segment`] means a 1-field segment (maps to nothing).

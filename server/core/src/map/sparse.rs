@@ -13,8 +13,8 @@
 
 use std::ops::Range;
 
+use crate::json::scan::{escaped_bits, masks64};
 use crate::map::index::GeneratedPosition;
-use crate::map::json_scan::{escaped_bits, masks64};
 
 /// A section as skimmed: its raw JSON and where it starts.
 struct SkimmedSection {

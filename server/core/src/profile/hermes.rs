@@ -25,7 +25,7 @@ use super::{
     cut_parent_loops, durations, Behind, Code, Codes, Frame, FrameIds, FrameKind, Passed, Profile,
     ProfileError, ProfileFormat, Rewrite, Rewrites, Strings,
 };
-use crate::json_reader::Reader;
+use crate::json::reader::Reader;
 use crate::GeneratedPosition;
 
 /// A `stackFrames` entry's fields, each as written (JSON text), `null` as absent.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rustc_hash::FxHashMap;
 
 use super::{FrameKind, Profile};
-use crate::composition::package_of;
+use crate::bundle::composition::package_of;
 
 /// What a frame is in the original program, as the caller found it through the maps.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,10 +1,10 @@
-//! Stack traces: parsing every engine's format (`stack`), Hermes crash reports (`hermes`), resolving frames
+//! Stack traces: parsing every engine's format (`stack`), Hermes crash reports (`hermes_crash`), resolving frames
 //! against maps (`symbolicate`) and showing the original code around a frame (`code_frame`).
 
 pub mod code_frame;
 pub mod document;
 pub mod function_name;
-pub mod hermes;
+pub mod hermes_crash;
 pub mod js_scopes;
 pub mod stack;
 pub mod symbolicate;

@@ -1,5 +1,5 @@
 //! `sourcemap-ls explore BUNDLE [MAP] [--json] [--html FILE]`: what a bundle is made of, by original source and
-//! package (`sourcemap_core::composition`, source-map-explorer's rules).
+//! package (`sourcemap_core::bundle::composition`, source-map-explorer's rules).
 //!
 //! Text: packages largest first with their share and their largest files. `--json`: source-map-explorer's result
 //! shape (`totalBytes`, `mappedBytes`, `unmappedBytes`, `eolBytes`, `sourceMapCommentBytes`, `files`), so tools
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Map, Value};
-use sourcemap_core::composition::{compose, source_names, Composition, Package};
+use sourcemap_core::bundle::composition::{compose, source_names, Composition, Package};
 use sourcemap_core::{IndexOptions, SourceId, SourceMapIndex};
 
 use super::{open_index, CliError};

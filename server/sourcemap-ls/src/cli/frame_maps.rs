@@ -8,27 +8,27 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
-use sourcemap_core::bundle::resolve::{
-    choose_maps, read_tail, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
-};
-use sourcemap_core::fit::{check_fit, FitReport};
-use sourcemap_core::locate::{
+use sourcemap_core::bundle::fit::{check_fit, FitReport};
+use sourcemap_core::bundle::locate::{
     bundle_leads_to_map, find_debug_id, find_source_mapping_url, is_json_document, load_map,
     looks_like_map, MapOrigin,
 };
+use sourcemap_core::bundle::resolve::{
+    choose_maps, read_tail, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
+};
+use sourcemap_core::fs::walk::FilesByName;
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{file_name_of, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
     add_function_lines, function_line_sources, names_from_code, symbolicate, SymbolicatedLine,
 };
-use sourcemap_core::walk::FilesByName;
 use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
 use super::validate::mismatch_problem;
 use super::CliError;
 
 /// The generated file of a map, not yet read.
-pub(super) enum BundleText {
+pub(super) enum BundleFile {
     None,
     /// This file led to the map (its comment, its inline map).
     Known(PathBuf),
@@ -40,10 +40,10 @@ pub(super) enum BundleText {
     },
 }
 
-impl BundleText {
+impl BundleFile {
     /// The bundle's path and text, when there is one.
     pub(super) fn read(&self) -> Option<(PathBuf, Vec<u8>)> {
-        let read = |p: &Path| sourcemap_core::files::read_regular(p, MAX_GENERATED_BYTES).ok();
+        let read = |p: &Path| sourcemap_core::fs::files::read_regular(p, MAX_GENERATED_BYTES).ok();
         self.find(read)
     }
 
@@ -51,7 +51,7 @@ impl BundleText {
     /// needs: reading a 42 MB bundle was a fifth of a 146-frame `symbolicate`, `sourcemap-bench --editor-only`).
     fn map(&self) -> Option<(PathBuf, memmap2::Mmap)> {
         self.find(|p| {
-            let (file, meta) = sourcemap_core::files::open_regular(p).ok()?;
+            let (file, meta) = sourcemap_core::fs::files::open_regular(p).ok()?;
             if meta.len() > MAX_GENERATED_BYTES {
                 return None;
             }
@@ -66,8 +66,8 @@ impl BundleText {
         let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let input = canonical(input);
         match self {
-            BundleText::Known(p) if canonical(p) == input => *self = BundleText::None,
-            BundleText::Guess { candidates, .. } => candidates.retain(|p| canonical(p) != input),
+            BundleFile::Known(p) if canonical(p) == input => *self = BundleFile::None,
+            BundleFile::Guess { candidates, .. } => candidates.retain(|p| canonical(p) != input),
             _ => {}
         }
     }
@@ -75,9 +75,9 @@ impl BundleText {
     /// The bundle's path without reading it whole: a candidate is taken when its tail leads to the map.
     fn path(&self) -> Option<PathBuf> {
         match self {
-            BundleText::None => None,
-            BundleText::Known(p) => Some(p.clone()),
-            BundleText::Guess { candidates, map } => candidates
+            BundleFile::None => None,
+            BundleFile::Known(p) => Some(p.clone()),
+            BundleFile::Guess { candidates, map } => candidates
                 .iter()
                 .find(|p| read_tail(p).is_some_and(|tail| bundle_leads_to_map(p, &tail, map)))
                 .cloned(),
@@ -88,9 +88,9 @@ impl BundleText {
     fn find<T: AsRef<[u8]>>(&self, open: impl Fn(&Path) -> Option<T>) -> Option<(PathBuf, T)> {
         let code = |p: &Path| open(p).filter(|t| !is_json_document(t.as_ref()));
         match self {
-            BundleText::None => None,
-            BundleText::Known(p) => Some((p.clone(), code(p)?)),
-            BundleText::Guess { candidates, map } => candidates.iter().find_map(|p| {
+            BundleFile::None => None,
+            BundleFile::Known(p) => Some((p.clone(), code(p)?)),
+            BundleFile::Guess { candidates, map } => candidates.iter().find_map(|p| {
                 let text = code(p)?;
                 bundle_leads_to_map(p, text.as_ref(), map).then(|| (p.clone(), text))
             }),
@@ -102,7 +102,7 @@ pub(super) struct KnownMap {
     pub(super) index: SourceMapIndex,
     /// Where the generated file the map describes may be (its function scopes name frames), read only when a frame
     /// needs it: a bundle that led to the map, or, for a map given by path, files that must lead back to it.
-    pub(super) bundle: BundleText,
+    pub(super) bundle: BundleFile,
     /// File names of the bundles this map serves.
     pub(super) names: Vec<String>,
     pub(super) debug_id: Option<String>,
@@ -172,9 +172,9 @@ pub(super) fn load_for(
         names.push(file_name_of(file).to_string());
     }
     let bundle = match &origin {
-        MapOrigin::DataUrl { bundle } => BundleText::Known(bundle.clone()),
-        MapOrigin::File(map) if map != path => BundleText::Known(path.to_path_buf()),
-        MapOrigin::File(map) => BundleText::Guess {
+        MapOrigin::DataUrl { bundle } => BundleFile::Known(bundle.clone()),
+        MapOrigin::File(map) if map != path => BundleFile::Known(path.to_path_buf()),
+        MapOrigin::File(map) => BundleFile::Guess {
             candidates: own
                 .strip_suffix(".map")
                 .map(|b| map_dir.join(b))
@@ -222,7 +222,7 @@ fn sparse_open(
     positions: &[GeneratedPosition],
     options: IndexOptions,
 ) -> Option<SourceMapIndex> {
-    let (file, meta) = sourcemap_core::files::open_regular(path).ok()?;
+    let (file, meta) = sourcemap_core::fs::files::open_regular(path).ok()?;
     if meta.len() < SPARSE_AFTER_BYTES as u64 {
         return None;
     }
@@ -248,7 +248,8 @@ pub(super) fn original_text(m: &KnownMap, source: SourceId) -> Option<String> {
     }
     let url = m.index.source(source).url.as_deref()?;
     let path = url.strip_prefix("file://").unwrap_or(url);
-    let bytes = sourcemap_core::files::read_regular(&m.dir.join(path), MAX_GENERATED_BYTES).ok()?;
+    let bytes =
+        sourcemap_core::fs::files::read_regular(&m.dir.join(path), MAX_GENERATED_BYTES).ok()?;
     String::from_utf8(bytes).ok()
 }
 
@@ -319,7 +320,7 @@ impl Place for Catalog {
         }
         // Only a file that leads to a map by its comment or sidecar (read from its tail) is opened as a bundle.
         let leads = read_tail(bundle).is_some_and(|tail| {
-            sourcemap_core::locate::find_bundle_map(
+            sourcemap_core::bundle::locate::find_bundle_map(
                 bundle,
                 &tail,
                 crate::lsp::DEFAULT_MAX_MAP_BYTES,
@@ -341,11 +342,11 @@ impl Place for Catalog {
     }
 
     fn text(&mut self, bundle: &Path) -> Option<Text> {
-        let (file, meta) = sourcemap_core::files::open_regular(bundle).ok()?;
+        let (file, meta) = sourcemap_core::fs::files::open_regular(bundle).ok()?;
         if meta.len() > MAX_GENERATED_BYTES {
             return None;
         }
-        // SAFETY: as in `BundleText::map`.
+        // SAFETY: as in `BundleFile::map`.
         let mapped = unsafe { memmap2::Mmap::map(&file) }.ok()?;
         Some(Box::new(mapped))
     }
@@ -382,7 +383,7 @@ impl Place for Catalog {
         self.maps.push(KnownMap {
             debug_id: index.debug_id.clone(),
             index,
-            bundle: BundleText::None,
+            bundle: BundleFile::None,
             names: vec![file_name_of(file).to_string()],
             dir: self.root.clone(),
             found: format!("served by the Metro dev server for {file}"),
@@ -477,7 +478,7 @@ pub(super) fn resolve(
         {
             let m = &mut catalog.maps[*map];
             if m.bundle.path().is_none() {
-                m.bundle = BundleText::Known(b.clone());
+                m.bundle = BundleFile::Known(b.clone());
             }
         }
     }

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use sourcemap_core::{Bias, IndexOptions, OneBasedLine, SourceId, SourceMapIndex};
+use sourcemap_core::{Bias, IndexOptions, SourceId, SourceMapIndex};
+
+use super::one_based::OneBasedLine;
 
 use super::{open_index, CliError};
 

@@ -4,6 +4,7 @@
 pub mod explore;
 mod frame_maps;
 pub mod lookup;
+mod one_based;
 pub mod profile;
 pub mod stats;
 pub mod symbolicate;
@@ -12,7 +13,7 @@ pub mod validate;
 use std::path::Path;
 use std::process::ExitCode;
 
-use sourcemap_core::locate::load_map;
+use sourcemap_core::bundle::locate::load_map;
 use sourcemap_core::{IndexOptions, MapErrors, SourceMapIndex};
 
 /// Why a subcommand failed.

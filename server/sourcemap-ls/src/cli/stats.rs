@@ -10,11 +10,11 @@ use std::time::Instant;
 
 use clap::Args;
 use serde::Serialize;
-use sourcemap_core::locate::load_map;
+use sourcemap_core::bundle::locate::load_map;
 use sourcemap_core::{IndexOptions, SourceMapIndex};
 
 use super::CliError;
-use sourcemap_core::measure::live_bytes;
+use sourcemap_core::map::measure::live_bytes;
 
 #[derive(Args)]
 pub struct StatsArgs {

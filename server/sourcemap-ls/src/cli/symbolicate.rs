@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::{json, Value};
+use sourcemap_core::bundle::fit::Verdict;
+use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
-use sourcemap_core::fit::Verdict;
-use sourcemap_core::locate::{load_map, looks_like_map};
 use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::{
@@ -148,7 +148,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         }
     }
     // A Hermes crash report needs no flag: its shape is unmistakable (and read as text, it has no frame).
-    if !args.hermes_crash && sourcemap_core::trace::hermes::is_hermes_crash(&text) {
+    if !args.hermes_crash && sourcemap_core::trace::hermes_crash::is_hermes_crash(&text) {
         args.hermes_crash = true;
     }
     let plain = PlainInput {
@@ -196,9 +196,9 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 "--hermes-crash needs the Hermes source map as the first MAP".into(),
             ));
         };
-        let offsets =
-            sourcemap_core::trace::hermes::function_offsets(&first.index).map_err(CliError::Map)?;
-        sourcemap_core::trace::hermes::parse_hermes_crash(&text, &offsets)
+        let offsets = sourcemap_core::trace::hermes_crash::function_offsets(&first.index)
+            .map_err(CliError::Map)?;
+        sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &offsets)
             .map_err(CliError::Usage)?
     } else {
         document.lines.clone()

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Value};
-use sourcemap_core::fit::{check_fit, FitReport, Verdict};
-use sourcemap_core::locate::{find_debug_id, load_map, looks_like_map, MapOrigin};
+use sourcemap_core::bundle::fit::{check_fit, FitReport, Verdict};
+use sourcemap_core::bundle::locate::{find_debug_id, load_map, looks_like_map, MapOrigin};
 use sourcemap_core::{IndexOptions, SourceMapIndex};
 
 use super::{describe, CliError};
@@ -192,7 +192,7 @@ fn is_map_file(p: &Path) -> bool {
 
 /// Reads the bundle and checks `index` against it.
 pub fn check_bundle(index: &SourceMapIndex, bundle: &Path) -> Result<FitReport, CliError> {
-    let text = sourcemap_core::files::read_regular(bundle, MAX_BUNDLE_BYTES)
+    let text = sourcemap_core::fs::files::read_regular(bundle, MAX_BUNDLE_BYTES)
         .map_err(|e| CliError::Map(format!("cannot read {}: {e}", bundle.display())))?;
     check_fit(index, &text, find_debug_id(&text))
         .map_err(|e| CliError::Map(format!("{}: {e}", bundle.display())))

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ropey::Rope;
-use sourcemap_core::locate::{
+use sourcemap_core::bundle::locate::{
     find_bundle_map, find_source_mapping_url, looks_like_map, BundleMapRef, NoBundleMap,
 };
 
@@ -62,7 +62,7 @@ fn tail_of_rope(rope: &Rope) -> Tail {
 
 /// The last `window` bytes of the bundle at `path` (all of it when it is shorter).
 fn tail_of_file(path: &Path, window: u64) -> std::io::Result<Tail> {
-    let (mut f, meta) = sourcemap_core::files::open_regular(path)?;
+    let (mut f, meta) = sourcemap_core::fs::files::open_regular(path)?;
     let len = meta.len();
     if len <= window {
         let mut text = Vec::with_capacity(len as usize);
@@ -110,7 +110,7 @@ fn span_in(tail: &Tail, offset: usize, len: usize) -> Option<UrlSpan> {
 /// When the partial `tail` of the bundle at `path` starts inside a `sourceMappingURL=data:` comment line: that
 /// line's length. Scans back for the line's start without holding it, so a huge inline map costs no memory.
 fn cut_inline_map_line(path: &Path, tail: &Tail) -> std::io::Result<Option<u64>> {
-    let (mut f, meta) = sourcemap_core::files::open_regular(path)?;
+    let (mut f, meta) = sourcemap_core::fs::files::open_regular(path)?;
     let tail_start = meta.len().saturating_sub(tail.text.len() as u64);
     let mut chunk = vec![0; TAIL_BYTES as usize];
     let mut end = tail_start;

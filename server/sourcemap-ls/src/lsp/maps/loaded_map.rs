@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use sourcemap_core::fit::FitReport;
+use sourcemap_core::bundle::fit::FitReport;
 use sourcemap_core::trace::js_scopes::FunctionScopes;
 use sourcemap_core::{SourceId, SourceMapIndex};
 

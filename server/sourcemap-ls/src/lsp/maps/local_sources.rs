@@ -62,7 +62,7 @@ impl ContentChecks {
         if !index.source(id).has_content() {
             return true;
         }
-        let Ok((file, meta)) = sourcemap_core::files::open_regular(path) else {
+        let Ok((file, meta)) = sourcemap_core::fs::files::open_regular(path) else {
             return false;
         };
         let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
@@ -98,7 +98,7 @@ impl ContentChecks {
                 }
             }
         };
-        let same = sourcemap_core::files::read_open(file, meta.len(), MAX_COMPARED_BYTES)
+        let same = sourcemap_core::fs::files::read_open(file, meta.len(), MAX_COMPARED_BYTES)
             .is_ok_and(|bytes| text_hash(&bytes) == expected);
         checks
             .verdicts

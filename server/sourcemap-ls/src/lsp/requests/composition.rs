@@ -1,11 +1,11 @@
-//! `sourcemap/composition` `{textDocument:{uri}}` of a bundle → what it is made of (`sourcemap_core::composition`,
+//! `sourcemap/composition` `{textDocument:{uri}}` of a bundle → what it is made of (`sourcemap_core::bundle::composition`,
 //! source-map-explorer's rules): `{totalBytes, mappedBytes, unmappedBytes, eolBytes, sourceMapCommentBytes,
 //! packages:[{name, size, files:[{source, size, uri}]}], html}`; `uri` is where the source opens (a local file, a
 //! virtual document or a file copy, as for go to definition), `html` the treemap page. The bundle's text is its open
 //! document, else the file. `null` when the document has no map.
 
 use serde::Serialize;
-use sourcemap_core::composition::{compose, source_names};
+use sourcemap_core::bundle::composition::{compose, source_names};
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::Url;
 
@@ -56,7 +56,7 @@ pub async fn composition(b: &Backend, params: DocumentParams) -> Result<Option<A
                 return Ok(None);
             };
             tokio::task::spawn_blocking(move || {
-                sourcemap_core::files::read_regular(&path, MAX_BUNDLE_BYTES)
+                sourcemap_core::fs::files::read_regular(&path, MAX_BUNDLE_BYTES)
             })
             .await
             .map_err(|e| internal(e.to_string()))?

@@ -9,7 +9,7 @@ use tower_lsp::lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Posit
 
 use crate::lsp::maps::bundles::looks_like_bundle;
 
-use sourcemap_core::fit::{FitReport, Verdict};
+use sourcemap_core::bundle::fit::{FitReport, Verdict};
 
 use crate::lsp::maps::load_error::LoadError;
 use crate::lsp::protocol::position::offset_to_position;
@@ -52,7 +52,7 @@ fn no_comment(path: &Path) -> Diagnostic {
     }
 }
 
-/// The code of a map that does not fit its bundle (`sourcemap_core::fit`).
+/// The code of a map that does not fit its bundle (`sourcemap_core::bundle::fit`).
 pub const MAP_MISMATCH: &str = "map-mismatch";
 
 /// On a bundle whose map does not fit it: at the first position where it stops fitting, with what to do.
@@ -84,7 +84,7 @@ async fn on_map_file(path: &Path, error: &LoadError, max_bytes: u64) -> Vec<Diag
     // Offsets are into the file as indexed, so the text comes from disk (off the async workers).
     let p = path.to_path_buf();
     let text = tokio::task::spawn_blocking(move || {
-        sourcemap_core::files::read_regular(&p, max_bytes).unwrap_or_default()
+        sourcemap_core::fs::files::read_regular(&p, max_bytes).unwrap_or_default()
     })
     .await
     .unwrap_or_default();

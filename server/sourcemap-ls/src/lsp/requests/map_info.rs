@@ -11,7 +11,7 @@ use sourcemap_core::SourceId;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::Url;
 
-use sourcemap_core::fit::Verdict;
+use sourcemap_core::bundle::fit::Verdict;
 
 use super::{source_uri, DocumentParams};
 use crate::lsp::maps::bundles::comment_url;
@@ -63,7 +63,7 @@ pub struct IndexInfo {
     pub names: usize,
     pub debug_id: Option<String>,
     pub sources: Vec<SourceInfo>,
-    /// Whether the map fits this bundle (`sourcemap_core::fit`): `{verdict: fits|misfit|unknown, message}`.
+    /// Whether the map fits this bundle (`sourcemap_core::bundle::fit`): `{verdict: fits|misfit|unknown, message}`.
     pub fit: Option<FitInfo>,
 }
 

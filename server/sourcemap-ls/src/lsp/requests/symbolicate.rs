@@ -125,7 +125,8 @@ pub async fn symbolicate_in_workspace(
     // Frames where their map does not fit its bundle are not answered: they stay as printed, with the reason.
     let mut out = out;
     tokio::task::block_in_place(|| {
-        let mut fits: HashMap<usize, Option<Arc<sourcemap_core::fit::FitReport>>> = HashMap::new();
+        let mut fits: HashMap<usize, Option<Arc<sourcemap_core::bundle::fit::FitReport>>> =
+            HashMap::new();
         for l in &mut out {
             let SymbolicatedLine::Frame(f) = l else {
                 continue;

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sourcemap_core::locate::bundle_leads_to_map;
+use sourcemap_core::bundle::locate::bundle_leads_to_map;
 use sourcemap_core::trace::function_name::CodeScopes;
 use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
 use sourcemap_core::SourceId;
@@ -25,7 +25,7 @@ use crate::lsp::workspace::backend::Backend;
 const MAX_PARSED_BYTES: u64 = 256 << 20;
 
 fn read(file: std::fs::File, len: u64) -> Option<String> {
-    let bytes = sourcemap_core::files::read_open(file, len, MAX_PARSED_BYTES).ok()?;
+    let bytes = sourcemap_core::fs::files::read_open(file, len, MAX_PARSED_BYTES).ok()?;
     String::from_utf8(bytes).ok()
 }
 

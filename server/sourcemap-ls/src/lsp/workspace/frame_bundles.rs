@@ -11,8 +11,8 @@ use serde::Serialize;
 use sourcemap_core::bundle::resolve::{
     choose_maps, Asked, Choice, GivenMap, Place, Text, MAX_SAME_NAMED, SEARCH_DEPTH,
 };
+use sourcemap_core::fs::walk::find_files_named;
 use sourcemap_core::trace::stack::{debug_ids_in, file_name_of, StackFrame, StackLine};
-use sourcemap_core::walk::find_files_named;
 use sourcemap_core::SourceMapIndex;
 use tower_lsp::lsp_types::Url;
 
@@ -190,7 +190,7 @@ impl Place for Workspace<'_> {
             }
             return Some(Box::new(text.into_bytes()));
         }
-        let bytes = sourcemap_core::files::read_regular(bundle, MAX_BUNDLE_BYTES).ok()?;
+        let bytes = sourcemap_core::fs::files::read_regular(bundle, MAX_BUNDLE_BYTES).ok()?;
         Some(Box::new(bytes))
     }
 

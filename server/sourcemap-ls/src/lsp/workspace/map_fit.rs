@@ -1,4 +1,4 @@
-//! Whether a map fits its bundle (`sourcemap_core::fit`), in the server: one report per bundle text, cached in the
+//! Whether a map fits its bundle (`sourcemap_core::bundle::fit`), in the server: one report per bundle text, cached in the
 //! map's entry by what it was computed from (the document version, or the file's stamp), like the code scopes.
 //!
 //! Diagnostics compute it in the background when a bundle is opened or changes (`diagnostics::publish`); a hover
@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use sourcemap_core::fit::{check_fit, FitReport};
-use sourcemap_core::locate::find_debug_id;
+use sourcemap_core::bundle::fit::{check_fit, FitReport};
+use sourcemap_core::bundle::locate::find_debug_id;
 use sourcemap_core::GeneratedPosition;
 
 use crate::lsp::maps::loaded_map::LoadedMap;

@@ -31,7 +31,7 @@
 use std::collections::HashMap;
 
 use crate::bundle::columns::{byte_with_table, utf16_table};
-use crate::error::MapError;
+use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 
 /// Where a segment lands in the text.
@@ -521,7 +521,7 @@ pub fn check_fit(
         }
         return Ok(report);
     }
-    if crate::locate::is_json_document(text) {
+    if crate::bundle::locate::is_json_document(text) {
         if report.verdict != Verdict::Misfit {
             report.verdict = Verdict::Unknown;
             report.unknown_because = Some(
@@ -755,7 +755,7 @@ pub fn frames_evidence(
     text: &[u8],
     positions: &[GeneratedPosition],
 ) -> f64 {
-    if is_binary(text) || crate::locate::is_json_document(text) {
+    if is_binary(text) || crate::bundle::locate::is_json_document(text) {
         return 0.0;
     }
     let mut lines = Text::new(text);

@@ -23,7 +23,7 @@ pub enum MapOrigin {
 
 /// A map's bytes and where they came from.
 #[derive(Debug, Clone)]
-pub struct LoadedMap {
+pub struct MapBytes {
     pub bytes: Vec<u8>,
     pub origin: MapOrigin,
 }
@@ -167,12 +167,12 @@ pub fn bundle_leads_to_map(bundle: &Path, text: &[u8], map: &Path) -> bool {
 }
 
 /// Loads the map at `path`, or the map of the bundle at `path`.
-pub fn load_map(path: &Path) -> Result<LoadedMap, String> {
-    let bytes = crate::files::read_regular(path, u64::MAX)
+pub fn load_map(path: &Path) -> Result<MapBytes, String> {
+    let bytes = crate::fs::files::read_regular(path, u64::MAX)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // A `.map` file is a map whatever it holds: a broken one must be reported as a broken map.
     if looks_like_map(&bytes) || path.extension().is_some_and(|e| e == "map") {
-        return Ok(LoadedMap {
+        return Ok(MapBytes {
             bytes,
             origin: MapOrigin::File(path.to_path_buf()),
         });
@@ -181,17 +181,17 @@ pub fn load_map(path: &Path) -> Result<LoadedMap, String> {
 }
 
 /// Finds and loads the map of a bundle whose text is `bundle_text`.
-pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<LoadedMap, String> {
+pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<MapBytes, String> {
     let found = find_bundle_map(bundle, bundle_text, u64::MAX).map_err(|e| e.to_string())?;
     match found.map {
-        BundleMapRef::Inline(bytes) => Ok(LoadedMap {
+        BundleMapRef::Inline(bytes) => Ok(MapBytes {
             bytes,
             origin: MapOrigin::DataUrl {
                 bundle: bundle.to_path_buf(),
             },
         }),
-        BundleMapRef::File(p) => Ok(LoadedMap {
-            bytes: crate::files::read_regular(&p, u64::MAX)
+        BundleMapRef::File(p) => Ok(MapBytes {
+            bytes: crate::fs::files::read_regular(&p, u64::MAX)
                 .map_err(|e| format!("cannot read {}: {e}", p.display()))?,
             origin: MapOrigin::File(p),
         }),

@@ -1,10 +1,10 @@
-//! Position conventions at the edges, written down once.
-//!
-//! Inside the index every position is 0-based line, 0-based column in UTF-16 code units (ECMA-426, tc39 tests, LSP).
-//! The CLI's `lookup` and mozilla/source-map count lines from 1 and columns from 0; stack traces count both from 1
-//! (that one lives with the stack-trace parser). Nothing else converts.
+//! `lookup`'s positions: a 1-based line and a 0-based column, as mozilla/source-map counts them (its
+//! `originalPositionFor` takes `{ line: 1-based, column: 0-based }`). Inside the index every position is 0-based line,
+//! 0-based UTF-16 column (ECMA-426, tc39 tests, LSP). The other conventions live with their readers: a stack trace's
+//! in `trace::stack`, metro-symbolicate's `--input-*-start` flags in `cli::symbolicate`; outputs that count from 1
+//! add 1 where they are printed.
 
-use crate::map::index::GeneratedPosition;
+use sourcemap_core::GeneratedPosition;
 
 /// A position with a 1-based line and a 0-based column (mozilla/source-map, `sourcemap-ls lookup`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
