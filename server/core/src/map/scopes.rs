@@ -256,30 +256,12 @@ pub fn decode_scopes(
     names: &NameTable,
     sources: usize,
 ) -> Result<DecodedScopes, String> {
-    let mut out = DecodedScopes::default();
+    let mut d = ScopesDecoder::new(names, sources);
     if scopes.is_empty() {
-        out.scopes.resize(sources, None);
-        return Ok(out);
+        return d.finish();
     }
-
-    // Original scope state.
-    let mut scope_pos = (0u32, 0u32);
-    let (mut name_index, mut kind_index, mut variable_index) = (0i64, 0i64, 0i64);
-    let mut scope_stack: Vec<OriginalScope> = Vec::new();
-    // Variable count of every original scope, in pre-order (the `definition` index space).
-    let mut flat_variables: Vec<usize> = Vec::new();
-    // Pre-order index of each open scope.
-    let mut flat_stack: Vec<usize> = Vec::new();
-
-    // Generated range state.
-    let mut seen_range = false;
-    let mut range_pos = (0u32, 0u32);
-    let mut definition_index = 0i64;
-    let mut range_stack: Vec<OpenRange> = Vec::new();
-
-    let bytes = scopes.as_bytes();
     let mut offset = 0usize;
-    for (item, text) in bytes.split(|&b| b == b',').enumerate() {
+    for (item, text) in scopes.as_bytes().split(|&b| b == b',').enumerate() {
         let mut f = Fields {
             bytes: text,
             pos: 0,
@@ -301,7 +283,7 @@ pub fn decode_scopes(
                 | TAG_ORIGINAL_SCOPE_START
                 | TAG_ORIGINAL_SCOPE_END
                 | TAG_ORIGINAL_SCOPE_VARIABLES
-        ) && seen_range
+        ) && d.seen_range
         {
             return Err(f.err("original scope item after the first generated range"));
         }
@@ -309,272 +291,366 @@ pub fn decode_scopes(
         match tag {
             TAG_EMPTY => {
                 f.no_rest("empty")?;
-                if !scope_stack.is_empty() {
+                if !d.scope_stack.is_empty() {
                     return Err(f.err("empty item inside an original scope"));
                 }
-                out.scopes.push(None);
+                d.out.scopes.push(None);
             }
-            TAG_ORIGINAL_SCOPE_START => {
-                let flags = f.unsigned("flags")?;
-                let line = f.unsigned("line")?;
-                let column = f.unsigned("column")?;
-                let start = accumulate(&mut scope_pos, line, column)
-                    .ok_or_else(|| f.err("position does not fit 32 bits"))?;
-                let name = if flags & SCOPE_HAS_NAME != 0 {
-                    let delta = f.signed("name")?;
-                    Some(relative_name(&f, &mut name_index, delta, names, "name")?)
-                } else {
-                    None
-                };
-                let kind = if flags & SCOPE_HAS_KIND != 0 {
-                    let delta = f.signed("kind")?;
-                    Some(relative_name(&f, &mut kind_index, delta, names, "kind")?)
-                } else {
-                    None
-                };
-                f.skip_rest()?;
-                flat_stack.push(flat_variables.len());
-                flat_variables.push(0);
-                scope_stack.push(OriginalScope {
-                    start,
-                    end: start,
-                    name,
-                    kind,
-                    is_stack_frame: flags & SCOPE_IS_STACK_FRAME != 0,
-                    variables: Vec::new(),
-                    children: Vec::new(),
-                });
-            }
-            TAG_ORIGINAL_SCOPE_VARIABLES => {
-                if scope_stack.is_empty() {
-                    return Err(f.err("variables item outside an original scope"));
-                }
-                let mut variables = Vec::new();
-                while f.has_more() {
-                    let delta = f.signed("variable")?;
-                    variables.push(relative_name(
-                        &f,
-                        &mut variable_index,
-                        delta,
-                        names,
-                        "variable",
-                    )?);
-                }
-                let scope = scope_stack.last_mut().expect("checked non-empty");
-                scope.variables.extend(variables);
-                let flat = *flat_stack.last().expect("parallel to scope_stack");
-                flat_variables[flat] = scope.variables.len();
-            }
-            TAG_ORIGINAL_SCOPE_END => {
-                let line = f.unsigned("line")?;
-                let column = f.unsigned("column")?;
-                f.no_rest("original scope end")?;
-                let Some(mut scope) = scope_stack.pop() else {
-                    return Err(f.err("original scope end without a start"));
-                };
-                flat_stack.pop();
-                scope.end = accumulate(&mut scope_pos, line, column)
-                    .ok_or_else(|| f.err("position does not fit 32 bits"))?;
-                match scope_stack.last_mut() {
-                    Some(parent) => parent.children.push(scope),
-                    None => {
-                        out.scopes.push(Some(scope));
-                        scope_pos = (0, 0);
-                    }
-                }
-            }
-            TAG_GENERATED_RANGE_START => {
-                if !scope_stack.is_empty() {
-                    return Err(f.err("generated range inside an unterminated original scope"));
-                }
-                seen_range = true;
-                let flags = f.unsigned("flags")?;
-                let line = if flags & RANGE_HAS_LINE != 0 {
-                    f.unsigned("line")?
-                } else {
-                    0
-                };
-                let column = f.unsigned("column")?;
-                let start = accumulate(&mut range_pos, line, column)
-                    .ok_or_else(|| f.err("position does not fit 32 bits"))?;
-                let definition = if flags & RANGE_HAS_DEFINITION != 0 {
-                    let index = definition_index + f.signed("definition")?;
-                    match usize::try_from(index) {
-                        Ok(i) if i < flat_variables.len() => {
-                            definition_index = index;
-                            Some(i)
-                        }
-                        _ => {
-                            return Err(f.err(format_args!(
-                                "definition {index} is not an original scope (there are {})",
-                                flat_variables.len()
-                            )))
-                        }
-                    }
-                } else {
-                    None
-                };
-                f.skip_rest()?;
-                let stack_frame_type = match (
-                    flags & RANGE_IS_STACK_FRAME != 0,
-                    flags & RANGE_IS_HIDDEN != 0,
-                ) {
-                    (true, true) => StackFrameType::Hidden,
-                    (true, false) => StackFrameType::Original,
-                    (false, false) => StackFrameType::None,
-                    (false, true) => {
-                        return Err(f.err("generated range is hidden but not a stack frame"))
-                    }
-                };
-                range_stack.push(OpenRange {
-                    range: GeneratedRange {
-                        start,
-                        end: start,
-                        definition,
-                        stack_frame_type,
-                        bindings: Vec::new(),
-                        call_site: None,
-                        children: Vec::new(),
-                    },
-                    has_bindings: false,
-                    sub_ranges: Vec::new(),
-                });
-            }
-            TAG_GENERATED_RANGE_BINDINGS => {
-                let values = f.rest_unsigned("binding")?;
-                let Some(open) = range_stack.last_mut() else {
-                    return Err(f.err("bindings item outside a generated range"));
-                };
-                if open.has_bindings {
-                    return Err(f.err("second bindings item for one generated range"));
-                }
-                let Some(definition) = open.range.definition else {
-                    return Err(f.err("bindings item for a generated range without a definition"));
-                };
-                if values.len() != flat_variables[definition] {
-                    return Err(f.err(format_args!(
-                        "{} bindings for a definition scope with {} variables",
-                        values.len(),
-                        flat_variables[definition]
-                    )));
-                }
-                let mut bindings = Vec::with_capacity(values.len());
-                for v in values {
-                    bindings.push(vec![Binding {
-                        from: open.range.start,
-                        binding: binding_name(&f, v, names)?,
-                    }]);
-                }
-                open.range.bindings = bindings;
-                open.has_bindings = true;
-            }
-            TAG_GENERATED_RANGE_SUBRANGE_BINDING => {
-                let variable = f.unsigned("variable index")?;
-                let values = f.rest_unsigned("sub-range binding")?;
-                let Some(open) = range_stack.last_mut() else {
-                    return Err(f.err("sub-range binding item outside a generated range"));
-                };
-                if values.is_empty() || values.len() % 3 != 0 {
-                    return Err(f.err(format_args!(
-                        "sub-range binding needs (line, column, binding) triples, got {} values",
-                        values.len()
-                    )));
-                }
-                let variable = usize::try_from(variable).unwrap_or(usize::MAX);
-                if open.sub_ranges.iter().any(|(v, _)| *v == variable) {
-                    return Err(f.err(format_args!(
-                        "second sub-range binding item for variable {variable}"
-                    )));
-                }
-                let mut from = open.range.start;
-                let mut bindings = Vec::with_capacity(values.len() / 3);
-                for triple in values.chunks_exact(3) {
-                    let position = accumulate(&mut from, triple[0], triple[1])
-                        .ok_or_else(|| f.err("position does not fit 32 bits"))?;
-                    bindings.push(Binding {
-                        from: position,
-                        binding: binding_name(&f, triple[2], names)?,
-                    });
-                }
-                open.sub_ranges.push((variable, bindings));
-            }
-            TAG_GENERATED_RANGE_CALL_SITE => {
-                let source = f.unsigned_u32("call site source")?;
-                let line = f.unsigned_u32("call site line")?;
-                let column = f.unsigned_u32("call site column")?;
-                f.no_rest("call site")?;
-                let Some(open) = range_stack.last_mut() else {
-                    return Err(f.err("call site item outside a generated range"));
-                };
-                if open.range.call_site.is_some() {
-                    return Err(f.err("second call site for one generated range"));
-                }
-                if source as usize >= sources {
-                    return Err(f.err(format_args!(
-                        "call site source {source} is outside `sources` (length {sources})"
-                    )));
-                }
-                open.range.call_site = Some((source, line, column));
-            }
-            TAG_GENERATED_RANGE_END => {
-                let values = f.rest_unsigned("position")?;
-                let (line, column) = match values[..] {
-                    [column] => (0, column),
-                    [line, column] => (line, column),
-                    _ => {
-                        return Err(f.err(format_args!(
-                            "generated range end has {} values, expected 1 or 2",
-                            values.len()
-                        )))
-                    }
-                };
-                let Some(open) = range_stack.pop() else {
-                    return Err(f.err("generated range end without a start"));
-                };
-                let mut range = open.range;
-                range.end = accumulate(&mut range_pos, line, column)
-                    .ok_or_else(|| f.err("position does not fit 32 bits"))?;
-                for (variable, sub) in open.sub_ranges {
-                    let Some(list) = range.bindings.get_mut(variable) else {
-                        return Err(f.err(format_args!(
-                            "sub-range binding for variable {variable}, but the range has {} bindings",
-                            range.bindings.len()
-                        )));
-                    };
-                    list.extend(sub);
-                }
-                match range_stack.last_mut() {
-                    Some(parent) => parent.range.children.push(range),
-                    None => out.ranges.push(range),
-                }
-            }
+            TAG_ORIGINAL_SCOPE_START => d.original_scope_start(&mut f)?,
+            TAG_ORIGINAL_SCOPE_VARIABLES => d.original_scope_variables(&mut f)?,
+            TAG_ORIGINAL_SCOPE_END => d.original_scope_end(&mut f)?,
+            TAG_GENERATED_RANGE_START => d.generated_range_start(&mut f)?,
+            TAG_GENERATED_RANGE_BINDINGS => d.generated_range_bindings(&mut f)?,
+            TAG_GENERATED_RANGE_SUBRANGE_BINDING => d.sub_range_binding(&mut f)?,
+            TAG_GENERATED_RANGE_CALL_SITE => d.call_site(&mut f)?,
+            TAG_GENERATED_RANGE_END => d.generated_range_end(&mut f)?,
             _ => {
                 // Unknown tag: an extension's item, skipped.
                 f.skip_rest()?;
             }
         }
     }
+    d.finish()
+}
 
-    if !scope_stack.is_empty() {
-        return Err(format!(
-            "scopes: {} original scope(s) not ended",
-            scope_stack.len()
-        ));
+/// The decoder's state between items: every value of the field is relative to the previous one of its kind.
+struct ScopesDecoder<'n> {
+    names: &'n NameTable,
+    sources: usize,
+    out: DecodedScopes,
+    // Original scopes.
+    scope_pos: (u32, u32),
+    name_index: i64,
+    kind_index: i64,
+    variable_index: i64,
+    scope_stack: Vec<OriginalScope>,
+    /// Variable count of every original scope, in pre-order (the `definition` index space).
+    flat_variables: Vec<usize>,
+    /// Pre-order index of each open scope.
+    flat_stack: Vec<usize>,
+    // Generated ranges.
+    seen_range: bool,
+    range_pos: (u32, u32),
+    definition_index: i64,
+    range_stack: Vec<OpenRange>,
+}
+
+impl<'n> ScopesDecoder<'n> {
+    fn new(names: &'n NameTable, sources: usize) -> Self {
+        ScopesDecoder {
+            names,
+            sources,
+            out: DecodedScopes::default(),
+            scope_pos: (0, 0),
+            name_index: 0,
+            kind_index: 0,
+            variable_index: 0,
+            scope_stack: Vec::new(),
+            flat_variables: Vec::new(),
+            flat_stack: Vec::new(),
+            seen_range: false,
+            range_pos: (0, 0),
+            definition_index: 0,
+            range_stack: Vec::new(),
+        }
     }
-    if !range_stack.is_empty() {
-        return Err(format!(
-            "scopes: {} generated range(s) not ended",
-            range_stack.len()
-        ));
+
+    /// An original scope starts: its position, name and kind, relative to the previous ones.
+    fn original_scope_start(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+        let flags = f.unsigned("flags")?;
+        let line = f.unsigned("line")?;
+        let column = f.unsigned("column")?;
+        let start = accumulate(&mut self.scope_pos, line, column)
+            .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+        let name = if flags & SCOPE_HAS_NAME != 0 {
+            let delta = f.signed("name")?;
+            Some(relative_name(
+                f,
+                &mut self.name_index,
+                delta,
+                self.names,
+                "name",
+            )?)
+        } else {
+            None
+        };
+        let kind = if flags & SCOPE_HAS_KIND != 0 {
+            let delta = f.signed("kind")?;
+            Some(relative_name(
+                f,
+                &mut self.kind_index,
+                delta,
+                self.names,
+                "kind",
+            )?)
+        } else {
+            None
+        };
+        f.skip_rest()?;
+        self.flat_stack.push(self.flat_variables.len());
+        self.flat_variables.push(0);
+        self.scope_stack.push(OriginalScope {
+            start,
+            end: start,
+            name,
+            kind,
+            is_stack_frame: flags & SCOPE_IS_STACK_FRAME != 0,
+            variables: Vec::new(),
+            children: Vec::new(),
+        });
+        Ok(())
     }
-    if out.scopes.len() > sources {
-        return Err(format!(
-            "scopes: {} original scope entries for {sources} sources",
-            out.scopes.len()
-        ));
+
+    /// The open original scope's variables.
+    fn original_scope_variables(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+        if self.scope_stack.is_empty() {
+            return Err(f.err("variables item outside an original scope"));
+        }
+        let mut variables = Vec::new();
+        while f.has_more() {
+            let delta = f.signed("variable")?;
+            variables.push(relative_name(
+                f,
+                &mut self.variable_index,
+                delta,
+                self.names,
+                "variable",
+            )?);
+        }
+        let scope = self.scope_stack.last_mut().expect("checked non-empty");
+        scope.variables.extend(variables);
+        let flat = *self
+            .flat_stack
+            .last()
+            .expect("parallel to self.scope_stack");
+        self.flat_variables[flat] = scope.variables.len();
+        Ok(())
     }
-    out.scopes.resize(sources, None);
-    Ok(out)
+
+    /// The open original scope ends; a top-level one is the next source's tree.
+    fn original_scope_end(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+        let line = f.unsigned("line")?;
+        let column = f.unsigned("column")?;
+        f.no_rest("original scope end")?;
+        let Some(mut scope) = self.scope_stack.pop() else {
+            return Err(f.err("original scope end without a start"));
+        };
+        self.flat_stack.pop();
+        scope.end = accumulate(&mut self.scope_pos, line, column)
+            .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+        match self.scope_stack.last_mut() {
+            Some(parent) => parent.children.push(scope),
+            None => {
+                self.out.scopes.push(Some(scope));
+                self.scope_pos = (0, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// A generated range starts: its position, the original scope it is a definition of, its stack-frame type.
+    fn generated_range_start(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+        if !self.scope_stack.is_empty() {
+            return Err(f.err("generated range inside an unterminated original scope"));
+        }
+        self.seen_range = true;
+        let flags = f.unsigned("flags")?;
+        let line = if flags & RANGE_HAS_LINE != 0 {
+            f.unsigned("line")?
+        } else {
+            0
+        };
+        let column = f.unsigned("column")?;
+        let start = accumulate(&mut self.range_pos, line, column)
+            .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+        let definition = if flags & RANGE_HAS_DEFINITION != 0 {
+            let index = self.definition_index + f.signed("definition")?;
+            match usize::try_from(index) {
+                Ok(i) if i < self.flat_variables.len() => {
+                    self.definition_index = index;
+                    Some(i)
+                }
+                _ => {
+                    return Err(f.err(format_args!(
+                        "definition {index} is not an original scope (there are {})",
+                        self.flat_variables.len()
+                    )))
+                }
+            }
+        } else {
+            None
+        };
+        f.skip_rest()?;
+        let stack_frame_type = match (
+            flags & RANGE_IS_STACK_FRAME != 0,
+            flags & RANGE_IS_HIDDEN != 0,
+        ) {
+            (true, true) => StackFrameType::Hidden,
+            (true, false) => StackFrameType::Original,
+            (false, false) => StackFrameType::None,
+            (false, true) => return Err(f.err("generated range is hidden but not a stack frame")),
+        };
+        self.range_stack.push(OpenRange {
+            range: GeneratedRange {
+                start,
+                end: start,
+                definition,
+                stack_frame_type,
+                bindings: Vec::new(),
+                call_site: None,
+                children: Vec::new(),
+            },
+            has_bindings: false,
+            sub_ranges: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// The open range's bindings, one per variable of its definition.
+    fn generated_range_bindings(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+        let values = f.rest_unsigned("binding")?;
+        let Some(open) = self.range_stack.last_mut() else {
+            return Err(f.err("bindings item outside a generated range"));
+        };
+        if open.has_bindings {
+            return Err(f.err("second bindings item for one generated range"));
+        }
+        let Some(definition) = open.range.definition else {
+            return Err(f.err("bindings item for a generated range without a definition"));
+        };
+        if values.len() != self.flat_variables[definition] {
+            return Err(f.err(format_args!(
+                "{} bindings for a definition scope with {} variables",
+                values.len(),
+                self.flat_variables[definition]
+            )));
+        }
+        let mut bindings = Vec::with_capacity(values.len());
+        for v in values {
+            bindings.push(vec![Binding {
+                from: open.range.start,
+                binding: binding_name(f, v, self.names)?,
+            }]);
+        }
+        open.range.bindings = bindings;
+        open.has_bindings = true;
+        Ok(())
+    }
+
+    /// One variable's bindings over sub-ranges of the open range, applied when it ends.
+    fn sub_range_binding(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+        let variable = f.unsigned("variable index")?;
+        let values = f.rest_unsigned("sub-range binding")?;
+        let Some(open) = self.range_stack.last_mut() else {
+            return Err(f.err("sub-range binding item outside a generated range"));
+        };
+        if values.is_empty() || values.len() % 3 != 0 {
+            return Err(f.err(format_args!(
+                "sub-range binding needs (line, column, binding) triples, got {} values",
+                values.len()
+            )));
+        }
+        let variable = usize::try_from(variable).unwrap_or(usize::MAX);
+        if open.sub_ranges.iter().any(|(v, _)| *v == variable) {
+            return Err(f.err(format_args!(
+                "second sub-range binding item for variable {variable}"
+            )));
+        }
+        let mut from = open.range.start;
+        let mut bindings = Vec::with_capacity(values.len() / 3);
+        for triple in values.chunks_exact(3) {
+            let position = accumulate(&mut from, triple[0], triple[1])
+                .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+            bindings.push(Binding {
+                from: position,
+                binding: binding_name(f, triple[2], self.names)?,
+            });
+        }
+        open.sub_ranges.push((variable, bindings));
+        Ok(())
+    }
+
+    /// The open range's call site (an inlined function's).
+    fn call_site(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+        let source = f.unsigned_u32("call site source")?;
+        let line = f.unsigned_u32("call site line")?;
+        let column = f.unsigned_u32("call site column")?;
+        f.no_rest("call site")?;
+        let Some(open) = self.range_stack.last_mut() else {
+            return Err(f.err("call site item outside a generated range"));
+        };
+        if open.range.call_site.is_some() {
+            return Err(f.err("second call site for one generated range"));
+        }
+        if source as usize >= self.sources {
+            return Err(f.err(format_args!(
+                "call site source {source} is outside `sources` (length {})",
+                self.sources
+            )));
+        }
+        open.range.call_site = Some((source, line, column));
+        Ok(())
+    }
+
+    /// The open generated range ends.
+    fn generated_range_end(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+        let values = f.rest_unsigned("position")?;
+        let (line, column) = match values[..] {
+            [column] => (0, column),
+            [line, column] => (line, column),
+            _ => {
+                return Err(f.err(format_args!(
+                    "generated range end has {} values, expected 1 or 2",
+                    values.len()
+                )))
+            }
+        };
+        let Some(open) = self.range_stack.pop() else {
+            return Err(f.err("generated range end without a start"));
+        };
+        let mut range = open.range;
+        range.end = accumulate(&mut self.range_pos, line, column)
+            .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+        for (variable, sub) in open.sub_ranges {
+            let Some(list) = range.bindings.get_mut(variable) else {
+                return Err(f.err(format_args!(
+                    "sub-range binding for variable {variable}, but the range has {} bindings",
+                    range.bindings.len()
+                )));
+            };
+            list.extend(sub);
+        }
+        match self.range_stack.last_mut() {
+            Some(parent) => parent.range.children.push(range),
+            None => self.out.ranges.push(range),
+        }
+        Ok(())
+    }
+
+    /// Every scope and range ended, and no more trees than sources.
+    fn finish(mut self) -> Result<DecodedScopes, String> {
+        if !self.scope_stack.is_empty() {
+            return Err(format!(
+                "scopes: {} original scope(s) not ended",
+                self.scope_stack.len()
+            ));
+        }
+        if !self.range_stack.is_empty() {
+            return Err(format!(
+                "scopes: {} generated range(s) not ended",
+                self.range_stack.len()
+            ));
+        }
+        let sources = self.sources;
+        if self.out.scopes.len() > sources {
+            return Err(format!(
+                "scopes: {} original scope entries for {sources} sources",
+                self.out.scopes.len()
+            ));
+        }
+        self.out.scopes.resize(sources, None);
+        Ok(self.out)
+    }
 }
 
 impl DecodedScopes {

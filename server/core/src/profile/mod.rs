@@ -364,17 +364,57 @@ pub fn detect(bytes: &[u8]) -> Option<ProfileFormat> {
     None
 }
 
+/// A profile as read, kept for writing back with its frames rewritten, in any of the formats.
+pub enum ProfileDoc<'a> {
+    Hermes(hermes::HermesDoc<'a>),
+    Cpu(cpuprofile::CpuProfileDoc<'a>),
+    Trace(chrome_trace::ChromeTraceDoc<'a>),
+}
+
+impl<'a> ProfileDoc<'a> {
+    /// The document and its model; `passed` is told of the bytes read, for progress.
+    pub fn parse(
+        bytes: &'a [u8],
+        passed: Passed,
+    ) -> Result<(ProfileDoc<'a>, Profile), ProfileError> {
+        let hermes = || {
+            hermes::HermesDoc::parse_telling(bytes, passed).map(|(d, p)| (ProfileDoc::Hermes(d), p))
+        };
+        match detect(bytes) {
+            Some(ProfileFormat::Hermes) => hermes(),
+            Some(ProfileFormat::CpuProfile) => cpuprofile::CpuProfileDoc::parse(bytes).map(|d| {
+                let p = d.profile();
+                (ProfileDoc::Cpu(d), p)
+            }),
+            // A Hermes profile with many trace events before its samples looks like a trace from its head.
+            Some(ProfileFormat::ChromeTrace) => chrome_trace::ChromeTraceDoc::parse(bytes)
+                .map(|d| {
+                    let p = d.profile();
+                    (ProfileDoc::Trace(d), p)
+                })
+                .or_else(|e| hermes().map_err(|_| e)),
+            None => Err(not_a_profile()),
+        }
+    }
+
+    /// The document as read, each frame rewritten where `rewrites` says.
+    pub fn write(
+        &self,
+        rewrites: &Rewrites,
+        out: &mut impl std::io::Write,
+        passed: Passed,
+    ) -> std::io::Result<()> {
+        match self {
+            ProfileDoc::Hermes(d) => d.write_telling(rewrites, out, passed),
+            ProfileDoc::Cpu(d) => d.write(rewrites, out),
+            ProfileDoc::Trace(d) => d.write(rewrites, out),
+        }
+    }
+}
+
 /// Reads a profile of any of the formats.
 pub fn read(bytes: &[u8]) -> Result<Profile, ProfileError> {
-    match detect(bytes) {
-        Some(ProfileFormat::Hermes) => hermes::read(bytes),
-        Some(ProfileFormat::CpuProfile) => cpuprofile::read(bytes),
-        // A Hermes profile with many trace events before its samples looks like a trace from its head.
-        Some(ProfileFormat::ChromeTrace) => {
-            chrome_trace::read(bytes).or_else(|e| hermes::read(bytes).map_err(|_| e))
-        }
-        None => Err(not_a_profile()),
-    }
+    ProfileDoc::parse(bytes, &|_| {}).map(|(_, profile)| profile)
 }
 
 /// What `read` says of a file that is none of the formats.

@@ -9,16 +9,12 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
-use sourcemap_core::profile::chrome_trace::ChromeTraceDoc;
 use sourcemap_core::profile::coverage;
-use sourcemap_core::profile::cpuprofile::{self, CpuProfileDoc};
+use sourcemap_core::profile::cpuprofile;
 use sourcemap_core::profile::heap_snapshot::{is_heap_snapshot, HeapSnapshotDoc};
-use sourcemap_core::profile::hermes::HermesDoc;
 use sourcemap_core::profile::sites::{Site, Sites};
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy, Row};
-use sourcemap_core::profile::{
-    detect, not_a_profile, Passed, Profile, ProfileError, ProfileFormat, Rewrite, Rewrites,
-};
+use sourcemap_core::profile::{Profile, ProfileDoc, ProfileError, Rewrite, Rewrites};
 use sourcemap_core::trace::stack::StackLine;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use sourcemap_core::{Bias, GeneratedPosition};
@@ -71,48 +67,6 @@ pub struct ProfileArgs {
     to: Option<To>,
 }
 
-/// A profile parsed and kept for writing back.
-enum Doc<'a> {
-    Hermes(HermesDoc<'a>),
-    Cpu(CpuProfileDoc<'a>),
-    Trace(ChromeTraceDoc<'a>),
-}
-
-impl<'a> Doc<'a> {
-    /// The document kept for writing back, and its model.
-    fn parse(bytes: &'a [u8], passed: Passed) -> Result<(Doc<'a>, Profile), ProfileError> {
-        let hermes = || HermesDoc::parse_telling(bytes, passed).map(|(d, p)| (Doc::Hermes(d), p));
-        match detect(bytes) {
-            Some(ProfileFormat::Hermes) => hermes(),
-            Some(ProfileFormat::CpuProfile) => CpuProfileDoc::parse(bytes).map(|d| {
-                let p = d.profile();
-                (Doc::Cpu(d), p)
-            }),
-            // A Hermes profile with many trace events before its samples looks like a trace from its head.
-            Some(ProfileFormat::ChromeTrace) => ChromeTraceDoc::parse(bytes)
-                .map(|d| {
-                    let p = d.profile();
-                    (Doc::Trace(d), p)
-                })
-                .or_else(|e| hermes().map_err(|_| e)),
-            None => Err(not_a_profile()),
-        }
-    }
-
-    fn write(
-        &self,
-        rewrites: &Rewrites,
-        out: &mut impl Write,
-        passed: Passed,
-    ) -> std::io::Result<()> {
-        match self {
-            Doc::Hermes(d) => d.write_telling(rewrites, out, passed),
-            Doc::Cpu(d) => d.write(rewrites, out),
-            Doc::Trace(d) => d.write(rewrites, out),
-        }
-    }
-}
-
 /// The input is never written over: `--out` must name another file.
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
@@ -155,7 +109,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     if coverage::is_coverage(bytes) || coverage::is_attribution(bytes) {
         return run_metro_input(&args, bytes);
     }
-    let (doc, profile) = Doc::parse(bytes, &passed)
+    let (doc, profile) = ProfileDoc::parse(bytes, &passed)
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.profile.display())))?;
     for w in &profile.warnings {
         eprintln!("sourcemap-ls: warning: {}: {w}", args.profile.display());
