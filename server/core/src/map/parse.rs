@@ -663,71 +663,8 @@ impl<'b> Parser<'b> {
         let source_root = self.optional_string(raw.source_root, f("sourceRoot"));
         let debug_id = self.debug_id(raw.debug_id, f("debugId"));
 
-        let mut sources = Vec::new();
-        // Fast path: sources without escapes, borrowed.
-        let borrowed = raw
-            .sources
-            .and_then(|list| serde_json::from_str::<Vec<Option<&str>>>(list.get()).ok());
-        match raw.sources {
-            _ if borrowed.is_some() => {
-                sources = borrowed
-                    .into_iter()
-                    .flatten()
-                    .map(|s| s.map(|s| apply_source_root(source_root.as_deref(), s).into()))
-                    .collect()
-            }
-            None => self.error(p("sources"), None, "`sources` is missing"),
-            Some(list) => match serde_json::from_str::<Vec<Raw>>(list.get()) {
-                Err(_) => self.error(p("sources"), Some(list), "`sources` must be an array"),
-                Ok(items) => {
-                    for (i, item) in items.into_iter().enumerate() {
-                        if item.get() == "null" {
-                            sources.push(None);
-                            continue;
-                        }
-                        match serde_json::from_str::<String>(item.get()) {
-                            Ok(s) => sources
-                                .push(Some(apply_source_root(source_root.as_deref(), &s).into())),
-                            Err(_) => {
-                                self.error(
-                                    format!("{}[{i}]", p("sources")),
-                                    Some(item),
-                                    "a source must be a string or null",
-                                );
-                                sources.push(None);
-                            }
-                        }
-                    }
-                }
-            },
-        }
-
-        let mut contents = Vec::new();
-        if let Some(list) = &raw.sources_content {
-            match list.items() {
-                Err(list) => self.error(
-                    p("sourcesContent"),
-                    list,
-                    "`sourcesContent` must be an array",
-                ),
-                Ok(items) => {
-                    for (i, item) in items.into_iter().enumerate() {
-                        if item.get() == "null" {
-                            contents.push(None);
-                        } else if item.get().starts_with('"') {
-                            contents.push(Some(self.range_of(item)));
-                        } else {
-                            self.error(
-                                format!("{}[{i}]", p("sourcesContent")),
-                                Some(item),
-                                "a source's content must be a string or null",
-                            );
-                            contents.push(None);
-                        }
-                    }
-                }
-            }
-        }
+        let sources = self.sources(raw.sources, source_root.as_deref(), &path);
+        let mut contents = self.contents(raw.sources_content.as_ref(), &path);
         contents.resize(sources.len(), None);
 
         let counted = match raw.names {
@@ -754,35 +691,12 @@ impl<'b> Parser<'b> {
             NameTable::default()
         });
 
-        let mut ignore_list = Vec::new();
-        let (ignore_field, ignore_raw) = match (raw.ignore_list, raw.x_google_ignore_list) {
-            (Some(r), _) => ("ignoreList", Some(r)),
-            (None, Some(r)) => ("x_google_ignoreList", Some(r)),
-            (None, None) => ("ignoreList", None),
-        };
-        if let Some(list) = ignore_raw {
-            match serde_json::from_str::<Vec<Raw>>(list.get()) {
-                Err(_) => self.error(
-                    p(ignore_field),
-                    Some(list),
-                    format!("`{ignore_field}` must be an array"),
-                ),
-                Ok(items) => {
-                    for (i, item) in items.into_iter().enumerate() {
-                        let item_path = format!("{}[{i}]", p(ignore_field));
-                        match non_negative_integer(item) {
-                            Ok(v) if (v as usize) < sources.len() => ignore_list.push(v),
-                            Ok(v) => self.error(
-                                item_path,
-                                Some(item),
-                                format!("index {v} is out of range ({} sources)", sources.len()),
-                            ),
-                            Err(why) => self.error(item_path, Some(item), why),
-                        }
-                    }
-                }
-            }
-        }
+        let ignore_list = self.ignore_list(
+            raw.ignore_list,
+            raw.x_google_ignore_list,
+            sources.len(),
+            &path,
+        );
 
         let mappings = match raw.mappings {
             None => {
@@ -814,6 +728,132 @@ impl<'b> Parser<'b> {
             debug_id,
             file,
         })
+    }
+
+    /// `sources`, `sourceRoot` applied; every entry that is not a string or null is an error (and `None`).
+    fn sources(
+        &mut self,
+        raw: Option<Raw<'b>>,
+        source_root: Option<&str>,
+        path: &str,
+    ) -> Vec<Option<Box<str>>> {
+        let p = |field: &str| format!("{path}{field}");
+        let mut sources = Vec::new();
+        // Fast path: sources without escapes, borrowed.
+        let borrowed =
+            raw.and_then(|list| serde_json::from_str::<Vec<Option<&str>>>(list.get()).ok());
+        match raw {
+            _ if borrowed.is_some() => {
+                sources = borrowed
+                    .into_iter()
+                    .flatten()
+                    .map(|s| s.map(|s| apply_source_root(source_root, s).into()))
+                    .collect()
+            }
+            None => self.error(p("sources"), None, "`sources` is missing"),
+            Some(list) => match serde_json::from_str::<Vec<Raw>>(list.get()) {
+                Err(_) => self.error(p("sources"), Some(list), "`sources` must be an array"),
+                Ok(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        if item.get() == "null" {
+                            sources.push(None);
+                            continue;
+                        }
+                        match serde_json::from_str::<String>(item.get()) {
+                            Ok(s) => sources.push(Some(apply_source_root(source_root, &s).into())),
+                            Err(_) => {
+                                self.error(
+                                    format!("{}[{i}]", p("sources")),
+                                    Some(item),
+                                    "a source must be a string or null",
+                                );
+                                sources.push(None);
+                            }
+                        }
+                    }
+                }
+            },
+        }
+
+        sources
+    }
+
+    /// Each `sourcesContent` entry's range in the buffer (`None` for null and for what is not a string: an error).
+    fn contents<C: ContentItems<'b>>(
+        &mut self,
+        raw: Option<&C>,
+        path: &str,
+    ) -> Vec<Option<Range<usize>>> {
+        let p = |field: &str| format!("{path}{field}");
+        let mut contents = Vec::new();
+        if let Some(list) = raw {
+            match list.items() {
+                Err(list) => self.error(
+                    p("sourcesContent"),
+                    list,
+                    "`sourcesContent` must be an array",
+                ),
+                Ok(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        if item.get() == "null" {
+                            contents.push(None);
+                        } else if item.get().starts_with('"') {
+                            contents.push(Some(self.range_of(item)));
+                        } else {
+                            self.error(
+                                format!("{}[{i}]", p("sourcesContent")),
+                                Some(item),
+                                "a source's content must be a string or null",
+                            );
+                            contents.push(None);
+                        }
+                    }
+                }
+            }
+        }
+        contents
+    }
+
+    /// `ignoreList` (or the older `x_google_ignoreList`), each index checked against the `sources` count.
+    fn ignore_list(
+        &mut self,
+        ignore: Option<Raw<'b>>,
+        x_google: Option<Raw<'b>>,
+        sources: usize,
+        path: &str,
+    ) -> Vec<u32> {
+        let p = |field: &str| format!("{path}{field}");
+        let mut ignore_list = Vec::new();
+        let (ignore_field, ignore_raw) = match (ignore, x_google) {
+            (Some(r), _) => ("ignoreList", Some(r)),
+            (None, Some(r)) => ("x_google_ignoreList", Some(r)),
+            (None, None) => ("ignoreList", None),
+        };
+        if let Some(list) = ignore_raw {
+            match serde_json::from_str::<Vec<Raw>>(list.get()) {
+                Err(_) => self.error(
+                    p(ignore_field),
+                    Some(list),
+                    format!("`{ignore_field}` must be an array"),
+                ),
+                Ok(items) => {
+                    for (i, item) in items.into_iter().enumerate() {
+                        let item_path = format!("{}[{i}]", p(ignore_field));
+                        match non_negative_integer(item) {
+                            Ok(v) if (v as usize) < sources => ignore_list.push(v),
+                            Ok(v) => self.error(
+                                item_path,
+                                Some(item),
+                                format!("index {v} is out of range ({sources} sources)"),
+                            ),
+                            Err(why) => self.error(item_path, Some(item), why),
+                        }
+                    }
+                }
+            }
+        }
+
+        ignore_list
     }
 }
 
