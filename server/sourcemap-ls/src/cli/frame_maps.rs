@@ -448,84 +448,14 @@ pub(super) fn resolve(
     apply_shift: bool,
     function_lines: FunctionLines,
 ) -> Resolution {
-    // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
-    let frames: Vec<&StackFrame> = lines
-        .iter()
-        .filter_map(|l| match l {
-            StackLine::Frame(f) => Some(f),
-            StackLine::Text(_) => None,
-        })
-        .collect();
-    let given = catalog.given();
-    let (chosen_bundles, debug_ids) = (catalog.chosen.clone(), catalog.debug_ids.clone());
-    let asked = Asked {
-        given: &given,
-        chosen: &chosen_bundles,
-        debug_ids: &debug_ids,
-        // Frames that name no file (React Native's `name@L:C`, `LINE COLUMN`, Hermes crash reports): the first map
-        // given (a Hermes map first, the maps after it continue the chain).
-        no_file: (catalog.explicit > 0).then_some(0),
-    };
-    let resolved = choose_maps(catalog, &frames, &asked);
-    drop(frames);
-    // A map given without its bundle serves the bundle it was chosen for: that text is the one checked for fit.
-    for c in &resolved.choices {
-        if let Choice::Map {
-            map,
-            bundle: Some(b),
-            ..
-        } = c
-        {
-            let m = &mut catalog.maps[*map];
-            if m.bundle.path().is_none() {
-                m.bundle = BundleFile::Known(b.clone());
-            }
-        }
-    }
-    let chosen: Vec<(Option<usize>, String)> = resolved
-        .choices
-        .iter()
-        .map(|c| (c.map().copied(), c.why().to_string()))
-        .collect();
-    let ambiguous = resolved.ambiguous;
-    for a in &ambiguous {
-        let shown: Vec<String> = a.candidates.iter().map(|p| shown(p)).collect();
-        eprintln!(
-            "sourcemap-ls: {} bundles could be {} ({}); its frames are not mapped. Choose one with --bundle {}=PATH",
-            a.candidates.len(),
-            a.file,
-            shown.join(", "),
-            file_name_of(&a.file)
-        );
-    }
+    let (chosen, ambiguous) = choose(catalog, &lines);
     let choices: Vec<Option<usize>> = chosen.iter().map(|c| c.0).collect();
     let maps = &catalog.maps;
     // Every map used is checked against its bundle before anything is answered from it.
     let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
     used.sort_unstable();
     used.dedup();
-    let mut problems = Vec::new();
-    for &i in &used {
-        let Some((bundle, report)) = maps[i].fit() else {
-            continue;
-        };
-        if let Some(mut problem) = mismatch_problem(report) {
-            let applied = match report.shift_lines {
-                Some(n) if apply_shift => {
-                    format!(" (--apply-shift: frames looked up {n} lines up)")
-                }
-                _ => String::new(),
-            };
-            eprintln!(
-                "sourcemap-ls: warning: {}: map-mismatch: {}{applied}",
-                bundle.display(),
-                report.message()
-            );
-            problem["bundle"] = json!(bundle.display().to_string());
-            problem["map"] = json!(maps[i].found);
-            problems.push(problem);
-        }
-    }
+    let problems = fit_problems(maps, &used, apply_shift);
     // A shift is applied only when asked for.
     let shift_of = |choice: Option<usize>| {
         choice
@@ -620,8 +550,114 @@ pub(super) fn resolve(
     if function_lines == FunctionLines::Wanted {
         add_function_lines(&mut out, &code);
     }
-    // Frames at positions where the map does not fit its bundle are not answered (the map's answer there is most
-    // likely another place): they stay as printed, with the reason.
+    let mismatched = withhold_misfits(&mut out, &choices, &printed, maps, shift_of);
+    let shifts = choices.iter().map(|&c| shift_of(c)).collect();
+    Resolution {
+        out,
+        chosen,
+        printed,
+        shifts,
+        mismatched,
+        problems,
+        ambiguous,
+    }
+}
+
+/// Each frame's map (an index into `Catalog::maps`, which choosing may grow) and why, by the one resolver; the
+/// files several bundles could be are said on stderr.
+fn choose(
+    catalog: &mut Catalog,
+    lines: &[StackLine],
+) -> (Vec<(Option<usize>, String)>, Vec<AmbiguousFile>) {
+    // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
+    let frames: Vec<&StackFrame> = lines
+        .iter()
+        .filter_map(|l| match l {
+            StackLine::Frame(f) => Some(f),
+            StackLine::Text(_) => None,
+        })
+        .collect();
+    let given = catalog.given();
+    let (chosen_bundles, debug_ids) = (catalog.chosen.clone(), catalog.debug_ids.clone());
+    let asked = Asked {
+        given: &given,
+        chosen: &chosen_bundles,
+        debug_ids: &debug_ids,
+        // Frames that name no file (React Native's `name@L:C`, `LINE COLUMN`, Hermes crash reports): the first map
+        // given (a Hermes map first, the maps after it continue the chain).
+        no_file: (catalog.explicit > 0).then_some(0),
+    };
+    let resolved = choose_maps(catalog, &frames, &asked);
+    drop(frames);
+    // A map given without its bundle serves the bundle it was chosen for: that text is the one checked for fit.
+    for c in &resolved.choices {
+        if let Choice::Map {
+            map,
+            bundle: Some(b),
+            ..
+        } = c
+        {
+            let m = &mut catalog.maps[*map];
+            if m.bundle.path().is_none() {
+                m.bundle = BundleFile::Known(b.clone());
+            }
+        }
+    }
+    let chosen: Vec<(Option<usize>, String)> = resolved
+        .choices
+        .iter()
+        .map(|c| (c.map().copied(), c.why().to_string()))
+        .collect();
+    let ambiguous = resolved.ambiguous;
+    for a in &ambiguous {
+        let shown: Vec<String> = a.candidates.iter().map(|p| shown(p)).collect();
+        eprintln!(
+            "sourcemap-ls: {} bundles could be {} ({}); its frames are not mapped. Choose one with --bundle {}=PATH",
+            a.candidates.len(),
+            a.file,
+            shown.join(", "),
+            file_name_of(&a.file)
+        );
+    }
+    (chosen, ambiguous)
+}
+
+/// One `map-mismatch` problem per map used that does not fit its bundle, each also warned about on stderr.
+fn fit_problems(maps: &[KnownMap], used: &[usize], apply_shift: bool) -> Vec<Value> {
+    let mut problems = Vec::new();
+    for &i in used {
+        let Some((bundle, report)) = maps[i].fit() else {
+            continue;
+        };
+        if let Some(mut problem) = mismatch_problem(report) {
+            let applied = match report.shift_lines {
+                Some(n) if apply_shift => {
+                    format!(" (--apply-shift: frames looked up {n} lines up)")
+                }
+                _ => String::new(),
+            };
+            eprintln!(
+                "sourcemap-ls: warning: {}: map-mismatch: {}{applied}",
+                bundle.display(),
+                report.message()
+            );
+            problem["bundle"] = json!(bundle.display().to_string());
+            problem["map"] = json!(maps[i].found);
+            problems.push(problem);
+        }
+    }
+    problems
+}
+
+/// Frames at positions where the map does not fit its bundle are not answered (the map's answer there is most
+/// likely another place): they stay as printed, with the reason. Returns their numbers.
+fn withhold_misfits(
+    out: &mut [SymbolicatedLine],
+    choices: &[Option<usize>],
+    printed: &[Option<GeneratedPosition>],
+    maps: &[KnownMap],
+    shift_of: impl Fn(Option<usize>) -> Option<i64>,
+) -> Vec<usize> {
     let mut mismatched = Vec::new();
     let mut k = 0;
     for l in out.iter_mut() {
@@ -643,14 +679,5 @@ pub(super) fn resolve(
         }
         k += 1;
     }
-    let shifts = choices.iter().map(|&c| shift_of(c)).collect();
-    Resolution {
-        out,
-        chosen,
-        printed,
-        shifts,
-        mismatched,
-        problems,
-        ambiguous,
-    }
+    mismatched
 }

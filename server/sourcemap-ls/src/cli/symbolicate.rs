@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::{json, Value};
-use sourcemap_core::bundle::fit::Verdict;
+use sourcemap_core::bundle::fit::{FitReport, Verdict};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::trace::document::TraceDocument;
@@ -19,7 +19,7 @@ use sourcemap_core::trace::symbolicate::{
     first_code_frame, frame_segment, render_frame, render_text, SymbolicatedFrame,
     SymbolicatedLine, TextOptions,
 };
-use sourcemap_core::GeneratedPosition;
+use sourcemap_core::{GeneratedPosition, SourceMapIndex};
 
 use super::frame_maps::{
     load_for, original_text, resolve, shown, Catalog, FunctionLines, KnownMap, Resolution,
@@ -99,6 +99,122 @@ fn position_json(line0: u32, column0: u32) -> (u32, u32) {
 }
 
 pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
+    let text = read_input(&mut args)?;
+    // A Hermes crash report needs no flag: its shape is unmistakable (and read as text, it has no frame).
+    if !args.hermes_crash && sourcemap_core::trace::hermes_crash::is_hermes_crash(&text) {
+        args.hermes_crash = true;
+    }
+    let plain = PlainInput {
+        line_start: args.input_line_start,
+        column_start: args.input_column_start,
+    };
+    // The trace as found: text with any log prefixes, JSON log lines, a crash reporter's event.
+    let document = TraceDocument::parse(&text, plain);
+    // The frames' positions, to open only the parts of a large index map they need: with one map (with several, a
+    // frame's position may be followed into another map, where it means something else), and not for Hermes crash
+    // reports, whose positions come from the map's function offsets.
+    // (Not with --apply-shift: the sections a shifted frame needs are not the ones its printed position names.)
+    let positions: Option<Vec<GeneratedPosition>> =
+        (!args.hermes_crash && !args.apply_shift && args.maps.len() == 1).then(|| {
+            document
+                .lines
+                .iter()
+                .filter_map(|l| match l {
+                    StackLine::Frame(f) => f.generated,
+                    StackLine::Text(_) => None,
+                })
+                .collect()
+        });
+    let mut explicit = args
+        .maps
+        .iter()
+        .map(|p| load_for(p, positions.as_deref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    // The trace is never the bundle of a map given for it, whatever the naming says.
+    if let Some(trace) = &args.trace {
+        for m in &mut explicit {
+            m.bundle.exclude(trace);
+        }
+    }
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
+    };
+    let mut catalog = Catalog::new(explicit, root, args.dev_server);
+    catalog.chosen = args.bundles.iter().cloned().collect();
+    catalog.debug_ids = sourcemap_core::trace::stack::debug_ids_in(&text);
+    let lines = if args.hermes_crash {
+        let Some(first) = catalog.maps.first() else {
+            return Err(CliError::Usage(
+                "--hermes-crash needs the Hermes source map as the first MAP".into(),
+            ));
+        };
+        let offsets = sourcemap_core::trace::hermes_crash::function_offsets(&first.index)
+            .map_err(CliError::Map)?;
+        sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &offsets)
+            .map_err(CliError::Usage)?
+    } else {
+        document.lines.clone()
+    };
+    let Resolution {
+        mut out,
+        chosen,
+        printed,
+        shifts,
+        mismatched,
+        problems,
+        ambiguous,
+    } = resolve(
+        &mut catalog,
+        lines,
+        args.apply_shift,
+        FunctionLines::NotWanted,
+    );
+    let explained: Vec<Vec<String>> = if args.explain {
+        out.iter()
+            .filter_map(|l| match l {
+                SymbolicatedLine::Frame(f) => Some(f),
+                SymbolicatedLine::Text(_) => None,
+            })
+            .enumerate()
+            .map(|(k, f)| explain(f, &chosen[k], &catalog.maps, printed[k], shifts[k]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let options = TextOptions {
+        line_start: args.output_line_start,
+        column_start: args.output_column_start,
+        collapse_ignored: args.collapse_ignored,
+    };
+    say_what_was_not_understood(&text, &out);
+    if !args.json {
+        for (k, f) in frames_mut(&mut out).enumerate() {
+            if mismatched.contains(&k) {
+                f.frame.raw.push_str(
+                    "  [map-mismatch: not mapped, the map does not fit this bundle here]",
+                );
+            }
+        }
+        let as_found = !args.hermes_crash && !document.is_plain_text();
+        print_text(&out, as_found.then_some(&document), &explained, options);
+        return Ok(());
+    }
+    print_json(
+        &out,
+        &catalog,
+        &explained,
+        &mismatched,
+        &problems,
+        &ambiguous,
+        options,
+    );
+    Ok(())
+}
+
+/// The trace: metro-symbolicate's positional `MAP LINE [COLUMN]`, the last positional argument when it is not a
+/// map, or stdin.
+fn read_input(args: &mut SymbolicateArgs) -> Result<String, CliError> {
     // metro-symbolicate's positional form, `MAP LINE [COLUMN]` (its `symbolicate.js`: the column defaults to 0):
     // one position, read as a `LINE COLUMN` line is (`--input-line-start`, `--input-column-start`).
     let is_number = |p: &PathBuf| {
@@ -147,129 +263,58 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
         }
     }
-    // A Hermes crash report needs no flag: its shape is unmistakable (and read as text, it has no frame).
-    if !args.hermes_crash && sourcemap_core::trace::hermes_crash::is_hermes_crash(&text) {
-        args.hermes_crash = true;
+    Ok(text)
+}
+
+fn frames_mut(out: &mut [SymbolicatedLine]) -> impl Iterator<Item = &mut SymbolicatedFrame> {
+    out.iter_mut().filter_map(|l| match l {
+        SymbolicatedLine::Frame(f) => Some(f),
+        SymbolicatedLine::Text(_) => None,
+    })
+}
+
+/// The answer as text: in the trace's own shape when it was JSON log lines or an event (`as_found`), else a line
+/// per line, each frame followed by its `--explain` lines.
+fn print_text(
+    out: &[SymbolicatedLine],
+    as_found: Option<&TraceDocument>,
+    explained: &[Vec<String>],
+    options: TextOptions,
+) {
+    if let Some(document) = as_found {
+        // JSON log lines and events come back in their own shape (valid JSON, frames written in).
+        print!("{}", document.render(out, options));
+        return;
     }
-    let plain = PlainInput {
-        line_start: args.input_line_start,
-        column_start: args.input_column_start,
-    };
-    // The frames' positions, to open only the parts of a large index map they need: with one map (with several, a
-    // frame's position may be followed into another map, where it means something else), and not for Hermes crash
-    // reports, whose positions come from the map's function offsets.
-    // (Not with --apply-shift: the sections a shifted frame needs are not the ones its printed position names.)
-    let positions: Option<Vec<GeneratedPosition>> =
-        (!args.hermes_crash && !args.apply_shift && args.maps.len() == 1).then(|| {
-            TraceDocument::parse(&text, plain)
-                .lines
-                .iter()
-                .filter_map(|l| match l {
-                    StackLine::Frame(f) => f.generated,
-                    StackLine::Text(_) => None,
-                })
-                .collect()
-        });
-    let mut explicit = args
-        .maps
-        .iter()
-        .map(|p| load_for(p, positions.as_deref()))
-        .collect::<Result<Vec<_>, _>>()?;
-    // The trace is never the bundle of a map given for it, whatever the naming says.
-    if let Some(trace) = &args.trace {
-        for m in &mut explicit {
-            m.bundle.exclude(trace);
-        }
+    if explained.is_empty() {
+        print!("{}", render_text(out, options));
+        return;
     }
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
-    };
-    let mut catalog = Catalog::new(explicit, root, args.dev_server);
-    catalog.chosen = args.bundles.iter().cloned().collect();
-    catalog.debug_ids = sourcemap_core::trace::stack::debug_ids_in(&text);
-    // The trace as found: text with any log prefixes, JSON log lines, a crash reporter's event.
-    let document = TraceDocument::parse(&text, plain);
-    let lines = if args.hermes_crash {
-        let Some(first) = catalog.maps.first() else {
-            return Err(CliError::Usage(
-                "--hermes-crash needs the Hermes source map as the first MAP".into(),
-            ));
-        };
-        let offsets = sourcemap_core::trace::hermes_crash::function_offsets(&first.index)
-            .map_err(CliError::Map)?;
-        sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &offsets)
-            .map_err(CliError::Usage)?
-    } else {
-        document.lines.clone()
-    };
-    let Resolution {
-        mut out,
-        chosen,
-        printed,
-        shifts,
-        mismatched,
-        problems,
-        ambiguous,
-    } = resolve(
-        &mut catalog,
-        lines,
-        args.apply_shift,
-        FunctionLines::NotWanted,
-    );
-    let explained: Vec<Vec<String>> = if args.explain {
-        out.iter()
-            .filter_map(|l| match l {
-                SymbolicatedLine::Frame(f) => Some(f),
-                SymbolicatedLine::Text(_) => None,
-            })
-            .enumerate()
-            .map(|(k, f)| explain(f, &chosen[k], &catalog.maps, printed[k], shifts[k]))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let options = TextOptions {
-        line_start: args.output_line_start,
-        column_start: args.output_column_start,
-        collapse_ignored: args.collapse_ignored,
-    };
-    say_what_was_not_understood(&text, &out);
-    if !args.json {
-        let mut k = 0;
-        for l in out.iter_mut() {
-            if let SymbolicatedLine::Frame(f) = l {
-                if mismatched.contains(&k) {
-                    f.frame.raw.push_str(
-                        "  [map-mismatch: not mapped, the map does not fit this bundle here]",
-                    );
-                }
-                k += 1;
+    let mut k = 0;
+    for l in out {
+        print!("{}", render_text(std::slice::from_ref(l), options));
+        if let SymbolicatedLine::Frame(_) = l {
+            for line in &explained[k] {
+                println!("      | {line}");
             }
+            k += 1;
         }
-        if !args.hermes_crash && !document.is_plain_text() {
-            // JSON log lines and events come back in their own shape (valid JSON, frames written in).
-            print!("{}", document.render(&out, options));
-            return Ok(());
-        }
-        if !args.explain {
-            print!("{}", render_text(&out, options));
-            return Ok(());
-        }
-        let mut k = 0;
-        for l in &out {
-            print!("{}", render_text(std::slice::from_ref(l), options));
-            if let SymbolicatedLine::Frame(_) = l {
-                for line in &explained[k] {
-                    println!("      | {line}");
-                }
-                k += 1;
-            }
-        }
-        return Ok(());
     }
+}
+
+/// The answer as `--json`: metro-symbolicate's `stack` and `codeFrame` (1-based lines, 0-based columns), with
+/// what sourcemap-ls adds beside them.
+fn print_json(
+    out: &[SymbolicatedLine],
+    catalog: &Catalog,
+    explained: &[Vec<String>],
+    mismatched: &[usize],
+    problems: &[Value],
+    ambiguous: &[AmbiguousFile],
+    options: TextOptions,
+) {
     // The code frame's source: sourcesContent, else the file next to the map.
-    let code_frame = first_code_frame(&out, |f| {
+    let code_frame = first_code_frame(out, |f| {
         original_text(&catalog.maps[f.map?], f.original.as_ref()?.source_id)
     });
     let mut k = 0;
@@ -316,9 +361,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     });
     println!(
         "{}",
-        json!({"stack": stack, "codeFrame": code_frame, "problems": problems, "ambiguous": ambiguous_json(&ambiguous)})
+        json!({"stack": stack, "codeFrame": code_frame, "problems": problems, "ambiguous": ambiguous_json(ambiguous)})
     );
-    Ok(())
 }
 
 /// A note on stderr when the input looks like a trace but no frame could be read, or frames were read and none was
@@ -391,17 +435,10 @@ fn explain(
     match fit {
         Some((bundle, report)) => {
             out.push(format!("bundle text: {}", shown(bundle)));
-            out.push(match (&report.bundle_debug_id, &m.debug_id) {
-                (Some(b), Some(mid)) if b.eq_ignore_ascii_case(mid) => {
-                    format!("debug IDs agree: {b}")
-                }
-                (Some(b), Some(mid)) => {
-                    format!("debug IDs DIFFER: the bundle's {b}, the map's {mid}")
-                }
-                (Some(b), None) => format!("debug ID: the bundle has {b}, the map none"),
-                (None, Some(mid)) => format!("debug ID: the map has {mid}, the bundle none"),
-                (None, None) => "debug IDs: neither has one".into(),
-            });
+            out.push(explain_debug_ids(
+                report.bundle_debug_id.as_deref(),
+                m.debug_id.as_deref(),
+            ));
         }
         None => out.push(
             "bundle text: not found (no file leads to this map), so the map's fit was not checked"
@@ -448,86 +485,9 @@ fn explain(
                 .into(),
         );
     }
-    match frame_segment(&m.index, lookup) {
-        Ok(Some(hit)) => {
-            let exact = if hit.generated == lookup {
-                "lands on a segment".to_string()
-            } else {
-                format!(
-                    "lands {} columns after the segment at {}",
-                    lookup.column - hit.generated.column,
-                    at(hit.generated)
-                )
-            };
-            match hit.original {
-                Some(o) => out.push(format!(
-                    "position {} {exact}, which the map says is {}:{}:{}{}",
-                    at(lookup),
-                    o.source_url.unwrap_or("<no source>"),
-                    o.line + 1,
-                    o.column,
-                    o.name.map(|n| format!(" (name {n})")).unwrap_or_default()
-                )),
-                None => out.push(format!(
-                    "position {} {exact} that maps to nothing (a 1-field segment)",
-                    at(lookup)
-                )),
-            }
-        }
-        Ok(None) => out.push(format!(
-            "position {}: no segment at or before it on its line",
-            at(lookup)
-        )),
-        Err(e) => out.push(format!(
-            "position {}: the map is invalid there: {e}",
-            at(lookup)
-        )),
-    }
+    out.push(explain_segment(&m.index, lookup));
     if let Some((_, report)) = fit {
-        let e = &report.evidence;
-        out.push(match report.verdict {
-            Verdict::Fits => format!(
-                "fit: the map fits its bundle ({} segments checked, {} inside identifiers)",
-                e.segments, e.mid_identifier
-            ),
-            Verdict::Unknown => format!(
-                "fit: not checked: {}",
-                report.unknown_because.unwrap_or("no evidence")
-            ),
-            Verdict::Misfit if shift.is_some() => format!(
-                "fit: the map fits only shifted by {:+} lines (applied)",
-                report.shift_lines.unwrap_or(0)
-            ),
-            Verdict::Misfit if report.marks(p) => {
-                let e = report.regions.first().map(|r| r.evidence).unwrap_or(report.evidence);
-                let mut s = match (report.shift_lines, &report.debug_id_mismatch) {
-                    (_, Some(_)) => "fit: the debug IDs differ, so this frame is not mapped".to_string(),
-                    (Some(n), None) => format!(
-                        "fit: the map fits only shifted by {n:+} lines (a banner?), so this frame is not mapped \
-                         (--apply-shift maps it shifted)"
-                    ),
-                    (None, None) => format!(
-                        "fit: the map stops fitting this bundle at {} ({} of {} segments from there land inside \
-                         identifiers), so this frame is not mapped",
-                        report.first_bad().map(at).unwrap_or_default(),
-                        e.mid_identifier,
-                        e.segments
-                    ),
-                };
-                if u64::from(report.map_lines) > report.text_lines.saturating_mul(2) + 10 {
-                    s.push_str(&format!(
-                        "; the map describes {} lines, the bundle has {}: a development build's map for a \
-                         production bundle?",
-                        report.map_lines, report.text_lines
-                    ));
-                }
-                s
-            }
-            Verdict::Misfit => format!(
-                "fit: this position is before the part of the map that does not fit (from {}): answered",
-                report.first_bad().map(at).unwrap_or_default()
-            ),
-        });
+        out.push(explain_fit(report, p, shift));
     }
     if let Some(why) = &f.unresolved {
         let why = if why.starts_with("map-mismatch") {
@@ -550,4 +510,105 @@ fn explain(
         ));
     }
     out
+}
+
+/// Where `lookup` lands among the map's segments, and what that segment says.
+fn explain_segment(index: &SourceMapIndex, lookup: GeneratedPosition) -> String {
+    let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
+    match frame_segment(index, lookup) {
+        Ok(Some(hit)) => {
+            let exact = if hit.generated == lookup {
+                "lands on a segment".to_string()
+            } else {
+                format!(
+                    "lands {} columns after the segment at {}",
+                    lookup.column - hit.generated.column,
+                    at(hit.generated)
+                )
+            };
+            match hit.original {
+                Some(o) => format!(
+                    "position {} {exact}, which the map says is {}:{}:{}{}",
+                    at(lookup),
+                    o.source_url.unwrap_or("<no source>"),
+                    o.line + 1,
+                    o.column,
+                    o.name.map(|n| format!(" (name {n})")).unwrap_or_default()
+                ),
+                None => format!(
+                    "position {} {exact} that maps to nothing (a 1-field segment)",
+                    at(lookup)
+                ),
+            }
+        }
+        Ok(None) => format!(
+            "position {}: no segment at or before it on its line",
+            at(lookup)
+        ),
+        Err(e) => format!("position {}: the map is invalid there: {e}", at(lookup)),
+    }
+}
+
+/// What the fit check says of the map's bundle at `p` (the printed position).
+fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<i64>) -> String {
+    let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
+    let e = &report.evidence;
+    match report.verdict {
+        Verdict::Fits => format!(
+            "fit: the map fits its bundle ({} segments checked, {} inside identifiers)",
+            e.segments, e.mid_identifier
+        ),
+        Verdict::Unknown => format!(
+            "fit: not checked: {}",
+            report.unknown_because.unwrap_or("no evidence")
+        ),
+        Verdict::Misfit if shift.is_some() => format!(
+            "fit: the map fits only shifted by {:+} lines (applied)",
+            report.shift_lines.unwrap_or(0)
+        ),
+        Verdict::Misfit if report.marks(p) => {
+            let e = report.regions.first().map(|r| r.evidence).unwrap_or(report.evidence);
+            let mut s = match (report.shift_lines, &report.debug_id_mismatch) {
+                (_, Some(_)) => "fit: the debug IDs differ, so this frame is not mapped".to_string(),
+                (Some(n), None) => format!(
+                    "fit: the map fits only shifted by {n:+} lines (a banner?), so this frame is not mapped \
+                     (--apply-shift maps it shifted)"
+                ),
+                (None, None) => format!(
+                    "fit: the map stops fitting this bundle at {} ({} of {} segments from there land inside \
+                     identifiers), so this frame is not mapped",
+                    report.first_bad().map(at).unwrap_or_default(),
+                    e.mid_identifier,
+                    e.segments
+                ),
+            };
+            if u64::from(report.map_lines) > report.text_lines.saturating_mul(2) + 10 {
+                s.push_str(&format!(
+                    "; the map describes {} lines, the bundle has {}: a development build's map for a \
+                     production bundle?",
+                    report.map_lines, report.text_lines
+                ));
+            }
+            s
+        }
+        Verdict::Misfit => format!(
+            "fit: this position is before the part of the map that does not fit (from {}): answered",
+            report.first_bad().map(at).unwrap_or_default()
+        ),
+    }
+}
+
+/// The bundle's and the map's debug IDs, compared.
+fn explain_debug_ids(bundle: Option<&str>, map: Option<&str>) -> String {
+    match (bundle, map) {
+        (Some(b), Some(mid)) if b.eq_ignore_ascii_case(mid) => {
+            format!("debug IDs agree: {b}")
+        }
+        (Some(b), Some(mid)) => {
+            format!("debug IDs DIFFER: the bundle's {b}, the map's {mid}")
+        }
+        (Some(b), None) => format!("debug ID: the bundle has {b}, the map none"),
+        (None, Some(mid)) => format!("debug ID: the map has {mid}, the bundle none"),
+        (None, None) => "debug IDs: neither has one".into(),
+    }
 }
