@@ -5,10 +5,11 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
 use std::io::{self, Write};
 
-use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::de::MapAccess;
+
+use crate::json::members::{Member, Members};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -61,51 +62,38 @@ enum TopValue<'a> {
     Other(&'a RawValue),
 }
 
-struct Top<'a>(Vec<(Cow<'a, str>, TopValue<'a>)>);
+type Top<'a> = Members<'a, TopValue<'a>>;
 
-impl<'de> Deserialize<'de> for Top<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Top<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a .cpuprofile object")
+impl<'de> Member<'de> for TopValue<'de> {
+    const EXPECTING: &'static str = "a .cpuprofile object";
+
+    fn read<A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<Self, A::Error> {
+        use serde::de::Error;
+        Ok(match key {
+            "nodes" => TopValue::Nodes(map.next_value()?),
+            "samples" => {
+                let raw: &'de RawValue = map.next_value()?;
+                TopValue::Samples(
+                    raw,
+                    serde_json::from_str(raw.get()).map_err(A::Error::custom)?,
+                )
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                use serde::de::Error;
-                let mut out = Vec::new();
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    let value = match &*key {
-                        "nodes" => TopValue::Nodes(map.next_value()?),
-                        "samples" => {
-                            let raw: &'de RawValue = map.next_value()?;
-                            TopValue::Samples(
-                                raw,
-                                serde_json::from_str(raw.get()).map_err(A::Error::custom)?,
-                            )
-                        }
-                        "timeDeltas" => {
-                            let raw: &'de RawValue = map.next_value()?;
-                            TopValue::TimeDeltas(
-                                raw,
-                                serde_json::from_str(raw.get()).map_err(A::Error::custom)?,
-                            )
-                        }
-                        "startTime" | "endTime" => {
-                            let raw: &'de RawValue = map.next_value()?;
-                            TopValue::Number(
-                                raw,
-                                serde_json::from_str(raw.get()).map_err(A::Error::custom)?,
-                            )
-                        }
-                        _ => TopValue::Other(map.next_value()?),
-                    };
-                    out.push((key, value));
-                }
-                Ok(Top(out))
+            "timeDeltas" => {
+                let raw: &'de RawValue = map.next_value()?;
+                TopValue::TimeDeltas(
+                    raw,
+                    serde_json::from_str(raw.get()).map_err(A::Error::custom)?,
+                )
             }
-        }
-        d.deserialize_map(V)
+            "startTime" | "endTime" => {
+                let raw: &'de RawValue = map.next_value()?;
+                TopValue::Number(
+                    raw,
+                    serde_json::from_str(raw.get()).map_err(A::Error::custom)?,
+                )
+            }
+            _ => TopValue::Other(map.next_value()?),
+        })
     }
 }
 

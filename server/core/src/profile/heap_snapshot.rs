@@ -23,10 +23,11 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
 use std::io::{self, Write};
 
-use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::de::MapAccess;
+
+use crate::json::members::{Member, Members};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -67,37 +68,24 @@ enum TopValue<'a> {
     Other(&'a RawValue),
 }
 
-struct Top<'a>(Vec<(Cow<'a, str>, TopValue<'a>)>);
+type Top<'a> = Members<'a, TopValue<'a>>;
 
-impl<'de> Deserialize<'de> for Top<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Top<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a heap snapshot object")
+impl<'de> Member<'de> for TopValue<'de> {
+    const EXPECTING: &'static str = "a heap snapshot object";
+
+    fn read<A: MapAccess<'de>>(key: &str, map: &mut A) -> Result<Self, A::Error> {
+        use serde::de::Error;
+        Ok(match key {
+            "trace_function_infos" => TopValue::TraceFunctionInfos(map.next_value()?),
+            "strings" => TopValue::Strings(map.next_value()?),
+            "locations" => {
+                let raw: &'de RawValue = map.next_value()?;
+                let numbers: Vec<serde::de::IgnoredAny> =
+                    serde_json::from_str(raw.get()).map_err(A::Error::custom)?;
+                TopValue::Locations(raw, numbers.len())
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                use serde::de::Error;
-                let mut out = Vec::new();
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    let value = match &*key {
-                        "trace_function_infos" => TopValue::TraceFunctionInfos(map.next_value()?),
-                        "strings" => TopValue::Strings(map.next_value()?),
-                        "locations" => {
-                            let raw: &'de RawValue = map.next_value()?;
-                            let numbers: Vec<serde::de::IgnoredAny> =
-                                serde_json::from_str(raw.get()).map_err(A::Error::custom)?;
-                            TopValue::Locations(raw, numbers.len())
-                        }
-                        _ => TopValue::Other(map.next_value()?),
-                    };
-                    out.push((key, value));
-                }
-                Ok(Top(out))
-            }
-        }
-        d.deserialize_map(V)
+            _ => TopValue::Other(map.next_value()?),
+        })
     }
 }
 
