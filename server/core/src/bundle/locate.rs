@@ -28,6 +28,17 @@ pub struct MapBytes {
     pub origin: MapOrigin,
 }
 
+/// How much of a bundle's end is read for its trailing comments (`sourceMappingURL`, `debugId`): Metro and webpack
+/// write them on the last lines, after at most a few kilobytes of other comments.
+pub const TAIL_BYTES: u64 = 64 << 10;
+
+/// The last [`TAIL_BYTES`] of the bundle at `path`, where its trailing comments are.
+pub fn bundle_tail(path: &Path) -> Option<Vec<u8>> {
+    crate::fs::files::read_tail(path, TAIL_BYTES)
+        .ok()
+        .map(|(tail, _)| tail)
+}
+
 /// The value of the last `sourceMappingURL` comment and its byte offset in `text`.
 pub fn find_source_mapping_url(text: &[u8]) -> Option<(&str, usize)> {
     find_trailing_comment(text, "sourceMappingURL=")

@@ -49,17 +49,6 @@ pub const SEARCH_DEPTH: usize = 6;
 /// better than positions of another build landing there by chance, to be chosen: e^6.9 ≈ 1000 to one.
 pub const DECISIVE: f64 = 6.9;
 
-/// How much of a bundle's end is read for its trailing comments (`sourceMappingURL`, `debugId`): Metro and webpack
-/// write them on the last lines, after at most a few kilobytes of other comments.
-pub const TAIL_BYTES: u64 = 64 << 10;
-
-/// The last [`TAIL_BYTES`] of a regular file (the one reader of a bundle's tail).
-pub fn read_tail(path: &Path) -> Option<Vec<u8>> {
-    let (file, meta) = crate::fs::files::open_regular(path).ok()?;
-    let from = meta.len().saturating_sub(TAIL_BYTES);
-    crate::fs::files::read_range(&file, from, (meta.len() - from) as usize).ok()
-}
-
 /// A bundle's text as the place holds it (a mapped file, an open document's copy).
 pub type Text = Box<dyn AsRef<[u8]>>;
 
@@ -90,7 +79,7 @@ pub trait Place {
     }
     /// The bundle's trailing `//# debugId=`.
     fn debug_id(&mut self, bundle: &Path) -> Option<String> {
-        let tail = read_tail(bundle)?;
+        let tail = crate::bundle::locate::bundle_tail(bundle)?;
         crate::bundle::locate::find_debug_id(&tail).map(normalize_debug_id)
     }
 }

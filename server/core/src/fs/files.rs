@@ -55,6 +55,17 @@ pub fn read_open(file: File, len: u64, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The last `window` bytes of the regular file at `path` (all of it when it is shorter), and whether that is the
+/// whole file: the one reader of a file's end (a bundle's trailing comments).
+pub fn read_tail(path: &Path, window: u64) -> io::Result<(Vec<u8>, bool)> {
+    let (file, meta) = open_regular(path)?;
+    let from = meta.len().saturating_sub(window);
+    Ok((
+        read_range(&file, from, (meta.len() - from) as usize)?,
+        from == 0,
+    ))
+}
+
 /// `len` bytes of `file` from byte `start` (its position unchanged on Unix: `pread`; elsewhere a seek and a read).
 pub fn read_range(file: &File, start: u64, len: usize) -> io::Result<Vec<u8>> {
     let mut bytes = vec![0; len];

@@ -10,11 +10,11 @@ use std::sync::OnceLock;
 use serde_json::{json, Value};
 use sourcemap_core::bundle::fit::{check_fit, FitReport};
 use sourcemap_core::bundle::locate::{
-    bundle_leads_to_map, find_debug_id, find_source_mapping_url, is_json_document, load_map,
-    looks_like_map, MapOrigin,
+    bundle_leads_to_map, bundle_tail, find_debug_id, find_source_mapping_url, is_json_document,
+    load_map, looks_like_map, MapOrigin,
 };
 use sourcemap_core::bundle::resolve::{
-    choose_maps, read_tail, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
+    choose_maps, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
 };
 use sourcemap_core::fs::walk::FilesByName;
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
@@ -79,7 +79,7 @@ impl BundleFile {
             BundleFile::Known(p) => Some(p.clone()),
             BundleFile::Guess { candidates, map } => candidates
                 .iter()
-                .find(|p| read_tail(p).is_some_and(|tail| bundle_leads_to_map(p, &tail, map)))
+                .find(|p| bundle_tail(p).is_some_and(|tail| bundle_leads_to_map(p, &tail, map)))
                 .cloned(),
         }
     }
@@ -319,7 +319,7 @@ impl Place for Catalog {
             return known;
         }
         // Only a file that leads to a map by its comment or sidecar (read from its tail) is opened as a bundle.
-        let leads = read_tail(bundle).is_some_and(|tail| {
+        let leads = bundle_tail(bundle).is_some_and(|tail| {
             sourcemap_core::bundle::locate::find_bundle_map(
                 bundle,
                 &tail,

@@ -62,25 +62,12 @@ fn tail_of_rope(rope: &Rope) -> Tail {
 
 /// The last `window` bytes of the bundle at `path` (all of it when it is shorter).
 fn tail_of_file(path: &Path, window: u64) -> std::io::Result<Tail> {
-    let (mut f, meta) = sourcemap_core::fs::files::open_regular(path)?;
-    let len = meta.len();
-    if len <= window {
-        let mut text = Vec::with_capacity(len as usize);
-        f.read_to_end(&mut text)?;
-        return Ok(Tail {
-            text,
-            first_line: 0,
-            complete: true,
-        });
-    }
-    f.seek(SeekFrom::Start(len - window))?;
-    let mut text = Vec::with_capacity(window as usize);
-    f.take(window).read_to_end(&mut text)?;
+    let (text, complete) = sourcemap_core::fs::files::read_tail(path, window)?;
     // Line numbers are unknown in a partial tail; the caller reads the whole file when it needs them.
     Ok(Tail {
         text,
         first_line: 0,
-        complete: false,
+        complete,
     })
 }
 

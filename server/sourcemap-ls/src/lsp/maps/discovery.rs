@@ -10,7 +10,6 @@
 //! that lists no file of that name, is then not read again to learn it.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -51,11 +50,7 @@ fn is_script(path: &Path) -> bool {
 
 /// The `sourceMappingURL` of the script at `path`, as a local map file, from its last bytes.
 fn map_named_by(path: &Path) -> Option<PathBuf> {
-    let (mut f, meta) = sourcemap_core::fs::files::open_regular(path).ok()?;
-    let from = meta.len().saturating_sub(TAIL_BYTES);
-    f.seek(SeekFrom::Start(from)).ok()?;
-    let mut tail = Vec::with_capacity((meta.len() - from) as usize);
-    f.take(TAIL_BYTES).read_to_end(&mut tail).ok()?;
+    let (tail, _) = sourcemap_core::fs::files::read_tail(path, TAIL_BYTES).ok()?;
     let (url, _) = find_source_mapping_url(&tail)?;
     if url.starts_with("data:") {
         return None;
