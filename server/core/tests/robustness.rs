@@ -1,5 +1,6 @@
 //! Invalid input never panics: arbitrary `mappings` text, and valid maps with random bytes changed, go through
-//! parsing, validation and lookups in both directions. (Issue 5 adds coverage-guided fuzzing on top.)
+//! parsing, validation and lookups in both directions. Coverage-guided fuzzing of the same surfaces (VLQ, `mappings`,
+//! whole maps, stack lines, profiles) is in `fuzz/`, run by `scripts/test`.
 
 use proptest::prelude::*;
 use sourcemap_core::{Bias, GeneratedPosition, SourceMapIndex};

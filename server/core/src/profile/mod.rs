@@ -3,8 +3,11 @@
 //! function (`summary.rs`) once the caller has mapped the frames, and written back in their own format with original
 //! names and positions (`Rewrite`).
 //!
-//! Positions, per format, converted to 0-based here and nowhere else, each checked on every frame of the real
-//! recordings in `fixtures/profiles` (README there, with the counts):
+//! Positions of the profile formats, converted to 0-based in `Frame`s by each format's reader as this table says,
+//! each checked on every frame of the real recordings in `fixtures/profiles` (README there, with the counts). The
+//! other inputs of `profile` keep their conventions beside their readers, with their sources: heap snapshots'
+//! `trace_function_infos` (1-based, 0 unknown: `heap_snapshot.rs`), Hermes coverage traces (0-based) and
+//! attribution lines (1-based lines, 0-based columns: `coverage.rs`).
 //!
 //! | format | line | column | what the position is |
 //! |---|---|---|---|

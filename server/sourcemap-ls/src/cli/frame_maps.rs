@@ -681,3 +681,46 @@ fn withhold_misfits(
     }
     mismatched
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A map's guessed bundle is one that leads to the map (its comment names it, or it has none and the map is its
+    /// sidecar); a JSON document never is; the input being read never is.
+    #[test]
+    fn a_guessed_bundle_is_one_that_leads_to_the_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let file = |name: &str, text: &str| {
+            std::fs::write(d.join(name), text).unwrap();
+            d.join(name)
+        };
+        let map = file("app.js.map", "{}");
+        // (the candidate's name, its text, whether it is the bundle)
+        let cases = [
+            ("app.js", "f();\n//# sourceMappingURL=app.js.map\n", true),
+            ("app.js", "f();\n", true),
+            ("app.js", "f();\n//# sourceMappingURL=other.js.map\n", false),
+            ("app.js", "{\"nodes\":[],\"samples\":[]}", false),
+        ];
+        for (name, text, is_bundle) in cases {
+            let candidate = file(name, text);
+            let guess = BundleFile::Guess {
+                candidates: vec![candidate.clone()],
+                map: map.clone(),
+            };
+            let read = guess.read().map(|(p, _)| p);
+            assert_eq!(read.is_some(), is_bundle, "{text:?}");
+            if is_bundle {
+                assert_eq!(read, Some(candidate.clone()));
+            }
+        }
+        let mut known = BundleFile::Known(d.join("app.js"));
+        known.exclude(&d.join("./app.js"));
+        assert!(
+            known.path().is_none(),
+            "the input is never its map's bundle"
+        );
+    }
+}

@@ -215,26 +215,11 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
 /// The trace: metro-symbolicate's positional `MAP LINE [COLUMN]`, the last positional argument when it is not a
 /// map, or stdin.
 fn read_input(args: &mut SymbolicateArgs) -> Result<String, CliError> {
-    // metro-symbolicate's positional form, `MAP LINE [COLUMN]` (its `symbolicate.js`: the column defaults to 0):
-    // one position, read as a `LINE COLUMN` line is (`--input-line-start`, `--input-column-start`).
-    let is_number = |p: &PathBuf| {
-        let s = p.to_string_lossy();
-        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !p.exists()
+    let positional = if args.trace.is_none() {
+        take_positional(&mut args.maps)
+    } else {
+        None
     };
-    let mut positional: Option<String> = None;
-    if args.trace.is_none() && args.maps.len() >= 2 && args.maps.last().is_some_and(is_number) {
-        let mut numbers = vec![args.maps.pop().expect("checked")];
-        if args.maps.len() >= 2 && args.maps.last().is_some_and(is_number) {
-            numbers.insert(0, args.maps.pop().expect("checked"));
-        } else {
-            numbers.push(PathBuf::from("0"));
-        }
-        positional = Some(format!(
-            "{} {}\n",
-            numbers[0].display(),
-            numbers[1].display()
-        ));
-    }
     // The last positional argument may be the trace itself.
     if args.trace.is_none() && positional.is_none() {
         if let Some(last) = args.maps.last() {
@@ -264,6 +249,26 @@ fn read_input(args: &mut SymbolicateArgs) -> Result<String, CliError> {
         }
     }
     Ok(text)
+}
+
+/// metro-symbolicate's positional form, `MAP LINE [COLUMN]` (its `symbolicate.js`: the column defaults to 0), taken
+/// off the end of `maps`: one position, as the `LINE COLUMN` line it is then read as (`--input-line-start`,
+/// `--input-column-start` apply). A number that names an existing file is a file.
+fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
+    let is_number = |p: &PathBuf| {
+        let s = p.to_string_lossy();
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !p.exists()
+    };
+    if maps.len() < 2 || !maps.last().is_some_and(is_number) {
+        return None;
+    }
+    let last = maps.pop()?;
+    let (line, column) = if maps.len() >= 2 && maps.last().is_some_and(is_number) {
+        (maps.pop()?, last)
+    } else {
+        (last, PathBuf::from("0"))
+    };
+    Some(format!("{} {}\n", line.display(), column.display()))
 }
 
 fn frames_mut(out: &mut [SymbolicatedLine]) -> impl Iterator<Item = &mut SymbolicatedFrame> {
@@ -610,5 +615,35 @@ fn explain_debug_ids(bundle: Option<&str>, map: Option<&str>) -> String {
         (Some(b), None) => format!("debug ID: the bundle has {b}, the map none"),
         (None, Some(mid)) => format!("debug ID: the map has {mid}, the bundle none"),
         (None, None) => "debug IDs: neither has one".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_positional_form_is_taken_off_the_end() {
+        let paths = |a: &[&str]| a.iter().map(PathBuf::from).collect::<Vec<_>>();
+        // (arguments, the line read, the maps left)
+        let cases: &[(&[&str], Option<&str>, &[&str])] = &[
+            (&["a.map", "12", "34"], Some("12 34\n"), &["a.map"]),
+            (&["a.map", "12"], Some("12 0\n"), &["a.map"]),
+            (
+                &["a.map", "b.map", "7", "0"],
+                Some("7 0\n"),
+                &["a.map", "b.map"],
+            ),
+            (&["a.map"], None, &["a.map"]),
+            (&["a.map", "trace.txt"], None, &["a.map", "trace.txt"]),
+            (&["a.map", "12x"], None, &["a.map", "12x"]),
+            // A lone number is a map's name, not a position.
+            (&["12"], None, &["12"]),
+        ];
+        for (args, line, left) in cases {
+            let mut maps = paths(args);
+            assert_eq!(take_positional(&mut maps).as_deref(), *line, "{args:?}");
+            assert_eq!(maps, paths(left), "{args:?}");
+        }
     }
 }

@@ -56,4 +56,27 @@ mod tests {
         );
         assert_eq!(utf16_len("é🎉x"), 4);
     }
+
+    /// `$0` marks the byte offset; the position is counted in UTF-16 units from its line's start.
+    #[test]
+    fn marked_offsets_as_positions() {
+        let cases = [
+            ("$0abc", (0, 0)),
+            ("ab$0c", (0, 2)),
+            ("a\nb\n$0", (2, 0)),
+            ("x\r\n$0y", (1, 0)),
+            ("é$0", (0, 1)),
+            ("🎉$0z", (0, 2)),
+            ("\u{10000}\u{10000}\n\u{10000}$0", (1, 2)),
+        ];
+        for (marked, (line, character)) in cases {
+            let at = marked.find("$0").unwrap();
+            let text = marked.replace("$0", "");
+            assert_eq!(
+                offset_to_position(text.as_bytes(), at),
+                Position::new(line, character),
+                "{marked:?}"
+            );
+        }
+    }
 }

@@ -1,10 +1,10 @@
 //! `sourcemap/profile` `{textDocument:{uri}, by?: "function"|"file"|"package", top?, map?}` → where a CPU profile's
 //! time went, by original function: `{format, samples, totalMs, positioned, mapped, warnings, needsMap,
 //! functions:[{function, source, line, package, unmapped, selfMs, selfPercent, totalMs, totalPercent, location}]}`
-//! (`line` 0-based;
-//! `location` the original source, file or virtual document, at the function's line). The same rows as
-//! `sourcemap-ls profile --json`; each distinct frame place is resolved as `sourcemap/symbolicate` resolves a
-//! frame, against the workspace's maps.
+//! (`line` 0-based, as LSP counts; `location` the original source, file or virtual document, at the function's
+//! line). The rows are the core's `summarize`, as `sourcemap-ls profile --json` prints them, but for their shape:
+//! the CLI's `functions[].line` is 1-based (as its text tables), it has `samples` and no `location`. Each distinct
+//! frame place is resolved as `sourcemap/symbolicate` resolves a frame, against the workspace's maps.
 
 use std::collections::HashMap;
 
