@@ -3,6 +3,10 @@
 //! order, so an answer never depends on the file system's order; dependency, build and hidden folders skipped (a
 //! bundle a frame names, or a map the workspace owns, is not in them); symlinked folders not entered (no cycles),
 //! symlinked files seen as the files they lead to.
+//!
+//! Hand-written rather than `walkdir` or `ignore`: both walk depth first, and the order here is part of the policy
+//! (`bundle::resolve` takes the nearest same-named file first, and stops after `MAX_SAME_NAMED`); a depth-first
+//! walk sorted afterwards would have to see the whole tree before the first answer.
 
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
