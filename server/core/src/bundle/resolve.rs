@@ -749,13 +749,7 @@ mod tests {
         chosen: &[(&str, PathBuf)],
     ) -> (Vec<Option<String>>, Vec<AmbiguousFile>) {
         let lines = parse_stack(trace, PlainInput::default());
-        let frames: Vec<&StackFrame> = lines
-            .iter()
-            .filter_map(|l| match l {
-                StackLine::Frame(f) => Some(f),
-                StackLine::Text(_) => None,
-            })
-            .collect();
+        let frames: Vec<&StackFrame> = lines.iter().filter_map(StackLine::frame).collect();
         let chosen: HashMap<String, PathBuf> = chosen
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))

@@ -116,6 +116,23 @@ pub enum StackLine {
     Text(String),
 }
 
+impl StackLine {
+    /// The frame, if this line is one (for `filter_map` over a trace's lines).
+    pub fn frame(&self) -> Option<&StackFrame> {
+        match self {
+            StackLine::Frame(f) => Some(f),
+            StackLine::Text(_) => None,
+        }
+    }
+
+    pub fn frame_mut(&mut self) -> Option<&mut StackFrame> {
+        match self {
+            StackLine::Frame(f) => Some(f),
+            StackLine::Text(_) => None,
+        }
+    }
+}
+
 /// Offsets for plain `LINE COLUMN` input, as metro-symbolicate's `--input-line-start` / `--input-column-start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlainInput {

@@ -74,6 +74,23 @@ pub enum SymbolicatedLine {
     Text(String),
 }
 
+impl SymbolicatedLine {
+    /// The frame, if this line is one (for `filter_map` over a trace's lines).
+    pub fn frame(&self) -> Option<&SymbolicatedFrame> {
+        match self {
+            SymbolicatedLine::Frame(f) => Some(f),
+            SymbolicatedLine::Text(_) => None,
+        }
+    }
+
+    pub fn frame_mut(&mut self) -> Option<&mut SymbolicatedFrame> {
+        match self {
+            SymbolicatedLine::Frame(f) => Some(f),
+            SymbolicatedLine::Text(_) => None,
+        }
+    }
+}
+
 /// Looks one frame up in `index` (the map chosen for it), with names from the maps and the frame only.
 pub fn symbolicate_frame(index: &SourceMapIndex, frame: &StackFrame) -> SymbolicatedFrame {
     symbolicate_frame_with(index, 0, frame, &NoCode)

@@ -465,10 +465,8 @@ pub(super) fn resolve(
     };
     let printed: Vec<Option<GeneratedPosition>> = lines
         .iter()
-        .filter_map(|l| match l {
-            StackLine::Frame(f) => Some(f.generated),
-            StackLine::Text(_) => None,
-        })
+        .filter_map(StackLine::frame)
+        .map(|f| f.generated)
         .collect();
     if apply_shift {
         let mut k = 0;
@@ -570,13 +568,7 @@ fn choose(
     lines: &[StackLine],
 ) -> (Vec<(Option<usize>, String)>, Vec<AmbiguousFile>) {
     // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
-    let frames: Vec<&StackFrame> = lines
-        .iter()
-        .filter_map(|l| match l {
-            StackLine::Frame(f) => Some(f),
-            StackLine::Text(_) => None,
-        })
-        .collect();
+    let frames: Vec<&StackFrame> = lines.iter().filter_map(StackLine::frame).collect();
     let given = catalog.given();
     let (chosen_bundles, debug_ids) = (catalog.chosen.clone(), catalog.debug_ids.clone());
     let asked = Asked {

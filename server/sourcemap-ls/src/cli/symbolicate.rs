@@ -119,10 +119,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             document
                 .lines
                 .iter()
-                .filter_map(|l| match l {
-                    StackLine::Frame(f) => f.generated,
-                    StackLine::Text(_) => None,
-                })
+                .filter_map(StackLine::frame)
+                .filter_map(|f| f.generated)
                 .collect()
         });
     let mut explicit = args
@@ -172,10 +170,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     );
     let explained: Vec<Vec<String>> = if args.explain {
         out.iter()
-            .filter_map(|l| match l {
-                SymbolicatedLine::Frame(f) => Some(f),
-                SymbolicatedLine::Text(_) => None,
-            })
+            .filter_map(SymbolicatedLine::frame)
             .enumerate()
             .map(|(k, f)| explain(f, &chosen[k], &catalog.maps, printed[k], shifts[k]))
             .collect()
@@ -272,10 +267,7 @@ fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
 }
 
 fn frames_mut(out: &mut [SymbolicatedLine]) -> impl Iterator<Item = &mut SymbolicatedFrame> {
-    out.iter_mut().filter_map(|l| match l {
-        SymbolicatedLine::Frame(f) => Some(f),
-        SymbolicatedLine::Text(_) => None,
-    })
+    out.iter_mut().filter_map(SymbolicatedLine::frame_mut)
 }
 
 /// The answer as text: in the trace's own shape when it was JSON log lines or an event (`as_found`), else a line

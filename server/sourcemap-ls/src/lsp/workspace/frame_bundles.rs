@@ -46,13 +46,7 @@ pub async fn maps_for_frames(
     let base = uri
         .and_then(|u| u.to_file_path().ok())
         .and_then(|p| p.parent().map(Path::to_path_buf));
-    let frames: Vec<&StackFrame> = lines
-        .iter()
-        .filter_map(|l| match l {
-            StackLine::Frame(f) => Some(f),
-            StackLine::Text(_) => None,
-        })
-        .collect();
+    let frames: Vec<&StackFrame> = lines.iter().filter_map(StackLine::frame).collect();
     let chosen: HashMap<String, PathBuf> = chosen
         .iter()
         .filter_map(|(file, u)| Some((file.clone(), u.to_file_path().ok()?)))
