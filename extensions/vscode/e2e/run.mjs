@@ -320,11 +320,11 @@ try {
     await sleep(300);
     await page.mouse.move(at.x - 2, at.y);
     await page.mouse.move(at.x, at.y);
-    const hover = page.locator(".monaco-hover-content", { hasText: "differs" });
+    const hover = page.locator(".monaco-hover-content", { hasText: "changed here" });
     await hover.first().waitFor({ state: "visible", timeout: 20000 });
     await sleep(400);
     const text = (await page.locator(".monaco-hover-content").allInnerTexts()).join("\n---\n");
-    const box = await page.locator(".monaco-hover").filter({ hasText: "differs" }).first().boundingBox();
+    const box = await page.locator(".monaco-hover").filter({ hasText: "changed here" }).first().boundingBox();
     if (box !== null) {
       const clip = { x: Math.max(0, box.x - 40), y: Math.max(0, Math.min(box.y, at.y) - 30), width: Math.min(1240, box.width + 80), height: Math.min(780, Math.abs(at.y - box.y) + box.height + 60) };
       await page.screenshot({ path: path.join(args.out, "decoy.png"), clip });
@@ -332,7 +332,7 @@ try {
         fs.copyFileSync(path.join(args.out, "decoy.png"), args["screenshot-decoy"]);
       }
     }
-    const ok = text.includes("metro-app/screen.js") && text.includes("differs from the map") && text.includes("return view();") && !text.includes("oldView");
+    const ok = text.includes("metro-app/screen.js") && text.includes("has changed here since the build") && text.includes("return view();") && !text.includes("oldView");
     return { ok, detail: text };
   });
 

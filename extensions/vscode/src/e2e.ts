@@ -154,12 +154,13 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       ).map((l) => l.uri);
     // index.js: only the root's unrelated index.js shares the bare name; the map's text is shown.
     const index = await defAt(0, (u) => u.startsWith("sourcemap-source:"));
-    // screen.js: metro-app/screen.js is an old checkout; the map's text is shown and the hover says why.
+    // screen.js: metro-app/screen.js is an old checkout whose frame line differs; the map's text is shown and the hover
+    // says what changed.
     const screen = await defAt(1, (u) => u.startsWith("sourcemap-source:"));
     const hover = hoverText(
       await until(
         () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", rnBundle, new vscode.Position(1, 0)),
-        (h) => hoverText(h).includes("differs"),
+        (h) => hoverText(h).includes("changed here"),
         10000,
       ),
     );
@@ -176,7 +177,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
       screen.length === 1 &&
       screen[0]?.startsWith("sourcemap-source:") === true &&
       hover.includes("metro-app/screen.js") &&
-      hover.includes("differs from the map's copy") &&
+      hover.includes("has changed here since the build") &&
       hover.includes("return view();") &&
       same.length === 1 &&
       same[0] === sameUri &&

@@ -64,7 +64,11 @@ export interface SymbolicatedFrame {
   precision?: "line" | "column";
   /** The frame ran inside code made by eval: its position is the eval call site. */
   inEval?: boolean;
+  /** Where to open the frame: today's file at the line's place now when the file was edited since the build and the
+   * line was not; else the source's file or the build's copy. */
   location: Location | null;
+  /** Where the original position is in the source's file today, when that file was edited since the build. */
+  current?: { line: number; character: number; status: "unchanged" | "moved" | "changed" | "deleted" } | null;
 }
 
 export interface SymbolicateResult {

@@ -17,6 +17,7 @@ use sourcemap_core::bundle::resolve::{
     choose_maps, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
 };
 use sourcemap_core::fs::walk::FilesByName;
+use sourcemap_core::source::today::{SourceDrift, TodayPosition};
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{file_name_of, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
@@ -246,11 +247,43 @@ pub(super) fn original_text(m: &KnownMap, source: SourceId) -> Option<String> {
     if let Some(content) = m.index.source_content(source) {
         return Some(content.into_owned());
     }
+    read_text(&local_source(m, source)?)
+}
+
+/// The local file a source names: its URL relative to the map's folder (a `file://` URL or an absolute path as it is).
+fn local_source(m: &KnownMap, source: SourceId) -> Option<PathBuf> {
     let url = m.index.source(source).url.as_deref()?;
-    let path = url.strip_prefix("file://").unwrap_or(url);
-    let bytes =
-        sourcemap_core::fs::files::read_regular(&m.dir.join(path), MAX_GENERATED_BYTES).ok()?;
+    Some(m.dir.join(url.strip_prefix("file://").unwrap_or(url)))
+}
+
+fn read_text(path: &Path) -> Option<String> {
+    let bytes = sourcemap_core::fs::files::read_regular(path, MAX_GENERATED_BYTES).ok()?;
     String::from_utf8(bytes).ok()
+}
+
+/// Where each frame's original position is in its source's local file today, when the map has the build's copy of
+/// the source and the local file is an edit of it (`SourceDrift::is_edit_of_build`; one diff per source); `None`
+/// for every other frame.
+pub(super) fn frames_today(
+    out: &[SymbolicatedLine],
+    maps: &[KnownMap],
+) -> Vec<Option<(PathBuf, TodayPosition)>> {
+    let mut drifts: HashMap<(usize, SourceId), Option<(PathBuf, SourceDrift)>> = HashMap::new();
+    out.iter()
+        .filter_map(SymbolicatedLine::frame)
+        .map(|f| {
+            let (m, o) = (f.map?, f.original.as_ref()?);
+            let drift = drifts.entry((m, o.source_id)).or_insert_with(|| {
+                let build = maps[m].index.source_content(o.source_id)?;
+                let path = local_source(&maps[m], o.source_id)?;
+                let today = read_text(&path)?;
+                let drift = SourceDrift::between(&build, &today);
+                (!drift.is_unchanged() && drift.is_edit_of_build()).then_some((path, drift))
+            });
+            let (path, drift) = drift.as_ref()?;
+            Some((path.clone(), drift.position(o.line, o.column)?))
+        })
+        .collect()
 }
 
 pub(super) struct Catalog {

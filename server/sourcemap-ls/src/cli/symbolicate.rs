@@ -6,13 +6,14 @@
 //! opened lazily (a section is validated and indexed when a frame first touches it).
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Value};
 use sourcemap_core::bundle::fit::{FitReport, Verdict};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
+use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::{
@@ -22,7 +23,8 @@ use sourcemap_core::trace::symbolicate::{
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
 
 use super::frame_maps::{
-    load_for, original_text, resolve, shown, Catalog, FunctionLines, KnownMap, Resolution,
+    frames_today, load_for, original_text, resolve, shown, Catalog, FunctionLines, KnownMap,
+    Resolution,
 };
 use super::CliError;
 
@@ -168,11 +170,22 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         args.apply_shift,
         FunctionLines::NotWanted,
     );
+    // The build's position is the answer (the crash's truth); where the source's file was edited since, where that
+    // code is now goes beside it.
+    let today = frames_today(&out, &catalog.maps);
     let explained: Vec<Vec<String>> = if args.explain {
         out.iter()
             .filter_map(SymbolicatedLine::frame)
             .enumerate()
-            .map(|(k, f)| explain(f, &chosen[k], &catalog.maps, printed[k], shifts[k]))
+            .map(|(k, f)| {
+                let mut lines = explain(f, &chosen[k], &catalog.maps, printed[k], shifts[k]);
+                lines.extend(
+                    today[k]
+                        .as_ref()
+                        .map(|(path, now)| explain_today(f, path, *now)),
+                );
+                lines
+            })
             .collect()
     } else {
         Vec::new()
@@ -195,15 +208,12 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         print_text(&out, as_found.then_some(&document), &explained, options);
         return Ok(());
     }
-    print_json(
-        &out,
-        &catalog,
-        &explained,
-        &mismatched,
-        &problems,
-        &ambiguous,
-        options,
-    );
+    let notes = FrameNotes {
+        explained: &explained,
+        mismatched: &mismatched,
+        today: &today,
+    };
+    print_json(&out, &catalog, &notes, &problems, &ambiguous, options);
     Ok(())
 }
 
@@ -299,13 +309,46 @@ fn print_text(
     }
 }
 
+/// What the JSON answer says per frame beside its position (by frame number).
+struct FrameNotes<'a> {
+    explained: &'a [Vec<String>],
+    mismatched: &'a [usize],
+    today: &'a [Option<(PathBuf, TodayPosition)>],
+}
+
+/// `--explain`'s line on a source edited since the build: where the code is in the local file now, or what became of
+/// its line.
+fn explain_today(f: &SymbolicatedFrame, path: &Path, now: TodayPosition) -> String {
+    let build_line = f.original.as_ref().map_or(0, |o| o.line);
+    let file = path.display();
+    match now.status {
+        Status::Unchanged | Status::Moved => format!(
+            "your file now ({file}, edited since the build): this code is at {}:{} ({}); the answer is the build's position",
+            now.line + 1,
+            now.column,
+            moved_by(build_line, now.line)
+        ),
+        Status::Changed => format!(
+            "your file now ({file}, edited since the build): line {} was rewritten (line {} now); the answer is the \
+             build's position",
+            build_line + 1,
+            now.line + 1
+        ),
+        Status::Deleted => format!(
+            "your file now ({file}, edited since the build): line {} is gone (the code after it is at line {}); the \
+             answer is the build's position",
+            build_line + 1,
+            now.line + 1
+        ),
+    }
+}
+
 /// The answer as `--json`: metro-symbolicate's `stack` and `codeFrame` (1-based lines, 0-based columns), with
 /// what sourcemap-ls adds beside them.
 fn print_json(
     out: &[SymbolicatedLine],
     catalog: &Catalog,
-    explained: &[Vec<String>],
-    mismatched: &[usize],
+    notes: &FrameNotes,
     problems: &[Value],
     ambiguous: &[AmbiguousFile],
     options: TextOptions,
@@ -321,7 +364,12 @@ fn print_json(
             SymbolicatedLine::Text(_) => None,
             SymbolicatedLine::Frame(f) => {
                 k += 1;
-                let explain = explained.get(k - 1);
+                let explain = notes.explained.get(k - 1);
+                // Where the original position is in the local file today, 1-based like `original`.
+                let current = notes.today[k - 1].as_ref().map(|(_, now)| {
+                    let (line, column) = position_json(now.line, now.column);
+                    json!({"line": line, "column": column, "status": now.status})
+                });
                 // A line-only frame has no column on either side (`"precision": "line"`).
                 let line_only = f.frame.precision == Precision::Line;
                 let generated = f.frame.generated.map(|g| {
@@ -344,10 +392,11 @@ fn print_json(
                     "ignored": f.ignored,
                     "text": render_frame(f, options),
                     "unresolved": f.unresolved,
-                    "mapMismatch": mismatched.contains(&(k - 1)),
+                    "mapMismatch": notes.mismatched.contains(&(k - 1)),
                     "precision": if line_only { "line" } else { "column" },
                     "inEval": f.frame.in_eval,
                     "explain": explain,
+                    "current": current,
                 }))
             }
         })

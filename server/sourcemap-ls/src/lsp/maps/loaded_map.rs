@@ -5,12 +5,13 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use sourcemap_core::bundle::fit::FitReport;
+use sourcemap_core::source::today::SourceDrift;
 use sourcemap_core::trace::js_scopes::FunctionScopes;
 use sourcemap_core::{SourceId, SourceMapIndex};
 
 use crate::lsp::maps::local_sources::ContentChecks;
 use crate::lsp::maps::map_key::MapKey;
-use crate::lsp::maps::memo::{Memo, MAX_FIT_REPORTS, MAX_PARSED_TEXTS};
+use crate::lsp::maps::memo::{Memo, MAX_DIFFED_TEXTS, MAX_FIT_REPORTS, MAX_PARSED_TEXTS};
 use crate::lsp::maps::outline::Module;
 use crate::lsp::maps::source_texts::SourceTexts;
 
@@ -29,6 +30,9 @@ pub struct LoadedMap {
     pub texts: SourceTexts,
     /// Whether the map fits its bundle, by the bundle text checked (see `map_fit`).
     pub fits: Memo<FitReport>,
+    /// Where the build's copy of each edited source went in today's text, by the text diffed (see
+    /// `workspace::todays_file`).
+    pub drifts: Memo<SourceDrift>,
 }
 
 impl LoadedMap {
@@ -42,6 +46,7 @@ impl LoadedMap {
             content_checks: Default::default(),
             texts: Default::default(),
             fits: Memo::new(MAX_FIT_REPORTS),
+            drifts: Memo::new(MAX_DIFFED_TEXTS),
         }
     }
 

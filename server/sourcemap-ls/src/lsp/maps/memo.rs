@@ -1,4 +1,5 @@
-//! What a map's entry remembers of texts it was asked about (function scopes, fit reports), keyed by what the text
+//! What a map's entry remembers of texts it was asked about (function scopes, fit reports, diffs of edited sources),
+//! keyed by what the text
 //! was read from: a document version, a file's stamp (path, inode, size, modification time: a hit reads nothing),
 //! or the map's own `sourcesContent`. A changed text has another key, so it is computed again; the entry goes with
 //! the map when the map changes.
@@ -15,6 +16,8 @@ use tower_lsp::lsp_types::Url;
 pub const MAX_PARSED_TEXTS: usize = 32;
 /// How many bundle texts one map keeps fit reports for (a map rarely has more than one bundle).
 pub const MAX_FIT_REPORTS: usize = 8;
+/// How many (source, text) diffs one map keeps: the sources being edited while a crash is looked into.
+pub const MAX_DIFFED_TEXTS: usize = 32;
 
 /// What a remembered value was computed from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -12,6 +12,7 @@ use super::SourceUris;
 use crate::lsp::protocol::position::utf16_len;
 use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::frame_bundles::NoFileMap;
+use sourcemap_core::source::today::moved_by;
 
 /// Larger documents are not scanned (a bundle or a huge log): links are a convenience, not worth a stall.
 const MAX_TEXT_BYTES: usize = 8 << 20;
@@ -60,11 +61,15 @@ pub async fn document_link(
             continue;
         };
         let map = &maps[id];
-        let Some(mut target) = uris.get(map, o.source_id) else {
+        // Today's file at the line's place now when only that moved; the build's copy where the line changed.
+        let placed = uris.place(map, o.source_id, o.line, o.column);
+        let Some(location) = placed.location else {
             continue;
         };
+        let mut target = location.uri;
         // VS Code opens `file:///x#L12,5` at line 12, column 5.
-        target.set_fragment(Some(&format!("L{},{}", o.line + 1, o.column + 1)));
+        let at = location.range.start;
+        target.set_fragment(Some(&format!("L{},{}", at.line + 1, at.character + 1)));
         let raw = &f.frame.raw;
         let start = utf16_len(&raw[..span.start]);
         let end = utf16_len(&raw[..span.end]);
@@ -81,6 +86,18 @@ pub async fn document_link(
                 "{function}{source}:{} (line only: the trace gives no column)",
                 o.line + 1
             ),
+        };
+        let tooltip = match placed.today {
+            Some(now) if now.status.is_same_code() => format!(
+                "{tooltip} — in your file now :{}:{} ({})",
+                now.line + 1,
+                now.column + 1,
+                moved_by(o.line, now.line)
+            ),
+            Some(_) => {
+                format!("{tooltip} — changed in your file since the build: opens the build's copy")
+            }
+            None => tooltip,
         };
         links.push(DocumentLink {
             range: Range::new(

@@ -19,6 +19,8 @@ use crate::lsp::protocol::position::{to_generated, to_lsp, utf16_len};
 use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::map_fit::{known_fit, withheld};
+use crate::lsp::workspace::todays_file::todays_file;
+use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 
 /// The code fence language for a source, by its extension.
 fn fence_language(source: &str) -> &'static str {
@@ -73,11 +75,15 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let source = o.source_url.unwrap_or("(unnamed source)");
     // The local file the source's path leads to, checked once: when it is the source, its workspace path is shown
     // (the map's string goes to the footer); when its text differs from the map's copy, the hover says so.
-    let (shown, differing) =
-        tokio::task::block_in_place(|| match b.source_path_candidate(&map, o.source) {
-            Some(p) if map.file_is_source(o.source, &p) => (b.workspace_path(&p), None),
-            differing => (None, differing),
-        });
+    // A file edited since the build is still that source's file: where the position is in it today is said below.
+    let (shown, differing, today) = tokio::task::block_in_place(|| {
+        let today = todays_file(b, &map, o.source).and_then(|t| t.drift.position(o.line, o.column));
+        match b.source_path_candidate(&map, o.source) {
+            Some(p) if today.is_some() => (b.workspace_path(&p), None, today),
+            Some(p) if map.file_is_source(o.source, &p) => (b.workspace_path(&p), None, None),
+            differing => (None, differing, None),
+        }
+    });
     let mut md = format!(
         "**`{}:{}:{}`**",
         shown.as_deref().unwrap_or(source),
@@ -115,6 +121,16 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         md.push_str(" *(ignore-listed)*");
     }
     md.push('\n');
+    if let Some(now) = today {
+        md.push('\n');
+        md.push_str(&since_the_build(
+            shown.as_deref().unwrap_or(source),
+            o.line,
+            o.column,
+            now,
+        ));
+        md.push('\n');
+    }
     if let Some(path) = differing {
         let _ = write!(
             md,
@@ -174,6 +190,27 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
             Position::new(hit.generated.line, end.max(hit.generated.column)),
         )),
     }))
+}
+
+/// Both places of a position whose file has been edited since the build (lines and columns 1-based, as the hover's
+/// heading): where it was built, and where that code is in the file now, or what became of it.
+fn since_the_build(source: &str, line: u32, column: u32, now: TodayPosition) -> String {
+    let (l, c) = (line + 1, column + 1);
+    let (nl, nc) = (now.line + 1, now.column + 1);
+    match now.status {
+        Status::Unchanged | Status::Moved => format!(
+            "In the build: `{source}:{l}:{c}`; in your file now: `:{nl}:{nc}` ({}).",
+            moved_by(line, now.line)
+        ),
+        Status::Changed => format!(
+            "*Your file `{source}` has changed here since the build: line {l} was rewritten (it is line {nl} now). \
+             The code below and go to definition use the build's copy.*"
+        ),
+        Status::Deleted => format!(
+            "*Line {l} is gone from your file `{source}` since the build (the code after it starts at line {nl} now). \
+             The code below and go to definition use the build's copy.*"
+        ),
+    }
 }
 
 /// The hover's markdown as plain text, same information: emphasis and code marks dropped, code fences removed

@@ -16,6 +16,7 @@ pub mod symbolicate;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use sourcemap_core::source::today::TodayPosition;
 use sourcemap_core::{OriginalPosition, SourceId};
 use tower_lsp::lsp_types::{Location, Position, Range, Url};
 
@@ -25,6 +26,7 @@ use tower_lsp::lsp_types::TextDocumentIdentifier;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::{source_copies, sources};
 use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::todays_file::{todays_file, TodaysFile};
 use std::sync::atomic::Ordering;
 
 /// The parameters of a custom request about a whole document: `{textDocument: {uri}}`.
@@ -34,23 +36,29 @@ pub struct DocumentParams {
     pub text_document: TextDocumentIdentifier,
 }
 
-/// Where an original position is for the editor: the local file when the source resolves to one, else a
-/// `sourcemap-source:` virtual document when the map carries the source's content.
+/// Where an original position is for the editor (see [`SourceUris::place`]).
 pub fn original_location(
     b: &Backend,
     map: &LoadedMap,
     o: &OriginalPosition<'_>,
 ) -> Option<Location> {
-    let uri = source_uri(b, map, o.source)?;
-    let p = Position::new(o.line, o.column);
-    Some(Location::new(uri, Range::new(p, p)))
+    SourceUris::new(b)
+        .place(map, o.source, o.line, o.column)
+        .location
 }
 
+/// The source's local file when it resolves to one (its text the build's copy), else its copy.
 pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
-    let url = map.index.source(id).url.as_deref();
     if let Some(path) = b.resolve_source(map, id) {
         return Url::from_file_path(path).ok();
     }
+    copy_uri(b, map, id)
+}
+
+/// The map's own copy of a source (`sourcesContent`): a `sourcemap-source:` virtual document for a client that opens
+/// them, else a read-only file copy.
+fn copy_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
+    let url = map.index.source(id).url.as_deref();
     if !map.index.source(id).has_content() {
         return None;
     }
@@ -70,12 +78,21 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
     Url::from_file_path(copy).ok()
 }
 
+/// A position of the build placed for the editor.
+pub struct Placed {
+    pub location: Option<Location>,
+    /// Where the position is in today's file, when the file differs from the build's copy.
+    pub today: Option<TodayPosition>,
+}
+
 /// [`source_uri`] remembered per (map, source) for one request: a long log names the same sources thousands of
 /// times, and each answer may stat candidates, hash a local file or write a copy.
 pub struct SourceUris<'b> {
     b: &'b Backend,
     memo: HashMap<(*const LoadedMap, SourceId), Option<Url>>,
     names: HashMap<(*const LoadedMap, SourceId), Option<String>>,
+    todays: HashMap<(*const LoadedMap, SourceId), Option<TodaysFile>>,
+    copies: HashMap<(*const LoadedMap, SourceId), Option<Url>>,
 }
 
 impl<'b> SourceUris<'b> {
@@ -84,6 +101,8 @@ impl<'b> SourceUris<'b> {
             b,
             memo: HashMap::new(),
             names: HashMap::new(),
+            todays: HashMap::new(),
+            copies: HashMap::new(),
         }
     }
 
@@ -93,6 +112,46 @@ impl<'b> SourceUris<'b> {
             .entry((map as *const LoadedMap, id))
             .or_insert_with(|| source_uri(b, map, id))
             .clone()
+    }
+
+    /// Where `line`:`column` of source `id` (the build's position) opens: the local file when it is the build's copy;
+    /// when it has changed since (on disk, or as an open document), that file at the line's place today if the line
+    /// is unchanged there, else the build's copy at the build's position: never a line of today's file that holds
+    /// other code. Without a local file, the build's copy.
+    pub fn place(&mut self, map: &LoadedMap, id: SourceId, line: u32, column: u32) -> Placed {
+        let b = self.b;
+        let key = (map as *const LoadedMap, id);
+        let today = self
+            .todays
+            .entry(key)
+            .or_insert_with(|| tokio::task::block_in_place(|| todays_file(b, map, id)))
+            .clone();
+        let at = |uri: Url, line: u32, column: u32| {
+            let p = Position::new(line, column);
+            Location::new(uri, Range::new(p, p))
+        };
+        let Some(today) = today else {
+            return Placed {
+                location: self.get(map, id).map(|u| at(u, line, column)),
+                today: None,
+            };
+        };
+        let now = today.drift.position(line, column);
+        match now {
+            Some(p) if p.status.is_same_code() => Placed {
+                location: Some(at(today.uri, p.line, p.column)),
+                today: now,
+            },
+            _ => Placed {
+                location: self
+                    .copies
+                    .entry(key)
+                    .or_insert_with(|| copy_uri(b, map, id))
+                    .clone()
+                    .map(|u| at(u, line, column)),
+                today: now,
+            },
+        }
     }
 
     /// [`Backend::display_source`], remembered the same way.

@@ -1,5 +1,7 @@
 //! `sourcemap/symbolicate` `{text, uri?, bundles?}` → `{text, frames:[{raw, text, generated, original, ignored,
-//! location}], ambiguous}`. A source that resolved to a file in a workspace folder is shown by its path there
+//! location, current}], ambiguous}`. `current` (`{line, character, status: unchanged|moved|changed|deleted}`) is
+//! where the original position is in the source's file today, when that file was edited since the build;
+//! `location` opens it there only when the line is unchanged. A source that resolved to a file in a workspace folder is shown by its path there
 //! (`original.source`; the map's string is `original.mapSource`).
 //!
 //! A stack trace in any common format, against the workspace's maps: each frame's map is chosen in
@@ -9,12 +11,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use sourcemap_core::source::today::{Status, TodayPosition};
 use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::{
     render_frame, render_text, symbolicate, FunctionNameSource, SymbolicatedLine, TextOptions,
 };
 use tower_lsp::jsonrpc::Result;
-use tower_lsp::lsp_types::{Location, Position, Range, Url};
+use tower_lsp::lsp_types::{Location, Url};
 
 use super::SourceUris;
 use crate::lsp::maps::loaded_map::LoadedMap;
@@ -56,11 +59,34 @@ pub struct FrameAnswer {
     original: Option<OriginalAt>,
     ignored: bool,
     unresolved: Option<String>,
+    /// The original position to open: today's file at the line's place now when the file was edited since the build
+    /// and the line was not; else the source's file, or the build's copy.
     location: Option<Location>,
+    /// Where the original position is in today's file, when that differs from the build's copy (`original` stays the
+    /// build's position: the crash's truth).
+    current: Option<Current>,
     /// `"line"` for a line-only frame, answered at line level (its `character`s mean nothing); else `"column"`.
     precision: &'static str,
     /// The frame ran inside code made by eval (its position is the eval call site).
     in_eval: bool,
+}
+
+/// A position in today's file (0-based, UTF-16), and what became of its line since the build.
+#[derive(Debug, Serialize)]
+struct Current {
+    line: u32,
+    character: u32,
+    status: Status,
+}
+
+impl From<TodayPosition> for Current {
+    fn from(p: TodayPosition) -> Self {
+        Current {
+            line: p.line,
+            character: p.column,
+            status: p.status,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -204,12 +230,12 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
             SymbolicatedLine::Frame(f) => {
                 let rendered = render_frame(&f, options);
                 let map = f.map.map(|i| &maps[i]);
-                let location = match (map, &f.original) {
-                    (Some(m), Some(o)) => uris.get(m, o.source_id).map(|uri| {
-                        let p = Position::new(o.line, o.column);
-                        Location::new(uri, Range::new(p, p))
-                    }),
-                    _ => None,
+                let (location, current) = match (map, &f.original) {
+                    (Some(m), Some(o)) => {
+                        let placed = uris.place(m, o.source_id, o.line, o.column);
+                        (placed.location, placed.today.map(Current::from))
+                    }
+                    _ => (None, None),
                 };
                 let map_source = map_sources.next().flatten();
                 let generated = f.frame.generated.map(|g| GeneratedAt {
@@ -239,6 +265,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
                     ignored: f.ignored,
                     unresolved: f.unresolved,
                     location,
+                    current,
                 })
             }
         })

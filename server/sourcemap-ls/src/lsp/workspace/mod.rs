@@ -8,3 +8,4 @@ pub mod documents;
 pub mod frame_bundles;
 pub mod map_fit;
 pub mod map_resolution;
+pub mod todays_file;
