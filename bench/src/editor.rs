@@ -125,6 +125,13 @@ impl Lsp {
         self.answer(id)
     }
 
+    /// Sends a notification.
+    pub(crate) fn notify(&mut self, method: &str, params: Value) {
+        self.send_bytes(&frame(
+            &json!({"jsonrpc": "2.0", "method": method, "params": params}),
+        ));
+    }
+
     /// Waits until the server has published diagnostics (of the bundle opened: its background work is done).
     fn wait_diagnostics(&mut self) {
         while !self.diagnosed {

@@ -14,6 +14,7 @@
 mod editor;
 mod fit;
 mod profile;
+mod today;
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -54,6 +55,9 @@ struct Args {
     /// Only the profile rows (a long Hermes recording made from a recorded one in fixtures/profiles).
     #[arg(long)]
     profile_only: bool,
+    /// Only the hover rows into a source edited since the build (a 10,000-line source, edited and not).
+    #[arg(long)]
+    today_only: bool,
     /// Only the composition rows of real minified bundles with non-ASCII lines (fixtures/roundtrip's builds).
     #[arg(long)]
     explore_only: bool,
@@ -780,6 +784,11 @@ fn main() {
         non_ascii_composition_rows(&bin);
         return;
     }
+    if args.today_only {
+        today::run(&bin, args.samples);
+        editor::remove_spent_caches();
+        return;
+    }
     if args.editor_only {
         editor::run(&args, &bin);
         editor::remove_spent_caches();
@@ -815,6 +824,7 @@ fn main() {
     }
     fit::hostile_rows(args.quick, args.samples);
     editor::run(&args, &bin);
+    today::run(&bin, args.samples);
     run_scopes(&args, &bin);
     run_profile(&args, &bin);
     non_ascii_composition_rows(&bin);
