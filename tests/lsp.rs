@@ -123,7 +123,8 @@ fn metro_index_map_hover_definition_virtual_documents_and_outline() {
     let o = c.result("sourcemap/originalPosition", at(&u, call));
     assert_eq!(
         o,
-        json!({"source": "/home/ci/build/MyApp/src/App.js", "uri": uri(&root.join("src/App.js")), "line": 3, "character": 16, "name": "add"})
+        json!({"source": "/home/ci/build/MyApp/src/App.js", "uri": uri(&root.join("src/App.js")), "line": 3, "character": 16,
+               "buildLine": 3, "buildCharacter": 16, "name": "add"})
     );
 
     // Reverse: from inside `add(2, 3)` in App.js back to the bundle.

@@ -20,13 +20,17 @@ export interface TextDocumentPositionParams {
   position: Position;
 }
 
-/** `sourcemap/originalPosition` result (0-based line and character in the original source). */
+/** `sourcemap/originalPosition` result (0-based). */
 export interface OriginalPosition {
   source: string | null;
   /** Where an editor can open it (a file: or sourcemap-source: URI); null when neither exists. */
   uri: string | null;
+  /** Where `uri` opens: the build's position, or its line's place now in a source file edited since the build. */
   line: number;
   character: number;
+  /** The build's position (absent from older servers). */
+  buildLine?: number;
+  buildCharacter?: number;
   name: string | null;
 }
 

@@ -1,5 +1,7 @@
-//! `sourcemap/originalPosition` `{textDocument:{uri}, position}` → `{source, uri, line, character, name}` (0-based
-//! in the original source) or null.
+//! `sourcemap/originalPosition` `{textDocument:{uri}, position}` → `{source, uri, line, character, buildLine,
+//! buildCharacter, name}` (0-based) or null. `line` and `character` are where `uri` opens: the build's position, or,
+//! in a source file edited since the build, that line's place now (`requests::SourceUris::place`); `buildLine` and
+//! `buildCharacter` are always the build's.
 
 use serde::Serialize;
 use sourcemap_core::Bias;
@@ -20,6 +22,8 @@ pub struct Answer {
     pub uri: Option<Url>,
     pub line: u32,
     pub character: u32,
+    pub build_line: u32,
+    pub build_character: u32,
     pub name: Option<String>,
 }
 
@@ -40,11 +44,17 @@ pub async fn original_position(
         .index
         .original_position(to_generated(params.position), Bias::GreatestLowerBound)
         .map_err(|e| internal(e.to_string()))?;
-    Ok(original.map(|o| Answer {
-        source: o.source_url.map(str::to_string),
-        uri: original_location(b, &map, &o).map(|l| l.uri),
-        line: o.line,
-        character: o.column,
-        name: o.name.map(str::to_string),
+    Ok(original.map(|o| {
+        let location = original_location(b, &map, &o);
+        let at = location.as_ref().map(|l| l.range.start);
+        Answer {
+            source: o.source_url.map(str::to_string),
+            line: at.map_or(o.line, |p| p.line),
+            character: at.map_or(o.column, |p| p.character),
+            uri: location.map(|l| l.uri),
+            build_line: o.line,
+            build_character: o.column,
+            name: o.name.map(str::to_string),
+        }
     }))
 }
