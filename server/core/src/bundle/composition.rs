@@ -172,24 +172,115 @@ struct LineSegment {
     key: (bool, u32, u32, u32, bool, u32),
 }
 
+/// An index map with at least this much `mappings` is composed on two threads, split at a section that starts a
+/// line: the sections before it cover the lines before it (sections do not overlap), so each half measures its own
+/// lines and the sums are added. "Composition on two threads (issue 34)" in docs/PERFORMANCE.md has the figures.
+const TWO_THREADS_AFTER_BYTES: usize = 4 << 20;
+
 /// Attributes the bytes of `text`, the generated file `index` describes.
 pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapError> {
+    compose_with(index, text, TWO_THREADS_AFTER_BYTES)
+}
+
+/// [`compose`], on two threads from `two_threads_after` bytes of `mappings`.
+fn compose_with(
+    index: &SourceMapIndex,
+    text: &[u8],
+    two_threads_after: usize,
+) -> Result<Composition, MapError> {
+    let comment = source_mapping_url_comment(text);
+    let lines = split_lines(text);
+    let sections = index.sections();
+    let n = sections.len();
+    // The section nearest the middle (by `mappings` bytes) that starts at column 0 of a line.
+    let split = (index.mappings_bytes() >= two_threads_after && n >= 2)
+        .then(|| {
+            let half = index.mappings_bytes() / 2;
+            let mut sum = 0;
+            let middle = sections
+                .iter()
+                .position(|s| {
+                    sum += s.mappings_len();
+                    sum >= half
+                })
+                .unwrap_or(0);
+            (middle.max(1)..n)
+                .chain((1..middle.max(1)).rev())
+                .find(|&k| sections[k].offset.column == 0)
+        })
+        .flatten();
+    let parts = match split {
+        Some(k) => {
+            let at_line = (sections[k].offset.line as usize).min(lines.len());
+            let (a, b) = std::thread::scope(|scope| {
+                let second = scope.spawn(|| {
+                    compose_part(
+                        index,
+                        text,
+                        &lines,
+                        comment.clone(),
+                        k..n,
+                        at_line..lines.len(),
+                    )
+                });
+                let first = compose_part(index, text, &lines, comment.clone(), 0..k, 0..at_line);
+                (first, second.join().expect("composition thread"))
+            });
+            vec![a?, b?]
+        }
+        None => vec![compose_part(
+            index,
+            text,
+            &lines,
+            comment,
+            0..n,
+            0..lines.len(),
+        )?],
+    };
     let mut out = Composition {
         total_bytes: text.len() as u64,
         source_bytes: vec![0; index.sources().len()],
         ..Composition::default()
     };
-    let comment = source_mapping_url_comment(text);
-    let lines = split_lines(text);
+    for part in parts {
+        for (total, bytes) in out.source_bytes.iter_mut().zip(&part.source_bytes) {
+            *total += bytes;
+        }
+        out.no_source_bytes += part.no_source_bytes;
+        out.eol_bytes += part.eol_bytes;
+        out.source_map_comment_bytes += part.source_map_comment_bytes;
+    }
+    out.mapped_bytes = out.source_bytes.iter().sum::<u64>() + out.no_source_bytes;
+    out.unmapped_bytes = out
+        .total_bytes
+        .saturating_sub(out.mapped_bytes + out.eol_bytes + out.source_map_comment_bytes);
+    Ok(out)
+}
+
+/// The byte counts of the lines in `line_range`, from the segments of the sections in `section_range` (which hold
+/// every segment on those lines).
+fn compose_part(
+    index: &SourceMapIndex,
+    text: &[u8],
+    lines: &[(usize, usize, usize)],
+    comment: Option<std::ops::Range<usize>>,
+    section_range: std::ops::Range<usize>,
+    line_range: std::ops::Range<usize>,
+) -> Result<Composition, MapError> {
+    let mut out = Composition {
+        source_bytes: vec![0; index.sources().len()],
+        ..Composition::default()
+    };
     let mut line_segments: Vec<LineSegment> = Vec::new();
-    let mut current_line = 0u32;
-    let mut measured = 0usize;
+    let mut current_line = line_range.start as u32;
+    let mut measured = line_range.start;
+    let last_line = line_range.end;
     let mut measure_until = |upto: usize,
                              segments: &mut Vec<LineSegment>,
                              out: &mut Composition,
                              line_of_segments: u32| {
         // Lines before `line_of_segments` that had no segments, then that line with its segments.
-        while measured < upto.min(lines.len()) {
+        while measured < upto.min(last_line) {
             let (start, end, eol) = lines[measured];
             let with = if measured as u32 == line_of_segments {
                 &mut segments[..]
@@ -217,7 +308,7 @@ pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapEr
     let sections = index.sections();
     // Raw segments (no `MappingHit` per segment: its name and URL lookups were a tenth of a one-line bundle's run).
     index
-        .for_each_raw_segment_once(|section, raw| {
+        .for_each_raw_segment_once_in(section_range, |section, raw| {
             let at = sections[section].to_global(raw.line, raw.column);
             let line = at.line;
             if line != current_line && !line_segments.is_empty() {
@@ -259,11 +350,7 @@ pub fn compose(index: &SourceMapIndex, text: &[u8]) -> Result<Composition, MapEr
             current_line,
         );
     }
-    measure_until(lines.len(), &mut line_segments, &mut out, u32::MAX);
-    out.mapped_bytes = out.source_bytes.iter().sum::<u64>() + out.no_source_bytes;
-    out.unmapped_bytes = out
-        .total_bytes
-        .saturating_sub(out.mapped_bytes + out.eol_bytes + out.source_map_comment_bytes);
+    measure_until(last_line, &mut line_segments, &mut out, u32::MAX);
     Ok(out)
 }
 
@@ -369,6 +456,28 @@ mod tests {
 
     fn index(json: serde_json::Value) -> SourceMapIndex {
         SourceMapIndex::from_bytes(json.to_string().into_bytes()).unwrap()
+    }
+
+    /// Two halves split at a section that starts a line count every byte as one pass does; a section that starts
+    /// inside a line is no split point.
+    #[test]
+    fn two_threads_count_as_one() {
+        let section = |line: u32, column: u32, source: &str| {
+            serde_json::json!({"offset": {"line": line, "column": column}, "map": {"version": 3, "sources": [source],
+                   "names": [], "mappings": "AAAA,IAAI;AACA"}})
+        };
+        let map = index(serde_json::json!({"version": 3, "sections": [
+            section(0, 0, "a.js"), section(2, 0, "b.js"), section(3, 5, "c.js"), section(5, 0, "d.js"),
+            section(7, 0, "e.js")
+        ]}));
+        let text = b"aaaa bbbb\ncc\nbbbbbbbb\nbbb ccccccc\ncc\ndddd dd\nd\neeee\n//# sourceMappingURL=x.map\n";
+        let one = compose_with(&map, text, usize::MAX).unwrap();
+        let two = compose_with(&map, text, 0).unwrap();
+        assert_eq!(format!("{one:?}"), format!("{two:?}"));
+        assert_eq!(
+            one.mapped_bytes + one.unmapped_bytes + one.eol_bytes + one.source_map_comment_bytes,
+            text.len() as u64
+        );
     }
 
     #[test]

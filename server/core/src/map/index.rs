@@ -765,9 +765,18 @@ impl SourceMapIndex {
     /// need names for few of them (the fit check).
     pub fn for_each_raw_segment_once(
         &self,
+        f: impl FnMut(usize, &Segment),
+    ) -> Result<(), MapError> {
+        self.for_each_raw_segment_once_in(0..self.sections.len(), f)
+    }
+
+    /// [`Self::for_each_raw_segment_once`] over the sections in `sections` only.
+    pub fn for_each_raw_segment_once_in(
+        &self,
+        sections: std::ops::Range<usize>,
         mut f: impl FnMut(usize, &Segment),
     ) -> Result<(), MapError> {
-        for i in 0..self.sections.len() {
+        for i in sections {
             let bytes = self.sections[i].mappings.bytes(&self.buffer);
             if let Some(compact) = self.compact_if_built(i) {
                 compact.for_each(bytes, |seg| f(i, seg));
