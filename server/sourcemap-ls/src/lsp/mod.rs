@@ -20,6 +20,7 @@ use tower_lsp::{LspService, Server as LspServer};
 use transport::quirks::ClientQuirks;
 
 pub fn run() -> std::io::Result<()> {
+    maps::heap::limit_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
