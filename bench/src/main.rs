@@ -760,6 +760,96 @@ fn run_scopes(args: &Args, bin: &Path) {
             ms(ours),
         );
     }
+    many_libraries_row(bin, s);
+}
+
+/// `symbolicate` of 50 frames on a large unminified esbuild bundle of many libraries (`fixtures/roundtrip/build-many.mjs`:
+/// ~22 MB, a 38 MB map), whole process, vs metro-symbolicate, with the floor of naming frames from code: reading and
+/// indexing the map, and one oxc parse of the bundle (what scope analysis cannot skip; metro-symbolicate names
+/// frames by mapping names and parses nothing).
+fn many_libraries_row(bin: &Path, samples: usize) {
+    let out = Path::new("target/bench-many");
+    let (bundle, map_path) = (out.join("many.js"), out.join("many.js.map"));
+    if !map_path.exists() {
+        let built = Command::new("node")
+            .arg("fixtures/roundtrip/build-many.mjs")
+            .arg(out)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !built {
+            println!("
+(a bundle of many libraries: skipped, `node fixtures/roundtrip/build-many.mjs` failed: install fixtures/roundtrip first)");
+            return;
+        }
+    }
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut rng = Rng::new(5);
+    let mut trace = String::new();
+    while trace.lines().count() < 50 {
+        let i = rng.below(lines.len() as u64) as usize;
+        let l = lines[i];
+        let code = l.trim_start();
+        if code.is_empty()
+            || code.starts_with("//")
+            || code.starts_with("/*")
+            || code.starts_with('*')
+        {
+            continue;
+        }
+        let column = l.len() - code.len();
+        trace.push_str(&format!(
+            "    at f ({}:{}:{})\n",
+            bundle.display(),
+            i + 1,
+            column + 1
+        ));
+    }
+    let map_arg = map_path.to_string_lossy().into_owned();
+    let ours = time(samples.max(5), || {
+        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &trace)
+    });
+    let metro_js =
+        Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
+    let metro = metro_js.exists().then(|| {
+        time(3, || {
+            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &trace)
+        })
+    });
+    let read_map = time(samples.max(5), || {
+        let bytes = std::fs::read(&map_path).unwrap();
+        SourceMapIndex::from_bytes_with(
+            bytes,
+            IndexOptions {
+                lazy: true,
+                lazy_names: true,
+            },
+        )
+        .unwrap()
+    });
+    let parse = time(samples.max(5), || {
+        let allocator = oxc_allocator::Allocator::default();
+        let ret =
+            oxc_parser::Parser::new(&allocator, &text, oxc_span::SourceType::unambiguous()).parse();
+        ret.program.body.len()
+    });
+    let floor = read_map + parse;
+    println!(
+        "\n| symbolicate 50 frames, a bundle of many libraries ({} MB, unminified esbuild; map {} MB) | time | vs metro-symbolicate 0.84.6 |\n|---|---|---|",
+        text.len() >> 20,
+        std::fs::metadata(&map_path).map_or(0, |m| m.len() >> 20)
+    );
+    let vs = |t: Duration| metro.map_or("—".into(), |m| ratio(m, t));
+    println!(
+        "| sourcemap-ls, whole process (names from scopes) | {} | {} |",
+        ms(ours),
+        vs(ours)
+    );
+    println!("| the floor: the map read and indexed (lazy) + one oxc parse of the bundle, in process | {} + {} = {} | {} |", ms(read_map), ms(parse), ms(floor), vs(floor));
+    println!(
+        "| metro-symbolicate (mapping names, no parse) | {} | |",
+        metro.map_or("not installed".into(), ms)
+    );
 }
 
 fn main() {
