@@ -186,6 +186,15 @@ impl Backend {
         self.folders.read().expect("folders lock").clone()
     }
 
+    /// An open document's text and version (what a cache of its parse is keyed by).
+    pub fn open_document(&self, uri: &Url) -> Option<(Rope, i32)> {
+        self.docs
+            .lock()
+            .expect("documents lock")
+            .get(uri)
+            .map(|d| (d.rope.clone(), d.version))
+    }
+
     pub fn rope(&self, uri: &Url) -> Option<Rope> {
         self.docs
             .lock()

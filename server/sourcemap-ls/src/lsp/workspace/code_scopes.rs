@@ -75,12 +75,7 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
                         .is_some_and(|map| bundle_leads_to_map(&bundle, text, map))
             }
         };
-        let open = b
-            .docs
-            .lock()
-            .expect("documents lock")
-            .get(&uri)
-            .map(|d| (d.rope.clone(), d.version));
+        let open = b.open_document(&uri);
         if let Some((rope, version)) = open {
             // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time.
             return Some(BundleText {

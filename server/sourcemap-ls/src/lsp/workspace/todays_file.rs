@@ -34,12 +34,7 @@ pub fn todays_file(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<TodaysF
     }
     let path = b.source_path_candidate(map, id)?;
     let uri = Url::from_file_path(&path).ok()?;
-    let open = b
-        .docs
-        .lock()
-        .expect("documents lock")
-        .get(&uri)
-        .map(|d| (d.rope.clone(), d.version));
+    let open = b.open_document(&uri);
     let drift = match open {
         Some((rope, version)) => {
             map.drifts
