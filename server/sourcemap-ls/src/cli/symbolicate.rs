@@ -172,7 +172,12 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     );
     // The build's position is the answer (the crash's truth); where the source's file was edited since, where that
     // code is now goes beside it.
-    let today = frames_today(&out, &catalog.maps);
+    // Only the JSON answer and `--explain` say it: plain text reads no local file for it.
+    let today = if args.json || args.explain {
+        frames_today(&out, &catalog.maps)
+    } else {
+        Vec::new()
+    };
     let explained: Vec<Vec<String>> = if args.explain {
         out.iter()
             .filter_map(SymbolicatedLine::frame)
