@@ -41,14 +41,16 @@ fn write(path: &Path, e: &Edited) {
 fn edited_demo() -> (tempfile::TempDir, Vec<(PathBuf, Edited)>) {
     let dir = tempfile::tempdir().unwrap();
     let demo = fixtures().join("demo");
+    // Paths as the server sees them (a temporary folder behind a symlink would otherwise name each file twice).
+    let root = std::fs::canonicalize(dir.path()).unwrap();
     for sub in ["dist", "src"] {
-        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        std::fs::create_dir_all(root.join(sub)).unwrap();
         for entry in std::fs::read_dir(demo.join(sub)).unwrap() {
             let p = entry.unwrap().path();
-            std::fs::copy(&p, dir.path().join(sub).join(p.file_name().unwrap())).unwrap();
+            std::fs::copy(&p, root.join(sub).join(p.file_name().unwrap())).unwrap();
         }
     }
-    let src = dir.path().join("src");
+    let src = root.join("src");
     let read = |name: &str| lines_of(&std::fs::read_to_string(src.join(name)).unwrap());
     // orders.js: a comment block on top, a helper halfway, a line rewritten.
     let mut orders = read("orders.js");
@@ -107,12 +109,13 @@ fn uri(path: &Path) -> String {
 #[test]
 fn go_to_definition_lands_in_todays_file_where_the_line_is_unchanged() {
     let (dir, edits) = edited_demo();
-    let bundle = dir.path().join("dist/app.min.js");
-    let map_path = dir.path().join("dist/app.min.js.map");
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let bundle = root.join("dist/app.min.js");
+    let map_path = root.join("dist/app.min.js.map");
     let index = SourceMapIndex::from_bytes(std::fs::read(&map_path).unwrap()).unwrap();
     let text = std::fs::read_to_string(&bundle).unwrap();
     let mut c = LspClient::start(&[]);
-    c.initialize(dir.path(), json!({}), false);
+    c.initialize(&root, json!({}), false);
     let u = c.open(&bundle, "javascript");
     let (mut moved, mut copies, mut checked) = (0, 0, 0);
     for (line_no, line) in text.lines().enumerate() {
@@ -129,7 +132,7 @@ fn go_to_definition_lands_in_todays_file_where_the_line_is_unchanged() {
                 continue;
             }
             let Some(o) = hit.original else { continue };
-            let source = dir.path().join("dist").join(o.source_url.unwrap());
+            let source = root.join("dist").join(o.source_url.unwrap());
             let source = std::fs::canonicalize(source).unwrap();
             let def = c.result(
                 "textDocument/definition",
@@ -171,7 +174,7 @@ fn go_to_definition_lands_in_todays_file_where_the_line_is_unchanged() {
     );
 
     // The hover says both places.
-    let orders = dir.path().join("src/orders.js");
+    let orders = root.join("src/orders.js");
     let (pos, build_line) = first_position_in(&index, &text, |o| {
         o.source_url.is_some_and(|s| s.ends_with("orders.js"))
             && expected_line(&edits, &orders, o.line).is_some()
@@ -232,9 +235,10 @@ fn first_position_in(
 #[test]
 fn symbolicate_keeps_the_builds_position_and_says_where_it_is_now() {
     let (dir, edits) = edited_demo();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
     let crash = fixtures().join("demo/crash.txt");
     let out = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
-        .current_dir(dir.path())
+        .current_dir(&root)
         .args(["symbolicate", "--json", "--explain", "dist/app.min.js.map"])
         .stdin(std::fs::File::open(&crash).unwrap())
         .output()
@@ -251,8 +255,7 @@ fn symbolicate_keeps_the_builds_position_and_says_where_it_is_now() {
             continue;
         };
         let source =
-            std::fs::canonicalize(dir.path().join("dist").join(o["source"].as_str().unwrap()))
-                .unwrap();
+            std::fs::canonicalize(root.join("dist").join(o["source"].as_str().unwrap())).unwrap();
         // `original` is the build's position (1-based line), as before the edit.
         let build_line = o["line"].as_u64().unwrap() as u32 - 1;
         let unedited = source.ends_with("format.js");
@@ -287,13 +290,13 @@ fn symbolicate_keeps_the_builds_position_and_says_where_it_is_now() {
 
     // Over LSP: the frame's location is today's file at the moved line; `current` says so.
     let mut c = LspClient::start(&[]);
-    c.initialize(dir.path(), json!({}), false);
+    c.initialize(&root, json!({}), false);
     let text = std::fs::read_to_string(&crash).unwrap();
     let r = c.result(
         "sourcemap/symbolicate",
-        json!({"text": text, "uri": uri(&dir.path().join("crash.txt"))}),
+        json!({"text": text, "uri": uri(&root.join("crash.txt"))}),
     );
-    let orders = dir.path().join("src/orders.js");
+    let orders = root.join("src/orders.js");
     let frame = r["frames"]
         .as_array()
         .unwrap()
