@@ -443,3 +443,78 @@ fn the_positional_form_map_line_column() {
     let (line_zero, _) = symbolicate(&dir, &["maps/flat.js.map"], "6 0\n");
     assert_eq!(line_only, line_zero);
 }
+
+/// metro-symbolicate's directory mode: `symbolicate DIR` answers a frame in `subdir1/flat.js` from
+/// `DIR/subdir1/flat.js.map`, exactly as that map given alone does; a frame whose map would lie outside DIR (by `..`,
+/// an absolute path, or a symlink out of it) or that has no map in DIR stays as printed, with the reason.
+#[test]
+fn a_directory_of_maps_answers_each_frame_from_its_own_map_inside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let dir = base.join("maps");
+    std::fs::create_dir_all(dir.join("subdir1")).unwrap();
+    let metro = metro_dir().join("maps");
+    std::fs::copy(metro.join("flat.js.map"), dir.join("subdir1/flat.js.map")).unwrap();
+    std::fs::copy(metro.join("index-map.js.map"), dir.join("index-map.js.map")).unwrap();
+    // Maps outside the directory, one reached by a symlink inside it.
+    std::fs::copy(metro.join("flat.js.map"), base.join("outside.js.map")).unwrap();
+    std::os::unix::fs::symlink(base.join("outside.js.map"), dir.join("escape.js.map")).unwrap();
+    let expected = read_json(&metro_dir().join("expected/flat.plain.json"));
+    let at: Vec<(u64, u64)> = expected["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["generated"].is_object())
+        .take(5)
+        .map(|f| {
+            (
+                f["generated"]["line"].as_u64().unwrap(),
+                f["generated"]["column"].as_u64().unwrap() + 1,
+            )
+        })
+        .collect();
+    let frames = |file: &str| -> String {
+        at.iter()
+            .map(|(l, c)| format!("    at f ({file}:{l}:{c})\n"))
+            .collect()
+    };
+    let outside = base.join("outside.js");
+    let trace = [
+        frames("subdir1/flat.js"),
+        frames("index-map.js"),
+        frames("../outside.js"),
+        frames(&outside.display().to_string()),
+        frames("escape.js"),
+        frames("missing.js"),
+    ]
+    .concat();
+    let dir_arg = dir.display().to_string();
+    let got = symbolicate_json(&base, &[&dir_arg, "--explain"], &trace);
+    let got = got["stack"].as_array().unwrap();
+    let n = at.len();
+    // Each mapped frame as its own map alone answers it.
+    for (k, (file, map)) in [
+        ("subdir1/flat.js", "subdir1/flat.js.map"),
+        ("index-map.js", "index-map.js.map"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let map_arg = dir.join(map).display().to_string();
+        let alone = symbolicate_json(&base, &[&map_arg], &frames(file));
+        for (i, want) in alone["stack"].as_array().unwrap().iter().enumerate() {
+            let f = &got[k * n + i];
+            assert!(want["original"].is_object(), "{want}");
+            assert_eq!(f["original"], want["original"], "{file}: {f}");
+        }
+    }
+    // Nothing outside the directory is read; a file without a map there stays as printed, and `--explain` says why.
+    for f in &got[2 * n..] {
+        assert!(f["original"].is_null(), "{f}");
+        let why = f["explain"][0].as_str().unwrap_or_default();
+        assert!(
+            why.starts_with("no map: no ") && why.contains("in the directory of maps"),
+            "{f}"
+        );
+    }
+}

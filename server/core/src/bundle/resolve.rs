@@ -69,8 +69,11 @@ pub trait Place {
     fn index<'a>(&'a self, map: &'a Self::Map) -> &'a SourceMapIndex;
     /// Whether two handles are the same loaded map.
     fn same_map(&self, a: &Self::Map, b: &Self::Map) -> bool;
-    /// A map served for a URL the place may fetch from (a loopback Metro dev server, when allowed).
-    fn served(&mut self, _file: &str) -> Option<(Self::Map, String)> {
+    /// A map the place holds for the file exactly as the frame names it, before any other rule: a loopback Metro dev
+    /// server's for a URL (when allowed), a directory of maps' `FILE.map`. `Some(Err(why))`: the place answers for
+    /// that file and has no map for it (a directory of maps without `FILE.map`), so the frame stays unmapped and no
+    /// other rule is tried.
+    fn served(&mut self, _file: &str) -> Option<Result<(Self::Map, String), String>> {
         None
     }
     /// A path as messages show it (the CLI: relative to the current directory).
@@ -281,12 +284,16 @@ impl<P: Place> Resolver<'_, '_, P> {
                 },
             };
         }
-        if let Some((map, why)) = self.place.served(file) {
-            return Choice::Map {
-                map,
-                bundle: None,
-                why,
-            };
+        match self.place.served(file) {
+            Some(Ok((map, why))) => {
+                return Choice::Map {
+                    map,
+                    bundle: None,
+                    why,
+                }
+            }
+            Some(Err(why)) => return Choice::Unmapped { why },
+            None => {}
         }
         let by_path = self.by_path(file);
         if let Some((bundle, how)) = &by_path {

@@ -300,6 +300,10 @@ pub(super) struct Catalog {
     by_bundle: HashMap<PathBuf, Option<usize>>,
     /// The files under `root` by name, walked once when a frame first needs one.
     files: OnceLock<FilesByName>,
+    /// Directories of maps given as MAP (their real paths): every frame is answered from `DIR/FILE.map` only.
+    pub(super) map_dirs: Vec<PathBuf>,
+    /// The maps read from them, by real path (`None`: not a map).
+    dir_maps: HashMap<PathBuf, Option<usize>>,
 }
 
 impl Catalog {
@@ -314,7 +318,53 @@ impl Catalog {
             debug_ids: Vec::new(),
             by_bundle: HashMap::new(),
             files: OnceLock::new(),
+            map_dirs: Vec::new(),
+            dir_maps: HashMap::new(),
         }
+    }
+
+    /// A directory of maps' map for `file` (metro-symbolicate's directory mode: `DIR/FILE.map`, `FILE` as the frame
+    /// prints it, resolved against `DIR`), never a file outside `DIR`: the map's real path, symlinks and `..`
+    /// resolved, must lie under `DIR`'s. A file with no map there stays unmapped (metro-symbolicate leaves it as
+    /// printed too).
+    fn map_in_map_dirs(&mut self, file: &str) -> Result<(usize, String), String> {
+        let rel = file.strip_prefix("file://").unwrap_or(file);
+        for dir in self.map_dirs.clone() {
+            let mut candidate = dir.join(rel).into_os_string();
+            candidate.push(".map");
+            let Ok(real) = std::fs::canonicalize(&candidate) else {
+                continue;
+            };
+            if !real.starts_with(&dir) || !real.is_file() {
+                continue;
+            }
+            let at = match self.dir_maps.get(&real) {
+                Some(&known) => known,
+                None => {
+                    // A file that is no map is said once (as for MAP arguments) and leaves its frames unmapped.
+                    let loaded = load_for(&real, None).map_err(|e| e.report()).ok();
+                    let at = loaded.map(|m| {
+                        self.maps.push(m);
+                        self.maps.len() - 1
+                    });
+                    self.dir_maps.insert(real.clone(), at);
+                    at
+                }
+            };
+            return at
+                .map(|i| {
+                    (
+                        i,
+                        format!("{} in the directory of maps {}", shown(&real), shown(&dir)),
+                    )
+                })
+                .ok_or_else(|| format!("{} is not a map sourcemap-ls reads", real.display()));
+        }
+        Err(format!(
+            "no {rel}.map in the directory of maps ({}), counting only files whose real path lies inside it: a \
+             directory of maps answers from its own files only",
+            self.map_dirs.iter().map(|d| shown(d)).collect::<Vec<_>>().join(", ")
+        ))
     }
 
     /// The maps given on the command line, as the resolver takes them.
@@ -397,7 +447,10 @@ impl Place for Catalog {
     }
 
     /// A loopback Metro dev server's map for a bundle URL, when `--dev-server` allows it and no map is given.
-    fn served(&mut self, file: &str) -> Option<(usize, String)> {
+    fn served(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
+        if !self.map_dirs.is_empty() {
+            return Some(self.map_in_map_dirs(file));
+        }
         if !(self.dev_server && file.starts_with("http://") && self.explicit == 0) {
             return None;
         }
@@ -422,10 +475,10 @@ impl Place for Catalog {
             found: format!("served by the Metro dev server for {file}"),
             fit: OnceLock::new(),
         });
-        Some((
+        Some(Ok((
             self.maps.len() - 1,
             "fetched from the Metro dev server".into(),
-        ))
+        )))
     }
 }
 

@@ -116,6 +116,16 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     // frame's position may be followed into another map, where it means something else), and not for Hermes crash
     // reports, whose positions come from the map's function offsets.
     // (Not with --apply-shift: the sections a shifted frame needs are not the ones its printed position names.)
+    // A directory given as MAP is metro-symbolicate's directory of maps: each frame's `DIR/FILE.map`.
+    let (map_dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
+        args.maps.drain(..).partition(|p| p.is_dir());
+    args.maps = files;
+    let map_dirs = map_dirs
+        .iter()
+        .map(|d| {
+            std::fs::canonicalize(d).map_err(|e| CliError::Usage(format!("{}: {e}", d.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let positions: Option<Vec<GeneratedPosition>> =
         (!args.hermes_crash && !args.apply_shift && args.maps.len() == 1).then(|| {
             document
@@ -142,6 +152,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     };
     let mut catalog = Catalog::new(explicit, root, args.dev_server);
     catalog.chosen = args.bundles.iter().cloned().collect();
+    catalog.map_dirs = map_dirs;
     catalog.debug_ids = sourcemap_core::trace::stack::debug_ids_in(&text);
     let lines = if args.hermes_crash {
         let Some(first) = catalog.maps.first() else {

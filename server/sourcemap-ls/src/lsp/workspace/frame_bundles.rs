@@ -197,7 +197,7 @@ impl Place for Workspace<'_> {
     }
 
     /// A loopback Metro dev server's map for a bundle URL, when the `devServer` setting allows it.
-    fn served(&mut self, file: &str) -> Option<(Arc<LoadedMap>, String)> {
+    fn served(&mut self, file: &str) -> Option<Result<(Arc<LoadedMap>, String), String>> {
         let settings = self.b.settings();
         if !(file.starts_with("http://") && settings.dev_server) {
             return None;
@@ -205,6 +205,6 @@ impl Place for Workspace<'_> {
         let map = self
             .handle
             .block_on(self.b.dev_server_map(file, settings.max_map_bytes))?;
-        Some((map, "fetched from the Metro dev server".into()))
+        Some(Ok((map, "fetched from the Metro dev server".into())))
     }
 }
