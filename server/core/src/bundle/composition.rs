@@ -294,9 +294,9 @@ fn compose_part(
         segments.clear();
     };
     let mut first_error = None;
-    // Per section, each local source's global id when it has a URL (a `null` source is "no source").
-    let named: Vec<Vec<Option<u32>>> = index
-        .sections()
+    // Per section of this part, each local source's global id when it has a URL (a `null` source is "no source").
+    let first_section = section_range.start;
+    let named: Vec<Vec<Option<u32>>> = index.sections()[section_range.clone()]
         .iter()
         .map(|s| {
             s.source_ids()
@@ -333,7 +333,9 @@ fn compose_part(
             };
             line_segments.push(LineSegment {
                 column: at.column,
-                source: raw.original.and_then(|o| named[section][o.source as usize]),
+                source: raw
+                    .original
+                    .and_then(|o| named[section - first_section][o.source as usize]),
                 key: tie_key(&seg),
             });
         })

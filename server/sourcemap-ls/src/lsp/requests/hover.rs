@@ -19,7 +19,7 @@ use crate::lsp::protocol::position::{to_generated, to_lsp, utf16_len};
 use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::map_fit::{known_fit, withheld};
-use crate::lsp::workspace::todays_file::todays_file;
+use crate::lsp::workspace::todays_file::{local_source, LocalSource};
 use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 
 /// The code fence language for a source, by its extension.
@@ -76,14 +76,16 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     // The local file the source's path leads to, checked once: when it is the source, its workspace path is shown
     // (the map's string goes to the footer); when its text differs from the map's copy, the hover says so.
     // A file edited since the build is still that source's file: where the position is in it today is said below.
-    let (shown, differing, today) = tokio::task::block_in_place(|| {
-        let today = todays_file(b, &map, o.source).and_then(|t| t.drift.position(o.line, o.column));
-        match b.source_path_candidate(&map, o.source) {
-            Some(p) if today.is_some() => (b.workspace_path(&p), None, today),
-            Some(p) if map.file_is_source(o.source, &p) => (b.workspace_path(&p), None, None),
-            differing => (None, differing, None),
-        }
-    });
+    let (shown, differing, today) =
+        tokio::task::block_in_place(|| match local_source(b, &map, o.source) {
+            Some(LocalSource::Build(p)) => (b.workspace_path(&p), None, None),
+            Some(LocalSource::Edited(p, t)) => match t.drift.position(o.line, o.column) {
+                Some(now) => (b.workspace_path(&p), None, Some(now)),
+                None => (None, Some(p), None),
+            },
+            Some(LocalSource::Other(p)) => (None, Some(p), None),
+            None => (None, None, None),
+        });
     let mut md = format!(
         "**`{}:{}:{}`**",
         shown.as_deref().unwrap_or(source),

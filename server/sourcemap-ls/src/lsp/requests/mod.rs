@@ -26,7 +26,7 @@ use tower_lsp::lsp_types::TextDocumentIdentifier;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::{source_copies, sources};
 use crate::lsp::workspace::backend::Backend;
-use crate::lsp::workspace::todays_file::{todays_file, TodaysFile};
+use crate::lsp::workspace::todays_file::{local_source, LocalSource};
 use std::sync::atomic::Ordering;
 
 /// The parameters of a custom request about a whole document: `{textDocument: {uri}}`.
@@ -91,7 +91,7 @@ pub struct SourceUris<'b> {
     b: &'b Backend,
     memo: HashMap<(*const LoadedMap, SourceId), Option<Url>>,
     names: HashMap<(*const LoadedMap, SourceId), Option<String>>,
-    todays: HashMap<(*const LoadedMap, SourceId), Option<TodaysFile>>,
+    locals: HashMap<(*const LoadedMap, SourceId), Option<LocalSource>>,
     copies: HashMap<(*const LoadedMap, SourceId), Option<Url>>,
 }
 
@@ -101,7 +101,7 @@ impl<'b> SourceUris<'b> {
             b,
             memo: HashMap::new(),
             names: HashMap::new(),
-            todays: HashMap::new(),
+            locals: HashMap::new(),
             copies: HashMap::new(),
         }
     }
@@ -121,24 +121,30 @@ impl<'b> SourceUris<'b> {
     pub fn place(&mut self, map: &LoadedMap, id: SourceId, line: u32, column: u32) -> Placed {
         let b = self.b;
         let key = (map as *const LoadedMap, id);
-        let today = self
-            .todays
+        let local = self
+            .locals
             .entry(key)
-            .or_insert_with(|| tokio::task::block_in_place(|| todays_file(b, map, id)))
+            .or_insert_with(|| tokio::task::block_in_place(|| local_source(b, map, id)))
             .clone();
         let at = |uri: Url, line: u32, column: u32| {
             let p = Position::new(line, column);
             Location::new(uri, Range::new(p, p))
         };
-        let Some(today) = today else {
-            return Placed {
-                location: self.get(map, id).map(|u| at(u, line, column)),
-                today: None,
-            };
+        let (today, now) = match local {
+            Some(LocalSource::Build(path)) => {
+                return Placed {
+                    location: Url::from_file_path(path).ok().map(|u| at(u, line, column)),
+                    today: None,
+                }
+            }
+            Some(LocalSource::Edited(_, today)) => {
+                let now = today.drift.position(line, column);
+                (Some(today), now)
+            }
+            Some(LocalSource::Other(_)) | None => (None, None),
         };
-        let now = today.drift.position(line, column);
-        match now {
-            Some(p) if p.status.is_same_code() => Placed {
+        match (today, now) {
+            (Some(today), Some(p)) if p.status.is_same_code() => Placed {
                 location: Some(at(today.uri, p.line, p.column)),
                 today: now,
             },

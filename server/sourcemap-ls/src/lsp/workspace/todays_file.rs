@@ -3,6 +3,7 @@
 //! the text), and a position of the build is carried into today's file only where its line is unchanged
 //! (`sourcemap_core::source::today`); elsewhere the build's copy answers, and the hover says what changed.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use sourcemap_core::source::today::SourceDrift;
@@ -23,43 +24,62 @@ pub struct TodaysFile {
     pub drift: Arc<SourceDrift>,
 }
 
-/// The local file of source `id` of `map` when its text today (the open document, else the file) differs from the
-/// map's copy, with the diff of the two; `None` when there is no such file (no local file by the path rules, no copy
-/// in the map to compare with), when it is the build's copy (then `Backend::resolve_source` answers with it), or
-/// when it is no edit of it (`SourceDrift::is_edit_of_build`: another file at that path).
-/// Blocking: reads and diffs on a miss.
-pub fn todays_file(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<TodaysFile> {
-    if !map.index.source(id).has_content() {
-        return None;
-    }
+/// What the local file of a source is, by its text today (the open document, else the file).
+#[derive(Clone)]
+pub enum LocalSource {
+    /// The build's copy, line for line (or the map carries no copy to compare with: the path match is all there
+    /// is): open it at the build's positions.
+    Build(PathBuf),
+    /// An edit of the build's copy: positions go where their lines are now, on unchanged lines only.
+    Edited(PathBuf, TodaysFile),
+    /// Another file at the source's path (an old checkout of something else, a decoy): never opened for it.
+    Other(PathBuf),
+}
+
+/// The local file of source `id` of `map`, found by the path rules (`Backend::source_path_candidate`) and judged by
+/// its text today against the map's copy; `None` when the path rules find no file. One check of the file (its
+/// content verdict, or its diff, remembered by document version or file stamp). Blocking: reads and diffs on a miss.
+pub fn local_source(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<LocalSource> {
     let path = b.source_path_candidate(map, id)?;
-    let uri = Url::from_file_path(&path).ok()?;
-    let open = b.open_document(&uri);
-    let drift = match open {
+    if !map.index.source(id).has_content() {
+        return Some(LocalSource::Build(path));
+    }
+    let Ok(uri) = Url::from_file_path(&path) else {
+        return Some(LocalSource::Other(path));
+    };
+    let drift = match b.open_document(&uri) {
         Some((rope, version)) => {
             map.drifts
                 .get_or_compute(TextKey::Document(uri.clone(), version), || {
                     let build = map.source_text(id)?;
                     Some(SourceDrift::between(&build, &rope.to_string()))
-                })?
+                })
         }
         None => {
             if map.file_is_source(id, &path) {
-                return None;
+                return Some(LocalSource::Build(path));
             }
-            let (file, len, stamp) = FileStamp::open(&path)?;
-            map.drifts
-                .get_or_compute(TextKey::SourceFile(id, stamp), || {
-                    let build = map.source_text(id)?;
-                    let bytes =
-                        sourcemap_core::fs::files::read_open(file, len, MAX_DIFFED_BYTES).ok()?;
-                    Some(SourceDrift::between(
-                        &build,
-                        std::str::from_utf8(&bytes).ok()?,
-                    ))
-                })?
+            FileStamp::open(&path).and_then(|(file, len, stamp)| {
+                map.drifts
+                    .get_or_compute(TextKey::SourceFile(id, stamp), || {
+                        let build = map.source_text(id)?;
+                        let bytes =
+                            sourcemap_core::fs::files::read_open(file, len, MAX_DIFFED_BYTES)
+                                .ok()?;
+                        Some(SourceDrift::between(
+                            &build,
+                            std::str::from_utf8(&bytes).ok()?,
+                        ))
+                    })
+            })
         }
     };
-    // Another file at the source's path (not an edit of the build's copy) is not the source: the build's copy answers.
-    (!drift.is_unchanged() && drift.is_edit_of_build()).then_some(TodaysFile { uri, drift })
+    Some(match drift {
+        Some(drift) if drift.is_unchanged() => LocalSource::Build(path),
+        // Another file at the source's path (not an edit of the build's copy) is not the source.
+        Some(drift) if drift.is_edit_of_build() => {
+            LocalSource::Edited(path, TodaysFile { uri, drift })
+        }
+        _ => LocalSource::Other(path),
+    })
 }
