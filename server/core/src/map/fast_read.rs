@@ -36,7 +36,7 @@ pub(crate) fn read<'b>(
 
 /// Which member of a map a key names (keys with escapes never get here).
 fn field(key: &[u8]) -> Option<usize> {
-    const FIELDS: [&[u8]; 15] = [
+    const FIELDS: [&[u8]; 17] = [
         b"version",
         b"file",
         b"sourceRoot",
@@ -52,6 +52,8 @@ fn field(key: &[u8]) -> Option<usize> {
         b"x_facebook_sources",
         b"x_hermes_function_offsets",
         b"scopes",
+        b"x_facebook_offsets",
+        b"x_facebook_segments",
     ];
     FIELDS.iter().position(|f| *f == key)
 }
@@ -144,7 +146,9 @@ impl<'b> Reader<'b> {
                         10 => m.range_mappings = raw,
                         12 => m.x_facebook_sources = raw,
                         13 => m.x_hermes_function_offsets = raw,
-                        _ => m.scopes = raw,
+                        14 => m.scopes = raw,
+                        15 => m.x_facebook_offsets = raw,
+                        _ => m.x_facebook_segments = raw,
                     }
                 }
             }
@@ -246,6 +250,8 @@ mod tests {
             x_facebook_sources: d.x_facebook_sources,
             x_hermes_function_offsets: d.x_hermes_function_offsets,
             scopes: d.scopes,
+            x_facebook_offsets: d.x_facebook_offsets,
+            x_facebook_segments: d.x_facebook_segments,
             names_count: d.names_count,
             mappings_plain: d.mappings_plain,
         })

@@ -25,6 +25,7 @@ use crate::map::reverse::{ReverseEntry, ReverseIndex};
 use crate::map::scopes::{decode_scopes, DecodedScopes};
 use crate::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
 
+pub use crate::map::metro::Space;
 pub use crate::map::position::{GeneratedPosition, SourceId};
 
 /// Where a generated position comes from.
@@ -256,11 +257,27 @@ pub struct SourceMapIndex {
     source_by_url: rustc_hash::FxHashMap<Box<str>, SourceId>,
     reverse: Box<[OnceLock<ReverseIndex>]>,
     pub x_hermes_function_offsets: Option<Range<usize>>,
+    /// How many of `sections` are the map's own generated file's; the segments' follow (`map/metro.rs`).
+    main_sections: usize,
+    /// Metro's `x_facebook_offsets` (RAM bundles): per module id, the generated line its code starts on.
+    pub(crate) module_offsets: Option<Box<[Option<u32>]>>,
+    /// Metro's `x_facebook_segments`, each a generated file of its own whose sections sit in `sections` after the
+    /// map's, sharing its sources (one `SourceId` means one source whichever file a frame was in).
+    pub(crate) segments: Box<[MetroSegment]>,
     pub warnings: Vec<MapError>,
     /// What [`Self::validate_all`] found, once.
     validated: OnceLock<Result<(), MapErrors>>,
     /// The map file that shed fields are read back from (see [`Self::shed_contents`]).
     file_path: Option<std::path::PathBuf>,
+}
+
+/// One of Metro's segments (`x_facebook_segments`) in an index: its sections and its own Metro fields.
+#[derive(Debug)]
+pub(crate) struct MetroSegment {
+    pub(crate) id: u32,
+    pub(crate) sections: Range<usize>,
+    pub(crate) module_offsets: Option<Box<[Option<u32>]>>,
+    pub(crate) hermes_function_offsets: Option<Range<usize>>,
 }
 
 impl SourceMapIndex {
@@ -279,22 +296,41 @@ impl SourceMapIndex {
         let mut sources: Vec<Source> = Vec::new();
         let mut source_by_url = rustc_hash::FxHashMap::default();
         let mut sections = Vec::with_capacity(doc.maps.len());
-        for map in doc.maps {
-            let names_at = map.names_at.clone().filter(|_| lazy_names);
-            let count = map.names_count;
-            let mut section = Self::section(map, &mut sources, &mut source_by_url);
-            if let (Some(range), Names::Table(t)) = (names_at, &section.names) {
-                if t.is_empty() && count > 0 {
-                    section.names = Names::InFile(Box::new(NamesInFile {
-                        // Hashed when the buffer is shed: until then the names are read from it.
-                        hash: None,
-                        range,
-                        count,
-                        table: OnceLock::new(),
-                    }));
+        let add = |maps: Vec<ParsedMap>,
+                   sections: &mut Vec<Section>,
+                   sources: &mut Vec<Source>,
+                   by_url: &mut rustc_hash::FxHashMap<Box<str>, SourceId>| {
+            for map in maps {
+                let names_at = map.names_at.clone().filter(|_| lazy_names);
+                let count = map.names_count;
+                let mut section = Self::section(map, sources, by_url);
+                if let (Some(range), Names::Table(t)) = (names_at, &section.names) {
+                    if t.is_empty() && count > 0 {
+                        section.names = Names::InFile(Box::new(NamesInFile {
+                            // Hashed when the buffer is shed: until then the names are read from it.
+                            hash: None,
+                            range,
+                            count,
+                            table: OnceLock::new(),
+                        }));
+                    }
                 }
+                sections.push(section);
             }
-            sections.push(section);
+        };
+        add(doc.maps, &mut sections, &mut sources, &mut source_by_url);
+        let main_sections = sections.len();
+        let mut segments = Vec::with_capacity(doc.segments.len());
+        for segment in doc.segments {
+            let start = sections.len();
+            let d = segment.document;
+            add(d.maps, &mut sections, &mut sources, &mut source_by_url);
+            segments.push(MetroSegment {
+                id: segment.id,
+                sections: start..sections.len(),
+                module_offsets: d.module_offsets.map(Vec::into_boxed_slice),
+                hermes_function_offsets: d.x_hermes_function_offsets,
+            });
         }
         let index = SourceMapIndex {
             buffer: buffer.into_boxed_slice(),
@@ -308,6 +344,9 @@ impl SourceMapIndex {
             sources: sources.into_boxed_slice(),
             source_by_url,
             x_hermes_function_offsets: doc.x_hermes_function_offsets,
+            main_sections,
+            module_offsets: doc.module_offsets.map(Vec::into_boxed_slice),
+            segments: segments.into_boxed_slice(),
             warnings: doc.warnings,
             validated: OnceLock::new(),
             file_path: None,
@@ -437,7 +476,11 @@ impl SourceMapIndex {
     /// last line) must come before the next section starts.
     fn check_section_end(&self, i: usize, last: Option<(u32, u32)>) -> Result<(), MapError> {
         let s = &self.sections[i];
-        if let (Some(next), Some((line, column))) = (self.sections.get(i + 1), last) {
+        // The next section of the same generated file: a segment's first section starts another file.
+        let starts_a_file =
+            i + 1 == self.main_sections || self.segments.iter().any(|g| g.sections.start == i + 1);
+        let next = self.sections.get(i + 1).filter(|_| !starts_a_file);
+        if let (Some(next), Some((line, column))) = (next, last) {
             let last = s.to_global(line, column);
             if last >= next.offset {
                 return Err(MapError {
@@ -470,8 +513,9 @@ impl SourceMapIndex {
         &self.buffer
     }
 
+    /// The sections of the map's own generated file (a segment's are reached through `map/metro.rs`).
     pub fn sections(&self) -> &[Section] {
-        &self.sections
+        &self.sections[..self.main_sections]
     }
 
     pub fn sources(&self) -> &[Source] {
@@ -529,6 +573,11 @@ impl SourceMapIndex {
             kept.extend(s.scopes.clone());
         }
         kept.extend(self.x_hermes_function_offsets.clone());
+        kept.extend(
+            self.segments
+                .iter()
+                .filter_map(|s| s.hermes_function_offsets.clone()),
+        );
         kept.sort_by_key(|r| (r.start, r.end));
         kept.dedup();
         let content_hashes: Vec<Option<u64>> = self
@@ -601,6 +650,10 @@ impl SourceMapIndex {
             s.scopes = s.scopes.as_ref().map(relocate);
         }
         self.x_hermes_function_offsets = self.x_hermes_function_offsets.as_ref().map(relocate);
+        for segment in self.segments.iter_mut() {
+            segment.hermes_function_offsets =
+                segment.hermes_function_offsets.as_ref().map(relocate);
+        }
         // Contents: their ranges were file offsets all along (the buffer was the file).
         for (source, hash) in self.sources.iter_mut().zip(content_hashes) {
             if let (Some(ContentRef::Buffer(range)), Some(hash)) = (source.content.clone(), hash) {
@@ -642,11 +695,28 @@ impl SourceMapIndex {
         self.source(id).ignored
     }
 
-    /// The section a generated position falls in: the last one starting at or before it.
+    /// The section a generated position of the map's own generated file falls in: the last one starting at or
+    /// before it.
     pub fn section_at(&self, p: GeneratedPosition) -> Option<usize> {
-        self.section_starts
+        self.section_at_in(Space::Main, p)
+    }
+
+    /// The sections of one generated file: the map's own, or a segment's.
+    pub(crate) fn space_sections(&self, space: Space) -> Range<usize> {
+        match space {
+            Space::Main => 0..self.main_sections,
+            Space::Segment(k) => self.segments[k].sections.clone(),
+        }
+    }
+
+    /// [`Self::section_at`] in a given generated file.
+    pub fn section_at_in(&self, space: Space, p: GeneratedPosition) -> Option<usize> {
+        let range = self.space_sections(space);
+        let first = range.start;
+        self.section_starts[range]
             .partition_point(|&start| start <= p)
             .checked_sub(1)
+            .map(|i| first + i)
     }
 
     fn hit(
@@ -679,7 +749,17 @@ impl SourceMapIndex {
         p: GeneratedPosition,
         bias: Bias,
     ) -> Result<Option<MappingHit<'_>>, MapError> {
-        let Some(section) = self.section_at(p) else {
+        self.lookup_in(Space::Main, p, bias)
+    }
+
+    /// [`Self::lookup`] in a given generated file (a Metro segment's: `map/metro.rs`).
+    pub fn lookup_in(
+        &self,
+        space: Space,
+        p: GeneratedPosition,
+        bias: Bias,
+    ) -> Result<Option<MappingHit<'_>>, MapError> {
+        let Some(section) = self.section_at_in(space, p) else {
             return Ok(None);
         };
         // The checkpoints first: the longest chain of cache misses starts there.
@@ -713,7 +793,16 @@ impl SourceMapIndex {
     /// Every segment tied at the position a greatest-lower-bound lookup lands on (ECMA-426 `GetOriginalPositions`),
     /// in text order.
     pub fn all_at(&self, p: GeneratedPosition) -> Result<Vec<MappingHit<'_>>, MapError> {
-        let Some(section) = self.section_at(p) else {
+        self.all_at_in(Space::Main, p)
+    }
+
+    /// [`Self::all_at`] in a given generated file.
+    pub fn all_at_in(
+        &self,
+        space: Space,
+        p: GeneratedPosition,
+    ) -> Result<Vec<MappingHit<'_>>, MapError> {
+        let Some(section) = self.section_at_in(space, p) else {
             return Ok(Vec::new());
         };
         let s = &self.sections[section];
@@ -767,7 +856,7 @@ impl SourceMapIndex {
         &self,
         f: impl FnMut(usize, &Segment),
     ) -> Result<(), MapError> {
-        self.for_each_raw_segment_once_in(0..self.sections.len(), f)
+        self.for_each_raw_segment_once_in(0..self.main_sections, f)
     }
 
     /// [`Self::for_each_raw_segment_once`] over the sections in `sections` only.

@@ -14,6 +14,7 @@ pub(crate) mod fast_read;
 pub mod function_map;
 pub mod index;
 pub mod measure;
+pub mod metro;
 pub mod names;
 pub mod parse;
 pub mod position;

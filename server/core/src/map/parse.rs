@@ -78,6 +78,28 @@ pub struct ParsedMap {
     pub file: Option<String>,
 }
 
+impl ParsedMap {
+    /// A section that maps nothing: where a nested index map's sections leave the start of its section uncovered.
+    fn empty(offset: (u32, u32), path: String) -> Self {
+        ParsedMap {
+            offset,
+            path,
+            mappings: TextRef::Owned(Box::default()),
+            names: NameTable::default(),
+            names_at: None,
+            names_count: 0,
+            sources: Vec::new(),
+            contents: Vec::new(),
+            ignore_list: Vec::new(),
+            range_mappings: None,
+            x_facebook_sources: None,
+            scopes: None,
+            debug_id: None,
+            file: None,
+        }
+    }
+}
+
 /// A whole document.
 #[derive(Debug, Clone)]
 pub struct ParsedDocument {
@@ -87,8 +109,23 @@ pub struct ParsedDocument {
     pub maps: Vec<ParsedMap>,
     /// Raw JSON of `x_hermes_function_offsets` (top level), kept for symbolication.
     pub x_hermes_function_offsets: Option<Range<usize>>,
+    /// Metro's `x_facebook_offsets`: per module id, the generated line (0-based) its code starts on in a RAM
+    /// bundle's map (`null` for ids that are not lazy modules). See `map/metro.rs`.
+    pub module_offsets: Option<Vec<Option<u32>>>,
+    /// Metro's `x_facebook_segments`: one whole map per segment id (1, 2, …); segment 0 is this document.
+    pub segments: Vec<ParsedSegment>,
     pub warnings: Vec<MapError>,
 }
+
+/// One entry of `x_facebook_segments`: a map of its own, read with this document's buffer.
+#[derive(Debug, Clone)]
+pub struct ParsedSegment {
+    pub id: u32,
+    pub document: ParsedDocument,
+}
+
+/// How deep index maps may nest in sections (Metro nests one level; more is not a map anyone writes).
+const MAX_SECTION_NESTING: u32 = 4;
 
 #[derive(Deserialize)]
 struct RawSection<'a> {
@@ -223,6 +260,10 @@ enum ParseFailure {
 struct Parser<'b> {
     buffer: &'b [u8],
     start: usize,
+    /// Where the document ends: the buffer's end, or a segment's end (`x_facebook_segments`).
+    end: usize,
+    /// JSON path of the document: "" or "x_facebook_segments.3.".
+    prefix: String,
     /// Try the one-pass reading first.
     one_pass: bool,
     /// Build name tables (else only check and count them).
@@ -250,6 +291,8 @@ impl<'b> Parser<'b> {
         Parser {
             buffer,
             start,
+            end: buffer.len(),
+            prefix: String::new(),
             one_pass: true,
             keep_names: true,
             errors: Vec::new(),
@@ -273,7 +316,7 @@ impl<'b> Parser<'b> {
     }
 
     fn parse(mut self) -> Result<ParsedDocument, ParseFailure> {
-        let text = &self.buffer[self.start..];
+        let text = &self.buffer[self.start..self.end];
         if let Some(first) = text.iter().position(|b| !b.is_ascii_whitespace()) {
             if text[first] != b'{' {
                 return Err(ParseFailure::Errors(
@@ -314,7 +357,8 @@ impl<'b> Parser<'b> {
             }
         };
         let parts = raw.sections.map(|sections| self.section_parts(sections));
-        let doc = self.document(&raw, parts, raw.sections);
+        let mut doc = self.document(&raw, parts, raw.sections);
+        self.metro_fields(&mut doc, raw.x_facebook_offsets, raw.x_facebook_segments);
         if self.errors.is_empty() {
             let mut doc = doc;
             doc.warnings = self.warnings;
@@ -331,8 +375,9 @@ impl<'b> Parser<'b> {
     /// still in the shared cache): on a Metro map that work was a quarter of opening it.
     fn fast_document(&mut self, text: &'b [u8]) -> Option<ParsedDocument> {
         let parts = typed_section_parts;
+        let prefix = self.prefix.clone();
         let (raw, sections) = if text.len() < PARALLEL_SECTIONS_FROM {
-            let mut sections = SectionsRead::default();
+            let mut sections = SectionsRead::under(prefix, 0);
             let raw = crate::map::fast_read::read(text, |s| sections.push(self, parts(s), None));
             (raw, sections)
         } else {
@@ -341,7 +386,7 @@ impl<'b> Parser<'b> {
             let parser = &mut *self;
             std::thread::scope(|scope| {
                 let checker = scope.spawn(move || {
-                    let mut sections = SectionsRead::default();
+                    let mut sections = SectionsRead::under(prefix, 0);
                     for batch in batches {
                         for s in batch {
                             sections.push(parser, parts(s), None);
@@ -380,11 +425,14 @@ impl<'b> Parser<'b> {
                 debug_id,
                 maps: sections.maps,
                 x_hermes_function_offsets: raw.x_hermes_function_offsets.map(|r| self.range_of(r)),
+                module_offsets: None,
+                segments: Vec::new(),
                 warnings: Vec::new(),
             }
         } else {
             self.document(&raw, None, None)
         };
+        self.metro_fields(&mut doc, raw.x_facebook_offsets, raw.x_facebook_segments);
         if !self.errors.is_empty() {
             return None;
         }
@@ -438,18 +486,20 @@ impl<'b> Parser<'b> {
     ) -> ParsedDocument {
         let hermes = raw.x_hermes_function_offsets.map(|r| self.range_of(r));
         let Some(sections) = sections else {
-            let map = self.regular_map(raw, (0, 0), String::new());
+            let map = self.regular_map(raw, (0, 0), self.prefix.clone());
             return ParsedDocument {
                 is_index_map: false,
                 file: map.as_ref().and_then(|m| m.file.clone()),
                 debug_id: map.as_ref().and_then(|m| m.debug_id.clone()),
                 maps: map.into_iter().collect(),
                 x_hermes_function_offsets: hermes,
+                module_offsets: None,
+                segments: Vec::new(),
                 warnings: Vec::new(),
             };
         };
         let (file, debug_id) = self.index_map_fields(raw);
-        let mut reader = SectionsRead::default();
+        let mut reader = SectionsRead::under(self.prefix.clone(), 0);
         for element in sections {
             reader.push(self, element, sections_raw);
         }
@@ -459,6 +509,8 @@ impl<'b> Parser<'b> {
             debug_id,
             maps: reader.maps,
             x_hermes_function_offsets: hermes,
+            module_offsets: None,
+            segments: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -468,13 +520,17 @@ impl<'b> Parser<'b> {
         &mut self,
         raw: &RawMap<'b, S, C>,
     ) -> (Option<String>, Option<String>) {
-        let top = |name| Field { prefix: "", name };
+        let prefix = self.prefix.clone();
+        let top = |name| Field {
+            prefix: &prefix,
+            name,
+        };
         self.version(raw.version, top("version"));
         let file = self.optional_string(raw.file, top("file"));
         let debug_id = self.debug_id(raw.debug_id, top("debugId"));
         if raw.mappings.is_some() {
             self.error(
-                "mappings".into(),
+                format!("{prefix}mappings"),
                 raw.mappings,
                 "an index map (with `sections`) must not have `mappings`",
             );
@@ -482,22 +538,201 @@ impl<'b> Parser<'b> {
         (file, debug_id)
     }
 
-    /// A section's map, which must be a regular one.
+    /// A section's map: a regular one, or (Metro's RAM bundles) an index map, read as its own sections with
+    /// their offsets made the outer document's. ECMA-426 forbids the nesting; Metro writes it for a RAM bundle's
+    /// startup code (`metro/src/shared/output/RamBundle/util.js`, `combineMaps`: the startup modules' `{sections}`
+    /// become the first section) and for module groups. Reading the nested sections in place keeps the meaning
+    /// of the nesting: a position is in the outer section by its offset, then in one of its sections; where the
+    /// nested sections leave the start of the outer one uncovered, an empty section stands there, so no lookup
+    /// reaches into the section before.
     fn section_map<C: ContentItems<'b>>(
         &mut self,
         inner: &RawMap<'b, Raw<'b>, C>,
         offset: (u32, u32),
         path: &str,
-    ) -> Option<ParsedMap> {
-        if inner.sections.is_some() {
+        depth: u32,
+    ) -> Vec<ParsedMap> {
+        let Some(nested) = inner.sections else {
+            return self
+                .regular_map(inner, offset, format!("{path}.map."))
+                .into_iter()
+                .collect();
+        };
+        if depth + 1 >= MAX_SECTION_NESTING {
             self.error(
                 format!("{path}.map.sections"),
-                inner.sections,
-                "a section's map must not itself be an index map",
+                Some(nested),
+                format!("index maps nested more than {MAX_SECTION_NESTING} deep"),
             );
-            return None;
+            return Vec::new();
         }
-        self.regular_map(inner, offset, format!("{path}.map."))
+        let errors_before = self.errors.len();
+        let prefix = format!("{path}.map.");
+        self.version(
+            inner.version,
+            Field {
+                prefix: &prefix,
+                name: "version",
+            },
+        );
+        if inner.mappings.is_some() {
+            self.error(
+                format!("{prefix}mappings"),
+                inner.mappings,
+                "an index map (with `sections`) must not have `mappings`",
+            );
+        }
+        let mut reader = SectionsRead::under(prefix.clone(), depth + 1);
+        for element in self.section_parts(nested) {
+            reader.push(self, element, Some(nested));
+        }
+        if self.errors.len() > errors_before {
+            return Vec::new();
+        }
+        self.warnings.push(
+            MapError::at(
+                format!("{prefix}sections"),
+                format!(
+                    "this section's map is itself an index map ({} sections): Metro's RAM bundle layout, which \
+                     ECMA-426 does not allow; read as sections of the outer map",
+                    reader.maps.len()
+                ),
+            )
+            .with_file_offset(Some(self.offset_of(nested))),
+        );
+        let mut maps = reader.maps;
+        for m in &mut maps {
+            m.offset = compose_offset(offset, m.offset);
+        }
+        if maps.first().is_none_or(|m| m.offset != offset) {
+            maps.insert(0, ParsedMap::empty(offset, prefix));
+        }
+        maps
+    }
+
+    /// Metro's fields for RAM bundles and segments (`map/metro.rs` says what they mean): `x_facebook_offsets`
+    /// (module id → first generated line, `null` for ids without a lazy module) and, at the top level only,
+    /// `x_facebook_segments` (segment id → a whole map, read here from the same buffer).
+    fn metro_fields(
+        &mut self,
+        doc: &mut ParsedDocument,
+        offsets: Option<Raw<'b>>,
+        segments: Option<Raw<'b>>,
+    ) {
+        if let Some(raw) = offsets {
+            let path = format!("{}x_facebook_offsets", self.prefix);
+            match serde_json::from_str::<Vec<Raw>>(raw.get()) {
+                Err(_) => self.error(path, Some(raw), "`x_facebook_offsets` must be an array"),
+                Ok(items) => {
+                    let mut lines = Vec::with_capacity(items.len());
+                    for (i, item) in items.into_iter().enumerate() {
+                        if item.get() == "null" {
+                            lines.push(None);
+                            continue;
+                        }
+                        match non_negative_integer(item) {
+                            Ok(v) => lines.push(Some(v)),
+                            Err(why) => {
+                                self.error(format!("{path}[{i}]"), Some(item), why);
+                                lines.push(None);
+                            }
+                        }
+                    }
+                    doc.module_offsets = Some(lines);
+                    self.undo_doubled_wrapper_offsets(doc);
+                }
+            }
+        }
+        let Some(raw) = segments else { return };
+        let path = format!("{}x_facebook_segments", self.prefix);
+        if !self.prefix.is_empty() {
+            self.warnings.push(
+                MapError::at(path, "a segment's own `x_facebook_segments` is ignored (metro-symbolicate reads only the top level's)")
+                    .with_file_offset(Some(self.offset_of(raw))),
+            );
+            return;
+        }
+        let Ok(members) =
+            serde_json::from_str::<std::collections::BTreeMap<String, Raw<'b>>>(raw.get())
+        else {
+            self.error(
+                path,
+                Some(raw),
+                "`x_facebook_segments` must be an object of maps by segment id",
+            );
+            return;
+        };
+        for (key, value) in members {
+            let id = match key.parse::<u32>() {
+                Ok(id) if id > 0 && key == id.to_string() => id,
+                _ => {
+                    self.error(
+                        format!("{path}.{key}"),
+                        Some(value),
+                        "a segment id must be a whole number from 1 (segment 0 is the map itself)",
+                    );
+                    continue;
+                }
+            };
+            if value.get() == "null" {
+                continue;
+            }
+            let start = self.offset_of(value);
+            let mut sub = Parser::new(self.buffer, start);
+            sub.end = start + value.get().len();
+            sub.prefix = format!("{path}.{key}.");
+            sub.one_pass = self.one_pass;
+            sub.keep_names = self.keep_names;
+            match sub.parse() {
+                Ok(mut document) => {
+                    self.warnings.append(&mut document.warnings);
+                    doc.segments.push(ParsedSegment { id, document });
+                }
+                Err(ParseFailure::Errors(e)) => self.errors.extend(e.0),
+                Err(ParseFailure::TrailingComma(at)) => self.errors.push(
+                    MapError::at(format!("{path}.{key}"), "trailing comma")
+                        .with_file_offset(Some(at)),
+                ),
+            }
+        }
+    }
+
+    /// Metro's `fixWrapperOffset` (`metro/src/shared/output/RamBundle/util.js`: a RAM bundle module's section
+    /// starts at `code.indexOf('{') + 1`, after the `__d(function(…){` wrapper) was written for module maps of the
+    /// unwrapped code. Metro's module maps have long covered the wrapper themselves (their first segment stands
+    /// after it), so the offset counts the wrapper twice and every answer on the module's first line lands that
+    /// many columns late: metro-symbolicate answers `src/format.js:14` for a crash at `format.js:10` in a minified
+    /// RAM bundle (`fixtures/metro-ram`, run for real). Where a module section's map puts its first segment at or
+    /// after the offset's column, the wrapper is in the map, and the column is taken back to 0, with a warning.
+    fn undo_doubled_wrapper_offsets(&mut self, doc: &mut ParsedDocument) {
+        let top = format!("{}sections[", self.prefix);
+        let mut previous: Option<(u32, u32)> = None;
+        for m in &mut doc.maps {
+            let before = std::mem::replace(&mut previous, Some(m.offset));
+            let nested = m.path.matches(".map.").count() > 1;
+            // Taken back to column 0, the section must still start after the one before it.
+            let room = before.is_none_or(|p| p < (m.offset.0, 0));
+            if m.offset.1 == 0 || nested || !room || !m.path.starts_with(&top) {
+                continue;
+            }
+            let text = m.mappings.bytes(self.buffer);
+            let mut at = 0;
+            let first = match text.first() {
+                Some(b';') | None => continue,
+                Some(_) => crate::map::vlq::decode_signed(text, &mut at),
+            };
+            if matches!(first, Ok(c) if c >= i64::from(m.offset.1)) {
+                self.warnings.push(MapError::at(
+                    format!("{}offset", m.path.trim_end_matches("map.")),
+                    format!(
+                        "column {} is Metro's module wrapper counted twice (the section's map already starts its \
+                         first line after the wrapper): read as column 0",
+                        m.offset.1
+                    ),
+                ));
+                m.offset.1 = 0;
+            }
+        }
     }
 
     fn offset(&mut self, raw: Option<Raw>, path: &str, section: Option<Raw>) -> Option<(u32, u32)> {
@@ -879,9 +1114,21 @@ struct SectionsRead {
     next: usize,
     previous: Option<(u32, u32)>,
     maps: Vec<ParsedMap>,
+    /// JSON path before `sections`: "", "x_facebook_segments.1." or "sections[0].map.".
+    prefix: String,
+    /// How many index maps this one is nested in.
+    depth: u32,
 }
 
 impl SectionsRead {
+    fn under(prefix: String, depth: u32) -> Self {
+        SectionsRead {
+            prefix,
+            depth,
+            ..SectionsRead::default()
+        }
+    }
+
     /// `sections_raw`: the `sections` text, when it was read on its own (for error locations).
     fn push<'b>(
         &mut self,
@@ -891,7 +1138,7 @@ impl SectionsRead {
     ) {
         let i = self.next;
         self.next += 1;
-        let path = format!("sections[{i}]");
+        let path = format!("{}sections[{i}]", self.prefix);
         let section = match element {
             Ok(section) => section,
             Err(raw) => {
@@ -934,10 +1181,10 @@ impl SectionsRead {
                 parser.error(format!("{path}.map"), anchor, "a section must have a `map`");
                 return;
             }
-            MapPart::Read(inner) => parser.section_map(&inner, offset, &path),
+            MapPart::Read(inner) => parser.section_map(&inner, offset, &path, self.depth),
             MapPart::Raw(map) => {
                 match is_object(map).then(|| serde_json::from_str::<RawMap>(map.get())) {
-                    Some(Ok(inner)) => parser.section_map(&inner, offset, &path),
+                    Some(Ok(inner)) => parser.section_map(&inner, offset, &path, self.depth),
                     _ => {
                         parser.error(
                             format!("{path}.map"),
@@ -949,8 +1196,33 @@ impl SectionsRead {
                 }
             }
         };
+        // A nested index map's sections must end before the next outer section starts.
+        if let (Some(last), Some(first)) = (self.maps.last(), map.first()) {
+            if first.offset <= last.offset {
+                parser.error(
+                    format!("{path}.offset"),
+                    section.offset,
+                    format!(
+                        "sections must be ordered and must not overlap: offset {}:{} is not after {}:{}, where \
+                         the previous section's nested sections reach",
+                        first.offset.0, first.offset.1, last.offset.0, last.offset.1
+                    ),
+                );
+            }
+        }
         self.maps.extend(map);
     }
+}
+
+/// A nested section's offset in the outer document: lines add; columns add on the outer section's first line only.
+fn compose_offset(outer: (u32, u32), inner: (u32, u32)) -> (u32, u32) {
+    let line = outer.0.saturating_add(inner.0);
+    let column = if inner.0 == 0 {
+        outer.1.saturating_add(inner.1)
+    } else {
+        inner.1
+    };
+    (line, column)
 }
 
 /// serde_json reports a trailing comma as "trailing comma" or, inside a skipped value, as "expected value" at the

@@ -66,6 +66,10 @@ pub(crate) struct RawMap<'a, S = Raw<'a>, C = Raw<'a>> {
     pub(crate) x_hermes_function_offsets: Option<Raw<'a>>,
     #[serde(borrow, default)]
     pub(crate) scopes: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) x_facebook_offsets: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) x_facebook_segments: Option<Raw<'a>>,
     /// How many strings `names` holds, when the fast reader counted them (all strings); serde's pass leaves it
     /// `None` and the names are counted on their own.
     #[serde(skip)]
@@ -93,6 +97,8 @@ impl<'a, S, C> RawMap<'a, S, C> {
             x_facebook_sources: None,
             x_hermes_function_offsets: None,
             scopes: None,
+            x_facebook_offsets: None,
+            x_facebook_segments: None,
             names_count: None,
             mappings_plain: false,
         }
