@@ -701,6 +701,27 @@ impl SourceMapIndex {
         self.section_at_in(Space::Main, p)
     }
 
+    /// The sections whose text is in the map's bundle file: all of the map's own, but for a RAM bundle's map
+    /// (`map/metro.rs`), whose modules are files of their own, those before the first module's line (the startup
+    /// code). What the fit check reads of a bundle.
+    pub fn bundle_file_sections(&self) -> Range<usize> {
+        let first_module = self
+            .module_offsets
+            .as_deref()
+            .and_then(|o| o.iter().flatten().min().copied());
+        match first_module {
+            Some(line) => {
+                0..self.section_starts[..self.main_sections].partition_point(|s| s.line < line)
+            }
+            None => 0..self.main_sections,
+        }
+    }
+
+    /// Whether section `section` (of any generated file of the map) has no `scopes`.
+    pub fn section_scopes_absent(&self, section: usize) -> bool {
+        self.sections[section].scopes.is_none()
+    }
+
     /// The sections of one generated file: the map's own, or a segment's.
     pub(crate) fn space_sections(&self, space: Space) -> Range<usize> {
         match space {
@@ -856,7 +877,7 @@ impl SourceMapIndex {
         &self,
         f: impl FnMut(usize, &Segment),
     ) -> Result<(), MapError> {
-        self.for_each_raw_segment_once_in(0..self.main_sections, f)
+        self.for_each_raw_segment_once_in(self.bundle_file_sections(), f)
     }
 
     /// [`Self::for_each_raw_segment_once`] over the sections in `sections` only.

@@ -696,10 +696,16 @@ fn parse_presto(line: &str) -> Option<StackFrame> {
 
 fn parse_plain(line: &str, plain: PlainInput) -> Option<StackFrame> {
     static PLAIN: OnceLock<Regex> = OnceLock::new();
-    let re = regex(&PLAIN, r"^\s*(\d+)(?:\s+|:)(\d+)\s*$");
+    // `LINE COLUMN`, or metro-symbolicate's `N.js LINE COLUMN` / `seg-S_N.js LINE COLUMN`: a position in a RAM
+    // bundle's module or a segment (`map/metro.rs`), as its positional form asks for one.
+    let re = regex(
+        &PLAIN,
+        r"^\s*(?:((?:\d+|seg-\d+(?:_\d+)?)\.js)\s+)?(\d+)(?:\s+|:)(\d+)\s*$",
+    );
     let c = re.captures(line)?;
-    let l: u32 = c.get(1)?.as_str().parse().ok()?;
-    let col: u32 = c.get(2)?.as_str().parse().ok()?;
+    let file = c.get(1).map(|m| m.as_str().to_string());
+    let l: u32 = c.get(2)?.as_str().parse().ok()?;
+    let col: u32 = c.get(3)?.as_str().parse().ok()?;
     let generated = l.checked_sub(plain.line_start).and_then(|line| {
         col.checked_sub(plain.column_start)
             .map(|column| GeneratedPosition { line, column })
@@ -711,7 +717,7 @@ fn parse_plain(line: &str, plain: PlainInput) -> Option<StackFrame> {
         function: None,
         is_async: false,
         is_constructor: false,
-        file: None,
+        file,
         written: Some((l, col)),
         generated,
         native: false,

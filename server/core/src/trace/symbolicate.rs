@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::map::compact::Bias;
 use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
+use crate::map::metro::{metro_file, Space};
 use crate::trace::code_frame::code_frame;
 use crate::trace::function_name::{function_by_scopes, CodeScopes, NoCode, ScopeOrigin};
 use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
@@ -119,16 +120,29 @@ pub fn symbolicate_frame_with(
             "no position"
         });
     };
+    // A frame in one of a RAM bundle's modules or in a segment is placed in the map by its file's name.
+    let (space, placed) = match frame_space(index, frame, p) {
+        Ok(placed) => placed,
+        Err(why) => return unresolved(&why),
+    };
+    // The bundle's text is not the module's or the segment's: only the original code can name the function.
+    let original_only = OriginalCodeOnly(code);
+    let code: &dyn CodeScopes = if (space, placed) == (Space::Main, p) {
+        code
+    } else {
+        &original_only
+    };
+    let p = placed;
     // A line-only frame is looked up at its line's first segment, when every segment of that line maps to one
     // original line; otherwise there is no column to go by.
     let p = match frame.precision {
         Precision::Column => p,
-        Precision::Line => match line_level(index, p.line) {
+        Precision::Line => match line_level_in(index, space, p.line) {
             Ok(at) => at,
             Err(why) => return unresolved(&why),
         },
     };
-    let hit = match frame_segment(index, p) {
+    let hit = match frame_segment_in(index, space, p) {
         Ok(Some(hit)) => hit,
         Ok(None) => return unresolved("no mapping at this position"),
         Err(e) => return unresolved(&format!("invalid map: {e}")),
@@ -164,6 +178,43 @@ pub fn symbolicate_frame_with(
     }
 }
 
+/// Where a frame's position is in `index`: in the map's own generated file, or (a map with Metro's
+/// `x_facebook_offsets` or `x_facebook_segments`, and a frame in `N.js`, `seg-S.js` or `seg-S_N.js`) where
+/// `map/metro.rs` places it. `Err`: the map lacks that segment or module, and the frame has no answer.
+pub fn frame_space(
+    index: &SourceMapIndex,
+    frame: &StackFrame,
+    p: GeneratedPosition,
+) -> Result<(Space, GeneratedPosition), String> {
+    let file = index
+        .has_metro_files()
+        .then(|| frame.file.as_deref().and_then(metro_file))
+        .flatten();
+    match file {
+        Some(file) => index.metro_position(file, p),
+        None => Ok((Space::Main, p)),
+    }
+}
+
+/// Code scopes of the original sources only: for a frame whose generated file is not the map's bundle text.
+struct OriginalCodeOnly<'a>(&'a dyn CodeScopes);
+
+impl CodeScopes for OriginalCodeOnly<'_> {
+    fn generated(
+        &self,
+        _: usize,
+    ) -> Option<std::sync::Arc<crate::trace::js_scopes::FunctionScopes>> {
+        None
+    }
+    fn original(
+        &self,
+        map: usize,
+        source: SourceId,
+    ) -> Option<std::sync::Arc<crate::trace::js_scopes::FunctionScopes>> {
+        self.0.original(map, source)
+    }
+}
+
 /// How many segments of a generated line a line-only frame looks at.
 const LINE_LEVEL_SEGMENTS: usize = 4096;
 
@@ -171,11 +222,24 @@ const LINE_LEVEL_SEGMENTS: usize = 4096;
 /// (up to [`LINE_LEVEL_SEGMENTS`]) maps to the same original line of the same source, so that the column cannot change
 /// the answer at line level. Otherwise (a minified line holding many original lines) the reason there is no answer.
 pub fn line_level(index: &SourceMapIndex, line: u32) -> Result<GeneratedPosition, String> {
+    line_level_in(index, Space::Main, line)
+}
+
+/// [`line_level`] in one generated file of the map (`map/metro.rs`).
+pub fn line_level_in(
+    index: &SourceMapIndex,
+    space: Space,
+    line: u32,
+) -> Result<GeneratedPosition, String> {
     let mut first = None;
     let mut places: Vec<(SourceId, u32)> = Vec::new();
     let mut column = 0;
     for _ in 0..LINE_LEVEL_SEGMENTS {
-        let hit = match index.lookup(GeneratedPosition { line, column }, Bias::LeastUpperBound) {
+        let hit = match index.lookup_in(
+            space,
+            GeneratedPosition { line, column },
+            Bias::LeastUpperBound,
+        ) {
             Ok(Some(hit)) if hit.generated.line == line => hit,
             Ok(_) => break,
             Err(e) => return Err(format!("invalid map: {e}")),
@@ -198,7 +262,7 @@ pub fn line_level(index: &SourceMapIndex, line: u32) -> Result<GeneratedPosition
             "the trace gives no column, and line {} of the bundle maps to more than one original line{}: there is no \
              column to go by",
             line + 1,
-            if line == 0 && index.lookup(GeneratedPosition { line: 1, column: 0 }, Bias::LeastUpperBound).ok().flatten().is_none() {
+            if line == 0 && index.lookup_in(space, GeneratedPosition { line: 1, column: 0 }, Bias::LeastUpperBound).ok().flatten().is_none() {
                 " (a one-line bundle)"
             } else {
                 ""
@@ -217,10 +281,19 @@ pub fn frame_segment(
     index: &SourceMapIndex,
     p: GeneratedPosition,
 ) -> Result<Option<crate::map::index::MappingHit<'_>>, crate::MapError> {
-    let Some(hit) = index.lookup(p, Bias::GreatestLowerBound)? else {
+    frame_segment_in(index, Space::Main, p)
+}
+
+/// [`frame_segment`] in one generated file of the map (`map/metro.rs`).
+pub fn frame_segment_in(
+    index: &SourceMapIndex,
+    space: Space,
+    p: GeneratedPosition,
+) -> Result<Option<crate::map::index::MappingHit<'_>>, crate::MapError> {
+    let Some(hit) = index.lookup_in(space, p, Bias::GreatestLowerBound)? else {
         return Ok(None);
     };
-    let tied = index.all_at(p)?;
+    let tied = index.all_at_in(space, p)?;
     Ok(Some(match tied.first() {
         Some(first) if tied.len() > 1 && first.generated == hit.generated => *first,
         _ => hit,
@@ -290,7 +363,12 @@ pub struct Enclosing {
 pub fn names_from_code(index: &SourceMapIndex, p: GeneratedPosition, source: SourceId) -> bool {
     index
         .section_at(p)
-        .is_some_and(|i| index.sections()[i].scopes.is_none() && !index.has_function_map(i, source))
+        .is_some_and(|i| section_names_from_code(index, i, source))
+}
+
+/// [`names_from_code`] for a section already found.
+fn section_names_from_code(index: &SourceMapIndex, section: usize, source: SourceId) -> bool {
+    index.section_scopes_absent(section) && !index.has_function_map(section, source)
 }
 
 /// The original function around generated position `p` (in `section`, mapping to `o`) of the map `map`, with
@@ -317,7 +395,7 @@ pub fn enclosing_function(
     }
     // A source with a function map, or a section with `scopes`, that does not cover the position is not parsed for
     // more.
-    if !names_from_code(index, p, o.source) {
+    if !section_names_from_code(index, section, o.source) {
         return None;
     }
     let generated = code.generated(map);

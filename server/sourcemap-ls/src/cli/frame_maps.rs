@@ -17,11 +17,13 @@ use sourcemap_core::bundle::resolve::{
     choose_maps, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
 };
 use sourcemap_core::fs::walk::FilesByName;
+use sourcemap_core::map::metro::Space;
 use sourcemap_core::source::today::{SourceDrift, TodayPosition};
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::stack::{file_name_of, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
-    add_function_lines, function_line_sources, names_from_code, symbolicate, SymbolicatedLine,
+    add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate,
+    SymbolicatedLine,
 };
 use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
@@ -745,8 +747,12 @@ fn withhold_misfits(
         let choice = choices[k];
         let fit = choice.and_then(|i| maps[i].fit());
         let shifted = shift_of(choice).is_some();
+        // A frame in a RAM bundle's module or a segment is in another file than the bundle checked.
+        let in_bundle = |p: GeneratedPosition| {
+            choice.is_none_or(|i| frame_space(&maps[i].index, &f.frame, p) == Ok((Space::Main, p)))
+        };
         let misfit = match (fit, printed[k]) {
-            (Some((_, report)), Some(p)) if !shifted => report.withheld(p),
+            (Some((_, report)), Some(p)) if !shifted && in_bundle(p) => report.withheld(p),
             _ => None,
         };
         if let Some(why) = misfit {

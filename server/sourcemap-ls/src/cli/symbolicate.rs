@@ -13,11 +13,12 @@ use serde_json::{json, Value};
 use sourcemap_core::bundle::fit::{FitReport, Verdict};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
+use sourcemap_core::map::metro::Space;
 use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 use sourcemap_core::trace::document::TraceDocument;
-use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
+use sourcemap_core::trace::stack::{PlainInput, Precision, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
-    first_code_frame, frame_segment, render_frame, render_text, SymbolicatedFrame,
+    first_code_frame, frame_segment_in, frame_space, render_frame, render_text, SymbolicatedFrame,
     SymbolicatedLine, TextOptions,
 };
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
@@ -289,7 +290,16 @@ fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
     } else {
         (last, PathBuf::from("0"))
     };
-    Some(format!("{} {}\n", line.display(), column.display()))
+    // `MAP N.js LINE [COLUMN]`: a position in module N of a RAM bundle (or `seg-S_N.js`, `seg-S.js`).
+    let module = |p: &PathBuf| {
+        sourcemap_core::map::metro::metro_file(&p.to_string_lossy()).is_some() && !p.exists()
+    };
+    let file = if maps.len() >= 2 && maps.last().is_some_and(module) {
+        format!("{} ", maps.pop()?.display())
+    } else {
+        String::new()
+    };
+    Some(format!("{file}{} {}\n", line.display(), column.display()))
 }
 
 fn frames_mut(out: &mut [SymbolicatedLine]) -> impl Iterator<Item = &mut SymbolicatedFrame> {
@@ -547,7 +557,7 @@ fn explain(
                 .into(),
         );
     }
-    out.push(explain_segment(&m.index, lookup));
+    out.push(explain_segment(&m.index, &f.frame, lookup));
     if let Some((_, report)) = fit {
         out.push(explain_fit(report, p, shift));
     }
@@ -574,41 +584,67 @@ fn explain(
     out
 }
 
-/// Where `lookup` lands among the map's segments, and what that segment says.
-fn explain_segment(index: &SourceMapIndex, lookup: GeneratedPosition) -> String {
+/// Where `lookup` lands among the map's segments, and what that segment says; for a frame in a RAM bundle's module
+/// or a segment, first where the map places its file.
+fn explain_segment(
+    index: &SourceMapIndex,
+    frame: &StackFrame,
+    lookup: GeneratedPosition,
+) -> String {
     let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
-    match frame_segment(index, lookup) {
-        Ok(Some(hit)) => {
-            let exact = if hit.generated == lookup {
-                "lands on a segment".to_string()
-            } else {
-                format!(
-                    "lands {} columns after the segment at {}",
-                    lookup.column - hit.generated.column,
-                    at(hit.generated)
-                )
-            };
-            match hit.original {
-                Some(o) => format!(
-                    "position {} {exact}, which the map says is {}:{}:{}{}",
-                    at(lookup),
-                    o.source_url.unwrap_or("<no source>"),
-                    o.line + 1,
-                    o.column,
-                    o.name.map(|n| format!(" (name {n})")).unwrap_or_default()
-                ),
-                None => format!(
-                    "position {} {exact} that maps to nothing (a 1-field segment)",
-                    at(lookup)
-                ),
-            }
-        }
-        Ok(None) => format!(
-            "position {}: no segment at or before it on its line",
-            at(lookup)
+    let (space, placed) = match frame_space(index, frame, lookup) {
+        Ok(placed) => placed,
+        Err(why) => return format!("position {}: {why}", at(lookup)),
+    };
+    let file = frame.file.as_deref().unwrap_or("");
+    let moved = match space {
+        Space::Main if placed == lookup => String::new(),
+        Space::Main => format!(
+            "{file} is a module of this RAM bundle starting on the map's line {} (x_facebook_offsets): ",
+            placed.line - lookup.line + 1
         ),
-        Err(e) => format!("position {}: the map is invalid there: {e}", at(lookup)),
-    }
+        Space::Segment(_) if placed == lookup => {
+            format!("{file} is a segment: looked up in its own map (x_facebook_segments): ")
+        }
+        Space::Segment(_) => format!(
+            "{file} is a module of a segment: looked up in the segment's map, from its line {} (x_facebook_offsets): ",
+            placed.line - lookup.line + 1
+        ),
+    };
+    let lookup = placed;
+    moved
+        + &match frame_segment_in(index, space, lookup) {
+            Ok(Some(hit)) => {
+                let exact = if hit.generated == lookup {
+                    "lands on a segment".to_string()
+                } else {
+                    format!(
+                        "lands {} columns after the segment at {}",
+                        lookup.column - hit.generated.column,
+                        at(hit.generated)
+                    )
+                };
+                match hit.original {
+                    Some(o) => format!(
+                        "position {} {exact}, which the map says is {}:{}:{}{}",
+                        at(lookup),
+                        o.source_url.unwrap_or("<no source>"),
+                        o.line + 1,
+                        o.column,
+                        o.name.map(|n| format!(" (name {n})")).unwrap_or_default()
+                    ),
+                    None => format!(
+                        "position {} {exact} that maps to nothing (a 1-field segment)",
+                        at(lookup)
+                    ),
+                }
+            }
+            Ok(None) => format!(
+                "position {}: no segment at or before it on its line",
+                at(lookup)
+            ),
+            Err(e) => format!("position {}: the map is invalid there: {e}", at(lookup)),
+        }
 }
 
 /// What the fit check says of the map's bundle at `p` (the printed position).
@@ -694,6 +730,17 @@ mod tests {
             (&["a.map"], None, &["a.map"]),
             (&["a.map", "trace.txt"], None, &["a.map", "trace.txt"]),
             (&["a.map", "12x"], None, &["a.map", "12x"]),
+            // metro-symbolicate's module form.
+            (
+                &["a.map", "12.js", "3", "4"],
+                Some("12.js 3 4\n"),
+                &["a.map"],
+            ),
+            (
+                &["a.map", "seg-2_7.js", "3"],
+                Some("seg-2_7.js 3 0\n"),
+                &["a.map"],
+            ),
             // A lone number is a map's name, not a position.
             (&["12"], None, &["12"]),
         ];

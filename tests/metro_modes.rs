@@ -1,0 +1,179 @@
+//! metro-symbolicate's other modes end to end (issue 36): RAM bundles made by Metro 0.84.6 and run as React Native
+//! runs their modules (`fixtures/metro-ram`, `make.js`), Hermes segments, the JSC profiler map, and the output bases.
+//! Each answer is held to the original program's own trace (`truth.txt`: the app run unbundled) and to what
+//! metro-symbolicate answered on the same files (recorded beside them), and where metro-symbolicate is wrong the
+//! case is named.
+
+#[path = "support/process.rs"]
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use process::output_with_stdin;
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
+}
+
+fn ram() -> PathBuf {
+    repo().join("fixtures/metro-ram")
+}
+
+fn run(cwd: &Path, args: &[&str], stdin: &str) -> (String, String) {
+    let out = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+            .args(args)
+            .current_dir(cwd),
+        stdin,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?} failed: {stderr}");
+    (String::from_utf8(out.stdout).unwrap(), stderr)
+}
+
+/// `at fn (file:line:column)` frames of a V8 trace, in order: (function, file, line, column).
+fn frames(trace: &str) -> Vec<(String, String, u32, u32)> {
+    let re = regex::Regex::new(r"^\s+at (?:(\S+) \()?([^()\s]+):(\d+):(\d+)\)?$").unwrap();
+    trace
+        .lines()
+        .filter_map(|l| re.captures(l))
+        .map(|c| {
+            (
+                c.get(1).map_or("", |m| m.as_str()).to_string(),
+                c[2].to_string(),
+                c[3].parse().unwrap(),
+                c[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The app's frames as node reports them running the original sources: file, line, column, function.
+fn truth() -> Vec<(String, String, u32, u32)> {
+    let truth = std::fs::read_to_string(ram().join("truth.txt")).unwrap();
+    frames(&truth)
+        .into_iter()
+        .filter(|(_, file, _, _)| !file.starts_with("node:"))
+        .collect()
+}
+
+#[test]
+fn ram_bundle_frames_are_answered_from_their_modules_as_the_original_program_reports_them() {
+    let truth = truth();
+    assert_eq!(truth.len(), 4, "the app's four frames: {truth:?}");
+    for (dir, map) in [
+        ("dist/android", "index.android.bundle.map"),
+        ("dist/ios", "main.jsbundle.map"),
+    ] {
+        let cwd = ram().join(dir);
+        let trace = std::fs::read_to_string(cwd.join("trace.txt")).unwrap();
+        let printed = frames(&trace);
+        assert!(
+            printed[..4]
+                .iter()
+                .all(|f| f.1.ends_with(".js") && f.1.len() <= 5),
+            "the crash's frames are in modules N.js: {printed:?}"
+        );
+        let (out, stderr) = run(&cwd, &["symbolicate", map], &trace);
+        assert!(!stderr.contains("map-mismatch"), "{dir}: {stderr}");
+        let answered = frames(&out);
+        for (k, want) in truth.iter().enumerate() {
+            let got = &answered[k];
+            assert_eq!(
+                (&got.1, got.2, got.3),
+                (&want.1, want.2, want.3),
+                "{dir}: frame {k} ({:?}) answered {got:?}, the original program says {want:?}",
+                printed[k]
+            );
+        }
+        // Function names from Metro's function maps, as the original program names them (its top level is
+        // node's module wrapper, Metro's `<global>`).
+        let names: Vec<&str> = answered[..3].iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(names, ["formatCustomer", "orderSummary", "main"], "{dir}");
+    }
+}
+
+#[test]
+fn ram_bundle_answers_equal_metro_symbolicate_where_it_is_right() {
+    // Not minified (Android's js-modules/N.js): the modules' code starts on their second line, where Metro's
+    // section offsets are right, and every answer equals metro-symbolicate's, by the positional form too.
+    let cwd = ram().join("dist/android");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(cwd.join("metro-symbolicate.json")).unwrap())
+            .unwrap();
+    let positional = expected["positional"].as_object().unwrap();
+    assert!(positional.len() >= 3);
+    for (asked, metro) in positional {
+        let args: Vec<&str> = asked.split(' ').collect();
+        let mut all = vec!["symbolicate", "--json", "index.android.bundle.map"];
+        all.extend(&args);
+        let (out, _) = run(&cwd, &all, "");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let o = &v["stack"][0]["original"];
+        // metro-symbolicate prints `source:line:functionName`.
+        let metro: Vec<&str> = metro.as_str().unwrap().split(':').collect();
+        assert_eq!(o["source"], metro[0], "{asked}");
+        assert_eq!(o["line"].as_u64().unwrap().to_string(), metro[1], "{asked}");
+        assert_eq!(o["function"], metro[2], "{asked}");
+    }
+    // Minified (iOS's indexed file): every module is one line, and Metro's section offsets count the module
+    // wrapper twice (`fixWrapperOffset`), so metro-symbolicate answers 28 columns late: `src/format.js:14:<global>`
+    // where the program crashed at src/format.js:10 in formatCustomer. sourcemap-ls reads the offset without the
+    // doubled wrapper (and `validate` says so) and answers the program's own line.
+    let cwd = ram().join("dist/ios");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(cwd.join("metro-symbolicate.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        expected["positional"]["4.js 1 110"], "src/format.js:14:<global>",
+        "metro-symbolicate's recorded answer"
+    );
+    let (out, _) = run(
+        &cwd,
+        &["symbolicate", "main.jsbundle.map", "4.js", "1", "109"],
+        "",
+    );
+    assert!(out.contains("src/format.js:10:"), "{out}");
+    let (_, stderr) = run(&cwd, &["validate", "main.jsbundle.map"], "");
+    assert!(
+        stderr.contains("Metro's RAM bundle layout")
+            && stderr.contains("module wrapper counted twice"),
+        "validate says what it read as Metro's: {stderr}"
+    );
+}
+
+#[test]
+fn a_module_the_map_does_not_place_is_not_answered() {
+    let cwd = ram().join("dist/android");
+    let (out, _) = run(
+        &cwd,
+        &[
+            "symbolicate",
+            "--json",
+            "index.android.bundle.map",
+            "9.js",
+            "1",
+            "1",
+        ],
+        "",
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let frame = &v["stack"][0];
+    assert!(frame["original"].is_null(), "{frame}");
+    assert!(
+        frame["unresolved"]
+            .as_str()
+            .unwrap()
+            .contains("no module 9"),
+        "{frame}"
+    );
+    // The startup code's frames are the map's own lines, as metro-symbolicate reads them.
+    let (out, _) = run(
+        &cwd,
+        &["symbolicate", "index.android.bundle.map", "163", "6"],
+        "",
+    );
+    assert!(out.contains("require.js:285"), "{out}");
+}
