@@ -40,7 +40,8 @@ fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ("VLQ over 32 bits", br#"{"version":3,"sources":["a"],"mappings":"ggggggE"}"#.to_vec(), "does not fit in 32 bits"),
         ("VLQ with a huge digit run", format!(r#"{{"version":3,"sources":["a"],"mappings":"{}"}}"#, "/".repeat(10_000)).into_bytes(), "mappings"),
         ("invalid base64", br#"{"version":3,"sources":["a"],"mappings":"AA~A"}"#.to_vec(), "'~'"),
-        ("sections nested in sections", br#"{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sections":[]}}]}"#.to_vec(), "must not itself be an index map"),
+        // Metro nests index maps (RAM bundles); nested sections must still end where the next section starts.
+        ("nested sections past the next section", br#"{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sections":[{"offset":{"line":5,"column":0},"map":{"version":3,"sources":[],"mappings":""}}]}},{"offset":{"line":2,"column":0},"map":{"version":3,"sources":[],"mappings":""}}]}"#.to_vec(), "nested sections reach"),
         ("url sections", br#"{"version":3,"sections":[{"offset":{"line":0,"column":0},"url":"other.map"}]}"#.to_vec(), "not supported"),
         ("non-UTF-8 bytes", non_utf8, "invalid"),
         ("deeply nested JSON", deep.into_bytes(), "JSON"),
