@@ -25,7 +25,7 @@ use std::ops::Range;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 
 /// Which generated file of a map a position is in: the map's own, or a segment's (by its place in the index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Space {
     #[default]
     Main,
@@ -108,13 +108,8 @@ impl SourceMapIndex {
         }
     }
 
-    /// Where position `p` of the file `file` names is in this map: its space and its position there. `Err` says
-    /// why the map cannot place it (a segment or module it does not have).
-    pub fn metro_position(
-        &self,
-        file: MetroFile,
-        p: GeneratedPosition,
-    ) -> Result<(Space, GeneratedPosition), String> {
+    /// The generated file `file` names in this map; `Err` says why there is none (a segment the map lacks).
+    pub fn metro_space(&self, file: MetroFile) -> Result<Space, String> {
         let Some(space) = self.segment_space(file.segment) else {
             let ids = self.segment_ids();
             return Err(if ids.is_empty() {
@@ -132,6 +127,17 @@ impl SourceMapIndex {
                 )
             });
         };
+        Ok(space)
+    }
+
+    /// Where position `p` of the file `file` names is in this map: its space and its position there. `Err` says
+    /// why the map cannot place it (a segment or module it does not have).
+    pub fn metro_position(
+        &self,
+        file: MetroFile,
+        p: GeneratedPosition,
+    ) -> Result<(Space, GeneratedPosition), String> {
+        let space = self.metro_space(file)?;
         let Some(module) = file.module else {
             return Ok((space, p));
         };

@@ -114,8 +114,15 @@ fn number(v: &Value) -> Option<u64> {
 }
 
 /// The attribution's lines, in order; empty lines are skipped (metro-symbolicate's line splitter would fail on
-/// them).
-pub fn read_attribution(bytes: &[u8]) -> Result<Vec<Attribution>, ProfileError> {
+/// them). `line_start` and `column_start` are the bases of `location.line` and `location.column` /
+/// `virtualOffset` (metro-symbolicate's `--input-line-start`, default 1, and `--input-column-start`, default 0;
+/// a location without a line is on the first line).
+pub fn read_attribution(
+    bytes: &[u8],
+    line_start: u32,
+    column_start: u32,
+) -> Result<Vec<Attribution>, ProfileError> {
+    let (line_start, column_start) = (u64::from(line_start), u64::from(column_start));
     let mut out = Vec::new();
     for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -131,7 +138,7 @@ pub fn read_attribution(bytes: &[u8]) -> Result<Vec<Attribution>, ProfileError> 
             )));
         }
         let line_1 = if loc["line"].is_null() {
-            Some(1)
+            Some(line_start)
         } else {
             number(&loc["line"])
         };
@@ -145,13 +152,16 @@ pub fn read_attribution(bytes: &[u8]) -> Result<Vec<Attribution>, ProfileError> 
             number(&loc["virtualOffset"]),
             number(&loc["bytecodeSize"]),
         ) {
-            (true, Some(start), Some(size)) => Some((clamp(start), clamp(start + size))),
+            (true, Some(start), Some(size)) if start >= column_start => Some((
+                clamp(start - column_start),
+                clamp(start + size - column_start),
+            )),
             _ => None,
         };
         let position = match (line_1, column) {
-            (Some(l), Some(c)) if l >= 1 => Some(GeneratedPosition {
-                line: clamp(l - 1),
-                column: clamp(c),
+            (Some(l), Some(c)) if l >= line_start && c >= column_start => Some(GeneratedPosition {
+                line: clamp(l - line_start),
+                column: clamp(c - column_start),
             }),
             _ => None,
         };
@@ -189,7 +199,13 @@ mod tests {
     fn attribution_lines_are_one_based() {
         let text = b"{\"location\":{\"line\":3,\"column\":4}}\n{\"location\":{\"virtualOffset\":\"10\",\"bytecodeSize\":5}}\n";
         assert!(is_attribution(text));
-        let a = read_attribution(text).unwrap();
+        let a = read_attribution(text, 1, 0).unwrap();
+        let b = read_attribution(text, 0, 1).unwrap();
+        assert_eq!(
+            b[0].position,
+            Some(GeneratedPosition { line: 3, column: 3 })
+        );
+        assert_eq!(b[1].range, Some((9, 14)));
         assert_eq!(
             a[0].position,
             Some(GeneratedPosition { line: 2, column: 4 })

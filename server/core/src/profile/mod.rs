@@ -34,6 +34,7 @@ pub mod coverage;
 pub mod cpuprofile;
 pub mod heap_snapshot;
 pub mod hermes;
+pub mod profmap;
 pub mod sites;
 pub mod summary;
 

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
+use crate::map::metro::{metro_file, Space};
 use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
 
 #[derive(Debug, Deserialize)]
@@ -34,9 +35,18 @@ struct Crash {
 
 /// The map's `x_hermes_function_offsets`: segment → function id → bytecode offset of the function's start.
 pub fn function_offsets(index: &SourceMapIndex) -> Result<HashMap<u32, Vec<u32>>, String> {
+    function_offsets_in(index, Space::Main)
+}
+
+/// [`function_offsets`] of one generated file of the map: a segment's own map carries its own
+/// (`x_facebook_segments`, `map/metro.rs`).
+pub fn function_offsets_in(
+    index: &SourceMapIndex,
+    space: Space,
+) -> Result<HashMap<u32, Vec<u32>>, String> {
     let range = index
-        .x_hermes_function_offsets
-        .clone()
+        .hermes_function_offsets_in(space)
+        .cloned()
         .ok_or("the map has no x_hermes_function_offsets (not a Hermes map?)")?;
     let raw: HashMap<String, Vec<u32>> = serde_json::from_slice(&index.buffer()[range])
         .map_err(|e| format!("x_hermes_function_offsets: {e}"))?;
@@ -69,13 +79,14 @@ pub fn is_hermes_crash(text: &str) -> bool {
         })
 }
 
-/// Parses a crash report into frames whose generated positions come from `offsets`.
-pub fn parse_hermes_crash(
-    text: &str,
-    offsets: &HashMap<u32, Vec<u32>>,
-) -> Result<Vec<StackLine>, String> {
+/// Parses a crash report into frames whose generated positions come from the function offsets of `index`: of the
+/// segment a frame's `SourceURL` names (`seg-S.js`, `seg-S_N.js`), as metro-symbolicate's
+/// `symbolicateHermesMinidumpTrace` reads them, else of the map itself. A frame in a segment the map lacks keeps no
+/// position here; looked up, its file says why (`symbolicate::frame_space`).
+pub fn parse_hermes_crash(text: &str, index: &SourceMapIndex) -> Result<Vec<StackLine>, String> {
     let crash: Crash =
         serde_json::from_str(text).map_err(|e| format!("not a Hermes crash report: {e}"))?;
+    let mut by_space: HashMap<Space, Option<HashMap<u32, Vec<u32>>>> = HashMap::new();
     crash
         .callstack
         .into_iter()
@@ -85,8 +96,21 @@ pub fn parse_hermes_crash(
                 serde_json::from_value(value).map_err(|e| format!("callstack frame {raw}: {e}"))?;
             let native = f.native_code == Some(true);
             let segment = f.cjs_module_offset.or(f.segment_id);
-            let generated = match (segment, f.function_id, f.byte_code_offset) {
-                (Some(s), Some(fid), Some(off)) if !native => offsets
+            let space = f
+                .source_url
+                .as_deref()
+                .filter(|_| index.has_metro_files())
+                .and_then(metro_file)
+                .map_or(Ok(Space::Main), |file| index.metro_space(file));
+            let offsets = match space {
+                Ok(space) => by_space
+                    .entry(space)
+                    .or_insert_with(|| function_offsets_in(index, space).ok())
+                    .as_ref(),
+                Err(_) => None,
+            };
+            let generated = match (segment, f.function_id, f.byte_code_offset, offsets) {
+                (Some(s), Some(fid), Some(off), Some(offsets)) if !native => offsets
                     .get(&s)
                     .and_then(|o| o.get(fid as usize))
                     .map(|start| GeneratedPosition {
@@ -123,9 +147,8 @@ mod tests {
     fn frames_resolve_through_function_offsets() {
         let map = br#"{"version":3,"sources":["app.js"],"mappings":"AAAA","x_hermes_function_offsets":{"0":[0,15,235]}}"#;
         let index = SourceMapIndex::from_bytes(map.to_vec()).unwrap();
-        let offsets = function_offsets(&index).unwrap();
         let crash = r#"{"callstack":[{"CJSModuleOffset":0,"FunctionID":2,"ByteCodeOffset":13,"SourceURL":"app.hbc"},{"NativeCode":true},{"SegmentID":0,"FunctionID":9,"ByteCodeOffset":1}]}"#;
-        let lines = parse_hermes_crash(crash, &offsets).unwrap();
+        let lines = parse_hermes_crash(crash, &index).unwrap();
         let frames: Vec<&StackFrame> = lines
             .iter()
             .map(|l| match l {
@@ -145,6 +168,6 @@ mod tests {
             frames[2].generated, None,
             "an unknown function id has no position"
         );
-        assert!(parse_hermes_crash("{}", &offsets).is_err());
+        assert!(parse_hermes_crash("{}", &index).is_err());
     }
 }

@@ -111,6 +111,15 @@ pub fn symbolicate_frame_with(
         ignored: false,
         unresolved: Some(why.to_string()),
     };
+    // A segment the map lacks is why a frame has no answer, whether or not it has a position.
+    if let Some(Err(why)) = index
+        .has_metro_files()
+        .then(|| frame.file.as_deref().and_then(metro_file))
+        .flatten()
+        .map(|file| index.metro_space(file))
+    {
+        return unresolved(&why);
+    }
     let Some(p) = frame.generated else {
         return unresolved(if frame.native {
             "native frame"

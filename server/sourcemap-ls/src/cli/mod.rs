@@ -4,6 +4,7 @@
 pub mod explore;
 mod frame_maps;
 pub mod lookup;
+mod metro_inputs;
 mod one_based;
 pub mod profile;
 pub mod stats;

@@ -9,15 +9,15 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
-use sourcemap_core::profile::coverage;
 use sourcemap_core::profile::cpuprofile;
 use sourcemap_core::profile::heap_snapshot::{is_heap_snapshot, HeapSnapshotDoc};
 use sourcemap_core::profile::sites::{Site, Sites};
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy, Row};
-use sourcemap_core::profile::{Profile, ProfileDoc, ProfileError, Rewrite, Rewrites};
+use sourcemap_core::profile::{coverage, profmap};
+use sourcemap_core::profile::{Profile, ProfileDoc, Rewrite, Rewrites};
 use sourcemap_core::trace::stack::StackLine;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
-use sourcemap_core::{Bias, GeneratedPosition};
+use sourcemap_core::GeneratedPosition;
 
 use super::frame_maps::{load, resolve, Catalog, FunctionLines};
 use super::CliError;
@@ -39,32 +39,53 @@ pub enum To {
 pub struct ProfileArgs {
     /// The profile: a Hermes sampling profile (`.json`), a V8 `.cpuprofile`, or a Chrome trace; or a heap snapshot
     /// (`.heapsnapshot`, `.heaptimeline`), a Hermes coverage trace, or attribution JSON lines.
-    profile: PathBuf,
+    pub(super) profile: PathBuf,
     /// Source maps (or bundles that lead to them); a Hermes bytecode profile uses the first. Without any, each
     /// frame's script URL leads to its bundle under --root.
-    maps: Vec<PathBuf>,
+    pub(super) maps: Vec<PathBuf>,
     /// Where to look for the bundles the profile's scripts name (default: the current directory).
     #[arg(long, value_name = "DIR")]
-    root: Option<PathBuf>,
+    pub(super) root: Option<PathBuf>,
     /// The bundle a script of the profile is, when several under --root could be (repeatable): NAME is the script
     /// URL as the profile writes it, or its file name.
     #[arg(long = "bundle", value_name = "NAME=PATH", value_parser = super::symbolicate::parse_bundle_choice)]
-    bundles: Vec<(String, PathBuf)>,
+    pub(super) bundles: Vec<(String, PathBuf)>,
     /// One JSON object: `frames` (each frame's original position and function) and `functions` (the rows).
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     /// How rows are grouped.
     #[arg(long, value_enum, default_value_t = By::Function)]
-    by: By,
+    pub(super) by: By,
     /// How many rows each table shows.
     #[arg(long, default_value_t = 20)]
-    top: usize,
+    pub(super) top: usize,
     /// Write the profile with original function names and positions here (never over the input).
     #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
+    pub(super) out: Option<PathBuf>,
     /// With --out: write this format instead of the input's.
     #[arg(long, value_enum)]
-    to: Option<To>,
+    pub(super) to: Option<To>,
+    #[command(flatten)]
+    pub(super) bases: MetroBases,
+}
+
+/// metro-symbolicate's bases for the inputs and outputs that mirror its own (an attribution's `location`, a
+/// profiler map's offsets, the `--json` of a coverage trace and an attribution); profiles and heap snapshots keep
+/// their formats' own conventions (`profile/mod.rs`), as metro-symbolicate does for heap snapshots.
+#[derive(Args, Clone, Copy)]
+pub struct MetroBases {
+    /// The number an attribution's `location.line` counts from.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub(super) input_line_start: u32,
+    /// The number an attribution's `location.column` / `virtualOffset` and a profiler map's offsets count from.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(super) input_column_start: u32,
+    /// The number printed lines count from (coverage and attribution `--json`, profiler maps).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub(super) output_line_start: u32,
+    /// The number printed columns count from (coverage and attribution `--json`, profiler maps).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub(super) output_column_start: u32,
 }
 
 /// The input is never written over: `--out` must name another file.
@@ -107,7 +128,10 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         return run_heap_snapshot(&args, bytes);
     }
     if coverage::is_coverage(bytes) || coverage::is_attribution(bytes) {
-        return run_metro_input(&args, bytes);
+        return super::metro_inputs::run_metro_input(&args, bytes);
+    }
+    if profmap::is_profmap(&args.profile.to_string_lossy(), bytes) {
+        return super::metro_inputs::run_profmap(&args, bytes);
     }
     let (doc, profile) = ProfileDoc::parse(bytes, &passed)
         .map_err(|e| CliError::Usage(format!("{}: {e}", args.profile.display())))?;
@@ -340,157 +364,9 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A Hermes coverage trace or a bytecode size attribution: each position looked up as a frame (its `SourceURL` or
-/// `filename` leads to a map as a profile's URL does; else the first map given), answered in metro-symbolicate's
-/// shapes (`--json`: coverage, one JSON array of `{source, line, column, name, functionName, isIgnored}`;
-/// attribution, the lines with `location` `{file, line, column}`), or counted.
-fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
-    if args.out.is_some() || args.to.is_some() {
-        return Err(CliError::Usage(
-            "a coverage trace or an attribution is answered on stdout (--json); --out and --to are for profiles and heap snapshots".into(),
-        ));
-    }
-    let bad = |e: ProfileError| CliError::Usage(format!("{}: {e}", args.profile.display()));
-    let is_coverage = coverage::is_coverage(bytes);
-    let (places, attribution): (Vec<(Option<String>, Option<GeneratedPosition>)>, _) =
-        if is_coverage {
-            let c = coverage::read_coverage(bytes).map_err(bad)?;
-            (
-                c.into_iter().map(|e| (e.url, Some(e.position))).collect(),
-                Vec::new(),
-            )
-        } else {
-            let a = coverage::read_attribution(bytes).map_err(bad)?;
-            (a.iter().map(|l| (l.file.clone(), l.position)).collect(), a)
-        };
-    let positioned: Vec<usize> = (0..places.len())
-        .filter(|&i| places[i].1.is_some())
-        .collect();
-    let lines = positioned
-        .iter()
-        .map(|&i| {
-            place(
-                places[i].0.as_deref(),
-                places[i].1.expect("positioned"),
-                None,
-            )
-        })
-        .collect();
-    let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, lines, false, FunctionLines::NotWanted);
-    let mut answers: Vec<Option<(&OriginalFrame, bool)>> = vec![None; places.len()];
-    answer(&mut answers, positioned.iter().copied(), &resolved.out);
-    // metro-symbolicate walks a bytecode range whose first address maps to no source column by column up to its
-    // end and answers the first that does: the first segment after the address with a source, in the map the
-    // address was looked up in. Those addresses are looked up again, as the others were.
-    let mut walked: Vec<(usize, GeneratedPosition)> = Vec::new();
-    for (k, &i) in positioned.iter().enumerate() {
-        let (Some((start, end)), None, Some(choice)) = (
-            attribution.get(i).and_then(|a| a.range),
-            answers[i],
-            resolved.chosen[k].0,
-        ) else {
-            continue;
-        };
-        let index = &catalog.maps[choice].index;
-        let line = places[i].1.expect("positioned").line;
-        let mut column = start + 1;
-        while column < end {
-            let p = GeneratedPosition { line, column };
-            let Ok(Some(hit)) = index.lookup(p, Bias::LeastUpperBound) else {
-                break;
-            };
-            if hit.generated.line != line || hit.generated.column >= end {
-                break;
-            }
-            if hit.original.is_some_and(|o| o.source_url.is_some()) {
-                walked.push((i, hit.generated));
-                break;
-            }
-            column = hit.generated.column + 1;
-        }
-    }
-    let again = if walked.is_empty() {
-        None
-    } else {
-        let lines = walked
-            .iter()
-            .map(|&(i, position)| place(places[i].0.as_deref(), position, None))
-            .collect();
-        Some(resolve(
-            &mut catalog,
-            lines,
-            false,
-            FunctionLines::NotWanted,
-        ))
-    };
-    if let Some(again) = &again {
-        answer(&mut answers, walked.iter().map(|w| w.0), &again.out);
-    }
-    let mapped = answers.iter().flatten().count();
-    if !args.json {
-        println!(
-            "{}: {} positions, {mapped} mapped",
-            if is_coverage {
-                "Hermes coverage trace"
-            } else {
-                "bytecode size attribution"
-            },
-            places.len()
-        );
-        return Ok(());
-    }
-    if is_coverage {
-        let rows: Vec<Value> = answers
-            .iter()
-            .map(|a| match a {
-                Some((o, ignored)) => json!({
-                    "source": o.source, "line": o.line + 1, "column": o.column, "name": o.name,
-                    "functionName": o.function, "isIgnored": ignored,
-                }),
-                None => json!({
-                    "source": null, "line": null, "column": null, "name": null, "functionName": null,
-                    "isIgnored": false,
-                }),
-            })
-            .collect();
-        println!("{}", Value::Array(rows));
-    } else {
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        for (line, a) in attribution.into_iter().zip(&answers) {
-            let mut object = line.object;
-            object["location"] = match a {
-                Some((o, _)) => json!({"file": o.source, "line": o.line + 1, "column": o.column}),
-                None => json!({"file": null, "line": null, "column": null}),
-            };
-            writeln!(out, "{object}").map_err(|e| CliError::Usage(e.to_string()))?;
-        }
-        out.flush().map_err(|e| CliError::Usage(e.to_string()))?;
-    }
-    Ok(())
-}
-
-/// Each resolved line's original with a source, and whether it is ignore-listed, into `answers` at the place it was
-/// asked for (`at`, in the lines' order).
-fn answer<'a>(
-    answers: &mut [Option<(&'a OriginalFrame, bool)>],
-    at: impl Iterator<Item = usize>,
-    out: &'a [SymbolicatedLine],
-) {
-    for (i, l) in at.zip(out) {
-        if let SymbolicatedLine::Frame(f) = l {
-            answers[i] = f
-                .original
-                .as_ref()
-                .filter(|o| o.source.is_some())
-                .map(|o| (o, f.ignored));
-        }
-    }
-}
-
 /// The maps given on the command line, and `--root` (default: the current directory) for the bundles the input's
 /// scripts name.
-fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
+pub(super) fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
     let mut explicit = args
         .maps
         .iter()
@@ -511,7 +387,11 @@ fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
 }
 
 /// A position in a script as a frame to resolve (as a profile's places are).
-fn place(url: Option<&str>, position: GeneratedPosition, function: Option<&str>) -> StackLine {
+pub(super) fn place(
+    url: Option<&str>,
+    position: GeneratedPosition,
+    function: Option<&str>,
+) -> StackLine {
     StackLine::Frame(
         Site {
             url: url.map(Into::into),

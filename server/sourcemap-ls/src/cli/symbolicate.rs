@@ -161,9 +161,12 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 "--hermes-crash needs the Hermes source map as the first MAP".into(),
             ));
         };
-        let offsets = sourcemap_core::trace::hermes_crash::function_offsets(&first.index)
-            .map_err(CliError::Map)?;
-        sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &offsets)
+        if !first.index.has_metro_files() {
+            // Said before anything else: a map without function offsets answers no crash frame.
+            sourcemap_core::trace::hermes_crash::function_offsets(&first.index)
+                .map_err(CliError::Map)?;
+        }
+        sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &first.index)
             .map_err(CliError::Usage)?
     } else {
         document.lines.clone()
