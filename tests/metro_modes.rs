@@ -322,3 +322,26 @@ fn segments_answer_from_their_own_maps_as_metro_symbolicate_does() {
         "{last}"
     );
 }
+
+#[test]
+fn under_a_root_a_map_beside_an_absent_bundle_answers_and_nothing_outside_it_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    let map = repo().join("fixtures/demo/dist/app.min.js.map");
+    std::fs::copy(&map, root.join("sub/app.min.js.map")).unwrap();
+    std::fs::copy(&map, dir.path().join("outside.js.map")).unwrap();
+    let trace = "TypeError: x\n    at a (sub/app.min.js:1:50)\n    at b (http://localhost:8080/sub/app.min.js:1:50)\n    at c (../outside.js:1:50)\n";
+    let (out, _) = run(&root, &["symbolicate", "--json", "--root", "."], trace);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let stack = v["stack"].as_array().unwrap();
+    for frame in &stack[..2] {
+        assert_eq!(frame["original"]["source"], "../src/orders.js", "{frame}");
+        assert_eq!(frame["original"]["line"], 5, "{frame}");
+    }
+    assert!(
+        stack[2]["original"].is_null(),
+        "a map outside the root is never read: {}",
+        stack[2]
+    );
+}

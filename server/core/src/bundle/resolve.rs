@@ -76,6 +76,11 @@ pub trait Place {
     fn served(&mut self, _file: &str) -> Option<Result<(Self::Map, String), String>> {
         None
     }
+    /// The map file at `path` (a `BUNDLE.map` found beside where an absent bundle would be), loaded; `None` when
+    /// it is not one. metro-symbolicate's directory of maps reads such files for absent bundles; so do the roots.
+    fn map_file(&mut self, _path: &Path) -> Option<Self::Map> {
+        None
+    }
     /// A path as messages show it (the CLI: relative to the current directory).
     fn shown(&self, path: &Path) -> String {
         path.display().to_string()
@@ -305,6 +310,15 @@ impl<P: Place> Resolver<'_, '_, P> {
                 };
             }
         }
+        if by_path.is_none() {
+            if let Some((map, why)) = self.absent_bundle_map(file) {
+                return Choice::Map {
+                    map,
+                    bundle: None,
+                    why,
+                };
+            }
+        }
         let naming: Vec<Candidate<P::Map>> = self
             .asked
             .given
@@ -414,6 +428,66 @@ impl<P: Place> Resolver<'_, '_, P> {
                 if p.is_file() && self.map_of(&p).is_some() {
                     let why = format!("the URL's path /{tail} under {}", self.place.shown(root));
                     return Some((p, why));
+                }
+            }
+        }
+        None
+    }
+
+    /// Where the frame's path (or its URL's path) would be under a root, the bundle is absent, and `PATH.map` is
+    /// there: that map, whose bundle is the frame's file (its text is not at hand, so its fit is not checked). Only
+    /// when no map is given (a given map is the user's word for the frames it names).
+    fn absent_bundle_map(&mut self, file: &str) -> Option<(P::Map, String)> {
+        if !self.asked.given.is_empty() || file.starts_with("file:") {
+            return None;
+        }
+        let tails: Vec<String> = if file.contains("://") {
+            let url = url::Url::parse(file).ok()?;
+            if !matches!(url.scheme(), "http" | "https") {
+                return None;
+            }
+            let parts: Vec<String> = url
+                .path_segments()?
+                .filter(|p| !p.is_empty())
+                .map(|p| {
+                    percent_encoding::percent_decode_str(p)
+                        .decode_utf8_lossy()
+                        .into_owned()
+                })
+                .collect();
+            (0..parts.len()).map(|k| parts[k..].join("/")).collect()
+        } else {
+            let plain = file.split(['?', '#']).next().unwrap_or(file);
+            if Path::new(plain).is_absolute() {
+                return None;
+            }
+            vec![plain.to_string()]
+        };
+        for tail in tails {
+            for root in self.place.roots() {
+                let bundle = root.join(&tail);
+                let mut map = bundle.clone().into_os_string();
+                map.push(".map");
+                let map = PathBuf::from(map);
+                if bundle.exists() || !map.is_file() {
+                    continue;
+                }
+                // Never a file outside the root (a `..` in the frame's path, a symlink out).
+                let inside = std::fs::canonicalize(&map)
+                    .ok()
+                    .zip(std::fs::canonicalize(&root).ok())
+                    .is_some_and(|(m, r)| m.starts_with(r));
+                if !inside {
+                    continue;
+                }
+                if let Some(m) = self.place.map_file(&map) {
+                    let why = format!(
+                        "no bundle at {} under {}, and {} beside where it would be",
+                        tail,
+                        self.place.shown(&root),
+                        self.place.shown(&map)
+                    );
+                    return Some((m, why));
                 }
             }
         }

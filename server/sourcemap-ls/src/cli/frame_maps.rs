@@ -448,6 +448,20 @@ impl Place for Catalog {
         shown(path)
     }
 
+    fn map_file(&mut self, path: &Path) -> Option<usize> {
+        let key = canonical(path);
+        if let Some(&known) = self.dir_maps.get(&key) {
+            return known;
+        }
+        let loaded = load_for(&key, None).map_err(|e| e.report()).ok();
+        let at = loaded.map(|m| {
+            self.maps.push(m);
+            self.maps.len() - 1
+        });
+        self.dir_maps.insert(key, at);
+        at
+    }
+
     /// A loopback Metro dev server's map for a bundle URL, when `--dev-server` allows it and no map is given.
     fn served(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
         if !self.map_dirs.is_empty() {

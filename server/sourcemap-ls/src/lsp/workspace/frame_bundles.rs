@@ -174,6 +174,11 @@ impl Place for Workspace<'_> {
         self.handle.block_on(self.b.map_for(&uri)).ok()
     }
 
+    fn map_file(&mut self, path: &Path) -> Option<Arc<LoadedMap>> {
+        let max = self.b.settings().max_map_bytes;
+        self.handle.block_on(self.b.maps.load_file(path, max)).ok()
+    }
+
     /// The open document's text, else the file's.
     fn text(&mut self, bundle: &Path) -> Option<Text> {
         let uri = Url::from_file_path(bundle).ok()?;
