@@ -4,14 +4,17 @@
 //! metro-symbolicate answered on the same files (recorded beside them), and where metro-symbolicate is wrong the
 //! case is named.
 
+#[path = "support/lsp_client.rs"]
+mod lsp_client;
 #[path = "support/process.rs"]
 mod process;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use lsp_client::LspClient;
 use process::output_with_stdin;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn repo() -> PathBuf {
     std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
@@ -344,4 +347,64 @@ fn under_a_root_a_map_beside_an_absent_bundle_answers_and_nothing_outside_it_doe
         "a map outside the root is never read: {}",
         stack[2]
     );
+}
+
+fn file_uri(p: &Path) -> String {
+    url::Url::from_file_path(p).unwrap().to_string()
+}
+
+#[test]
+fn the_editor_hovers_a_ram_bundles_module_where_its_frames_are_answered() {
+    // Android's js-modules/4.js opened with the RAM bundle's map (the `maps` setting): each position is looked up
+    // where x_facebook_offsets places module 4, as a frame in 4.js is.
+    let root = ram().join("dist/android");
+    let mut c = LspClient::start(&[]);
+    c.configuration = json!({"maps": {"js-modules/*.js": "index.android.bundle.map"}});
+    c.initialize(&root, c.configuration.clone(), false);
+    let module = root.join("js-modules/4.js");
+    let u = c.open(&module, "javascript");
+    // The crash's frame: `at formatCustomer (4.js:11:27)`, 1-based; LSP positions are 0-based.
+    let at = json!({"textDocument": {"uri": u}, "position": {"line": 10, "character": 26}});
+    let h = c.result("textDocument/hover", at.clone());
+    let text = h["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(text.contains("format.js:10:"), "{text}");
+    assert!(text.contains("formatCustomer"), "{text}");
+    assert_eq!(
+        h["range"]["start"]["line"], 10,
+        "the range is the module's own line: {h}"
+    );
+    let o = c.result("sourcemap/originalPosition", at);
+    assert_eq!(
+        o["build_line"].as_u64().or(o["buildLine"].as_u64()),
+        Some(9),
+        "{o}"
+    );
+    c.shutdown();
+}
+
+#[test]
+fn the_servers_maps_setting_takes_a_directory_of_maps() {
+    // `"maps": {"**": "maps/"}`: a trace's frame in sub/app.min.js is answered from maps/sub/app.min.js.map, as
+    // `symbolicate maps/` answers it; a frame whose map would lie outside the directory is not answered.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("maps/sub")).unwrap();
+    let map = repo().join("fixtures/demo/dist/app.min.js.map");
+    std::fs::copy(&map, d.join("maps/sub/app.min.js.map")).unwrap();
+    std::fs::copy(&map, d.join("outside.js.map")).unwrap();
+    let mut c = LspClient::start(&[]);
+    c.configuration = json!({"maps": {"**": "maps/"}});
+    c.initialize(d, c.configuration.clone(), false);
+    let text = "TypeError: x\n    at a (sub/app.min.js:1:50)\n    at b (../outside.js:1:50)\n";
+    let r = c.result(
+        "sourcemap/symbolicate",
+        json!({"text": text, "uri": file_uri(&d.join("crash.txt"))}),
+    );
+    let frames = r["frames"].as_array().unwrap();
+    assert_eq!(frames[0]["original"]["source"], "../src/orders.js", "{r}");
+    assert!(frames[1]["original"].is_null(), "{r}");
+    c.shutdown();
 }

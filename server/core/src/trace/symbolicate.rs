@@ -206,7 +206,7 @@ pub fn frame_space(
 }
 
 /// Code scopes of the original sources only: for a frame whose generated file is not the map's bundle text.
-struct OriginalCodeOnly<'a>(&'a dyn CodeScopes);
+pub struct OriginalCodeOnly<'a>(pub &'a dyn CodeScopes);
 
 impl CodeScopes for OriginalCodeOnly<'_> {
     fn generated(

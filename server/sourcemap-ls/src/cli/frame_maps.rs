@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use sourcemap_core::bundle::fit::{check_fit, FitReport};
 use sourcemap_core::bundle::locate::{
     bundle_leads_to_map, bundle_tail, find_debug_id, find_source_mapping_url, is_json_document,
-    load_map, looks_like_map, MapOrigin,
+    load_map, looks_like_map, map_in_directory, MapOrigin,
 };
 use sourcemap_core::bundle::resolve::{
     choose_maps, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
@@ -332,14 +332,9 @@ impl Catalog {
     fn map_in_map_dirs(&mut self, file: &str) -> Result<(usize, String), String> {
         let rel = file.strip_prefix("file://").unwrap_or(file);
         for dir in self.map_dirs.clone() {
-            let mut candidate = dir.join(rel).into_os_string();
-            candidate.push(".map");
-            let Ok(real) = std::fs::canonicalize(&candidate) else {
+            let Some(real) = map_in_directory(&dir, file) else {
                 continue;
             };
-            if !real.starts_with(&dir) || !real.is_file() {
-                continue;
-            }
             let at = match self.dir_maps.get(&real) {
                 Some(&known) => known,
                 None => {

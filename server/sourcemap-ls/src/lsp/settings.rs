@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use sourcemap_core::bundle::locate::map_in_directory;
+
 use serde::Deserialize;
 
 /// Default cap on a map's size: bigger maps are refused with a clear diagnostic instead of being read.
@@ -77,6 +79,11 @@ pub enum SettingsMap {
     Url(String),
 }
 
+/// A `maps` value naming a directory of maps (metro-symbolicate's `DIR` form): it ends with `/`.
+fn is_map_directory(map: &str) -> bool {
+    map.ends_with('/') && !map.contains("://")
+}
+
 /// The map the `maps` setting gives the bundle at `path`: the first glob that matches its path relative to a
 /// workspace folder (or its absolute path). A relative map path is relative to that folder (to the bundle's folder
 /// for an absolute glob).
@@ -86,6 +93,17 @@ impl Settings {
             let Ok(matcher) = globset::Glob::new(glob).map(|g| g.compile_matcher()) else {
                 continue;
             };
+            if is_map_directory(map) {
+                // A bundle at `rel` in a folder: `DIR/rel.map`, inside DIR only.
+                let found = folders.iter().find_map(|f| {
+                    let rel = path.strip_prefix(f).ok().filter(|r| matcher.is_match(r))?;
+                    map_in_directory(&f.join(map), &rel.to_string_lossy())
+                });
+                if let Some(found) = found {
+                    return Some(SettingsMap::File(found));
+                }
+                continue;
+            }
             let is_url = map.starts_with("http://") || map.starts_with("https://");
             let relative = folders
                 .iter()
@@ -112,6 +130,25 @@ impl Settings {
             }
         }
         None
+    }
+}
+
+impl Settings {
+    /// The directories of maps the `maps` setting names (values ending in `/`, relative to the first workspace
+    /// folder), whose glob matches the frame's file as printed: a trace's frame is answered from `DIR/FILE.map` of
+    /// the first, as `symbolicate DIR` answers it.
+    pub fn map_directories_for(&self, file: &str, folders: &[PathBuf]) -> Vec<PathBuf> {
+        let base = folders.first().cloned().unwrap_or_default();
+        self.maps
+            .iter()
+            .filter(|(_, map)| is_map_directory(map))
+            .filter(|(glob, _)| {
+                globset::Glob::new(glob)
+                    .map(|g| g.compile_matcher().is_match(file) || glob == "*" || glob == "**")
+                    .unwrap_or(false)
+            })
+            .map(|(_, map)| base.join(map))
+            .collect()
     }
 }
 

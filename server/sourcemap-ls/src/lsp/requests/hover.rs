@@ -4,14 +4,16 @@
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
-use sourcemap_core::Bias;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{
     Hover, HoverContents, HoverParams, MarkupContent, MarkupKind, Position, Range,
 };
 
 use sourcemap_core::trace::code_frame::code_frame;
-use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing};
+use sourcemap_core::trace::function_name::CodeScopes;
+use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing, OriginalCodeOnly};
+
+use super::document_place::in_map;
 
 use super::source_text;
 use crate::lsp::protocol::errors::internal;
@@ -45,12 +47,17 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         return Ok(None);
     };
     let index = &map.index;
+    // A RAM bundle's module or a segment is placed where the map has it; the map a module lacks has no answer.
+    let Ok(placed) = in_map(index, &uri, position) else {
+        return Ok(None);
+    };
     // Where the map does not fit this bundle (as far as the background check knows already), no answer: why.
     let bundle = uri.to_file_path().ok();
-    if let Some(why) = withheld(
-        known_fit(b, &map, bundle.as_deref()).as_deref(),
-        to_generated(position),
-    ) {
+    let fit = placed
+        .is_the_bundle()
+        .then(|| known_fit(b, &map, bundle.as_deref()))
+        .flatten();
+    if let Some(why) = withheld(fit.as_deref(), to_generated(position)) {
         let value = format!("**No answer here** — {why}");
         let plain = b.plain_text_hover.load(Ordering::Relaxed);
         return Ok(Some(Hover {
@@ -66,7 +73,7 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         }));
     }
     // An invalid section has no answer; its error is published as a diagnostic.
-    let Ok(Some(hit)) = index.lookup(to_generated(position), Bias::GreatestLowerBound) else {
+    let Ok(Some(hit)) = placed.lookup(index) else {
         return Ok(None);
     };
     let Some(o) = hit.original else {
@@ -95,14 +102,15 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     // The question a frame asks: which original function is this in (not the token's name, which follows).
     let maps = [map.clone()];
     let function = tokio::task::block_in_place(|| {
-        enclosing_function(
-            index,
-            0,
-            hit.section,
-            to_generated(position),
-            &o,
-            &WorkspaceCode { b, maps: &maps },
-        )
+        let code = WorkspaceCode { b, maps: &maps };
+        // A module's or a segment's text is not the bundle's: only the original code names its functions.
+        let original_only = OriginalCodeOnly(&code);
+        let code: &dyn CodeScopes = if placed.is_the_bundle() {
+            &code
+        } else {
+            &original_only
+        };
+        enclosing_function(index, 0, hit.section, placed.at, &o, code)
     });
     match function {
         Some(Enclosing {
@@ -167,13 +175,18 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         Some(end) => end,
         None => match b.rope(&uri) {
             // The segment runs to the end of the line.
-            Some(rope) if (hit.generated.line as usize) < rope.len_lines() => {
-                let line = rope.line(hit.generated.line as usize).to_string();
+            Some(rope)
+                if (placed.document_line(hit.generated.line) as usize) < rope.len_lines() =>
+            {
+                let line = rope
+                    .line(placed.document_line(hit.generated.line) as usize)
+                    .to_string();
                 utf16_len(line.trim_end_matches(['\n', '\r']))
             }
             _ => hit.generated.column + 1,
         },
     };
+    let line = placed.document_line(hit.generated.line);
     let contents = if b.plain_text_hover.load(Ordering::Relaxed) {
         MarkupContent {
             kind: MarkupKind::PlainText,
@@ -188,8 +201,8 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     Ok(Some(Hover {
         contents: HoverContents::Markup(contents),
         range: Some(Range::new(
-            to_lsp(hit.generated.line, hit.generated.column),
-            Position::new(hit.generated.line, end.max(hit.generated.column)),
+            to_lsp(line, hit.generated.column),
+            Position::new(line, end.max(hit.generated.column)),
         )),
     }))
 }

@@ -4,6 +4,7 @@ pub mod composition;
 pub mod definition;
 pub mod diagnostics;
 pub mod document_link;
+pub mod document_place;
 pub mod document_symbol;
 pub mod generated_positions;
 pub mod hover;

@@ -8,6 +8,7 @@ use sourcemap_core::Bias;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{TextDocumentPositionParams, Url};
 
+use super::document_place::in_map;
 use super::original_location;
 use crate::lsp::protocol::errors::{internal, request_failed};
 use crate::lsp::protocol::position::to_generated;
@@ -36,13 +37,22 @@ pub async fn original_position(
         return Ok(None);
     };
     let bundle = params.text_document.uri.to_file_path().ok();
-    let report = tokio::task::block_in_place(|| fit_now(b, &map, bundle.as_deref()));
+    // A RAM bundle's module or a segment is placed where the map has it (its fit is not the bundle's).
+    let placed = match in_map(&map.index, &params.text_document.uri, params.position) {
+        Ok(placed) => placed,
+        Err(why) => return Err(request_failed(why)),
+    };
+    let report = placed
+        .is_the_bundle()
+        .then(|| tokio::task::block_in_place(|| fit_now(b, &map, bundle.as_deref())))
+        .flatten();
     if let Some(why) = withheld(report.as_deref(), to_generated(params.position)) {
         return Err(request_failed(why));
     }
     let original = map
         .index
-        .original_position(to_generated(params.position), Bias::GreatestLowerBound)
+        .lookup_in(placed.space, placed.at, Bias::GreatestLowerBound)
+        .map(|hit| hit.and_then(|h| h.original))
         .map_err(|e| internal(e.to_string()))?;
     Ok(original.map(|o| {
         let location = original_location(b, &map, &o);

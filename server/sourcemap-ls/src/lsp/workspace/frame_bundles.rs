@@ -201,9 +201,30 @@ impl Place for Workspace<'_> {
         Arc::ptr_eq(a, b) || a.key == b.key
     }
 
-    /// A loopback Metro dev server's map for a bundle URL, when the `devServer` setting allows it.
+    /// A directory of maps the `maps` setting names for the frame's file (`DIR/FILE.map`, inside DIR only, as
+    /// `symbolicate DIR`); else a loopback Metro dev server's map for a bundle URL, when `devServer` allows it.
     fn served(&mut self, file: &str) -> Option<Result<(Arc<LoadedMap>, String), String>> {
         let settings = self.b.settings();
+        let dirs = settings.map_directories_for(file, &self.b.folders());
+        if !dirs.is_empty() {
+            let found = dirs
+                .iter()
+                .find_map(|d| sourcemap_core::bundle::locate::map_in_directory(d, file));
+            return Some(match found {
+                Some(map) => match self.map_file(&map) {
+                    Some(loaded) => Ok((
+                        loaded,
+                        format!("{} in the directory of maps the `maps` setting names", map.display()),
+                    )),
+                    None => Err(format!("{} is not a map sourcemap-ls reads", map.display())),
+                },
+                None => Err(format!(
+                    "no {file}.map in the directories of maps the `maps` setting names ({}), counting only \
+                     files whose real path lies inside them",
+                    dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+                )),
+            });
+        }
         if !(file.starts_with("http://") && settings.dev_server) {
             return None;
         }
