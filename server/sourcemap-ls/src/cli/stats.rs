@@ -40,6 +40,14 @@ struct Stats {
     /// indexBytes ÷ mappingsBytes.
     index_ratio: f64,
     build_millis: f64,
+    /// A RAM bundle's map: how many modules `x_facebook_offsets` places.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ram_modules: Option<usize>,
+    /// Metro's `x_facebook_segments`: the segment ids (sections, segments and lines above count the map's own file;
+    /// sources and bytes count all).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "metroSegments")]
+    segments_ids: Vec<u32>,
 }
 
 pub fn run(args: StatsArgs) -> Result<(), CliError> {
@@ -89,6 +97,8 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
             round3(index_bytes as f64 / mappings_bytes as f64)
         },
         build_millis: round3(build_millis),
+        ram_modules: index.is_ram_bundle().then(|| index.module_count()),
+        segments_ids: index.segment_ids(),
     };
     if args.json {
         println!(
@@ -108,6 +118,15 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
             stats.index_bytes, stats.index_ratio, stats.checkpoints
         );
         println!("other bytes:     {}", stats.other_bytes);
+        if let Some(n) = stats.ram_modules {
+            println!("RAM bundle:      {n} modules placed by x_facebook_offsets");
+        }
+        if !stats.segments_ids.is_empty() {
+            println!(
+                "segments:        {:?} (x_facebook_segments)",
+                stats.segments_ids
+            );
+        }
         println!("build:           {:.2} ms", stats.build_millis);
     }
     Ok(())
