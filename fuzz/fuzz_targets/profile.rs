@@ -58,7 +58,8 @@ fuzz_target!(|data: &[u8]| {
     if let Ok((doc, p)) = HermesDoc::parse(data) {
         // Nothing rewritten: the input, byte for byte; rewritten: a Hermes profile with the same frames.
         let mut same = Vec::new();
-        doc.write(&Rewrites::per_frame(Vec::new()), &mut same).unwrap();
+        doc.write(&Rewrites::per_frame(Vec::new()), &mut same)
+            .unwrap();
         assert_eq!(same, data);
         exercise(&p, |r, out| {
             doc.write(r, out).unwrap();

@@ -2,7 +2,6 @@
 //! Parsed frames are then symbolicated against a small fixed map, and code frames rendered.
 #![no_main]
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
@@ -33,12 +32,14 @@ fn plain_index() -> &'static SourceMapIndex {
     })
 }
 
-fn hermes_offsets() -> HashMap<u32, Vec<u32>> {
-    HashMap::from([
-        (0, vec![0, 10, u32::MAX - 1]),
-        (1, vec![5]),
-        (u32::MAX, vec![u32::MAX]),
-    ])
+/// A RAM bundle's map as Metro nests it, with a segment and Hermes offsets at the edges of u32: frames in `N.js`,
+/// `seg-S.js` and crash reports are placed by `map::metro`.
+fn metro_index() -> &'static SourceMapIndex {
+    static INDEX: OnceLock<SourceMapIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let map = br#"{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["p.js"],"names":[],"mappings":"AAAA"}}]}},{"offset":{"line":1,"column":3},"map":{"version":3,"sources":["a.js"],"names":["f"],"mappings":"GAAAA,CAAC;AACA"}}],"x_facebook_offsets":[1,null,4294967295],"x_hermes_function_offsets":{"0":[0,10,4294967294],"4294967295":[4294967295]},"x_facebook_segments":{"1":{"version":3,"sources":["s.js"],"names":[],"mappings":";AAAA,CAAC","x_hermes_function_offsets":{"1":[5,0]},"x_facebook_offsets":[0]}}}"#;
+        SourceMapIndex::from_bytes(map.to_vec()).expect("the fixed map is valid")
+    })
 }
 
 fn exercise_lines(lines: &[StackLine]) {
@@ -65,6 +66,7 @@ fn exercise_lines(lines: &[StackLine]) {
                     f.raw
                 );
             }
+            let _ = symbolicate_frame(metro_index(), f);
             let s = symbolicate_frame(index, f);
             let _ = render_frame(&s, TextOptions::default());
             let _ = render_frame(
@@ -104,7 +106,8 @@ fuzz_target!(|data: &[u8]| {
     // line by line with other `LINE COLUMN` bases (0-based line; 1-based, then saturating, column).
     exercise_lines(&parse_stack(&text, PlainInput::default()));
     // The text as a trace as found (log lines, JSON lines, events): parsed, symbolicated, rendered back.
-    let document = sourcemap_core::trace::document::TraceDocument::parse(&text, PlainInput::default());
+    let document =
+        sourcemap_core::trace::document::TraceDocument::parse(&text, PlainInput::default());
     exercise_lines(&document.lines);
     let out = symbolicate(
         &document.lines,
@@ -114,7 +117,10 @@ fuzz_target!(|data: &[u8]| {
     );
     let rendered = document.render(&out, TextOptions::default());
     if document.event_kind().is_some() {
-        assert!(serde_json::from_str::<serde_json::Value>(&rendered).is_ok(), "an event renders as JSON");
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&rendered).is_ok(),
+            "an event renders as JSON"
+        );
     }
     for (i, line) in text.lines().enumerate() {
         let column_start = if i % 2 == 0 { 1 } else { u32::MAX };
@@ -128,7 +134,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = sourcemap_core::trace::stack::file_name_of(line);
     }
 
-    if let Ok(lines) = sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &hermes_offsets()) {
+    if let Ok(lines) = sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, metro_index())
+    {
         exercise_lines(&lines);
     }
 

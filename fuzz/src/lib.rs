@@ -13,7 +13,13 @@ const MAX_SEGMENT_PROBES: usize = 32;
 /// Parses `data` as a source map, eagerly and lazily, and runs every query on what parses.
 pub fn exercise_map_bytes(data: &[u8]) {
     for lazy in [false, true] {
-        if let Ok(index) = SourceMapIndex::from_bytes_with(data.to_vec(), IndexOptions { lazy, lazy_names: lazy }) {
+        if let Ok(index) = SourceMapIndex::from_bytes_with(
+            data.to_vec(),
+            IndexOptions {
+                lazy,
+                lazy_names: lazy,
+            },
+        ) {
             exercise_index(&index, data);
         }
     }
@@ -60,7 +66,11 @@ pub fn exercise_index(index: &SourceMapIndex, data: &[u8]) {
     // The fit check, against the input itself as the generated text and against a short line: it must neither
     // panic nor mark a position when it found no stretch that does not fit.
     for text in [data, b"function f(a){return a}\n".as_slice()] {
-        if let Ok(r) = sourcemap_core::bundle::fit::check_fit(index, text, Some("85314830-023f-4cf1-a267-535f4e37bb17")) {
+        if let Ok(r) = sourcemap_core::bundle::fit::check_fit(
+            index,
+            text,
+            Some("85314830-023f-4cf1-a267-535f4e37bb17"),
+        ) {
             let _ = r.message();
             if r.verdict != sourcemap_core::bundle::fit::Verdict::Misfit {
                 assert!(!r.marks(GeneratedPosition::default()));
@@ -139,9 +149,32 @@ pub fn exercise_index(index: &SourceMapIndex, data: &[u8]) {
         }
     }
 
-    if let Ok(offsets) = sourcemap_core::trace::hermes_crash::function_offsets(index) {
-        let crash = r#"{"callstack":[{"CJSModuleOffset":0,"FunctionID":1,"ByteCodeOffset":3},{"SegmentID":0,"FunctionID":0,"ByteCodeOffset":4294967295}]}"#;
-        if let Ok(lines) = sourcemap_core::trace::hermes_crash::parse_hermes_crash(crash, &offsets) {
+    // Metro's RAM modules and segments: positions placed by `map::metro`, looked up in their own files.
+    for name in [
+        "0.js",
+        "1.js",
+        "seg-1.js",
+        "seg-1_0.js",
+        "seg-4294967295_4294967295.js",
+    ] {
+        let Some(file) = sourcemap_core::map::metro::metro_file(name) else {
+            continue;
+        };
+        for (line, column) in [(0, 0), (1, 5), (u32::MAX, u32::MAX)] {
+            let p = sourcemap_core::GeneratedPosition { line, column };
+            if let Ok((space, at)) = index.metro_position(file, p) {
+                let _ = index.lookup_in(space, at, sourcemap_core::Bias::GreatestLowerBound);
+                let _ = index.all_at_in(space, at);
+            }
+        }
+    }
+    let _ = index.bundle_file_sections();
+
+    if sourcemap_core::trace::hermes_crash::function_offsets(index).is_ok()
+        || index.has_metro_files()
+    {
+        let crash = r#"{"callstack":[{"CJSModuleOffset":0,"FunctionID":1,"ByteCodeOffset":3},{"SegmentID":0,"FunctionID":0,"ByteCodeOffset":4294967295},{"SegmentID":1,"FunctionID":0,"ByteCodeOffset":1,"SourceURL":"seg-1.js"},{"SegmentID":0,"FunctionID":0,"ByteCodeOffset":1,"SourceURL":"seg-9_2.js"}]}"#;
+        if let Ok(lines) = sourcemap_core::trace::hermes_crash::parse_hermes_crash(crash, index) {
             for line in &lines {
                 if let sourcemap_core::trace::stack::StackLine::Frame(f) = line {
                     let _ = sourcemap_core::trace::symbolicate::symbolicate_frame(index, f);

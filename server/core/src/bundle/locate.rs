@@ -375,6 +375,20 @@ fn why_not_a_file(path: &Path) -> Option<String> {
     }
 }
 
+/// metro-symbolicate's directory of maps (`Symbolication.js`, `DirectorySymbolicationContext`): the map of the file a
+/// frame prints as `file` is `DIR/FILE.map`, `FILE` resolved against `dir`, and never a file outside `dir`: its real
+/// path (symlinks and `..` resolved) must lie under `dir`'s (metro-symbolicate checks the path only, so a symlink
+/// leads it out). `None`: no such map inside `dir`.
+pub fn map_in_directory(dir: &Path, file: &str) -> Option<PathBuf> {
+    let rel = file.strip_prefix("file://").unwrap_or(file);
+    let rel = rel.split(['?', '#']).next().unwrap_or(rel);
+    let mut candidate = dir.join(rel).into_os_string();
+    candidate.push(".map");
+    let real = std::fs::canonicalize(&candidate).ok()?;
+    let dir = std::fs::canonicalize(dir).ok()?;
+    (real.starts_with(&dir) && real.is_file()).then_some(real)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,18 +529,4 @@ mod tests {
         );
         assert_eq!(resolve_map_url(b, "https://cdn/x.map"), None);
     }
-}
-
-/// metro-symbolicate's directory of maps (`Symbolication.js`, `DirectorySymbolicationContext`): the map of the file a
-/// frame prints as `file` is `DIR/FILE.map`, `FILE` resolved against `dir`, and never a file outside `dir`: its real
-/// path (symlinks and `..` resolved) must lie under `dir`'s (metro-symbolicate checks the path only, so a symlink
-/// leads it out). `None`: no such map inside `dir`.
-pub fn map_in_directory(dir: &Path, file: &str) -> Option<PathBuf> {
-    let rel = file.strip_prefix("file://").unwrap_or(file);
-    let rel = rel.split(['?', '#']).next().unwrap_or(rel);
-    let mut candidate = dir.join(rel).into_os_string();
-    candidate.push(".map");
-    let real = std::fs::canonicalize(&candidate).ok()?;
-    let dir = std::fs::canonicalize(dir).ok()?;
-    (real.starts_with(&dir) && real.is_file()).then_some(real)
 }

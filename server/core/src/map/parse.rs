@@ -708,7 +708,7 @@ impl<'b> Parser<'b> {
         let top = format!("{}sections[", self.prefix);
         let mut previous: Option<(u32, u32)> = None;
         for m in &mut doc.maps {
-            let before = std::mem::replace(&mut previous, Some(m.offset));
+            let before = previous.replace(m.offset);
             let nested = m.path.matches(".map.").count() > 1;
             // Taken back to column 0, the section must still start after the one before it.
             let room = before.is_none_or(|p| p < (m.offset.0, 0));

@@ -58,19 +58,7 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
         .then(|| known_fit(b, &map, bundle.as_deref()))
         .flatten();
     if let Some(why) = withheld(fit.as_deref(), to_generated(position)) {
-        let value = format!("**No answer here** — {why}");
-        let plain = b.plain_text_hover.load(Ordering::Relaxed);
-        return Ok(Some(Hover {
-            contents: HoverContents::Markup(MarkupContent {
-                kind: if plain {
-                    MarkupKind::PlainText
-                } else {
-                    MarkupKind::Markdown
-                },
-                value: if plain { plain_text(&value) } else { value },
-            }),
-            range: Some(Range::new(position, position)),
-        }));
+        return Ok(Some(no_answer(b, &why, position)));
     }
     // An invalid section has no answer; its error is published as a diagnostic.
     let Ok(Some(hit)) = placed.lookup(index) else {
@@ -205,6 +193,23 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
             Position::new(line, end.max(hit.generated.column)),
         )),
     }))
+}
+
+/// The hover where the map does not fit the bundle: why there is no answer.
+fn no_answer(b: &Backend, why: &str, position: Position) -> Hover {
+    let value = format!("**No answer here** — {why}");
+    let plain = b.plain_text_hover.load(Ordering::Relaxed);
+    Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: if plain {
+                MarkupKind::PlainText
+            } else {
+                MarkupKind::Markdown
+            },
+            value: if plain { plain_text(&value) } else { value },
+        }),
+        range: Some(Range::new(position, position)),
+    }
 }
 
 /// Both places of a position whose file has been edited since the build (lines and columns 1-based, as the hover's
