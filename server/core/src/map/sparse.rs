@@ -192,6 +192,11 @@ pub fn select_sections(bytes: &[u8], positions: &[GeneratedPosition]) -> Option<
     let mut others: Vec<(Range<usize>, Range<usize>)> = Vec::new();
     let mut sections: Option<Vec<SkimmedSection>> = None;
     skim.object(|key, s| {
+        // Metro's RAM bundles and segments: frames' positions are placed in the map by their file first
+        // (`map/metro.rs`), so the printed positions do not say which sections are needed: the whole map opens.
+        if key == b"x_facebook_offsets" || key == b"x_facebook_segments" {
+            return None;
+        }
         if key == b"sections" {
             if sections.is_some() {
                 return None;
@@ -403,6 +408,9 @@ mod tests {
         assert!(select_sections(text.replace("\"map\":{", "\"map\":[").as_bytes(), &at).is_none());
         let unordered = text.replace(r#""line":2,"column":0"#, r#""line":9,"column":9"#);
         assert!(select_sections(unordered.as_bytes(), &at).is_none());
+        // A RAM bundle's or a segmented map: frames are placed by their file first.
+        let ram = text.replacen('{', r#"{"x_facebook_offsets":[3],"#, 1);
+        assert!(select_sections(ram.as_bytes(), &at).is_none());
         assert!(select_sections(format!("{text} x").as_bytes(), &at).is_none());
     }
 }
