@@ -408,3 +408,28 @@ fn the_servers_maps_setting_takes_a_directory_of_maps() {
     assert!(frames[1]["original"].is_null(), "{r}");
     c.shutdown();
 }
+
+#[test]
+fn the_server_symbolicates_a_ram_bundles_trace_as_the_cli_does() {
+    // The modules in js-modules/ lead to the RAM bundle's map through the `maps` setting; a trace's frames in
+    // N.js find them by name (the one resolver) and are answered where the map places each module.
+    let root = ram().join("dist/android");
+    let mut c = LspClient::start(&[]);
+    c.configuration = json!({"maps": {"js-modules/*.js": "index.android.bundle.map"}});
+    c.initialize(&root, c.configuration.clone(), false);
+    let trace = std::fs::read_to_string(root.join("trace.txt")).unwrap();
+    let r = c.result(
+        "sourcemap/symbolicate",
+        json!({"text": trace, "uri": file_uri(&root.join("trace.txt"))}),
+    );
+    let answered = frames(r["text"].as_str().unwrap());
+    for (k, want) in truth().iter().enumerate() {
+        let got = &answered[k];
+        assert_eq!(
+            (&got.1, got.2, got.3),
+            (&want.1, want.2, want.3),
+            "frame {k}: {r}"
+        );
+    }
+    c.shutdown();
+}

@@ -11,10 +11,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use sourcemap_core::map::metro::Space;
 use sourcemap_core::source::today::{Status, TodayPosition};
 use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::{
-    render_frame, render_text, symbolicate, FunctionNameSource, SymbolicatedLine, TextOptions,
+    frame_space, render_frame, render_text, symbolicate, FunctionNameSource, SymbolicatedLine,
+    TextOptions,
 };
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Url};
@@ -160,6 +162,10 @@ pub async fn symbolicate_in_workspace(
             let (Some(i), Some(p)) = (f.map, f.frame.generated) else {
                 continue;
             };
+            // A frame in a RAM bundle's module or a segment is in another file than the bundle checked.
+            if frame_space(&maps[i].index, &f.frame, p) != Ok((Space::Main, p)) {
+                continue;
+            }
             let report = fits.entry(i).or_insert_with(|| fit_now(b, &maps[i], None));
             if let Some(why) = withheld(report.as_deref(), p) {
                 f.original = None;
