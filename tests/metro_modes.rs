@@ -433,3 +433,39 @@ fn the_server_symbolicates_a_ram_bundles_trace_as_the_cli_does() {
     }
     c.shutdown();
 }
+
+#[test]
+fn a_profiles_frames_in_a_segment_are_answered_from_its_map() {
+    // The same positions as the coverage trace, as a Hermes profile's source frames: each answer equals
+    // metro-symbolicate's coverage answer for that position (it reads no segment in a profile itself).
+    let expected = recorded();
+    let (out, _) = run(
+        &modes(),
+        &[
+            "profile",
+            "segments.profile.json",
+            "segmented.map",
+            "--json",
+        ],
+        "",
+    );
+    let ours: Value = serde_json::from_str(&out).unwrap();
+    let frames = &ours["frames"].as_array().unwrap()[1..];
+    let theirs = expected["coverage"].as_array().unwrap();
+    assert_eq!(frames.len(), theirs.len());
+    for (k, (a, b)) in frames.iter().zip(theirs).enumerate() {
+        let got = (
+            a["source"].clone(),
+            a["line"].clone(),
+            a["column"].clone(),
+            a["function"].clone(),
+        );
+        let want = (
+            b["source"].clone(),
+            b["line"].clone(),
+            b["column"].clone(),
+            b["functionName"].clone(),
+        );
+        assert_eq!(got, want, "profile frame {k}");
+    }
+}
