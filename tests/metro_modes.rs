@@ -469,3 +469,50 @@ fn a_profiles_frames_in_a_segment_are_answered_from_its_map() {
         assert_eq!(got, want, "profile frame {k}");
     }
 }
+
+/// metro-symbolicate 0.84.6 itself (pinned in fixtures/metro-reference, installed by scripts/test-deps), run now.
+fn metro_symbolicate(cwd: &Path, args: &[&str], stdin: &str) -> String {
+    let cli = repo().join("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
+    assert!(
+        cli.is_file(),
+        "run `npm ci` in fixtures/metro-reference (scripts/test-deps does)"
+    );
+    let out = output_with_stdin(
+        Command::new("node").arg(cli).args(args).current_dir(cwd),
+        stdin,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn recorded_metro_symbolicate_answers_are_current() {
+    // The recorded answers the tests above compare with are what metro-symbolicate prints today, run live.
+    let expected = recorded();
+    assert_eq!(
+        metro_symbolicate(&modes(), &["inventory.hbc.map", "jsc.profmap"], ""),
+        expected["profmap"].as_str().unwrap()
+    );
+    let crash = std::fs::read_to_string(modes().join("segments.crash.json")).unwrap();
+    let live: Value = serde_json::from_str(&metro_symbolicate(
+        &modes(),
+        &["segmented.map", "--hermes-crash"],
+        &crash,
+    ))
+    .unwrap();
+    assert_eq!(live, expected["crash"]);
+    let ram_android = ram().join("dist/android");
+    let recorded_ram: Value = serde_json::from_str(
+        &std::fs::read_to_string(ram_android.join("metro-symbolicate.json")).unwrap(),
+    )
+    .unwrap();
+    let trace = std::fs::read_to_string(ram_android.join("trace.txt")).unwrap();
+    assert_eq!(
+        metro_symbolicate(&ram_android, &["index.android.bundle.map"], &trace),
+        recorded_ram["stack"].as_str().unwrap()
+    );
+}
