@@ -174,6 +174,31 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_of_maps_answers_from_inside_it_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(ws.join("maps/dist")).unwrap();
+        std::fs::write(ws.join("maps/dist/app.js.map"), "{}").unwrap();
+        std::fs::write(ws.join("secret.js.map"), "{}").unwrap();
+        let settings = Settings {
+            maps: vec![("**".into(), "maps/".into())],
+            ..Settings::default()
+        };
+        let folders = [ws.clone()];
+        assert_eq!(
+            settings.map_for(&ws.join("dist/app.js"), &folders),
+            Some(SettingsMap::File(ws.join("maps/dist/app.js.map")))
+        );
+        assert_eq!(settings.map_for(&ws.join("dist/other.js"), &folders), None);
+        // A frame's file as printed: under the directory only, never `..` out of it.
+        let dirs = settings.map_directories_for("dist/app.js", &folders);
+        assert_eq!(dirs, vec![ws.join("maps/")]);
+        let found = |file: &str| dirs.iter().find_map(|d| map_in_directory(d, file));
+        assert_eq!(found("dist/app.js"), Some(ws.join("maps/dist/app.js.map")));
+        assert_eq!(found("../secret.js"), None);
+    }
+
+    #[test]
     fn attached_entries_match_exactly_one_bundle() {
         // What the VS Code extension's Attach Source Map… writes: glob characters escaped as one-character classes.
         let folder = PathBuf::from("/ws");
