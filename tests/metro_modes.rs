@@ -516,3 +516,46 @@ fn recorded_metro_symbolicate_answers_are_current() {
         recorded_ram["stack"].as_str().unwrap()
     );
 }
+
+#[test]
+fn attribution_and_coverage_take_metro_symbolicates_bases() {
+    // The attribution lines of tests/heap_snapshots.rs written in other bases (lines from 0, columns from 1), read
+    // with those input bases and printed in others: equal to metro-symbolicate given the same flags, run now.
+    let cwd = repo().join("fixtures/profiles");
+    let text = std::fs::read_to_string(cwd.join("heap/constructed.attribution.jsonl")).unwrap();
+    let moved: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            let loc = v["location"].as_object_mut().unwrap();
+            if let Some(line) = loc.get("line").and_then(Value::as_u64) {
+                loc.insert("line".into(), json!(line - 1));
+            }
+            for key in ["column", "virtualOffset"] {
+                if let Some(c) = loc.get(key).and_then(Value::as_u64) {
+                    loc.insert(key.into(), json!(c + 1));
+                }
+            }
+            v.to_string()
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, moved.join("\n") + "\n").unwrap();
+    let bases = [
+        "--input-line-start", "0", "--input-column-start", "1", "--output-line-start", "0",
+        "--output-column-start", "1",
+    ];
+    let mut args = vec!["profile", input.to_str().unwrap(), "dist/esbuild/inventory.js.map", "--json"];
+    args.extend(bases);
+    let (ours, _) = run(&cwd, &args, "");
+    let mut metro_args = vec!["dist/esbuild/inventory.js.map", "--attribution"];
+    metro_args.extend(bases);
+    let theirs = metro_symbolicate(&cwd, &metro_args, &(moved.join("\n") + "\n"));
+    let lines = |t: &str| t.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).collect::<Vec<_>>();
+    let (ours, theirs) = (lines(&ours), lines(&theirs));
+    assert_eq!(ours.len(), 415);
+    let mapped = ours.iter().filter(|l| !l["location"]["file"].is_null()).count();
+    assert_eq!(mapped, 410, "the same positions as in the default bases are mapped");
+    assert_eq!(ours, theirs);
+}

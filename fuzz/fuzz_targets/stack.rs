@@ -37,7 +37,7 @@ fn plain_index() -> &'static SourceMapIndex {
 fn metro_index() -> &'static SourceMapIndex {
     static INDEX: OnceLock<SourceMapIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let map = br#"{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["p.js"],"names":[],"mappings":"AAAA"}}]}},{"offset":{"line":1,"column":3},"map":{"version":3,"sources":["a.js"],"names":["f"],"mappings":"GAAAA,CAAC;AACA"}}],"x_facebook_offsets":[1,null,4294967295],"x_hermes_function_offsets":{"0":[0,10,4294967294],"4294967295":[4294967295]},"x_facebook_segments":{"1":{"version":3,"sources":["s.js"],"names":[],"mappings":";AAAA,CAAC","x_hermes_function_offsets":{"1":[5,0]},"x_facebook_offsets":[0]}}}"#;
+        let map = br#"{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"version":3,"sources":["p.js"],"names":[],"mappings":"AAAA"}}]}},{"offset":{"line":1,"column":3},"map":{"version":3,"sources":["a.js"],"names":["f"],"mappings":"GAAAA,CAAC;AACA"}}],"x_facebook_offsets":[1,null,2147483647],"x_hermes_function_offsets":{"0":[0,10,4294967294],"4294967295":[4294967295]},"x_facebook_segments":{"1":{"version":3,"sources":["s.js"],"names":[],"mappings":";AAAA,CAAC","x_hermes_function_offsets":{"1":[5,0]},"x_facebook_offsets":[0]}}}"#;
         SourceMapIndex::from_bytes(map.to_vec()).expect("the fixed map is valid")
     })
 }
