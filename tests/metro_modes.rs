@@ -543,19 +543,40 @@ fn attribution_and_coverage_take_metro_symbolicates_bases() {
     let input = dir.path().join("in.jsonl");
     std::fs::write(&input, moved.join("\n") + "\n").unwrap();
     let bases = [
-        "--input-line-start", "0", "--input-column-start", "1", "--output-line-start", "0",
-        "--output-column-start", "1",
+        "--input-line-start",
+        "0",
+        "--input-column-start",
+        "1",
+        "--output-line-start",
+        "0",
+        "--output-column-start",
+        "1",
     ];
-    let mut args = vec!["profile", input.to_str().unwrap(), "dist/esbuild/inventory.js.map", "--json"];
+    let mut args = vec![
+        "profile",
+        input.to_str().unwrap(),
+        "dist/esbuild/inventory.js.map",
+        "--json",
+    ];
     args.extend(bases);
     let (ours, _) = run(&cwd, &args, "");
     let mut metro_args = vec!["dist/esbuild/inventory.js.map", "--attribution"];
     metro_args.extend(bases);
     let theirs = metro_symbolicate(&cwd, &metro_args, &(moved.join("\n") + "\n"));
-    let lines = |t: &str| t.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).collect::<Vec<_>>();
+    let lines = |t: &str| {
+        t.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .collect::<Vec<_>>()
+    };
     let (ours, theirs) = (lines(&ours), lines(&theirs));
     assert_eq!(ours.len(), 415);
-    let mapped = ours.iter().filter(|l| !l["location"]["file"].is_null()).count();
-    assert_eq!(mapped, 410, "the same positions as in the default bases are mapped");
+    let mapped = ours
+        .iter()
+        .filter(|l| !l["location"]["file"].is_null())
+        .count();
+    assert_eq!(
+        mapped, 410,
+        "the same positions as in the default bases are mapped"
+    );
     assert_eq!(ours, theirs);
 }
