@@ -406,6 +406,13 @@ fn the_servers_maps_setting_takes_a_directory_of_maps() {
     let frames = r["frames"].as_array().unwrap();
     assert_eq!(frames[0]["original"]["source"], "../src/orders.js", "{r}");
     assert!(frames[1]["original"].is_null(), "{r}");
+    assert!(
+        frames[1]["unresolved"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("directories of maps"),
+        "{r}"
+    );
     c.shutdown();
 }
 

@@ -79,7 +79,9 @@ pub async fn maps_for_frames(
         .into_iter()
         .map(|c| match c {
             Choice::Map { map, .. } => Ok(Some(map)),
-            Choice::Unmapped { .. } => Ok(None),
+            // Why no map answers (a native frame, no bundle of that name, a directory of maps without the
+            // file's map): the reason `--explain` gives, so the editor says it too.
+            Choice::Unmapped { why } => Err(why),
             Choice::Ambiguous { why } => Err(why),
         })
         .collect();
