@@ -185,6 +185,19 @@ fn string_end_scalar(b: &[u8], from: usize, mut escaped: bool) -> Option<usize> 
 /// starting at or before it), with its other top-level members as they are; `None` when `bytes` is not an index map
 /// the skim reads cleanly, or when the cut would keep most of it anyway.
 pub fn select_sections(bytes: &[u8], positions: &[GeneratedPosition]) -> Option<Vec<u8>> {
+    let frames: Vec<(Option<&str>, GeneratedPosition)> =
+        positions.iter().map(|&p| (None, p)).collect();
+    select_sections_for(bytes, &frames)
+}
+
+/// [`select_sections`] for frames as their trace names them: `(file, position)`. In a map with Metro's
+/// `x_facebook_offsets` or `x_facebook_segments` (`map/metro.rs`), a frame in a RAM bundle's module `N.js` needs the
+/// section at its line moved by `x_facebook_offsets[N]`, and a frame in a segment needs no section of the map's own
+/// (the segments are top-level members, kept whole); every other frame, the section at its position.
+pub fn select_sections_for(
+    bytes: &[u8],
+    frames: &[(Option<&str>, GeneratedPosition)],
+) -> Option<Vec<u8>> {
     let mut skim = Skim {
         b: bytes,
         i: crate::map::parse::document_start(bytes),
@@ -192,11 +205,6 @@ pub fn select_sections(bytes: &[u8], positions: &[GeneratedPosition]) -> Option<
     let mut others: Vec<(Range<usize>, Range<usize>)> = Vec::new();
     let mut sections: Option<Vec<SkimmedSection>> = None;
     skim.object(|key, s| {
-        // Metro's RAM bundles and segments: frames' positions are placed in the map by their file first
-        // (`map/metro.rs`), so the printed positions do not say which sections are needed: the whole map opens.
-        if key == b"x_facebook_offsets" || key == b"x_facebook_segments" {
-            return None;
-        }
         if key == b"sections" {
             if sections.is_some() {
                 return None;
@@ -251,8 +259,9 @@ pub fn select_sections(bytes: &[u8], positions: &[GeneratedPosition]) -> Option<
     if sections.windows(2).any(|w| w[1].offset < w[0].offset) {
         return None;
     }
+    let positions = placed(bytes, &others, frames)?;
     let mut keep = vec![false; sections.len()];
-    for p in positions {
+    for p in &positions {
         if let Some(i) = sections.partition_point(|s| s.offset <= *p).checked_sub(1) {
             keep[i] = true;
         }
@@ -287,6 +296,48 @@ pub fn select_sections(bytes: &[u8], positions: &[GeneratedPosition]) -> Option<
     }
     out.extend_from_slice(b"]}");
     Some(out)
+}
+
+/// The positions of the map's own file that `frames` need: Metro's module and segment files placed first
+/// (`map/metro.rs`) when the map has Metro's fields among `others`; `None` when those fields do not read.
+fn placed(
+    bytes: &[u8],
+    others: &[(Range<usize>, Range<usize>)],
+    frames: &[(Option<&str>, GeneratedPosition)],
+) -> Option<Vec<GeneratedPosition>> {
+    let member = |name: &[u8]| {
+        others
+            .iter()
+            .find(|(k, _)| bytes.get(k.start + 1..k.end - 1) == Some(name))
+            .map(|(_, v)| v.clone())
+    };
+    let offsets = member(b"x_facebook_offsets");
+    let metro = offsets.is_some() || member(b"x_facebook_segments").is_some();
+    if !metro {
+        return Some(frames.iter().map(|f| f.1).collect());
+    }
+    let offsets: Vec<Option<u32>> = match offsets {
+        Some(v) => serde_json::from_slice(&bytes[v]).ok()?,
+        None => Vec::new(),
+    };
+    Some(
+        frames
+            .iter()
+            .filter_map(
+                |&(file, p)| match file.and_then(crate::map::metro::metro_file) {
+                    None => Some(p),
+                    Some(f) if f.segment != 0 => None,
+                    Some(f) => f.module.map_or(Some(p), |m| {
+                        let line = offsets.get(m as usize).copied().flatten()?;
+                        Some(GeneratedPosition {
+                            line: p.line.saturating_add(line),
+                            column: p.column,
+                        })
+                    }),
+                },
+            )
+            .collect(),
+    )
 }
 
 /// The raw key (quotes included) of the member whose value starts at `value_start`: back over white space, the
@@ -365,6 +416,39 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_ram_bundles_frames_keep_the_sections_their_modules_are_in() {
+        // Ten sections, one per line; module 4 starts on line 6, module 9 on line 2; a segment kept whole.
+        let text = index_map(10).replacen(
+            '{',
+            r#"{"x_facebook_offsets":[null,null,null,null,6,null,null,null,null,2],"x_facebook_segments":{"1":{"version":3,"sources":["g.js"],"names":[],"mappings":"AAAA"}},"#,
+            1,
+        );
+        let at = |line, column| GeneratedPosition { line, column };
+        let frames = [
+            (Some("4.js"), at(1, 0)),
+            (Some("9.js"), at(0, 2)),
+            (Some("seg-1.js"), at(0, 0)),
+        ];
+        let doc = select_sections_for(text.as_bytes(), &frames).unwrap();
+        let part = SourceMapIndex::from_bytes(doc).unwrap();
+        let full = SourceMapIndex::from_bytes(text.into_bytes()).unwrap();
+        assert_eq!(part.sections().len(), 2, "lines 7 and 2: modules 4 and 9");
+        for &(file, p) in &frames {
+            let f = crate::map::metro::metro_file(file.unwrap()).unwrap();
+            let answer = |index: &SourceMapIndex| {
+                let (space, q) = index.metro_position(f, p).unwrap();
+                let hit = index
+                    .lookup_in(space, q, Bias::GreatestLowerBound)
+                    .unwrap()
+                    .unwrap();
+                hit.original
+                    .map(|o| (o.source_url.map(str::to_string), o.line, o.column))
+            };
+            assert_eq!(answer(&part), answer(&full), "{file:?}");
+        }
+    }
+
     proptest::proptest! {
         /// The block scan finds the same end as the byte-at-a-time one, across block edges and backslash runs.
         #[test]
@@ -408,8 +492,8 @@ mod tests {
         assert!(select_sections(text.replace("\"map\":{", "\"map\":[").as_bytes(), &at).is_none());
         let unordered = text.replace(r#""line":2,"column":0"#, r#""line":9,"column":9"#);
         assert!(select_sections(unordered.as_bytes(), &at).is_none());
-        // A RAM bundle's or a segmented map: frames are placed by their file first.
-        let ram = text.replacen('{', r#"{"x_facebook_offsets":[3],"#, 1);
+        // A RAM bundle's map whose offsets do not read.
+        let ram = text.replacen('{', r#"{"x_facebook_offsets":"x","#, 1);
         assert!(select_sections(ram.as_bytes(), &at).is_none());
         assert!(select_sections(format!("{text} x").as_bytes(), &at).is_none());
     }

@@ -137,11 +137,11 @@ pub(super) fn load(path: &Path) -> Result<KnownMap, CliError> {
     load_for(path, None)
 }
 
-/// Loads a map; with the trace's `positions`, a large index map given by path is opened as just the sections
-/// holding them (`sparse_open`), and whole whenever that is not clean.
+/// Loads a map; with the trace's frames (`(file, position)`), a large index map given by path is opened as just the
+/// sections holding them (`sparse_open`), and whole whenever that is not clean.
 pub(super) fn load_for(
     path: &Path,
-    positions: Option<&[GeneratedPosition]>,
+    positions: Option<&[(Option<String>, GeneratedPosition)]>,
 ) -> Result<KnownMap, CliError> {
     let options = IndexOptions {
         lazy: true,
@@ -222,7 +222,7 @@ const MAX_GENERATED_BYTES: u64 = 256 << 20;
 /// the skim finds odd, or a kept section that is invalid (whose errors the whole open then reports where they are).
 fn sparse_open(
     path: &Path,
-    positions: &[GeneratedPosition],
+    positions: &[(Option<String>, GeneratedPosition)],
     options: IndexOptions,
 ) -> Option<SourceMapIndex> {
     let (file, meta) = sourcemap_core::fs::files::open_regular(path).ok()?;
@@ -236,7 +236,9 @@ fn sparse_open(
     if !looks_like_map(&mapped[..mapped.len().min(64 << 10)]) {
         return None;
     }
-    let doc = sourcemap_core::map::sparse::select_sections(&mapped, positions)?;
+    let frames: Vec<(Option<&str>, GeneratedPosition)> =
+        positions.iter().map(|(f, p)| (f.as_deref(), *p)).collect();
+    let doc = sourcemap_core::map::sparse::select_sections_for(&mapped, &frames)?;
     drop(mapped);
     let index = SourceMapIndex::from_bytes_with(doc, options).ok()?;
     // Built (and kept: the frames' lookups use them) and validated, every kept section.

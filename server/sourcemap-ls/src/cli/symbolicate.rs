@@ -127,13 +127,13 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             std::fs::canonicalize(d).map_err(|e| CliError::Usage(format!("{}: {e}", d.display())))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let positions: Option<Vec<GeneratedPosition>> =
+    let positions: Option<Vec<(Option<String>, GeneratedPosition)>> =
         (!args.hermes_crash && !args.apply_shift && args.maps.len() == 1).then(|| {
             document
                 .lines
                 .iter()
                 .filter_map(StackLine::frame)
-                .filter_map(|f| f.generated)
+                .filter_map(|f| Some((f.file.clone(), f.generated?)))
                 .collect()
         });
     let mut explicit = args
