@@ -228,6 +228,32 @@ mod tests {
     }
 
     #[test]
+    fn a_module_wrapper_counted_twice_is_counted_once() {
+        // Section 1 starts at column 28 (Metro's `wrapperEnd`); its map's first segment is exactly there when the map
+        // covers the wrapper itself (`4B` = 28): the column is Metro's doubled offset. At 0 or elsewhere it is kept.
+        let map = |first: &str| {
+            format!(
+                r#"{{"version":3,"sections":[{{"offset":{{"line":0,"column":0}},"map":{{"version":3,"sources":["p.js"],"names":[],"mappings":"AAAA"}}}},{{"offset":{{"line":1,"column":28}},"map":{{"version":3,"sources":["m.js"],"names":[],"mappings":"{first}AAA"}}}}],"x_facebook_offsets":[1]}}"#
+            )
+        };
+        let start = |first: &str| {
+            let index = SourceMapIndex::from_bytes(map(first).into_bytes()).unwrap();
+            let doubled = index
+                .warnings
+                .iter()
+                .any(|w| w.to_string().contains("counted twice"));
+            (index.sections()[1].offset.column, doubled)
+        };
+        assert_eq!(start("4B"), (0, true));
+        assert_eq!(start("A"), (28, false));
+        assert_eq!(start("gC"), (28, false), "32: not where the wrapper ends");
+        // Without x_facebook_offsets it is no RAM bundle, and nothing is changed.
+        let plain = map("4B").replace(r#","x_facebook_offsets":[1]"#, "");
+        let index = SourceMapIndex::from_bytes(plain.into_bytes()).unwrap();
+        assert_eq!(index.sections()[1].offset.column, 28);
+    }
+
+    #[test]
     fn modules_and_segments_are_looked_up_where_the_map_places_them() {
         let index = ram_map();
         assert!(index.has_metro_files() && index.is_ram_bundle());

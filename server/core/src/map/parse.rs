@@ -702,8 +702,9 @@ impl<'b> Parser<'b> {
     /// unwrapped code. Metro's module maps have long covered the wrapper themselves (their first segment stands
     /// after it), so the offset counts the wrapper twice and every answer on the module's first line lands that
     /// many columns late: metro-symbolicate answers `src/format.js:14` for a crash at `format.js:10` in a minified
-    /// RAM bundle (`fixtures/metro-ram`, run for real). Where a module section's map puts its first segment at or
-    /// after the offset's column, the wrapper is in the map, and the column is taken back to 0, with a warning.
+    /// RAM bundle (`fixtures/metro-ram`, run for real). Where a module section's map puts its first segment exactly
+    /// at the offset's column (right after the wrapper), the wrapper is in the map, and the column is taken back to
+    /// 0, with a warning.
     fn undo_doubled_wrapper_offsets(&mut self, doc: &mut ParsedDocument) {
         let top = format!("{}sections[", self.prefix);
         let mut previous: Option<(u32, u32)> = None;
@@ -721,7 +722,9 @@ impl<'b> Parser<'b> {
                 Some(b';') | None => continue,
                 Some(_) => crate::map::vlq::decode_signed(text, &mut at),
             };
-            if matches!(first, Ok(c) if c >= i64::from(m.offset.1)) {
+            // Exactly there: a map of the wrapped code starts right after the wrapper's `{`, where `wrapperEnd`
+            // points; a map of unwrapped code starts at its own first token, which is that column only by chance.
+            if matches!(first, Ok(c) if c == i64::from(m.offset.1)) {
                 self.warnings.push(MapError::at(
                     format!("{}offset", m.path.trim_end_matches("map.")),
                     format!(
