@@ -151,6 +151,24 @@ pub struct AmbiguousFile {
     pub candidates: Vec<PathBuf>,
 }
 
+/// An http(s) URL's path segments, decoded (empty ones dropped); `None` for any other URL.
+fn url_path_parts(file: &str) -> Option<Vec<String>> {
+    let url = url::Url::parse(file).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    Some(
+        url.path_segments()?
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                percent_encoding::percent_decode_str(p)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .collect(),
+    )
+}
+
 /// Each frame's choice, in order, and the files left ambiguous.
 pub struct Resolved<M> {
     pub choices: Vec<Choice<M>>,
@@ -408,19 +426,7 @@ impl<P: Place> Resolver<'_, '_, P> {
         }
         // A URL's path mirrored under a root, longest first, before any search by name: the path tells same-named
         // files apart. Only a file that leads to a map is taken here (a same-named source is not the bundle).
-        let url = url::Url::parse(file).ok()?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return None;
-        }
-        let parts: Vec<String> = url
-            .path_segments()?
-            .filter(|p| !p.is_empty())
-            .map(|p| {
-                percent_encoding::percent_decode_str(p)
-                    .decode_utf8_lossy()
-                    .into_owned()
-            })
-            .collect();
+        let parts = url_path_parts(file)?;
         for k in 0..parts.len().saturating_sub(1) {
             let tail = parts[k..].join("/");
             for root in &roots {
@@ -442,19 +448,7 @@ impl<P: Place> Resolver<'_, '_, P> {
             return None;
         }
         let tails: Vec<String> = if file.contains("://") {
-            let url = url::Url::parse(file).ok()?;
-            if !matches!(url.scheme(), "http" | "https") {
-                return None;
-            }
-            let parts: Vec<String> = url
-                .path_segments()?
-                .filter(|p| !p.is_empty())
-                .map(|p| {
-                    percent_encoding::percent_decode_str(p)
-                        .decode_utf8_lossy()
-                        .into_owned()
-                })
-                .collect();
+            let parts = url_path_parts(file)?;
             (0..parts.len()).map(|k| parts[k..].join("/")).collect()
         } else {
             let plain = file.split(['?', '#']).next().unwrap_or(file);

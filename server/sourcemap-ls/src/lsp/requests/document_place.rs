@@ -7,7 +7,10 @@ use sourcemap_core::map::metro::{metro_file, Space};
 use sourcemap_core::{Bias, GeneratedPosition, MapError, MappingHit, SourceMapIndex};
 use tower_lsp::lsp_types::{Position, Url};
 
+use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::protocol::position::to_generated;
+use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::map_fit::{fit_now, withheld};
 
 /// A document position placed in its map.
 #[derive(Debug, Clone, Copy)]
@@ -63,4 +66,24 @@ pub fn in_map(index: &SourceMapIndex, uri: &Url, position: Position) -> Result<I
             })
         }
     }
+}
+
+/// `position` placed in its map where an answer may be given from it: `Err(why)` when the map lacks the module or
+/// segment, or does not fit the bundle there (the fit check, computed when missing; a module's or segment's text is
+/// not the bundle's, so it is not judged by it). Go to definition and `originalPosition` ask this.
+pub fn answerable(
+    b: &Backend,
+    map: &LoadedMap,
+    uri: &Url,
+    position: Position,
+) -> Result<InMap, String> {
+    let placed = in_map(&map.index, uri, position)?;
+    if placed.is_the_bundle() {
+        let bundle = uri.to_file_path().ok();
+        let report = tokio::task::block_in_place(|| fit_now(b, map, bundle.as_deref()));
+        if let Some(why) = withheld(report.as_deref(), to_generated(position)) {
+            return Err(why);
+        }
+    }
+    Ok(placed)
 }

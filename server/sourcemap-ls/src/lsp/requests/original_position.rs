@@ -8,12 +8,10 @@ use sourcemap_core::Bias;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{TextDocumentPositionParams, Url};
 
-use super::document_place::in_map;
+use super::document_place::answerable;
 use super::original_location;
 use crate::lsp::protocol::errors::{internal, request_failed};
-use crate::lsp::protocol::position::to_generated;
 use crate::lsp::workspace::backend::Backend;
-use crate::lsp::workspace::map_fit::{fit_now, withheld};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -36,19 +34,10 @@ pub async fn original_position(
     let Ok(map) = b.map_of_bundle(&params.text_document.uri).await else {
         return Ok(None);
     };
-    let bundle = params.text_document.uri.to_file_path().ok();
-    // A RAM bundle's module or a segment is placed where the map has it (its fit is not the bundle's).
-    let placed = match in_map(&map.index, &params.text_document.uri, params.position) {
-        Ok(placed) => placed,
-        Err(why) => return Err(request_failed(why)),
-    };
-    let report = placed
-        .is_the_bundle()
-        .then(|| tokio::task::block_in_place(|| fit_now(b, &map, bundle.as_deref())))
-        .flatten();
-    if let Some(why) = withheld(report.as_deref(), to_generated(params.position)) {
-        return Err(request_failed(why));
-    }
+    // Where the map lacks the module or segment, or does not fit this bundle, say so rather than go somewhere
+    // plausible and wrong.
+    let placed =
+        answerable(b, &map, &params.text_document.uri, params.position).map_err(request_failed)?;
     let original = map
         .index
         .lookup_in(placed.space, placed.at, Bias::GreatestLowerBound)
