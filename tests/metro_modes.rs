@@ -172,6 +172,24 @@ fn a_module_the_map_does_not_place_is_not_answered() {
             .contains("no module 9"),
         "{frame}"
     );
+    // --explain says where the map places the module, and which source Metro says it is.
+    let (out, _) = run(
+        &cwd,
+        &[
+            "symbolicate",
+            "--explain",
+            "index.android.bundle.map",
+            "4.js",
+            "11",
+            "26",
+        ],
+        "",
+    );
+    assert!(
+        out.contains("4.js is a module of this RAM bundle (")
+            && out.contains("src/format.js) starting on the map's line 228"),
+        "{out}"
+    );
     // The startup code's frames are the map's own lines, as metro-symbolicate reads them.
     let (out, _) = run(
         &cwd,

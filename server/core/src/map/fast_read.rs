@@ -36,7 +36,7 @@ pub(crate) fn read<'b>(
 
 /// Which member of a map a key names (keys with escapes never get here).
 fn field(key: &[u8]) -> Option<usize> {
-    const FIELDS: [&[u8]; 17] = [
+    const FIELDS: [&[u8]; 18] = [
         b"version",
         b"file",
         b"sourceRoot",
@@ -54,6 +54,7 @@ fn field(key: &[u8]) -> Option<usize> {
         b"scopes",
         b"x_facebook_offsets",
         b"x_facebook_segments",
+        b"x_metro_module_paths",
     ];
     FIELDS.iter().position(|f| *f == key)
 }
@@ -148,7 +149,8 @@ impl<'b> Reader<'b> {
                         13 => m.x_hermes_function_offsets = raw,
                         14 => m.scopes = raw,
                         15 => m.x_facebook_offsets = raw,
-                        _ => m.x_facebook_segments = raw,
+                        16 => m.x_facebook_segments = raw,
+                        _ => m.x_metro_module_paths = raw,
                     }
                 }
             }
@@ -252,6 +254,7 @@ mod tests {
             scopes: d.scopes,
             x_facebook_offsets: d.x_facebook_offsets,
             x_facebook_segments: d.x_facebook_segments,
+            x_metro_module_paths: d.x_metro_module_paths,
             names_count: d.names_count,
             mappings_plain: d.mappings_plain,
         })

@@ -261,6 +261,8 @@ pub struct SourceMapIndex {
     main_sections: usize,
     /// Metro's `x_facebook_offsets` (RAM bundles): per module id, the generated line its code starts on.
     pub(crate) module_offsets: Option<Box<[Option<u32>]>>,
+    /// Metro's `x_metro_module_paths`: per module id, its source path (messages only).
+    pub(crate) module_paths: Option<Box<[Option<String>]>>,
     /// Metro's `x_facebook_segments`, each a generated file of its own whose sections sit in `sections` after the
     /// map's, sharing its sources (one `SourceId` means one source whichever file a frame was in).
     pub(crate) segments: Box<[MetroSegment]>,
@@ -277,6 +279,7 @@ pub(crate) struct MetroSegment {
     pub(crate) id: u32,
     pub(crate) sections: Range<usize>,
     pub(crate) module_offsets: Option<Box<[Option<u32>]>>,
+    pub(crate) module_paths: Option<Box<[Option<String>]>>,
     pub(crate) hermes_function_offsets: Option<Range<usize>>,
 }
 
@@ -329,6 +332,7 @@ impl SourceMapIndex {
                 id: segment.id,
                 sections: start..sections.len(),
                 module_offsets: d.module_offsets.map(Vec::into_boxed_slice),
+                module_paths: d.module_paths.map(Vec::into_boxed_slice),
                 hermes_function_offsets: d.x_hermes_function_offsets,
             });
         }
@@ -346,6 +350,7 @@ impl SourceMapIndex {
             x_hermes_function_offsets: doc.x_hermes_function_offsets,
             main_sections,
             module_offsets: doc.module_offsets.map(Vec::into_boxed_slice),
+            module_paths: doc.module_paths.map(Vec::into_boxed_slice),
             segments: segments.into_boxed_slice(),
             warnings: doc.warnings,
             validated: OnceLock::new(),

@@ -89,6 +89,16 @@ impl SourceMapIndex {
             .map_or(0, |o| o.iter().flatten().count())
     }
 
+    /// The source path Metro's `x_metro_module_paths` gives module `module` of `file`'s segment (for messages).
+    pub fn module_path(&self, file: MetroFile) -> Option<&str> {
+        let module = file.module? as usize;
+        let paths = match self.segment_space(file.segment)? {
+            Space::Main => self.module_paths.as_deref(),
+            Space::Segment(k) => self.segments[k].module_paths.as_deref(),
+        };
+        paths?.get(module)?.as_deref()
+    }
+
     /// The space of segment `id` (0: the map itself); `None` when the map has no such segment.
     pub fn segment_space(&self, id: u32) -> Option<Space> {
         if id == 0 {

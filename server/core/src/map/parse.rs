@@ -112,6 +112,8 @@ pub struct ParsedDocument {
     /// Metro's `x_facebook_offsets`: per module id, the generated line (0-based) its code starts on in a RAM
     /// bundle's map (`null` for ids that are not lazy modules). See `map/metro.rs`.
     pub module_offsets: Option<Vec<Option<u32>>>,
+    /// Metro's `x_metro_module_paths`: per module id, the module's source path (for messages only).
+    pub module_paths: Option<Vec<Option<String>>>,
     /// Metro's `x_facebook_segments`: one whole map per segment id (1, 2, …); segment 0 is this document.
     pub segments: Vec<ParsedSegment>,
     pub warnings: Vec<MapError>,
@@ -359,6 +361,7 @@ impl<'b> Parser<'b> {
         let parts = raw.sections.map(|sections| self.section_parts(sections));
         let mut doc = self.document(&raw, parts, raw.sections);
         self.metro_fields(&mut doc, raw.x_facebook_offsets, raw.x_facebook_segments);
+        doc.module_paths = raw.x_metro_module_paths.and_then(|r| self.module_paths(r));
         if self.errors.is_empty() {
             let mut doc = doc;
             doc.warnings = self.warnings;
@@ -426,6 +429,7 @@ impl<'b> Parser<'b> {
                 maps: sections.maps,
                 x_hermes_function_offsets: raw.x_hermes_function_offsets.map(|r| self.range_of(r)),
                 module_offsets: None,
+                module_paths: None,
                 segments: Vec::new(),
                 warnings: Vec::new(),
             }
@@ -433,6 +437,7 @@ impl<'b> Parser<'b> {
             self.document(&raw, None, None)
         };
         self.metro_fields(&mut doc, raw.x_facebook_offsets, raw.x_facebook_segments);
+        doc.module_paths = raw.x_metro_module_paths.and_then(|r| self.module_paths(r));
         if !self.errors.is_empty() {
             return None;
         }
@@ -494,6 +499,7 @@ impl<'b> Parser<'b> {
                 maps: map.into_iter().collect(),
                 x_hermes_function_offsets: hermes,
                 module_offsets: None,
+                module_paths: None,
                 segments: Vec::new(),
                 warnings: Vec::new(),
             };
@@ -510,6 +516,7 @@ impl<'b> Parser<'b> {
             maps: reader.maps,
             x_hermes_function_offsets: hermes,
             module_offsets: None,
+            module_paths: None,
             segments: Vec::new(),
             warnings: Vec::new(),
         }
@@ -693,6 +700,23 @@ impl<'b> Parser<'b> {
                     MapError::at(format!("{path}.{key}"), "trailing comma")
                         .with_file_offset(Some(at)),
                 ),
+            }
+        }
+    }
+
+    /// `x_metro_module_paths`, read for messages only: an array of strings (or null), else a warning and nothing.
+    fn module_paths(&mut self, raw: Raw<'b>) -> Option<Vec<Option<String>>> {
+        match serde_json::from_str::<Vec<Option<String>>>(raw.get()) {
+            Ok(paths) => Some(paths),
+            Err(_) => {
+                self.warnings.push(
+                    MapError::at(
+                        format!("{}x_metro_module_paths", self.prefix),
+                        "`x_metro_module_paths` is not an array of strings; ignored",
+                    )
+                    .with_file_offset(Some(self.offset_of(raw))),
+                );
+                None
             }
         }
     }

@@ -70,6 +70,8 @@ pub(crate) struct RawMap<'a, S = Raw<'a>, C = Raw<'a>> {
     pub(crate) x_facebook_offsets: Option<Raw<'a>>,
     #[serde(borrow, default)]
     pub(crate) x_facebook_segments: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) x_metro_module_paths: Option<Raw<'a>>,
     /// How many strings `names` holds, when the fast reader counted them (all strings); serde's pass leaves it
     /// `None` and the names are counted on their own.
     #[serde(skip)]
@@ -99,6 +101,7 @@ impl<'a, S, C> RawMap<'a, S, C> {
             scopes: None,
             x_facebook_offsets: None,
             x_facebook_segments: None,
+            x_metro_module_paths: None,
             names_count: None,
             mappings_plain: false,
         }

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use sourcemap_core::bundle::fit::{FitReport, Verdict};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
-use sourcemap_core::map::metro::Space;
+use sourcemap_core::map::metro::{metro_file, Space};
 use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::stack::{PlainInput, Precision, StackFrame, StackLine};
@@ -600,17 +600,22 @@ fn explain_segment(
         Err(why) => return format!("position {}: {why}", at(lookup)),
     };
     let file = frame.file.as_deref().unwrap_or("");
+    // The module's source, as Metro's x_metro_module_paths names it.
+    let path = metro_file(file)
+        .and_then(|f| index.module_path(f))
+        .map(|p| format!(" ({p})"))
+        .unwrap_or_default();
     let moved = match space {
         Space::Main if placed == lookup => String::new(),
         Space::Main => format!(
-            "{file} is a module of this RAM bundle starting on the map's line {} (x_facebook_offsets): ",
+            "{file} is a module of this RAM bundle{path} starting on the map's line {} (x_facebook_offsets): ",
             placed.line - lookup.line + 1
         ),
         Space::Segment(_) if placed == lookup => {
             format!("{file} is a segment: looked up in its own map (x_facebook_segments): ")
         }
         Space::Segment(_) => format!(
-            "{file} is a module of a segment: looked up in the segment's map, from its line {} (x_facebook_offsets): ",
+            "{file} is a module of a segment{path}: looked up in the segment's map, from its line {} (x_facebook_offsets): ",
             placed.line - lookup.line + 1
         ),
     };
