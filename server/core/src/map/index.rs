@@ -25,8 +25,7 @@ use crate::map::reverse::{ReverseEntry, ReverseIndex};
 use crate::map::scopes::{decode_scopes, DecodedScopes};
 use crate::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
 
-pub use crate::map::metro::Space;
-pub use crate::map::position::{GeneratedPosition, SourceId};
+pub use crate::map::position::{GeneratedPosition, SourceId, Space};
 
 /// Where a generated position comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,14 +23,7 @@
 use std::ops::Range;
 
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
-
-/// Which generated file of a map a position is in: the map's own, or a segment's (by its place in the index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Space {
-    #[default]
-    Main,
-    Segment(usize),
-}
+pub use crate::map::position::Space;
 
 /// A file name as Metro names a RAM bundle's modules and a segmented bundle's segments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! The two value types every layer of the index names: a source's id and a generated position.
+//! The value types every layer of the index names: a source's id, a generated position, and which generated file
+//! of the map it is in.
 
 /// A source, deduplicated across sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -9,4 +10,12 @@ pub struct SourceId(pub u32);
 pub struct GeneratedPosition {
     pub line: u32,
     pub column: u32,
+}
+
+/// Which generated file of a map a position is in: the map's own, or a segment's (by its place in the index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Space {
+    #[default]
+    Main,
+    Segment(usize),
 }

@@ -2,7 +2,7 @@
 //! size attribution lines (`--json`), and the JSC profiler map (`.profmap`). Each position is looked up as a frame
 //! through the one resolver (its `SourceURL` or `filename` leads to a map as a profile's URL does, a Metro segment's
 //! or module's file name to its place in the map; else the first map given), in metro-symbolicate's bases
-//! (`profile::MetroBases`).
+//! (`profile_args::MetroBases`).
 
 use std::io::Write;
 
@@ -15,7 +15,7 @@ use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use sourcemap_core::{Bias, GeneratedPosition};
 
 use super::frame_maps::{resolve, FunctionLines};
-use super::profile::{catalog_of, place, ProfileArgs};
+use super::profile_args::{catalog_of, place, ProfileArgs};
 use super::CliError;
 
 /// A Hermes coverage trace or a bytecode size attribution: each position looked up as a frame (its `SourceURL` or

@@ -7,6 +7,7 @@ pub mod lookup;
 mod metro_inputs;
 mod one_based;
 pub mod profile;
+mod profile_args;
 pub mod stats;
 pub mod symbolicate;
 pub mod validate;
