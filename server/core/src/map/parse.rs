@@ -360,8 +360,7 @@ impl<'b> Parser<'b> {
         };
         let parts = raw.sections.map(|sections| self.section_parts(sections));
         let mut doc = self.document(&raw, parts, raw.sections);
-        self.metro_fields(&mut doc, raw.x_facebook_offsets, raw.x_facebook_segments);
-        doc.module_paths = raw.x_metro_module_paths.and_then(|r| self.module_paths(r));
+        self.metro_fields(&mut doc, &raw);
         if self.errors.is_empty() {
             let mut doc = doc;
             doc.warnings = self.warnings;
@@ -436,8 +435,7 @@ impl<'b> Parser<'b> {
         } else {
             self.document(&raw, None, None)
         };
-        self.metro_fields(&mut doc, raw.x_facebook_offsets, raw.x_facebook_segments);
-        doc.module_paths = raw.x_metro_module_paths.and_then(|r| self.module_paths(r));
+        self.metro_fields(&mut doc, &raw);
         if !self.errors.is_empty() {
             return None;
         }
@@ -620,12 +618,9 @@ impl<'b> Parser<'b> {
     /// Metro's fields for RAM bundles and segments (`map/metro.rs` says what they mean): `x_facebook_offsets`
     /// (module id → first generated line, `null` for ids without a lazy module) and, at the top level only,
     /// `x_facebook_segments` (segment id → a whole map, read here from the same buffer).
-    fn metro_fields(
-        &mut self,
-        doc: &mut ParsedDocument,
-        offsets: Option<Raw<'b>>,
-        segments: Option<Raw<'b>>,
-    ) {
+    fn metro_fields<S, C>(&mut self, doc: &mut ParsedDocument, map: &RawMap<'b, S, C>) {
+        let (offsets, segments) = (map.x_facebook_offsets, map.x_facebook_segments);
+        doc.module_paths = map.x_metro_module_paths.and_then(|r| self.module_paths(r));
         if let Some(raw) = offsets {
             let path = format!("{}x_facebook_offsets", self.prefix);
             match serde_json::from_str::<Vec<Raw>>(raw.get()) {

@@ -144,7 +144,7 @@ impl Settings {
             .filter(|(_, map)| is_map_directory(map))
             .filter(|(glob, _)| {
                 globset::Glob::new(glob)
-                    .map(|g| g.compile_matcher().is_match(file) || glob == "*" || glob == "**")
+                    .map(|g| g.compile_matcher().is_match(file))
                     .unwrap_or(false)
             })
             .map(|(_, map)| base.join(map))
