@@ -617,8 +617,9 @@ fn apply_shift_maps_a_bannered_bundle_like_its_own_build() {
 #[test]
 fn explain_names_a_bytecode_frame_against_the_bundles_map() {
     let traces = repo().join("fixtures/traces");
-    // The packager's map given for a bytecode frame whose .hbc has no map of its own: the one map given serves,
-    // and --explain says to compose the packager's and the compiler's maps.
+    // The packager's map given for a bytecode frame whose .hbc has no map of its own: the .hbc is at hand and is not
+    // that map's bundle, so the frame is not answered, and --explain says to compose the packager's and the
+    // compiler's maps.
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("hermes")).unwrap();
     for f in ["app.hbc", "app.js", "app.js.map"] {
@@ -637,6 +638,10 @@ fn explain_names_a_bytecode_frame_against_the_bundles_map() {
     let out = String::from_utf8(o.stdout).unwrap();
     assert!(
         out.contains("compose the packager's and the compiler's maps"),
+        "{out}"
+    );
+    assert!(
+        out.contains("at e (address at hermes/app.hbc:1:248)"),
         "{out}"
     );
     // Where the bytecode's own (composed) map is beside it, the frame's path leads to it, whatever map is given.

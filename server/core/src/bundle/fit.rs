@@ -487,10 +487,16 @@ const MAX_SHIFT_DOWN: i64 = 32;
 /// The evidence of fit a shift must show on the sample (e^8 to one: some 25 segments at token starts).
 const MIN_SHIFT_EVIDENCE: f64 = 8.0;
 
-/// Whether `text` is not source text: Hermes bytecode (its magic number) or anything with NUL bytes in its head.
-fn is_binary(text: &[u8]) -> bool {
+/// Whether `text` is Hermes bytecode: it starts with Hermes' magic number (`MAGIC` in hermes'
+/// `include/hermes/BCGen/HBC/BytecodeFileFormat.h`).
+pub fn is_hermes_bytecode(text: &[u8]) -> bool {
     const HERMES_MAGIC: [u8; 8] = 0x1F19_03C1_03BC_1FC6u64.to_le_bytes();
-    text.starts_with(&HERMES_MAGIC) || text[..text.len().min(4096)].contains(&0)
+    text.starts_with(&HERMES_MAGIC)
+}
+
+/// Whether `text` is not source text: Hermes bytecode or anything with NUL bytes in its head.
+fn is_binary(text: &[u8]) -> bool {
+    is_hermes_bytecode(text) || text[..text.len().min(4096)].contains(&0)
 }
 
 /// Checks that `index` describes `text`, the generated file it is for. `bundle_debug_id`: the bundle's

@@ -32,7 +32,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::bundle::fit::frames_evidence;
+use crate::bundle::fit::{check_fit, frames_evidence, is_hermes_bytecode, FitReport, Verdict};
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 use crate::trace::stack::{
     file_name_of, is_foreign_file, normalize_debug_id, FrameFormat, Precision, StackFrame,
@@ -48,6 +48,11 @@ pub const SEARCH_DEPTH: usize = 6;
 /// Odds (natural log) by which one candidate's text must fit the frames' positions better than every other's, and
 /// better than positions of another build landing there by chance, to be chosen: e^6.9 ≈ 1000 to one.
 pub const DECISIVE: f64 = 6.9;
+
+/// Segments of a map that must land where they belong in a file's text, the map having no other tie to the file,
+/// for the file to be taken as the map's bundle (the fit check finds a map that fits when its evidence is too thin to
+/// say otherwise; that is not enough to read a map for a file it does not name).
+pub const MIN_SEGMENTS_TO_CONFIRM: u64 = 32;
 
 /// A bundle's text as the place holds it (a mapped file, an open document's copy).
 pub type Text = Box<dyn AsRef<[u8]>>;
@@ -151,22 +156,57 @@ pub struct AmbiguousFile {
     pub candidates: Vec<PathBuf>,
 }
 
-/// An http(s) URL's path segments, decoded (empty ones dropped); `None` for any other URL.
-fn url_path_parts(file: &str) -> Option<Vec<String>> {
-    let url = url::Url::parse(file).ok()?;
-    if !matches!(url.scheme(), "http" | "https") {
+/// The path segments of a frame's file as a path to look for under a root, when its form says where it was and not
+/// here: a URL of any scheme with a path, decoded (`http(s)://`, and the forms Sentry's SDKs and runtimes write:
+/// `app:///index.android.bundle` by React Native and Electron, `capacitor://localhost/main.js`,
+/// `webpack-internal:///./src/app.js`), Sentry's release-relative `~/static/app.js` (its artifact names: `~` is any
+/// host), an absolute path of another machine or a container (`/usr/src/app/dist/main.js`), or a Windows path
+/// (`C:\build\dist\app.js`). `.` segments dropped, `..` taken back; `None` for a relative path (it is tried under
+/// the roots as it is) and a local `file:` URL (it names this machine's file).
+pub fn frame_path_parts(file: &str) -> Option<Vec<String>> {
+    let plain = |p: &str| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for part in p.split(['/', '\\']) {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    out.pop();
+                }
+                _ => out.push(part.to_string()),
+            }
+        }
+        out
+    };
+    if let Some(rest) = file.strip_prefix("~/") {
+        return Some(plain(rest.split(['?', '#']).next().unwrap_or(rest)));
+    }
+    let windows = file.len() > 2
+        && file.as_bytes()[0].is_ascii_alphabetic()
+        && file.as_bytes()[1] == b':'
+        && matches!(file.as_bytes()[2], b'\\' | b'/');
+    if windows {
+        return Some(plain(&file[3..]));
+    }
+    if let Some(unc) = file.strip_prefix("\\\\") {
+        // \\server\share\dir\app.js: the server and share are not folders of the build.
+        return Some(plain(unc).into_iter().skip(2).collect());
+    }
+    if file.starts_with('/') {
+        return Some(plain(file.split(['?', '#']).next().unwrap_or(file)));
+    }
+    if !file.contains("://") || file.starts_with("file:") {
         return None;
     }
-    Some(
-        url.path_segments()?
-            .filter(|p| !p.is_empty())
-            .map(|p| {
-                percent_encoding::percent_decode_str(p)
-                    .decode_utf8_lossy()
-                    .into_owned()
-            })
-            .collect(),
-    )
+    let url = url::Url::parse(file).ok()?;
+    let decoded: Vec<String> = url
+        .path_segments()?
+        .map(|p| {
+            percent_encoding::percent_decode_str(p)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .collect();
+    Some(plain(&decoded.join("/")))
 }
 
 /// Each frame's choice, in order, and the files left ambiguous.
@@ -190,8 +230,14 @@ pub fn choose_maps<P: Place>(
             positions.entry(file).or_default().push(p);
         }
     }
+    let trace_files = frames
+        .iter()
+        .filter_map(|f| f.file.as_deref())
+        .map(|f| file_name_of(f).to_string())
+        .collect();
     let mut resolver = Resolver {
         place,
+        trace_files,
         asked,
         by_file: HashMap::new(),
         ambiguous: Vec::new(),
@@ -215,6 +261,8 @@ pub fn choose_maps<P: Place>(
 
 struct Resolver<'p, 'a, P: Place> {
     place: &'p mut P,
+    /// The file names the trace's frames give.
+    trace_files: std::collections::HashSet<String>,
     asked: &'a Asked<'a, P::Map>,
     by_file: HashMap<String, Choice<P::Map>>,
     ambiguous: Vec<AmbiguousFile>,
@@ -351,35 +399,35 @@ impl<P: Place> Resolver<'_, '_, P> {
         if !naming.is_empty() {
             return self.among(file, naming, positions, &format!("maps given name {name}"));
         }
-        if by_path.is_none() {
-            let mut found = Vec::new();
-            for bundle in self.place.named(name).into_iter().take(MAX_SAME_NAMED) {
-                if let Some((map, how)) = self.map_of(&bundle) {
-                    found.push(Candidate {
-                        bundle: Some(bundle),
-                        map,
-                        how,
-                    });
-                }
-            }
-            if !found.is_empty() {
-                return self.among(
-                    file,
-                    found,
-                    positions,
-                    &format!("files named {name} under the roots"),
-                );
+        let named = if by_path.is_none() {
+            self.place.named(name)
+        } else {
+            Vec::new()
+        };
+        let mut found = Vec::new();
+        for bundle in named.iter().take(MAX_SAME_NAMED) {
+            if let Some((map, how)) = self.map_of(bundle) {
+                found.push(Candidate {
+                    bundle: Some(bundle.clone()),
+                    map,
+                    how,
+                });
             }
         }
+        if !found.is_empty() {
+            return self.among(
+                file,
+                found,
+                positions,
+                &format!("files named {name} under the roots"),
+            );
+        }
         if let [only] = self.asked.given {
-            return Choice::Map {
-                map: only.map.clone(),
-                bundle: by_path.map(|(b, _)| b).or_else(|| only.bundle.clone()),
-                why: format!(
-                    "no bundle named {name} with a map of its own was found; the one map given serves every frame \
-                     (metro-symbolicate's rule)"
-                ),
+            let here: Vec<PathBuf> = match &by_path {
+                Some((bundle, _)) => vec![bundle.clone()],
+                None => named.into_iter().take(MAX_SAME_NAMED).collect(),
             };
+            return self.one_map_given(file, only, here);
         }
         let roots: Vec<String> = self
             .place
@@ -401,6 +449,133 @@ impl<P: Place> Resolver<'_, '_, P> {
         }
     }
 
+    /// metro-symbolicate's rule, a single map given serves every frame, held to the frames it can be right for.
+    /// `here`: the files the frame's path or name finds at hand, none of which leads to the map. A file at hand that
+    /// is not the map's bundle is a file of its own (the user's script beside a library's bundle): never answered
+    /// from that map. When the map's bundle is unknown, a file at hand is its bundle only if the map fits its text
+    /// (the fit check, on the whole map). When no file is at hand (a device's bundle, a trace from elsewhere), the
+    /// rule holds, unless the map is known to be another file's of the same trace (it names a file other frames
+    /// name).
+    fn one_map_given(
+        &mut self,
+        file: &str,
+        only: &GivenMap<P::Map>,
+        here: Vec<PathBuf>,
+    ) -> Choice<P::Map> {
+        let name = file_name_of(file);
+        let map_is_for = only
+            .bundle
+            .as_ref()
+            .map(|b| self.place.shown(b))
+            .or_else(|| only.names.first().cloned());
+        if let Some(own) = &only.bundle {
+            if let Some(first) = here.first() {
+                if self
+                    .place
+                    .text(first)
+                    .is_some_and(|t| is_hermes_bytecode((*t).as_ref()))
+                {
+                    return Choice::Unmapped {
+                        why: self.bytecode_without_map(first),
+                    };
+                }
+                return Choice::Unmapped {
+                    why: format!(
+                        "{} is a file of its own, not the bundle of the map given (that is {}): a map is never \
+                         read for another file (give this file's map, or --bundle {name}=PATH for its bundle)",
+                        self.place.shown(first),
+                        self.place.shown(own)
+                    ),
+                };
+            }
+        } else if !here.is_empty() {
+            let mut fitting = Vec::new();
+            let mut bytecode = false;
+            for bundle in &here {
+                let report = self.fit_whole(&only.map, bundle);
+                bytecode |= report.as_ref().is_some_and(|r| {
+                    r.verdict == Verdict::Unknown
+                        && r.unknown_because.is_some_and(|w| w.contains("bytecode"))
+                });
+                // Confirmed, not merely not refuted: a few segments landing on token starts of a small file prove
+                // nothing.
+                if report.is_some_and(|r| {
+                    r.verdict == Verdict::Fits
+                        && r.shift_lines.is_none()
+                        && r.evidence.segments >= MIN_SEGMENTS_TO_CONFIRM
+                }) {
+                    fitting.push(bundle.clone());
+                }
+            }
+            if bytecode && fitting.is_empty() {
+                return Choice::Unmapped {
+                    why: self.bytecode_without_map(&here[0]),
+                };
+            }
+            if let [bundle] = &fitting[..] {
+                return Choice::Map {
+                    map: only.map.clone(),
+                    why: format!(
+                        "{} leads to no map; the one map given fits its text (the fit check on every segment)",
+                        self.place.shown(bundle)
+                    ),
+                    bundle: Some(bundle.clone()),
+                };
+            }
+            let shown: Vec<String> = here.iter().map(|b| self.place.shown(b)).collect();
+            return Choice::Unmapped {
+                why: format!(
+                    "{} {} here, and the map given {}: not its bundle, so not mapped (give this file's map)",
+                    shown.join(", "),
+                    if shown.len() == 1 { "is" } else { "are" },
+                    if fitting.is_empty() {
+                        "does not fit its text".to_string()
+                    } else {
+                        format!("fits {} of them alike", fitting.len())
+                    }
+                ),
+            };
+        }
+        if let Some(other) = only
+            .names
+            .iter()
+            .find(|n| n.as_str() != name && self.trace_files.contains(n.as_str()))
+        {
+            return Choice::Unmapped {
+                why: format!(
+                    "{file} is not at hand, and the one map given is {other}'s, another file of this trace: not \
+                     mapped (give this file's map)"
+                ),
+            };
+        }
+        Choice::Map {
+            map: only.map.clone(),
+            bundle: only.bundle.clone(),
+            why: format!(
+                "no bundle named {name} is at hand; the one map given{} serves every such frame \
+                 (metro-symbolicate's rule)",
+                map_is_for.map_or(String::new(), |b| format!(" (for {b})"))
+            ),
+        }
+    }
+
+    /// Why a Hermes bytecode file at hand is not answered from the one map given.
+    fn bytecode_without_map(&self, file: &Path) -> String {
+        format!(
+            "{} is Hermes bytecode with no map of its own, and the map given is not its: if it is the packager's \
+             map of the JavaScript bundle, compose the packager's and the compiler's maps (react-native's \
+             compose-source-maps) and symbolicate with the composed map",
+            self.place.shown(file)
+        )
+    }
+
+    /// The fit check of `map` on the whole text of `bundle` (`None`: no text at hand, or not checkable).
+    fn fit_whole(&mut self, map: &P::Map, bundle: &Path) -> Option<FitReport> {
+        let id = self.place.debug_id(bundle);
+        let text = self.place.text(bundle)?;
+        check_fit(self.place.index(map), (*text).as_ref(), id.as_deref()).ok()
+    }
+
     /// The bundle a frame's path names, and how it was found.
     fn by_path(&mut self, file: &str) -> Option<(PathBuf, String)> {
         if file.starts_with("file:") {
@@ -410,34 +585,69 @@ impl<P: Place> Resolver<'_, '_, P> {
                 .then(|| (local, format!("the file {file} names")));
         }
         let roots = self.place.roots();
-        if !file.contains("://") {
-            let plain = file.split(['?', '#']).next().unwrap_or(file);
-            let p = Path::new(plain);
-            if p.is_absolute() {
-                return p
-                    .is_file()
-                    .then(|| (p.to_path_buf(), format!("the path {plain}")));
-            }
+        let plain = file.split(['?', '#']).next().unwrap_or(file);
+        if frame_path_parts(file).is_none() {
             if let Some(root) = roots.iter().find(|r| r.join(plain).is_file()) {
                 let why = format!("the path {plain} under {}", self.place.shown(root));
                 return Some((root.join(plain), why));
             }
             return None;
         }
-        // A URL's path mirrored under a root, longest first, before any search by name: the path tells same-named
-        // files apart. Only a file that leads to a map is taken here (a same-named source is not the bundle).
-        let parts = url_path_parts(file)?;
-        for k in 0..parts.len().saturating_sub(1) {
-            let tail = parts[k..].join("/");
-            for root in &roots {
-                let p = root.join(&tail);
-                if p.is_file() && self.map_of(&p).is_some() {
-                    let why = format!("the URL's path /{tail} under {}", self.place.shown(root));
-                    return Some((p, why));
-                }
+        if Path::new(plain).is_absolute() && Path::new(plain).is_file() {
+            return Some((PathBuf::from(plain), format!("the path {plain}")));
+        }
+        // The path's tails under a root, longest first, before any search by name: the path tells same-named files
+        // apart (`app:///b/test.min.js` is ROOT/b/test.min.js, not ROOT/a/test.min.js). Only a file that leads to a
+        // map is taken here (a same-named source is not the bundle); the bare name is the search by name's.
+        let what = if file.contains("://") {
+            "the URL's path"
+        } else {
+            "the path's tail"
+        };
+        for (root, tail) in self.tails(file) {
+            if !tail.contains('/') {
+                continue;
+            }
+            let p = root.join(&tail);
+            if p.is_file() && self.map_of(&p).is_some() {
+                let why = format!("{what} {tail} under {}", self.place.shown(&root));
+                return Some((p, why));
             }
         }
         None
+    }
+
+    /// Where a frame's file may be under the roots, longest path first: a relative path as it is; an absolute path
+    /// inside a root, relative to it; else every tail of its path ([`frame_path_parts`]: a URL's path, a path of
+    /// another machine), down to its bare name.
+    fn tails(&self, file: &str) -> Vec<(PathBuf, String)> {
+        let plain = file.split(['?', '#']).next().unwrap_or(file);
+        let roots = self.place.roots();
+        let mut out = Vec::new();
+        let Some(parts) = frame_path_parts(file) else {
+            return roots.into_iter().map(|r| (r, plain.to_string())).collect();
+        };
+        if Path::new(plain).is_absolute() {
+            for root in &roots {
+                let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+                let inside = [root, &canonical]
+                    .into_iter()
+                    .find_map(|r| Path::new(plain).strip_prefix(r).ok())
+                    .map(|inside| inside.to_string_lossy().into_owned());
+                if let Some(inside) = inside {
+                    out.push((root.clone(), inside));
+                }
+            }
+        }
+        for k in 0..parts.len() {
+            let tail = parts[k..].join("/");
+            for root in &roots {
+                if !out.iter().any(|(r, t)| r == root && *t == tail) {
+                    out.push((root.clone(), tail.clone()));
+                }
+            }
+        }
+        out
     }
 
     /// Where the frame's path (or its URL's path) would be under a root, the bundle is absent, and `PATH.map` is
@@ -447,42 +657,33 @@ impl<P: Place> Resolver<'_, '_, P> {
         if !self.asked.given.is_empty() || file.starts_with("file:") {
             return None;
         }
-        let tails: Vec<String> = if file.contains("://") {
-            let parts = url_path_parts(file)?;
-            (0..parts.len()).map(|k| parts[k..].join("/")).collect()
-        } else {
-            let plain = file.split(['?', '#']).next().unwrap_or(file);
-            if Path::new(plain).is_absolute() {
-                return None;
+        if Path::new(file.split(['?', '#']).next().unwrap_or(file)).is_file() {
+            return None;
+        }
+        for (root, tail) in self.tails(file) {
+            let bundle = root.join(&tail);
+            let mut map = bundle.clone().into_os_string();
+            map.push(".map");
+            let map = PathBuf::from(map);
+            if bundle.exists() || !map.is_file() {
+                continue;
             }
-            vec![plain.to_string()]
-        };
-        for tail in tails {
-            for root in self.place.roots() {
-                let bundle = root.join(&tail);
-                let mut map = bundle.clone().into_os_string();
-                map.push(".map");
-                let map = PathBuf::from(map);
-                if bundle.exists() || !map.is_file() {
-                    continue;
-                }
-                // Never a file outside the root (a `..` in the frame's path, a symlink out).
-                let inside = std::fs::canonicalize(&map)
-                    .ok()
-                    .zip(std::fs::canonicalize(&root).ok())
-                    .is_some_and(|(m, r)| m.starts_with(r));
-                if !inside {
-                    continue;
-                }
-                if let Some(m) = self.place.map_file(&map) {
-                    let why = format!(
-                        "no bundle at {} under {}, and {} beside where it would be",
-                        tail,
-                        self.place.shown(&root),
-                        self.place.shown(&map)
-                    );
-                    return Some((m, why));
-                }
+            // Never a file outside the root (a `..` in the frame's path, a symlink out).
+            let inside = std::fs::canonicalize(&map)
+                .ok()
+                .zip(std::fs::canonicalize(&root).ok())
+                .is_some_and(|(m, r)| m.starts_with(r));
+            if !inside {
+                continue;
+            }
+            if let Some(m) = self.place.map_file(&map) {
+                let why = format!(
+                    "no bundle at {} under {}, and {} beside where it would be",
+                    tail,
+                    self.place.shown(&root),
+                    self.place.shown(&map)
+                );
+                return Some((m, why));
             }
         }
         None
@@ -962,19 +1163,30 @@ mod tests {
         }];
         // No bundle named other.js anywhere: the one map given serves (metro-symbolicate's rule), as it does frames
         // that name no file.
+        let (sources, _) = answer(&mut disk, "Error\n    at f (other.js:1:9)\n", &given, &[]);
+        assert_eq!(sources, vec![Some("given/src.js".to_string())]);
+        // But not when the trace shows the map is another file's: it names given.js, which other frames are in.
         let (sources, _) = answer(
             &mut disk,
             "Error\n    at f (other.js:1:9)\n    at g (given.js:1:9)\n",
             &given,
             &[],
         );
-        assert_eq!(
-            sources,
-            vec![
-                Some("given/src.js".to_string()),
-                Some("given/src.js".to_string())
-            ]
+        assert_eq!(sources, vec![None, Some("given/src.js".to_string())]);
+        // Nor a frame whose file is at hand, has no map and does not fit the map given (the user's own script).
+        std::fs::write(
+            dir.path().join("mine.js"),
+            "console.log(1);\nthrow new Error('x');\n",
+        )
+        .unwrap();
+        let mine = dir.path().join("mine.js").display().to_string();
+        let (sources, _) = answer(
+            &mut disk,
+            &format!("Error\n    at f ({mine}:1:9)\n"),
+            &given,
+            &[],
         );
+        assert_eq!(sources, vec![None]);
         // A bundle of the frame's name with a map of its own answers from that map, not from the given one.
         disk.bundle("own", CODE, &[0, 8, 14, 20, 26], None);
         let (sources, _) = answer(&mut disk, "Error\n    at f (app.js:1:9)\n", &given, &[]);
