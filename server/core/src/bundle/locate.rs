@@ -32,11 +32,47 @@ pub struct MapBytes {
 /// write them on the last lines, after at most a few kilobytes of other comments.
 pub const TAIL_BYTES: u64 = 64 << 10;
 
-/// The last [`TAIL_BYTES`] of the bundle at `path`, where its trailing comments are.
+/// The most of a bundle's end read to find where its trailing comments start: an inline `data:` map is one line as
+/// long as the map's base64 (a third more than the map), and maps are read up to 512 MB.
+pub const MAX_TAIL_BYTES: u64 = 768 << 20;
+
+/// The end of the bundle at `path` that holds its trailing comments: its last [`TAIL_BYTES`], or more where the
+/// comment lines start before them (an inline `data:` map in a bundle larger than the window: its line is read
+/// whole, so the comment is found, not cut).
 pub fn bundle_tail(path: &Path) -> Option<Vec<u8>> {
-    crate::fs::files::read_tail(path, TAIL_BYTES)
-        .ok()
-        .map(|(tail, _)| tail)
+    let mut window = TAIL_BYTES;
+    loop {
+        let (tail, whole) = crate::fs::files::read_tail(path, window).ok()?;
+        if whole || window >= MAX_TAIL_BYTES || !cuts_a_data_url(&tail) {
+            return Some(tail);
+        }
+        window = (window * 8).min(MAX_TAIL_BYTES);
+    }
+}
+
+/// Whether the window `tail` starts inside an inline `data:` map's line: no complete trailing line holds a
+/// `sourceMappingURL`, and the cut line (one of the last [`TRAILING_LINES`]) is nothing but base64 where the window
+/// starts (a minified bundle's code line has punctuation in any 64 KiB).
+fn cuts_a_data_url(tail: &[u8]) -> bool {
+    if find_source_mapping_url(tail).is_some_and(|(_, at)| memchr::memrchr(b'\n', &tail[..at]).is_some()) {
+        return false;
+    }
+    let mut end = tail.len();
+    let mut seen = 0;
+    while seen < TRAILING_LINES && end > 0 {
+        let Some(newline) = memchr::memrchr(b'\n', &tail[..end]) else {
+            let cut = tail[..end].trim_ascii();
+            return !cut.is_empty()
+                && cut
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_'));
+        };
+        if !tail[newline + 1..end].trim_ascii().is_empty() {
+            seen += 1;
+        }
+        end = newline;
+    }
+    false
 }
 
 /// The value of the last `sourceMappingURL` comment and its byte offset in `text`.

@@ -723,9 +723,11 @@ impl<P: Place> Resolver<'_, '_, P> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // A given map whose bundle is known serves that bundle only (matched above): a file of the same name
+        // elsewhere is another build's (`a/test.min.js` is not `b/test.min.js`, whose map was given).
         let naming: Vec<&GivenMap<P::Map>> = given
             .iter()
-            .filter(|g| g.names.contains(&name))
+            .filter(|g| g.bundle.is_none() && g.names.contains(&name))
             .filter(|g| id.is_none() || map_id(g).is_none() || map_id(g) == id)
             .collect();
         if let [g] = naming[..] {

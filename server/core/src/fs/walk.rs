@@ -14,8 +14,18 @@ use std::path::{Path, PathBuf};
 
 /// Folders no walk enters: dependencies, Rust's build output, hidden folders (`.git`, caches).
 pub fn skipped_dir(name: &str) -> bool {
-    matches!(name, "node_modules" | "target" | "bower_components") || name.starts_with('.')
+    is_dependency_dir(name) || name == "target" || name.starts_with('.')
 }
+
+/// Folders of installed dependencies: searched for a bundle by name only when none is found outside them (a
+/// library's own bundle, `node_modules/marked/lib/marked.umd.js`, is named by its frames).
+pub fn is_dependency_dir(name: &str) -> bool {
+    matches!(name, "node_modules" | "bower_components")
+}
+
+/// Folders a search by name reads at most: a root as wide as `/` or a home folder is not walked to its end (the
+/// search notes that it stopped; `--root` narrows it).
+pub const MAX_FOLDERS: usize = 20_000;
 
 /// One entry met by [`walk`].
 pub struct WalkEntry<'a> {
@@ -29,10 +39,26 @@ pub struct WalkEntry<'a> {
 pub fn walk(
     root: &Path,
     max_depth: usize,
-    mut visit: impl FnMut(WalkEntry<'_>) -> ControlFlow<()>,
+    visit: impl FnMut(WalkEntry<'_>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
+    walk_entering(root, max_depth, |name| !skipped_dir(name), visit).0
+}
+
+/// [`walk`], entering the folders `enter` accepts (by name), reading at most [`MAX_FOLDERS`] folders; also says
+/// whether it stopped there.
+pub fn walk_entering(
+    root: &Path,
+    max_depth: usize,
+    enter: impl Fn(&str) -> bool,
+    mut visit: impl FnMut(WalkEntry<'_>) -> ControlFlow<()>,
+) -> (ControlFlow<()>, bool) {
     let mut queue = VecDeque::from([(root.to_path_buf(), 0)]);
+    let mut folders = 0;
     while let Some((dir, depth)) = queue.pop_front() {
+        folders += 1;
+        if folders > MAX_FOLDERS {
+            return (ControlFlow::Continue(()), true);
+        }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -45,31 +71,53 @@ pub fn walk(
         for (name, kind) in entries {
             let path = dir.join(&name);
             let is_file = kind.is_file() || (kind.is_symlink() && path.is_file());
-            visit(WalkEntry {
+            if visit(WalkEntry {
                 path: &path,
                 is_file,
-            })?;
-            if kind.is_dir() && depth < max_depth && !skipped_dir(&name.to_string_lossy()) {
+            })
+            .is_break()
+            {
+                return (ControlFlow::Break(()), false);
+            }
+            if kind.is_dir() && depth < max_depth && enter(&name.to_string_lossy()) {
                 queue.push_back((path, depth + 1));
             }
         }
     }
-    ControlFlow::Continue(())
+    (ControlFlow::Continue(()), false)
 }
 
-/// Up to `limit` files named `name` under `root`, nearest first, at most `max_depth` folders down.
+/// Up to `limit` files named `name` under `root`, nearest first, at most `max_depth` folders down: outside dependency
+/// folders, else inside them.
 pub fn find_files_named(root: &Path, name: &str, max_depth: usize, limit: usize) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let _ = walk(root, max_depth, |e| {
-        if e.is_file && e.path.file_name().is_some_and(|n| n == name) {
-            out.push(e.path.to_path_buf());
-            if out.len() >= limit {
-                return ControlFlow::Break(());
+    for dependencies in [false, true] {
+        let enter = |dir: &str| {
+            !(dir == "target" || dir.starts_with('.') || (!dependencies && is_dependency_dir(dir)))
+        };
+        let _ = walk_entering(root, max_depth, enter, |e| {
+            let wanted = e.is_file && e.path.file_name().is_some_and(|n| n == name);
+            if wanted && (!dependencies || in_dependency_dir(root, e.path)) {
+                out.push(e.path.to_path_buf());
+                if out.len() >= limit {
+                    return ControlFlow::Break(());
+                }
             }
+            ControlFlow::Continue(())
+        });
+        if !out.is_empty() {
+            break;
         }
-        ControlFlow::Continue(())
-    });
+    }
     out
+}
+
+/// Whether `path` lies in a dependency folder below `root`.
+fn in_dependency_dir(root: &Path, path: &Path) -> bool {
+    path.strip_prefix(root).is_ok_and(|rel| {
+        rel.components()
+            .any(|c| is_dependency_dir(&c.as_os_str().to_string_lossy()))
+    })
 }
 
 /// The files under `root` by name, each name's nearest first, at most `max_depth` folders down and at most `limit`
@@ -77,15 +125,31 @@ pub fn find_files_named(root: &Path, name: &str, max_depth: usize, limit: usize)
 /// profile naming 93 scripts, run in this repository).
 pub struct FilesByName {
     by_name: std::collections::HashMap<std::ffi::OsString, Vec<PathBuf>>,
+    truncated: bool,
+    took: std::time::Duration,
 }
 
 impl FilesByName {
+    /// The files outside dependency folders.
     pub fn new(root: &Path, max_depth: usize, limit: usize) -> Self {
+        Self::build(root, max_depth, limit, false)
+    }
+
+    /// The files inside dependency folders (`node_modules`), for names not found outside them.
+    pub fn in_dependencies(root: &Path, max_depth: usize, limit: usize) -> Self {
+        Self::build(root, max_depth, limit, true)
+    }
+
+    fn build(root: &Path, max_depth: usize, limit: usize, dependencies: bool) -> Self {
         let mut by_name: std::collections::HashMap<std::ffi::OsString, Vec<PathBuf>> =
             Default::default();
         let mut count = 0;
-        let _ = walk(root, max_depth, |e| {
-            if e.is_file {
+        let started = std::time::Instant::now();
+        let enter = |dir: &str| {
+            !(dir == "target" || dir.starts_with('.') || (!dependencies && is_dependency_dir(dir)))
+        };
+        let (_, truncated) = walk_entering(root, max_depth, enter, |e| {
+            if e.is_file && (!dependencies || in_dependency_dir(root, e.path)) {
                 if let Some(name) = e.path.file_name() {
                     by_name
                         .entry(name.to_owned())
@@ -99,7 +163,21 @@ impl FilesByName {
             }
             ControlFlow::Continue(())
         });
-        FilesByName { by_name }
+        FilesByName {
+            by_name,
+            truncated: truncated || count >= limit,
+            took: started.elapsed(),
+        }
+    }
+
+    /// Whether the walk stopped before the end of the tree ([`MAX_FOLDERS`], or the files' limit).
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// How long the walk took.
+    pub fn took(&self) -> std::time::Duration {
+        self.took
     }
 
     /// The files named `name`, nearest first.
@@ -142,6 +220,16 @@ mod tests {
         assert_eq!(index.named("app.js"), find_files_named(d, "app.js", 6, 9));
         assert!(index.named("nope.js").is_empty());
         assert!(FilesByName::new(d, 6, 1).named("app.js").len() <= 1);
+        // A name found only inside a dependency folder is found there (a library's own bundle), by both.
+        std::fs::write(d.join("node_modules/x/lib.min.js"), "").unwrap();
+        assert_eq!(
+            find_files_named(d, "lib.min.js", 6, 9),
+            [d.join("node_modules/x/lib.min.js")]
+        );
+        assert!(index.named("lib.min.js").is_empty());
+        let deps = FilesByName::in_dependencies(d, 6, 100);
+        assert_eq!(deps.named("lib.min.js"), [d.join("node_modules/x/lib.min.js")]);
+        assert!(deps.named("app.js") == [d.join("node_modules/x/app.js")]);
     }
 
     #[cfg(unix)]

@@ -302,8 +302,10 @@ pub(super) struct Catalog {
     pub(super) debug_ids: Vec<String>,
     /// The maps loaded for bundles found from frames, by the bundle's path.
     by_bundle: HashMap<PathBuf, Option<usize>>,
-    /// The files under `root` by name, walked once when a frame first needs one.
+    /// The files under `root` by name, walked once when a frame first needs one; those inside dependency folders
+    /// (`node_modules`) walked once when a name is not found outside them.
     files: OnceLock<FilesByName>,
+    dependency_files: OnceLock<FilesByName>,
     /// Directories of maps given as MAP (their real paths): every frame is answered from `DIR/FILE.map` only.
     pub(super) map_dirs: Vec<PathBuf>,
     /// The maps read from them, by real path (`None`: not a map).
@@ -322,6 +324,7 @@ impl Catalog {
             debug_ids: Vec::new(),
             by_bundle: HashMap::new(),
             files: OnceLock::new(),
+            dependency_files: OnceLock::new(),
             map_dirs: Vec::new(),
             dir_maps: HashMap::new(),
         }
@@ -380,6 +383,26 @@ impl Catalog {
     }
 }
 
+/// Says on stderr when the search by name under `root` stopped before the end of the tree, or took long: the
+/// answer may lack a bundle, and `--root` narrows the search.
+fn noted(root: &Path, files: FilesByName) -> FilesByName {
+    if files.truncated() {
+        eprintln!(
+            "sourcemap-ls: note: the search for bundles by name under {} stopped after {} folders; give --root \
+             to search where the bundles are",
+            shown(root),
+            sourcemap_core::fs::walk::MAX_FOLDERS
+        );
+    } else if files.took() > std::time::Duration::from_secs(1) {
+        eprintln!(
+            "sourcemap-ls: note: the search for bundles by name under {} took {:.1} s; --root narrows it",
+            shown(root),
+            files.took().as_secs_f64()
+        );
+    }
+    files
+}
+
 /// The disk under `--root`, for the one resolver (`sourcemap_core::bundle::resolve`).
 impl Place for Catalog {
     type Map = usize;
@@ -389,10 +412,22 @@ impl Place for Catalog {
     }
 
     fn named(&mut self, name: &str) -> Vec<PathBuf> {
+        let root = &self.root;
         let files = self
             .files
-            .get_or_init(|| FilesByName::new(&self.root, SEARCH_DEPTH, MAX_INDEXED_FILES));
-        files.named(name).to_vec()
+            .get_or_init(|| noted(root, FilesByName::new(root, SEARCH_DEPTH, MAX_INDEXED_FILES)));
+        if !files.named(name).is_empty() {
+            return files.named(name).to_vec();
+        }
+        self.dependency_files
+            .get_or_init(|| {
+                noted(
+                    root,
+                    FilesByName::in_dependencies(root, SEARCH_DEPTH, MAX_INDEXED_FILES),
+                )
+            })
+            .named(name)
+            .to_vec()
     }
 
     fn own_map(&mut self, bundle: &Path) -> Option<usize> {

@@ -1,0 +1,177 @@
+//! Frames found where users' traces say they are: the path forms Sentry's SDKs and runtimes write, paths of another
+//! machine, bare names of bundles inside `node_modules`, inline maps in large bundles, and the one-map rule held to
+//! the frames it can be right for. Real output throughout: `fixtures/sdk-paths/make.mjs` builds three programs with
+//! esbuild, runs them under node, and rewrites the traces with @sentry/core's own `rewriteFramesIntegration` as each
+//! SDK configures it (`fixtures/sdk-paths/README.md`). Needs node and `npm ci` in `fixtures/sdk-paths`
+//! (scripts/test-deps).
+
+#[path = "support/process.rs"]
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use process::output_with_stdin;
+use serde_json::Value;
+
+fn fixture() -> PathBuf {
+    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sdk-paths"))
+        .unwrap()
+}
+
+/// Runs make.mjs (under a lock: nextest runs each test in a process of its own; it skips its work when up to date).
+fn cases() -> &'static Vec<Value> {
+    static CASES: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    CASES.get_or_init(|| {
+        let d = fixture();
+        assert!(
+            d.join("node_modules/@sentry/core").is_dir(),
+            "run `npm ci` in fixtures/sdk-paths first (scripts/test-deps does)"
+        );
+        let lock = std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-sdk-paths.lock"))
+            .unwrap();
+        lock.lock().unwrap();
+        let out = Command::new("node")
+            .arg("make.mjs")
+            .current_dir(&d)
+            .output()
+            .expect("node");
+        drop(lock);
+        assert!(
+            out.status.success(),
+            "make.mjs: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_str(&std::fs::read_to_string(d.join("cases.json")).unwrap()).unwrap()
+    })
+}
+
+fn case(form: &str) -> &'static Value {
+    cases()
+        .iter()
+        .find(|c| c["form"] == form)
+        .unwrap_or_else(|| panic!("no case {form}"))
+}
+
+/// The case's input: its Sentry event, or its trace.
+fn input(c: &Value) -> String {
+    match c.get("event") {
+        Some(e) => e.to_string(),
+        None => c["trace"].as_str().unwrap().to_string(),
+    }
+}
+
+fn symbolicate(args: &[&str], stdin: &str) -> Value {
+    let out = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+            .args(["symbolicate", "--json"])
+            .args(args)
+            .current_dir(fixture().join("dist")),
+        stdin,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Each frame's answer as `src/FILE:LINE:COLUMN FUNCTION` (the source's leading `../` dropped: maps at different
+/// depths name one file), or `-` when unmapped.
+fn answers(result: &Value) -> Vec<String> {
+    result["stack"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| match &f["original"] {
+            Value::Null => "-".to_string(),
+            o => format!(
+                "{}:{}:{} {}",
+                o["source"].as_str().unwrap().trim_start_matches("../"),
+                o["line"],
+                o["column"],
+                o["function"].as_str().unwrap_or("?")
+            ),
+        })
+        .collect()
+}
+
+/// The 1-based line of `src/FILE` holding `marker`.
+fn line_of(file: &str, marker: &str) -> usize {
+    let text = std::fs::read_to_string(fixture().join("src").join(file)).unwrap();
+    text.lines().position(|l| l.contains(marker)).unwrap() + 1
+}
+
+#[test]
+fn every_path_form_finds_the_bundle_it_names() {
+    let local = answers(&symbolicate(&[], &input(case("local"))));
+    let throw = format!("src/app-b.js:{}:", line_of("app-b.js", "THROW-B"));
+    assert!(local[0].starts_with(&throw), "{local:?}");
+    assert!(local[0].ends_with(" parseOrder"), "{local:?}");
+    let mapped = local.iter().filter(|a| *a != "-").count();
+    assert!(mapped >= 4, "{local:?}");
+    for form in [
+        "app:///b/test.min.js",
+        "app:///test.min.js",
+        "~/b/test.min.js",
+        "capacitor://localhost/b/test.min.js",
+        "C:\\build\\b\\test.min.js",
+        "/usr/src/app/b/test.min.js",
+        "orders.min.js",
+    ] {
+        let c = case(form);
+        let got = answers(&symbolicate(&[], &input(c)));
+        // A Sentry event lists frames oldest first; a trace newest first.
+        let mut got_in_trace_order = got.clone();
+        if c.get("event").is_some() {
+            got_in_trace_order.reverse();
+        }
+        assert_eq!(
+            got_in_trace_order, local,
+            "{form} ({}): answers differ from the trace as printed here",
+            c["who"]
+        );
+    }
+}
+
+#[test]
+fn an_inline_map_in_a_bundle_larger_than_its_tail_window_is_read() {
+    let got = answers(&symbolicate(&[], &input(case("big.min.js (inline map)"))));
+    let throw = format!("src/app-inline.js:{}:", line_of("app-inline.js", "THROW-INLINE"));
+    assert!(got[0].starts_with(&throw), "{got:?}");
+    assert!(got[0].ends_with(" check"), "{got:?}");
+    assert!(
+        got.iter().any(|a| a.starts_with("node_modules/lodash/lodash.js:")),
+        "{got:?}"
+    );
+}
+
+/// The one map given on the command line never answers a frame whose file is at hand and is not its bundle: the
+/// user's own script beside a library's bundle stays as printed, with the reason.
+#[test]
+fn the_one_map_given_never_answers_another_file() {
+    let d = fixture();
+    let script = d.join("src/app-b.js");
+    let trace = format!(
+        "{}\n    at main ({}:12:10)\n",
+        input(case("local")).trim_end(),
+        script.display()
+    );
+    let result = symbolicate(&["--explain", "b/test.min.js.map"], &trace);
+    let stack = result["stack"].as_array().unwrap();
+    let mine = stack.last().unwrap();
+    assert_eq!(mine["original"], Value::Null, "{mine}");
+    assert!(
+        mine["explain"].to_string().contains("not the bundle of the map given"),
+        "{mine}"
+    );
+    // The library's frames are still answered from it.
+    assert!(answers(&result)[0].starts_with("src/app-b.js:"), "{result}");
+    // A frame of the other build named test.min.js (a/) is answered from its own map, not the one given.
+    let a = "Error\n    at x (a/test.min.js:1:100)\n";
+    let from_a = symbolicate(&["--explain", "b/test.min.js.map"], a);
+    let explain = from_a["stack"][0]["explain"].to_string();
+    assert!(explain.contains("a/test.min.js.map"), "{from_a}");
+    assert!(!explain.contains("b/test.min.js.map"), "{from_a}");
+}
