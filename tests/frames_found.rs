@@ -175,3 +175,22 @@ fn the_one_map_given_never_answers_another_file() {
     assert!(explain.contains("a/test.min.js.map"), "{from_a}");
     assert!(!explain.contains("b/test.min.js.map"), "{from_a}");
 }
+
+/// metro-symbolicate's directory of maps given as `--root DIR`: a frame naming an absolute path inside DIR, whose
+/// bundle is absent, reads `DIR/PATH.map` (relative paths always did).
+#[test]
+fn an_absolute_path_inside_the_root_reads_the_map_beside_where_its_bundle_would_be() {
+    let _ = cases();
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::copy(
+        fixture().join("dist/b/test.min.js.map"),
+        root.join("foo.js.map"),
+    )
+    .unwrap();
+    let local = answers(&symbolicate(&[], &input(case("local"))));
+    let trace = input(case("local")).replace("b/test.min.js", &format!("{}/foo.js", root.display()));
+    let root_arg = root.display().to_string();
+    let got = answers(&symbolicate(&["--root", &root_arg], &trace));
+    assert_eq!(got, local);
+}
