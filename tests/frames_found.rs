@@ -138,11 +138,15 @@ fn every_path_form_finds_the_bundle_it_names() {
 #[test]
 fn an_inline_map_in_a_bundle_larger_than_its_tail_window_is_read() {
     let got = answers(&symbolicate(&[], &input(case("big.min.js (inline map)"))));
-    let throw = format!("src/app-inline.js:{}:", line_of("app-inline.js", "THROW-INLINE"));
+    let throw = format!(
+        "src/app-inline.js:{}:",
+        line_of("app-inline.js", "THROW-INLINE")
+    );
     assert!(got[0].starts_with(&throw), "{got:?}");
     assert!(got[0].ends_with(" check"), "{got:?}");
     assert!(
-        got.iter().any(|a| a.starts_with("node_modules/lodash/lodash.js:")),
+        got.iter()
+            .any(|a| a.starts_with("node_modules/lodash/lodash.js:")),
         "{got:?}"
     );
 }
@@ -163,7 +167,9 @@ fn the_one_map_given_never_answers_another_file() {
     let mine = stack.last().unwrap();
     assert_eq!(mine["original"], Value::Null, "{mine}");
     assert!(
-        mine["explain"].to_string().contains("not the bundle of the map given"),
+        mine["explain"]
+            .to_string()
+            .contains("not the bundle of the map given"),
         "{mine}"
     );
     // The library's frames are still answered from it.
@@ -189,7 +195,8 @@ fn an_absolute_path_inside_the_root_reads_the_map_beside_where_its_bundle_would_
     )
     .unwrap();
     let local = answers(&symbolicate(&[], &input(case("local"))));
-    let trace = input(case("local")).replace("b/test.min.js", &format!("{}/foo.js", root.display()));
+    let trace =
+        input(case("local")).replace("b/test.min.js", &format!("{}/foo.js", root.display()));
     let root_arg = root.display().to_string();
     let got = answers(&symbolicate(&["--root", &root_arg], &trace));
     assert_eq!(got, local);

@@ -519,6 +519,16 @@ pub fn check_fit(
         report.unknown_because = Some("the generated file is larger than 4 GB: not checked");
         return Ok(report);
     }
+    // An empty file is no evidence against the map (Sentry's own React Native test uploads an empty bundle beside
+    // its map): the map answers, and the fit is said to be unchecked.
+    if text.trim_ascii().is_empty() {
+        if report.verdict != Verdict::Misfit {
+            report.verdict = Verdict::Unknown;
+            report.unknown_because =
+                Some("the generated file is empty: the map's fit could not be checked");
+        }
+        return Ok(report);
+    }
     if is_binary(text) {
         if report.verdict != Verdict::Misfit {
             report.verdict = Verdict::Unknown;
@@ -761,7 +771,10 @@ pub fn frames_evidence(
     text: &[u8],
     positions: &[GeneratedPosition],
 ) -> f64 {
-    if is_binary(text) || crate::bundle::locate::is_json_document(text) {
+    if is_binary(text)
+        || crate::bundle::locate::is_json_document(text)
+        || text.trim_ascii().is_empty()
+    {
         return 0.0;
     }
     let mut lines = Text::new(text);

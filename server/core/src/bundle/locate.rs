@@ -54,7 +54,9 @@ pub fn bundle_tail(path: &Path) -> Option<Vec<u8>> {
 /// `sourceMappingURL`, and the cut line (one of the last [`TRAILING_LINES`]) is nothing but base64 where the window
 /// starts (a minified bundle's code line has punctuation in any 64 KiB).
 fn cuts_a_data_url(tail: &[u8]) -> bool {
-    if find_source_mapping_url(tail).is_some_and(|(_, at)| memchr::memrchr(b'\n', &tail[..at]).is_some()) {
+    if find_source_mapping_url(tail)
+        .is_some_and(|(_, at)| memchr::memrchr(b'\n', &tail[..at]).is_some())
+    {
         return false;
     }
     let mut end = tail.len();
@@ -63,9 +65,9 @@ fn cuts_a_data_url(tail: &[u8]) -> bool {
         let Some(newline) = memchr::memrchr(b'\n', &tail[..end]) else {
             let cut = tail[..end].trim_ascii();
             return !cut.is_empty()
-                && cut
-                    .iter()
-                    .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_'));
+                && cut.iter().all(|&b| {
+                    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
+                });
         };
         if !tail[newline + 1..end].trim_ascii().is_empty() {
             seen += 1;

@@ -71,6 +71,11 @@ pub trait Place {
     fn own_map(&mut self, bundle: &Path) -> Option<Self::Map>;
     /// The bundle's text as it is now.
     fn text(&mut self, bundle: &Path) -> Option<Text>;
+    /// Why the map `bundle` leads to (by its comment or sidecar) could not be read, when [`Place::own_map`] found
+    /// none for that reason (a truncated or invalid map): said instead of "leads to no map".
+    fn map_error(&self, _bundle: &Path) -> Option<String> {
+        None
+    }
     fn index<'a>(&'a self, map: &'a Self::Map) -> &'a SourceMapIndex;
     /// Whether two handles are the same loaded map.
     fn same_map(&self, a: &Self::Map, b: &Self::Map) -> bool;
@@ -348,10 +353,7 @@ impl<P: Place> Resolver<'_, '_, P> {
                     bundle: Some(bundle),
                 },
                 None => Choice::Unmapped {
-                    why: format!(
-                        "the bundle chosen for {file}, {}, leads to no map",
-                        self.place.shown(&bundle)
-                    ),
+                    why: format!("the bundle chosen for {file}: {}", self.no_map(&bundle)),
                 },
             };
         }
@@ -437,10 +439,7 @@ impl<P: Place> Resolver<'_, '_, P> {
             .collect();
         Choice::Unmapped {
             why: match by_path {
-                Some((bundle, _)) => format!(
-                    "{} leads to no map (give its map)",
-                    self.place.shown(&bundle)
-                ),
+                Some((bundle, _)) => self.no_map(&bundle),
                 None => format!(
                     "no bundle named {name} with a map under {} (give its map, or --root)",
                     roots.join(", ")
@@ -555,6 +554,20 @@ impl<P: Place> Resolver<'_, '_, P> {
                 "no bundle named {name} is at hand; the one map given{} serves every such frame \
                  (metro-symbolicate's rule)",
                 map_is_for.map_or(String::new(), |b| format!(" (for {b})"))
+            ),
+        }
+    }
+
+    /// Why a bundle found gives no map: its map is broken (and how), or it leads to none.
+    fn no_map(&self, bundle: &Path) -> String {
+        match self.place.map_error(bundle) {
+            Some(error) => format!(
+                "{} leads to a map that is broken, so its frames are not mapped: {error}",
+                self.place.shown(bundle)
+            ),
+            None => format!(
+                "{} leads to no map (give its map)",
+                self.place.shown(bundle)
             ),
         }
     }

@@ -228,7 +228,10 @@ mod tests {
         );
         assert!(index.named("lib.min.js").is_empty());
         let deps = FilesByName::in_dependencies(d, 6, 100);
-        assert_eq!(deps.named("lib.min.js"), [d.join("node_modules/x/lib.min.js")]);
+        assert_eq!(
+            deps.named("lib.min.js"),
+            [d.join("node_modules/x/lib.min.js")]
+        );
         assert!(deps.named("app.js") == [d.join("node_modules/x/app.js")]);
     }
 

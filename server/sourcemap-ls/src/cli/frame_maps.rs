@@ -153,8 +153,10 @@ pub(super) fn load_for(
             let loaded = load_map(path).map_err(CliError::Map)?;
             // Lazy: a trace touches a few sections of a map that may have thousands; a section that turns out
             // invalid makes its frames unresolved with the reason, while the JSON and every field are checked here.
+            // The error names the file its offsets are in: the map, or the bundle whose inline map it is.
+            let named = super::map_named(&loaded.origin);
             let index = SourceMapIndex::from_bytes_with(loaded.bytes, options)
-                .map_err(|e| CliError::Map(format!("{}: {e}", path.display())))?;
+                .map_err(|e| CliError::Map(format!("{named}: {e}")))?;
             (loaded.origin, index)
         }
     };
@@ -310,6 +312,8 @@ pub(super) struct Catalog {
     pub(super) map_dirs: Vec<PathBuf>,
     /// The maps read from them, by real path (`None`: not a map).
     dir_maps: HashMap<PathBuf, Option<usize>>,
+    /// Why the map a bundle leads to could not be read, by the bundle's real path.
+    broken: HashMap<PathBuf, String>,
 }
 
 impl Catalog {
@@ -327,6 +331,7 @@ impl Catalog {
             dependency_files: OnceLock::new(),
             map_dirs: Vec::new(),
             dir_maps: HashMap::new(),
+            broken: HashMap::new(),
         }
     }
 
@@ -383,6 +388,24 @@ impl Catalog {
     }
 }
 
+/// Where bundles named by frames are looked for: `--root`, which must be a folder (a typo would silently find
+/// nothing), else the current directory.
+pub(super) fn root_dir(given: Option<&Path>) -> Result<PathBuf, CliError> {
+    match given {
+        Some(r) if r.is_dir() => Ok(r.to_path_buf()),
+        Some(r) => Err(CliError::Usage(format!(
+            "--root {}: {}",
+            r.display(),
+            if r.exists() {
+                "not a folder"
+            } else {
+                "no such folder"
+            }
+        ))),
+        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string())),
+    }
+}
+
 /// Says on stderr when the search by name under `root` stopped before the end of the tree, or took long: the
 /// answer may lack a bundle, and `--root` narrows the search.
 fn noted(root: &Path, files: FilesByName) -> FilesByName {
@@ -413,9 +436,12 @@ impl Place for Catalog {
 
     fn named(&mut self, name: &str) -> Vec<PathBuf> {
         let root = &self.root;
-        let files = self
-            .files
-            .get_or_init(|| noted(root, FilesByName::new(root, SEARCH_DEPTH, MAX_INDEXED_FILES)));
+        let files = self.files.get_or_init(|| {
+            noted(
+                root,
+                FilesByName::new(root, SEARCH_DEPTH, MAX_INDEXED_FILES),
+            )
+        });
         if !files.named(name).is_empty() {
             return files.named(name).to_vec();
         }
@@ -444,7 +470,15 @@ impl Place for Catalog {
             )
             .is_ok()
         });
-        let loaded = leads.then(|| load(bundle).ok()).flatten().map(|mut known| {
+        let loaded = match leads.then(|| load(bundle)) {
+            Some(Ok(known)) => Some(known),
+            Some(Err(e)) => {
+                self.broken.insert(key.clone(), e.message());
+                None
+            }
+            None => None,
+        };
+        let loaded = loaded.map(|mut known| {
             known.found = format!(
                 "{} (the bundle {} found under --root {})",
                 known.found,
@@ -470,6 +504,11 @@ impl Place for Catalog {
 
     fn index<'a>(&'a self, map: &'a usize) -> &'a SourceMapIndex {
         &self.maps[*map].index
+    }
+
+    fn map_error(&self, bundle: &Path) -> Option<String> {
+        let key = std::fs::canonicalize(bundle).unwrap_or_else(|_| bundle.to_path_buf());
+        self.broken.get(&key).cloned()
     }
 
     fn same_map(&self, a: &usize, b: &usize) -> bool {

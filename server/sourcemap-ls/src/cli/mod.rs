@@ -29,6 +29,14 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// The error's text, as `report` prints it (without the program's name).
+    pub fn message(&self) -> String {
+        match self {
+            CliError::Map(m) | CliError::Usage(m) => m.clone(),
+            CliError::Quiet => "the reasons were printed".into(),
+        }
+    }
+
     pub fn report(&self) {
         match self {
             CliError::Map(m) | CliError::Usage(m) => {
@@ -48,18 +56,30 @@ impl CliError {
     }
 }
 
-fn describe(path: &Path, errors: &MapErrors) -> String {
+fn describe(named: &str, errors: &MapErrors) -> String {
     errors
         .0
         .iter()
-        .map(|e| format!("{}: {e}", path.display()))
+        .map(|e| format!("{named}: {e}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The file a map's error offsets are in, as errors name it: the map file, or the bundle whose inline map it is
+/// (never the bundle for a map file's offsets).
+pub fn map_named(origin: &sourcemap_core::bundle::locate::MapOrigin) -> String {
+    match origin {
+        sourcemap_core::bundle::locate::MapOrigin::File(map) => map.display().to_string(),
+        sourcemap_core::bundle::locate::MapOrigin::DataUrl { bundle } => {
+            format!("the inline map of {}", bundle.display())
+        }
+    }
 }
 
 /// Reads MAP (a map, or a bundle that leads to one) and indexes it, fully validated.
 pub fn open_index(path: &Path, options: IndexOptions) -> Result<SourceMapIndex, CliError> {
     let loaded = load_map(path).map_err(CliError::Map)?;
+    let named = map_named(&loaded.origin);
     SourceMapIndex::from_bytes_with(loaded.bytes, options)
-        .map_err(|e| CliError::Map(describe(path, &e)))
+        .map_err(|e| CliError::Map(describe(&named, &e)))
 }

@@ -91,10 +91,7 @@ pub(super) fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
     for m in &mut explicit {
         m.bundle.exclude(&args.profile);
     }
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
-    };
+    let root = super::frame_maps::root_dir(args.root.as_deref())?;
     let mut catalog = Catalog::new(explicit, root, false);
     catalog.chosen = args.bundles.iter().cloned().collect();
     Ok(catalog)

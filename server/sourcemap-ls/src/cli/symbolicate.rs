@@ -147,10 +147,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             m.bundle.exclude(trace);
         }
     }
-    let root = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| CliError::Usage(e.to_string()))?,
-    };
+    let root = super::frame_maps::root_dir(args.root.as_deref())?;
     let mut catalog = Catalog::new(explicit, root, args.dev_server);
     catalog.chosen = args.bundles.iter().cloned().collect();
     catalog.map_dirs = map_dirs;

@@ -95,6 +95,7 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
         if let MapOrigin::File(p) = &loaded.origin {
             shown_map = p.display().to_string();
         }
+        let named = super::map_named(&loaded.origin);
         // With a bundle, the fit check's one pass over the segments validates them too (`for_each_segment_once`
         // checks every rule): the map is opened lazily and its mappings decoded once, not twice. Any error, or
         // `rangeMappings` (which that pass does not read), and the full validation runs for its located errors.
@@ -103,11 +104,11 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
             lazy_names: false,
         };
         let index = SourceMapIndex::from_bytes_with(loaded.bytes, options)
-            .map_err(|e| CliError::Map(describe(&map_path, &e)))?;
+            .map_err(|e| CliError::Map(describe(&named, &e)))?;
         let validate_all = |index: &SourceMapIndex| {
             index
                 .validate_all()
-                .map_err(|e| CliError::Map(describe(&map_path, &e)))
+                .map_err(|e| CliError::Map(describe(&named, &e)))
         };
         if bundle.is_none() || index.has_range_mappings() {
             validate_all(&index)?;
@@ -122,6 +123,12 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
         let Some(bundle) = &bundle else {
             return Ok(());
         };
+        for w in bundle_warnings(bundle, &index, args.map.is_none().then_some(&loaded.origin)) {
+            problems.push(json!({"kind": "warning", "severity": "warning", "message": w}));
+            if !args.json {
+                eprintln!("sourcemap-ls: warning: {}: {w}", bundle.display());
+            }
+        }
         let report = match check_bundle(&index, bundle) {
             Ok(report) => report,
             Err(e) => {
@@ -172,6 +179,38 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
         Err(CliError::Map(_)) => Err(CliError::Quiet),
         other => other,
     }
+}
+
+/// What is odd between a bundle and its map, though the map may still fit: a `sourceMappingURL` that leads nowhere
+/// while a sidecar was read in its place (`led`: where the map the bundle led to came from), and a `file` field
+/// naming another file than the bundle.
+fn bundle_warnings(bundle: &Path, index: &SourceMapIndex, led: Option<&MapOrigin>) -> Vec<String> {
+    use sourcemap_core::bundle::locate::{bundle_tail, find_source_mapping_url, resolve_map_url};
+    let mut out = Vec::new();
+    if let (Some(MapOrigin::File(read)), Some(tail)) = (led, bundle_tail(bundle)) {
+        if let Some((url, _)) = find_source_mapping_url(&tail) {
+            let named = resolve_map_url(bundle, url);
+            if !url.starts_with("data:") && named.as_deref() != Some(read.as_path()) {
+                out.push(format!(
+                    "its sourceMappingURL={url} leads to no map file{}; {} was read instead (the sidecar): fix the \
+                     comment, or the map it names is missing",
+                    named.map_or(String::new(), |p| format!(" ({})", p.display())),
+                    read.display()
+                ));
+            }
+        }
+    }
+    let name = bundle.file_name().map(|n| n.to_string_lossy().into_owned());
+    if let (Some(file), Some(name)) = (index.file.as_deref(), name) {
+        let file_name = sourcemap_core::trace::stack::file_name_of(file);
+        if !file_name.is_empty() && file_name != name {
+            out.push(format!(
+                "the map's `file` is {file}, not {name}: it may be another file's map (the fit check below says \
+                 whether it describes this one)"
+            ));
+        }
+    }
+    out
 }
 
 /// The first 64 KB of a file (enough to tell a map from a bundle).

@@ -1,0 +1,164 @@
+//! Bad input gets an error that says what is wrong (issue 43, item 5), on real producers' output: esbuild's bundles
+//! of `fixtures/sdk-paths` (built by its make.mjs) and rxjs 6.6.7 as published (`fixtures/mapfit`).
+
+#[path = "support/process.rs"]
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use process::output_with_stdin;
+
+fn fixtures() -> PathBuf {
+    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")).unwrap()
+}
+
+/// `fixtures/sdk-paths/dist` built (under the lock its own test takes too).
+fn sdk_dist() -> PathBuf {
+    let d = fixtures().join("sdk-paths");
+    assert!(
+        d.join("node_modules/@sentry/core").is_dir(),
+        "run `npm ci` in fixtures/sdk-paths first (scripts/test-deps does)"
+    );
+    let lock =
+        std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-sdk-paths.lock")).unwrap();
+    lock.lock().unwrap();
+    let out = Command::new("node")
+        .arg("make.mjs")
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    d.join("dist")
+}
+
+fn run(cwd: &Path, args: &[&str], stdin: &str) -> Output {
+    output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+            .args(args)
+            .current_dir(cwd),
+        stdin,
+    )
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A copy of b/test.min.js in a folder of its own, with `map` as its map and its comment naming `comment`.
+fn bundle_with(dir: &Path, name: &str, comment: &str, map: Option<(&str, Vec<u8>)>) -> PathBuf {
+    let built = sdk_dist().join("b/test.min.js");
+    let text = std::fs::read_to_string(built).unwrap().replace(
+        "sourceMappingURL=test.min.js.map",
+        &format!("sourceMappingURL={comment}"),
+    );
+    std::fs::write(dir.join(name), text).unwrap();
+    if let Some((map_name, bytes)) = map {
+        std::fs::write(dir.join(map_name), bytes).unwrap();
+    }
+    dir.join(name)
+}
+
+const TRACE: &str = "Error: order A17 has no quantity\n    at a (app.js:1:307)\n";
+
+#[test]
+fn a_truncated_map_is_named_with_its_own_offset_and_explained_as_broken() {
+    let map = std::fs::read(sdk_dist().join("b/test.min.js.map")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    bundle_with(
+        dir.path(),
+        "app.js",
+        "app.map",
+        Some(("app.map", map[..900].to_vec())),
+    );
+    let (_, err) = text(&run(dir.path(), &["lookup", "app.js", "1:306"], ""));
+    assert!(err.contains("app.map: "), "{err}");
+    assert!(err.contains("file offset"), "{err}");
+    assert!(
+        !err.contains("app.js:"),
+        "the error names the map, not the bundle: {err}"
+    );
+    let (out, _) = text(&run(dir.path(), &["symbolicate", "--explain"], TRACE));
+    assert!(out.contains("leads to a map that is broken"), "{out}");
+    assert!(out.contains("the JSON ends too early"), "{out}");
+}
+
+#[test]
+fn validate_warns_of_a_dangling_comment_and_of_a_file_field_naming_another_file() {
+    let map = std::fs::read(sdk_dist().join("b/test.min.js.map")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    bundle_with(
+        dir.path(),
+        "app.js",
+        "gone.js.map",
+        Some(("app.js.map", map)),
+    );
+    let o = run(dir.path(), &["validate", "app.js"], "");
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("sourceMappingURL=gone.js.map leads to no map file")
+            && err.contains("app.js.map was read instead"),
+        "{err}"
+    );
+    // rxjs's unminified build's map (`file`: umd.js) checked against the minified bundle: said, then the misfit.
+    let bundles = fixtures().join("mapfit/node_modules/rxjs/bundles");
+    assert!(bundles.is_dir(), "run `npm ci` in fixtures/mapfit");
+    let o = run(
+        &bundles,
+        &["validate", "rxjs.umd.min.js", "rxjs.umd.js.map"],
+        "",
+    );
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("the map's `file` is umd.js, not rxjs.umd.min.js"),
+        "{err}"
+    );
+    assert!(err.contains("map-mismatch"), "{err}");
+}
+
+#[test]
+fn a_root_that_is_not_a_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("empty.cpuprofile"),
+        r#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[]}],"startTime":0,"endTime":1,"samples":[],"timeDeltas":[]}"#,
+    )
+    .unwrap();
+    for cmd in [vec!["symbolicate"], vec!["profile", "empty.cpuprofile"]] {
+        let mut args = cmd.clone();
+        args.extend(["--root", "/nonexistent/sourcemap-ls"]);
+        let o = run(dir.path(), &args, TRACE);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--root /nonexistent/sourcemap-ls: no such folder"),
+            "{err}"
+        );
+    }
+}
+
+/// An empty bundle is no evidence against its map (Sentry's React Native test uploads one): the map answers, and
+/// the fit is said to be unchecked.
+#[test]
+fn an_empty_bundle_is_answered_from_its_map_with_the_fit_unchecked() {
+    let map = std::fs::read(sdk_dist().join("b/test.min.js.map")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("app.js"), "").unwrap();
+    std::fs::write(dir.path().join("app.js.map"), map).unwrap();
+    let (out, err) = text(&run(dir.path(), &["symbolicate", "--explain"], TRACE));
+    assert!(
+        out.contains("at parseOrder (../../src/app-b.js:6:11)"),
+        "{out}\n{err}"
+    );
+    assert!(out.contains("the generated file is empty"), "{out}");
+    assert!(!err.contains("map-mismatch"), "{err}");
+}
