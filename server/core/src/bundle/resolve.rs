@@ -462,6 +462,19 @@ impl<P: Place> Resolver<'_, '_, P> {
         here: Vec<PathBuf>,
     ) -> Choice<P::Map> {
         let name = file_name_of(file);
+        // A RAM bundle's module file (`js-modules/4.js`) or a segment (`seg-2.js`) is a generated file of the map
+        // itself, when the map has Metro's offsets or segments (metro-symbolicate's `_legacyFormat`).
+        let index = self.place.index(&only.map);
+        if index.has_metro_files() && crate::map::metro::metro_file(file).is_some() {
+            return Choice::Map {
+                map: only.map.clone(),
+                bundle: only.bundle.clone(),
+                why: format!(
+                    "{name} is a module or segment file of the RAM bundle the one map given describes (its \
+                     x_facebook_offsets or x_facebook_segments)"
+                ),
+            };
+        }
         let map_is_for = only
             .bundle
             .as_ref()
