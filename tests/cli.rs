@@ -94,6 +94,41 @@ fn lookup_biases_and_lines_that_map_nowhere() {
     );
 }
 
+/// Each line of `lookup`'s stdin stands alone: a bad line (not a position, a byte that is not UTF-8) is said on
+/// stderr with its line number, the lines after it are answered, CRLF lines read, and the exit code says some failed.
+#[test]
+fn lookup_reads_every_line_of_stdin_alone() {
+    let map = demo("dist/app.min.js.map");
+    let o = output_with_stdin(
+        bin().args(["lookup", &map]),
+        &b"1:49\r\nnot a position\n1:\xfc\n1:370\n"[..],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let answered: Vec<Value> = String::from_utf8(o.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let each = |args: &[&str]| json_lines(&run(&[&["lookup", map.as_str()], args].concat()));
+    assert_eq!(answered, [each(&["1:49"]), each(&["1:370"])].concat());
+    let err = stderr(&o);
+    assert!(err.contains("stdin line 2: "), "{err}");
+    assert!(
+        err.contains("stdin line 3: ") && err.contains('\u{FFFD}'),
+        "{err}"
+    );
+    assert!(err.contains("2 of 4 positions"), "{err}");
+    // Arguments alike.
+    let o = run(&["lookup", &map, "x", "1:49"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).lines().count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn reverse_lookup_all_and_single() {
     let map = demo("dist/app.min.js.map");
