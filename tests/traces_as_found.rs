@@ -26,6 +26,12 @@ fn repo() -> PathBuf {
 }
 
 fn run(cwd: &Path, args: &[&str], stdin: &str) -> (String, String) {
+    let (out, err) = run_bytes(cwd, args, stdin);
+    (String::from_utf8(out).unwrap(), err)
+}
+
+/// `symbolicate` on any bytes: stdout's bytes and stderr.
+fn run_bytes(cwd: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> (Vec<u8>, String) {
     let out = output_with_stdin(
         Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
             .arg("symbolicate")
@@ -39,16 +45,16 @@ fn run(cwd: &Path, args: &[&str], stdin: &str) -> (String, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (
-        String::from_utf8(out.stdout).unwrap(),
+        out.stdout,
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
 
 /// The original places of the frames `--json` mapped, in order (unmapped frames left out).
-fn answers(cwd: &Path, args: &[&str], stdin: &str) -> Vec<Value> {
+fn answers(cwd: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Vec<Value> {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
-    let v: Value = serde_json::from_str(&run(cwd, &all, stdin).0).unwrap();
+    let v: Value = serde_json::from_slice(&run_bytes(cwd, &all, stdin).0).unwrap();
     v["stack"]
         .as_array()
         .unwrap()
@@ -331,4 +337,96 @@ fn what_was_not_understood_is_said() {
     assert!(err.contains("1 frame read, none mapped"), "{err}");
     let (_, err) = run(&demo, &[], "{\"stack\": \"frames went here\"}\n");
     assert!(err.contains("no frame in it could be read"), "{err}");
+}
+
+/// `fixtures/traces/coloured`: the real output of node, Jest 29.7.0 and Vitest 3.2.4 under `FORCE_COLOR=1` in a pty
+/// (escape sequences inside the frames, CRLF line ends) and the same runs plain.
+fn coloured(name: &str) -> Vec<u8> {
+    std::fs::read(repo().join("fixtures/traces/coloured/out").join(name)).unwrap()
+}
+
+/// A line without its SGR/CSI sequences and `\r` (the test's own reading: ECMA-48's CSI shape).
+fn plain_line(line: &str) -> String {
+    let csi = regex::Regex::new("\x1b\\[[0-?]*[ -/]*[@-~]").unwrap();
+    csi.replace_all(line.trim_end_matches('\r'), "")
+        .into_owned()
+}
+
+/// Lines of output that differ from the input's (the frames rewritten), and the lines that came back as they were.
+fn rewritten(input: &[u8], output: &[u8]) -> (Vec<String>, usize) {
+    let i: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+    let o: Vec<&[u8]> = output.split(|&b| b == b'\n').collect();
+    assert_eq!(
+        i.len(),
+        o.len(),
+        "every line comes back, line ends as they came"
+    );
+    let changed = i
+        .iter()
+        .zip(&o)
+        .filter(|(a, b)| a != b)
+        .map(|(_, b)| plain_line(std::str::from_utf8(b).unwrap()))
+        .collect();
+    let kept = i.iter().zip(&o).filter(|(a, b)| a == b).count();
+    (changed, kept)
+}
+
+#[test]
+fn coloured_node_jest_and_vitest_output_maps_as_the_plain_output() {
+    let dir = repo().join("fixtures/traces/coloured");
+    let map = ["dist/app.min.js.map"];
+    for producer in ["node", "jest", "vitest"] {
+        let plain = coloured(&format!("{producer}.txt"));
+        let ansi = coloured(&format!("{producer}.ansi.txt"));
+        assert!(ansi.contains(&0x1b) && ansi.windows(2).any(|w| w == b"\r\n"));
+        // The same frames, to the same original places and functions.
+        let want = answers(&dir, &map, &plain);
+        assert_eq!(want.len(), 3, "{producer}: {want:?}");
+        assert_eq!(answers(&dir, &map, &ansi), want, "{producer}");
+        // In text: the frames rewritten read as the plain run's (their escape sequences moved after them), every
+        // other line byte for byte, CRLF kept.
+        let (out_plain, _) = run_bytes(&dir, &map, &plain);
+        let (out_ansi, _) = run_bytes(&dir, &map, &ansi);
+        let (want_lines, _) = rewritten(&plain, &out_plain);
+        let (lines, kept) = rewritten(&ansi, &out_ansi);
+        assert_eq!(lines, want_lines, "{producer}");
+        let total = ansi.split(|&b| b == b'\n').count();
+        assert_eq!(
+            kept,
+            total - 3,
+            "{producer}: only the three mapped frames change"
+        );
+        assert_eq!(
+            out_ansi.windows(2).filter(|w| w == b"\r\n").count(),
+            ansi.windows(2).filter(|w| w == b"\r\n").count(),
+            "{producer}: CRLF line ends kept"
+        );
+    }
+}
+
+#[test]
+fn latin1_bytes_and_utf16_input_are_read() {
+    let dir = repo().join("fixtures/traces/coloured");
+    let map = ["dist/app.min.js.map"];
+    let plain = coloured("node.txt");
+    let want = answers(&dir, &map, &plain);
+    assert_eq!(want.len(), 3);
+    // node writing an ISO 8859-1 line before its crash: the frames map, that line comes back byte for byte.
+    let latin1 = coloured("node.latin1.txt");
+    assert!(std::str::from_utf8(&latin1).is_err());
+    assert_eq!(answers(&dir, &map, &latin1), want);
+    let (out, _) = run_bytes(&dir, &map, &latin1);
+    let first = |b: &[u8]| b.split(|&c| c == b'\n').next().unwrap().to_vec();
+    assert_eq!(first(&out), first(&latin1));
+    assert_eq!(&first(&latin1)[..13], b"Bestellung f\xfc");
+    // UTF-16LE as Windows PowerShell 5.1's `>` writes it (BOM, CRLF), and without the BOM: read, written as UTF-8
+    // with their line ends.
+    let (out_plain, _) = run_bytes(&dir, &map, &plain);
+    let crlf = String::from_utf8(out_plain).unwrap().replace('\n', "\r\n");
+    for name in ["node.utf16le-bom.txt", "node.utf16le.txt"] {
+        let utf16 = coloured(name);
+        assert_eq!(answers(&dir, &map, &utf16), want, "{name}");
+        let (out, _) = run_bytes(&dir, &map, &utf16);
+        assert_eq!(String::from_utf8(out).unwrap(), crlf, "{name}");
+    }
 }

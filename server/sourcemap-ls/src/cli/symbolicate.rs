@@ -226,10 +226,12 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             }
         }
         let as_found = !args.hermes_crash && !document.is_plain_text();
-        write_out(
-            &print_text(&out, as_found.then_some(&document), &explained, options),
-            encoding,
-        );
+        let mut answer = print_text(&out, as_found.then_some(&document), &explained, options);
+        // The last line's end as it came: none when the input had none.
+        if !text.is_empty() && !text.ends_with('\n') && answer.ends_with('\n') {
+            answer.pop();
+        }
+        write_out(&answer, encoding);
         return Ok(());
     }
     let notes = FrameNotes {
