@@ -6,7 +6,7 @@ mod process;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use process::output_with_stdin;
+use process::{output_with_bytes, output_with_stdin};
 use serde_json::{json, Value};
 use sourcemap_fixtures::{metro, minified, MetroParams};
 
@@ -99,9 +99,9 @@ fn lookup_biases_and_lines_that_map_nowhere() {
 #[test]
 fn lookup_reads_every_line_of_stdin_alone() {
     let map = demo("dist/app.min.js.map");
-    let o = output_with_stdin(
+    let o = output_with_bytes(
         bin().args(["lookup", &map]),
-        &b"1:49\r\nnot a position\n1:\xfc\n1:370\n"[..],
+        b"1:49\r\nnot a position\n1:\xfc\n1:370\n",
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let answered: Vec<Value> = String::from_utf8(o.stdout.clone())

@@ -18,7 +18,7 @@ mod process;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use process::output_with_stdin;
+use process::{output_with_bytes, output_with_stdin};
 use serde_json::{json, Value};
 
 fn repo() -> PathBuf {
@@ -26,19 +26,27 @@ fn repo() -> PathBuf {
 }
 
 fn run(cwd: &Path, args: &[&str], stdin: &str) -> (String, String) {
-    let (out, err) = run_bytes(cwd, args, stdin);
-    (String::from_utf8(out).unwrap(), err)
+    let out = output_with_stdin(&mut symbolicate(cwd, args), stdin);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn symbolicate(cwd: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"));
+    c.arg("symbolicate").args(args).current_dir(cwd);
+    c
 }
 
 /// `symbolicate` on any bytes: stdout's bytes and stderr.
 fn run_bytes(cwd: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> (Vec<u8>, String) {
-    let out = output_with_stdin(
-        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
-            .arg("symbolicate")
-            .args(args)
-            .current_dir(cwd),
-        stdin,
-    );
+    let out = output_with_bytes(&mut symbolicate(cwd, args), stdin.as_ref());
     assert!(
         out.status.success(),
         "{}",
@@ -127,7 +135,7 @@ fn log_prefixes_keep_every_line_and_map_every_frame() {
 #[test]
 fn real_pino_and_winston_lines() {
     let demo = repo().join("fixtures/demo");
-    let want = answers(&demo, &[], &demo_trace());
+    let want = answers(&demo, &[], demo_trace());
     for (file, stack) in [("pino.ndjson", "/err/stack"), ("winston.ndjson", "/stack")] {
         let input = std::fs::read_to_string(repo().join("fixtures/logs").join(file)).unwrap();
         assert_eq!(answers(&demo, &[], &input), want, "{file}");
@@ -261,7 +269,7 @@ fn sentry_and_bugsnag_events_come_back_with_original_frames() {
                 "filename": f, "abs_path": f, "lineno": l, "colno": c, "function": n, "in_app": true,
             })).collect::<Vec<_>>()}}]},
     });
-    let got = answers(&demo, &[], &sentry.to_string());
+    let got = answers(&demo, &[], sentry.to_string());
     let mut reversed = want.clone();
     reversed.reverse();
     assert_eq!(got, reversed);
@@ -299,7 +307,7 @@ fn sentry_and_bugsnag_events_come_back_with_original_frames() {
                 "file": f, "lineNumber": l, "columnNumber": c, "method": n, "inProject": true,
             })).collect::<Vec<_>>()}]}],
     });
-    assert_eq!(answers(&demo, &[], &bugsnag.to_string()), want);
+    assert_eq!(answers(&demo, &[], bugsnag.to_string()), want);
     let (text, _) = run(&demo, &[], &bugsnag.to_string());
     let out: Value = serde_json::from_str(&text).unwrap();
     let top = out.pointer("/events/0/exceptions/0/stacktrace/0").unwrap();
@@ -429,4 +437,38 @@ fn latin1_bytes_and_utf16_input_are_read() {
         let (out, _) = run_bytes(&dir, &map, &utf16);
         assert_eq!(String::from_utf8(out).unwrap(), crlf, "{name}");
     }
+}
+
+/// Opera 11's `Error created at NAME@URL:L` (error-stack-parser's OPERA_11 capture, `fixtures/traces/captured`):
+/// where the error was made, not a caller. Its position maps at line level, its words stay, `--json` marks it. The
+/// map is made here: 30 generated lines, each all of original line N (a line-level answer needs one).
+#[test]
+fn opera_11_creation_site_is_mapped_and_marked_not_a_caller() {
+    let cases: Value = serde_json::from_slice(
+        &std::fs::read(repo().join("fixtures/traces/captured/cases.json")).unwrap(),
+    )
+    .unwrap();
+    let opera = cases
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fixture"] == "OPERA_11")
+        .unwrap();
+    let text = opera["stack"].as_str().unwrap().to_string() + "\n";
+    let dir = tempfile::tempdir().unwrap();
+    let map = json!({"version": 3, "sources": ["src/app.js"], "names": [],
+        "mappings": format!("AAAA{}", ";AACA".repeat(29))});
+    std::fs::write(dir.path().join("file.js.map"), map.to_string()).unwrap();
+    let (out, _) = run(dir.path(), &["file.js.map"], &text);
+    let last = out.lines().last().unwrap();
+    assert_eq!(
+        last,
+        "Error created at @src/app.js:15 [line only: the trace gives no column]"
+    );
+    let (json, _) = run(dir.path(), &["file.js.map", "--json"], &text);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let stack = v["stack"].as_array().unwrap();
+    let created: Vec<&Value> = stack.iter().map(|f| &f["createdAt"]).collect();
+    assert_eq!(created, [false, false, false, false, true]);
+    assert_eq!(stack[4]["original"]["line"], 15, "{json}");
 }
