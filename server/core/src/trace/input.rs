@@ -1,9 +1,11 @@
 //! A trace's bytes as they were pasted or redirected, read as text without ever refusing them:
 //!
 //! - a byte-order mark names the encoding: `EF BB BF` UTF-8, `FF FE` UTF-16LE, `FE FF` UTF-16BE (the Unicode
-//!   Standard, §23.8 "Signature"; WHATWG Encoding, "BOM sniff"). Windows PowerShell 5.1's `>` is `Out-File`, whose
-//!   default encoding there is "Unicode", UTF-16LE with a BOM (Microsoft's `about_Redirection` and
-//!   `about_Character_Encoding`: "In Windows PowerShell, any Unicode encoding, except UTF7, always creates a BOM");
+//!   Standard, §2.6 "Encoding Schemes" and U+FEFF in §23.8 "Specials"; the WHATWG Encoding Standard's "BOM sniff",
+//!   which lets the mark decide over any other label). Windows PowerShell 5.1's `>` is `Out-File` ("functionally
+//!   equivalent to piping to Out-File with no extra parameters", Microsoft's `Out-File` page), whose default there
+//!   is `Unicode`, UTF-16LE, with a BOM (`about_Character_Encoding`: "In Windows PowerShell, any Unicode encoding,
+//!   except UTF7, always creates a BOM"); PowerShell 6 and later write UTF-8 without one;
 //! - without a mark, UTF-16 by its pattern of NUL bytes: a trace is mostly ASCII, and an ASCII character in UTF-16
 //!   is a NUL beside its byte, which UTF-8 text never holds (RFC 4627 §3 tells JSON's encodings apart the same way,
 //!   by "the pattern of nulls in the first four octets"); here three quarters of the first 256 code units must be
