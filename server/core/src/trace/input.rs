@@ -228,6 +228,26 @@ mod tests {
         assert!(matches!(to_bytes("at e (a.js:1:2)"), Cow::Borrowed(_)));
     }
 
+    proptest::proptest! {
+        /// Any bytes read as UTF-8 come back exactly (the BOM written back where there was one); text of valid
+        /// UTF-8 is the input itself.
+        #[test]
+        fn utf8_reading_gives_the_bytes_back(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+            let t = decode(&bytes);
+            let bom: &[u8] = match t.encoding {
+                Encoding::Utf8 => b"",
+                Encoding::Utf8Bom => b"\xEF\xBB\xBF",
+                _ => return Ok(()),
+            };
+            proptest::prop_assert_eq!([bom, to_bytes(&t.text).as_ref()].concat(), bytes.clone());
+            if let Ok(s) = std::str::from_utf8(&bytes[bom.len()..]) {
+                if !s.chars().any(|c| carried_byte(c).is_some()) {
+                    proptest::prop_assert_eq!(t.text.as_str(), s);
+                }
+            }
+        }
+    }
+
     #[test]
     fn latin1_alone_is_not_utf16() {
         // One ASCII line with no NUL: UTF-8; a single NUL does not make UTF-16.
