@@ -1,5 +1,6 @@
-//! Stack traces: parsing every engine's format (`stack`), Hermes crash reports (`hermes_crash`), resolving frames
-//! against maps (`symbolicate`) and showing the original code around a frame (`code_frame`).
+//! Stack traces: reading a trace's bytes in any encoding (`input`) and past terminal colours (`ansi`), parsing every
+//! engine's format (`stack`), Hermes crash reports (`hermes_crash`), resolving frames against maps (`symbolicate`)
+//! and showing the original code around a frame (`code_frame`).
 
 pub mod ansi;
 pub mod code_frame;
