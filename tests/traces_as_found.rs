@@ -409,6 +409,14 @@ fn coloured_node_jest_and_vitest_output_maps_as_the_plain_output() {
             ansi.windows(2).filter(|w| w == b"\r\n").count(),
             "{producer}: CRLF line ends kept"
         );
+        // `--json`'s `raw` is each frame's line exactly as it came.
+        let (json, _) = run_bytes(&dir, &["dist/app.min.js.map", "--json"], &ansi);
+        let v: Value = serde_json::from_slice(&json).unwrap();
+        let input = String::from_utf8(ansi.clone()).unwrap();
+        for f in v["stack"].as_array().unwrap() {
+            let raw = f["raw"].as_str().unwrap();
+            assert!(input.split('\n').any(|l| l == raw), "{producer}: {raw:?}");
+        }
     }
 }
 

@@ -75,7 +75,8 @@ pub enum FrameFormat {
 /// One parsed frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StackFrame {
-    /// The input line as written (for JSON input, a compact rendering of the element).
+    /// The input line as written (for JSON input, a compact rendering of the element), but for terminal escape
+    /// sequences inside the frame's text, which stand just after it (`as_written` has the line as it came).
     pub raw: String,
     pub format: FrameFormat,
     /// The function name as written (`Foo.bar`, `new Foo`, `<anonymous>`, `outer/<`), without `async `.
@@ -129,6 +130,11 @@ pub enum StackLine {
 }
 
 impl StackFrame {
+    /// The line exactly as it came.
+    pub fn line_as_written(&self) -> &str {
+        self.as_written.as_deref().unwrap_or(&self.raw)
+    }
+
     /// The line as it came (`as_written`, else `raw`) and where `span`, a range of `raw` inside the frame, is in it:
     /// what a document's link must cover when escape sequences were inside the frame.
     pub fn as_written_span(&self, span: Range<usize>) -> (&str, Range<usize>) {

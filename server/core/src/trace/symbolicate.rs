@@ -612,7 +612,7 @@ pub fn render_frame(f: &SymbolicatedFrame, options: TextOptions) -> String {
     let span = &f.frame.frame_span;
     if f.original.is_none() {
         // Unmapped: the line as it came (escape sequences where they were).
-        return f.frame.as_written.as_ref().unwrap_or(raw).clone();
+        return f.frame.line_as_written().to_string();
     }
     if span.is_empty() {
         return render_frame_alone(f, options);

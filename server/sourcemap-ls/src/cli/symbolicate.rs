@@ -348,9 +348,15 @@ fn print_text(
     let mut k = 0;
     for l in out {
         text.push_str(&render_text(std::slice::from_ref(l), options));
-        if let SymbolicatedLine::Frame(_) = l {
+        if let SymbolicatedLine::Frame(f) = l {
+            // Explanations end as the frame's line did (CRLF input stays CRLF).
+            let end = if f.frame.raw.ends_with('\r') {
+                "\r\n"
+            } else {
+                "\n"
+            };
             for line in &explained[k] {
-                text.push_str(&format!("      | {line}\n"));
+                text.push_str(&format!("      | {line}{end}"));
             }
             k += 1;
         }
@@ -435,7 +441,7 @@ fn print_json(
                     })
                 });
                 Some(json!({
-                    "raw": f.frame.raw,
+                    "raw": f.frame.line_as_written(),
                     "generated": generated,
                     "original": original,
                     "ignored": f.ignored,

@@ -259,7 +259,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
                     precision,
                     in_eval: f.frame.in_eval,
                     created_at: f.frame.created_at,
-                    raw: f.frame.raw,
+                    raw: f.frame.line_as_written().to_string(),
                     text: rendered,
                     generated,
                     original: f.original.map(|o| OriginalAt {
