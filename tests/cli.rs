@@ -6,7 +6,7 @@ mod process;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use process::output_with_stdin;
+use process::{output_with_bytes, output_with_stdin};
 use serde_json::{json, Value};
 use sourcemap_fixtures::{metro, minified, MetroParams};
 
@@ -91,6 +91,41 @@ fn lookup_biases_and_lines_that_map_nowhere() {
     assert_eq!(
         out[1],
         json!({"line":2,"column":0,"source":null,"originalLine":null,"originalColumn":null,"name":null})
+    );
+}
+
+/// Each line of `lookup`'s stdin stands alone: a bad line (not a position, a byte that is not UTF-8) is said on
+/// stderr with its line number, the lines after it are answered, CRLF lines read, and the exit code says some failed.
+#[test]
+fn lookup_reads_every_line_of_stdin_alone() {
+    let map = demo("dist/app.min.js.map");
+    let o = output_with_bytes(
+        bin().args(["lookup", &map]),
+        b"1:49\r\nnot a position\n1:\xfc\n1:370\n",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let answered: Vec<Value> = String::from_utf8(o.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let each = |args: &[&str]| json_lines(&run(&[&["lookup", map.as_str()], args].concat()));
+    assert_eq!(answered, [each(&["1:49"]), each(&["1:370"])].concat());
+    let err = stderr(&o);
+    assert!(err.contains("stdin line 2: "), "{err}");
+    assert!(
+        err.contains("stdin line 3: ") && err.contains('\u{FFFD}'),
+        "{err}"
+    );
+    assert!(err.contains("2 of 4 positions"), "{err}");
+    // Arguments alike.
+    let o = run(&["lookup", &map, "x", "1:49"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).lines().count(),
+        1,
+        "{}",
+        stderr(&o)
     );
 }
 

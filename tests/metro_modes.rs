@@ -514,6 +514,55 @@ fn metro_symbolicate(cwd: &Path, args: &[&str], stdin: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Metro's own test profile of the older Hermes shape (`funcVirtAddr` + `offset`, frames named `global+55`,
+/// `entryPoint+16`; `fixtures/metro-modes/upstream`) written back with `profile --out`: every frame's name as the
+/// pinned metro-symbolicate writes it, run live on a copy (it rewrites its input), `<global>(temp/bench.js:21:11)`
+/// from the map's function map, not Hermes' `global+55`.
+#[test]
+fn older_hermes_profile_frames_are_named_as_metro_symbolicate_names_them() {
+    let upstream = modes().join("upstream");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("testfile.cpuprofile");
+    std::fs::copy(upstream.join("testfile.cpuprofile"), &copy).unwrap();
+    let map = upstream.join("testfile.cpuprofile.map");
+    metro_symbolicate(
+        &upstream,
+        &[map.to_str().unwrap(), copy.to_str().unwrap()],
+        "",
+    );
+    let theirs: Value = serde_json::from_slice(&std::fs::read(&copy).unwrap()).unwrap();
+    let out = dir.path().join("ours.json");
+    run(
+        &upstream,
+        &[
+            "profile",
+            "testfile.cpuprofile",
+            "testfile.cpuprofile.map",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    let ours: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let names = |v: &Value| -> Vec<(String, Value)> {
+        v["stackFrames"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(id, f)| (id.clone(), f["name"].clone()))
+            .collect()
+    };
+    assert_eq!(names(&ours), names(&theirs));
+    assert_eq!(
+        theirs["stackFrames"]["2"]["name"],
+        "<global>(temp/bench.js:21:11)"
+    );
+    assert_eq!(
+        theirs["stackFrames"]["3"]["name"],
+        "entryPoint(temp/bench.js:3:9)"
+    );
+}
+
 #[test]
 fn recorded_metro_symbolicate_answers_are_current() {
     // The recorded answers the tests above compare with are what metro-symbolicate prints today, run live.

@@ -18,7 +18,7 @@ mod process;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use process::output_with_stdin;
+use process::{output_with_bytes, output_with_stdin};
 use serde_json::{json, Value};
 
 fn repo() -> PathBuf {
@@ -26,13 +26,7 @@ fn repo() -> PathBuf {
 }
 
 fn run(cwd: &Path, args: &[&str], stdin: &str) -> (String, String) {
-    let out = output_with_stdin(
-        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
-            .arg("symbolicate")
-            .args(args)
-            .current_dir(cwd),
-        stdin,
-    );
+    let out = output_with_stdin(&mut symbolicate(cwd, args), stdin);
     assert!(
         out.status.success(),
         "{}",
@@ -44,11 +38,31 @@ fn run(cwd: &Path, args: &[&str], stdin: &str) -> (String, String) {
     )
 }
 
+fn symbolicate(cwd: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"));
+    c.arg("symbolicate").args(args).current_dir(cwd);
+    c
+}
+
+/// `symbolicate` on any bytes: stdout's bytes and stderr.
+fn run_bytes(cwd: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> (Vec<u8>, String) {
+    let out = output_with_bytes(&mut symbolicate(cwd, args), stdin.as_ref());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The original places of the frames `--json` mapped, in order (unmapped frames left out).
-fn answers(cwd: &Path, args: &[&str], stdin: &str) -> Vec<Value> {
+fn answers(cwd: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Vec<Value> {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
-    let v: Value = serde_json::from_str(&run(cwd, &all, stdin).0).unwrap();
+    let v: Value = serde_json::from_slice(&run_bytes(cwd, &all, stdin).0).unwrap();
     v["stack"]
         .as_array()
         .unwrap()
@@ -121,7 +135,7 @@ fn log_prefixes_keep_every_line_and_map_every_frame() {
 #[test]
 fn real_pino_and_winston_lines() {
     let demo = repo().join("fixtures/demo");
-    let want = answers(&demo, &[], &demo_trace());
+    let want = answers(&demo, &[], demo_trace());
     for (file, stack) in [("pino.ndjson", "/err/stack"), ("winston.ndjson", "/stack")] {
         let input = std::fs::read_to_string(repo().join("fixtures/logs").join(file)).unwrap();
         assert_eq!(answers(&demo, &[], &input), want, "{file}");
@@ -255,7 +269,7 @@ fn sentry_and_bugsnag_events_come_back_with_original_frames() {
                 "filename": f, "abs_path": f, "lineno": l, "colno": c, "function": n, "in_app": true,
             })).collect::<Vec<_>>()}}]},
     });
-    let got = answers(&demo, &[], &sentry.to_string());
+    let got = answers(&demo, &[], sentry.to_string());
     let mut reversed = want.clone();
     reversed.reverse();
     assert_eq!(got, reversed);
@@ -293,7 +307,7 @@ fn sentry_and_bugsnag_events_come_back_with_original_frames() {
                 "file": f, "lineNumber": l, "columnNumber": c, "method": n, "inProject": true,
             })).collect::<Vec<_>>()}]}],
     });
-    assert_eq!(answers(&demo, &[], &bugsnag.to_string()), want);
+    assert_eq!(answers(&demo, &[], bugsnag.to_string()), want);
     let (text, _) = run(&demo, &[], &bugsnag.to_string());
     let out: Value = serde_json::from_str(&text).unwrap();
     let top = out.pointer("/events/0/exceptions/0/stacktrace/0").unwrap();
@@ -331,4 +345,138 @@ fn what_was_not_understood_is_said() {
     assert!(err.contains("1 frame read, none mapped"), "{err}");
     let (_, err) = run(&demo, &[], "{\"stack\": \"frames went here\"}\n");
     assert!(err.contains("no frame in it could be read"), "{err}");
+}
+
+/// `fixtures/traces/coloured`: the real output of node, Jest 29.7.0 and Vitest 3.2.4 under `FORCE_COLOR=1` in a pty
+/// (escape sequences inside the frames, CRLF line ends) and the same runs plain.
+fn coloured(name: &str) -> Vec<u8> {
+    std::fs::read(repo().join("fixtures/traces/coloured/out").join(name)).unwrap()
+}
+
+/// A line without its SGR/CSI sequences and `\r` (the test's own reading: ECMA-48's CSI shape).
+fn plain_line(line: &str) -> String {
+    let csi = regex::Regex::new("\x1b\\[[0-?]*[ -/]*[@-~]").unwrap();
+    csi.replace_all(line.trim_end_matches('\r'), "")
+        .into_owned()
+}
+
+/// Lines of output that differ from the input's (the frames rewritten), and the lines that came back as they were.
+fn rewritten(input: &[u8], output: &[u8]) -> (Vec<String>, usize) {
+    let i: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+    let o: Vec<&[u8]> = output.split(|&b| b == b'\n').collect();
+    assert_eq!(
+        i.len(),
+        o.len(),
+        "every line comes back, line ends as they came"
+    );
+    let changed = i
+        .iter()
+        .zip(&o)
+        .filter(|(a, b)| a != b)
+        .map(|(_, b)| plain_line(std::str::from_utf8(b).unwrap()))
+        .collect();
+    let kept = i.iter().zip(&o).filter(|(a, b)| a == b).count();
+    (changed, kept)
+}
+
+#[test]
+fn coloured_node_jest_and_vitest_output_maps_as_the_plain_output() {
+    let dir = repo().join("fixtures/traces/coloured");
+    let map = ["dist/app.min.js.map"];
+    for producer in ["node", "jest", "vitest"] {
+        let plain = coloured(&format!("{producer}.txt"));
+        let ansi = coloured(&format!("{producer}.ansi.txt"));
+        assert!(ansi.contains(&0x1b) && ansi.windows(2).any(|w| w == b"\r\n"));
+        // The same frames, to the same original places and functions.
+        let want = answers(&dir, &map, &plain);
+        assert_eq!(want.len(), 3, "{producer}: {want:?}");
+        assert_eq!(answers(&dir, &map, &ansi), want, "{producer}");
+        // In text: the frames rewritten read as the plain run's (their escape sequences moved after them), every
+        // other line byte for byte, CRLF kept.
+        let (out_plain, _) = run_bytes(&dir, &map, &plain);
+        let (out_ansi, _) = run_bytes(&dir, &map, &ansi);
+        let (want_lines, _) = rewritten(&plain, &out_plain);
+        let (lines, kept) = rewritten(&ansi, &out_ansi);
+        assert_eq!(lines, want_lines, "{producer}");
+        let total = ansi.split(|&b| b == b'\n').count();
+        assert_eq!(
+            kept,
+            total - 3,
+            "{producer}: only the three mapped frames change"
+        );
+        assert_eq!(
+            out_ansi.windows(2).filter(|w| w == b"\r\n").count(),
+            ansi.windows(2).filter(|w| w == b"\r\n").count(),
+            "{producer}: CRLF line ends kept"
+        );
+        // `--json`'s `raw` is each frame's line exactly as it came.
+        let (json, _) = run_bytes(&dir, &["dist/app.min.js.map", "--json"], &ansi);
+        let v: Value = serde_json::from_slice(&json).unwrap();
+        let input = String::from_utf8(ansi.clone()).unwrap();
+        for f in v["stack"].as_array().unwrap() {
+            let raw = f["raw"].as_str().unwrap();
+            assert!(input.split('\n').any(|l| l == raw), "{producer}: {raw:?}");
+        }
+    }
+}
+
+#[test]
+fn latin1_bytes_and_utf16_input_are_read() {
+    let dir = repo().join("fixtures/traces/coloured");
+    let map = ["dist/app.min.js.map"];
+    let plain = coloured("node.txt");
+    let want = answers(&dir, &map, &plain);
+    assert_eq!(want.len(), 3);
+    // node writing an ISO 8859-1 line before its crash: the frames map, that line comes back byte for byte.
+    let latin1 = coloured("node.latin1.txt");
+    assert!(std::str::from_utf8(&latin1).is_err());
+    assert_eq!(answers(&dir, &map, &latin1), want);
+    let (out, _) = run_bytes(&dir, &map, &latin1);
+    let first = |b: &[u8]| b.split(|&c| c == b'\n').next().unwrap().to_vec();
+    assert_eq!(first(&out), first(&latin1));
+    assert_eq!(&first(&latin1)[..13], b"Bestellung f\xfc");
+    // UTF-16LE as Windows PowerShell 5.1's `>` writes it (BOM, CRLF), and without the BOM: read, written as UTF-8
+    // with their line ends.
+    let (out_plain, _) = run_bytes(&dir, &map, &plain);
+    let crlf = String::from_utf8(out_plain).unwrap().replace('\n', "\r\n");
+    for name in ["node.utf16le-bom.txt", "node.utf16le.txt"] {
+        let utf16 = coloured(name);
+        assert_eq!(answers(&dir, &map, &utf16), want, "{name}");
+        let (out, _) = run_bytes(&dir, &map, &utf16);
+        assert_eq!(String::from_utf8(out).unwrap(), crlf, "{name}");
+    }
+}
+
+/// Opera 11's `Error created at NAME@URL:L` (error-stack-parser's OPERA_11 capture, `fixtures/traces/captured`):
+/// where the error was made, not a caller. Its position maps at line level, its words stay, `--json` marks it. The
+/// map is made here: 30 generated lines, each all of original line N (a line-level answer needs one).
+#[test]
+fn opera_11_creation_site_is_mapped_and_marked_not_a_caller() {
+    let cases: Value = serde_json::from_slice(
+        &std::fs::read(repo().join("fixtures/traces/captured/cases.json")).unwrap(),
+    )
+    .unwrap();
+    let opera = cases
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fixture"] == "OPERA_11")
+        .unwrap();
+    let text = opera["stack"].as_str().unwrap().to_string() + "\n";
+    let dir = tempfile::tempdir().unwrap();
+    let map = json!({"version": 3, "sources": ["src/app.js"], "names": [],
+        "mappings": format!("AAAA{}", ";AACA".repeat(29))});
+    std::fs::write(dir.path().join("file.js.map"), map.to_string()).unwrap();
+    let (out, _) = run(dir.path(), &["file.js.map"], &text);
+    let last = out.lines().last().unwrap();
+    assert_eq!(
+        last,
+        "Error created at @src/app.js:15 [line only: the trace gives no column]"
+    );
+    let (json, _) = run(dir.path(), &["file.js.map", "--json"], &text);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let stack = v["stack"].as_array().unwrap();
+    let created: Vec<&Value> = stack.iter().map(|f| &f["createdAt"]).collect();
+    assert_eq!(created, [false, false, false, false, true]);
+    assert_eq!(stack[4]["original"]["line"], 15, "{json}");
 }

@@ -3,8 +3,13 @@
 //! Decoded, a function map is a list of `(line, column, name)` entries ordered by position, meaning "from here on the
 //! enclosing function is `names[name]`"; lines are 1-based original lines, columns 0-based. Encoding (Metro's
 //! `SourceMapFormat.md`): groups separated by `;`; a group's first entry is three VLQs — column from the line start,
-//! name delta, line delta; later entries (after `,`) are a column delta and a name delta (a third VLQ, if present,
-//! must be 0). The name and line accumulators run across groups (lines from 1, names from 0).
+//! name delta, line delta; later entries (after `,`) are a column delta and a name delta. The name and line
+//! accumulators run across groups (lines from 1, names from 0). Read as metro-symbolicate reads it
+//! (`SourceMetadataMapConsumer.js`, `decodeFunctionMap`: `const [columnDelta, nameDelta, lineDelta = 0] =
+//! vlq.decode(mapping); line += lineDelta;` for every entry): a third VLQ is a line delta in any entry, and may be
+//! absent in any. Metro's own test map (`testfile.cpuprofile.map`, `"AAA,uBCC,JCI,RFe"`) is one group whose later
+//! entries move the line; refusing it left its Hermes profile frames with Hermes' names (`global+55`) where
+//! metro-symbolicate names them `<global>`.
 //!
 //! Cost: 12 B per entry, decoded on first use per source.
 
@@ -47,14 +52,11 @@ impl FunctionMap {
                 let n = field(&bytes[..end], &mut pos)?;
                 if i == 0 {
                     column = c;
-                    line += field(&bytes[..end], &mut pos)?;
                 } else {
                     column += c;
-                    if pos < end && field(&bytes[..end], &mut pos)? != 0 {
-                        return Err(format!(
-                            "function map: a line delta inside a group at byte {start}"
-                        ));
-                    }
+                }
+                if pos < end {
+                    line += field(&bytes[..end], &mut pos)?;
                 }
                 name += n;
                 if pos != end {
@@ -122,6 +124,21 @@ mod tests {
         assert_eq!(m.name_at(4, 0), Some("<global>"));
         assert!(FunctionMap::decode(vec!["a".into()], "AC").is_err());
         assert!(FunctionMap::decode(vec!["a".into()], "AAA,CCC").is_err());
+    }
+
+    #[test]
+    fn line_deltas_anywhere_as_metro_symbolicate_reads_them() {
+        // metro's `__tests__/__fixtures__/testfile.cpuprofile.map`: one group, later entries moving the line; the
+        // entries are what metro-symbolicate 0.84.6's `decodeFunctionMap` loop gives for it (run with its `vlq`).
+        let names = vec!["<global>".into(), "entryPoint".into(), "helper".into()];
+        let m = FunctionMap::decode(names, "AAA,uBCC,JCI,RFe").unwrap();
+        assert_eq!(
+            m.entries,
+            vec![(1, 0, 0), (2, 23, 1), (6, 19, 2), (21, 11, 0)]
+        );
+        // A first entry without its line delta: 0, as `lineDelta = 0`.
+        let m = FunctionMap::decode(vec!["<global>".into()], "AA").unwrap();
+        assert_eq!(m.entries, vec![(1, 0, 0)]);
     }
 
     #[test]

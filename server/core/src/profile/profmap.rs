@@ -50,9 +50,11 @@ fn parse_int(s: &str) -> Option<u32> {
         .map(|n| n.min(u64::from(u32::MAX)) as u32)
 }
 
-/// The map's lines (a final line without a newline included; a final empty line is not a line).
+/// The map's lines (a final line without a newline included; a final empty line is not a line), its bytes read as a
+/// trace's are (`trace::input`: UTF-16 by its byte-order mark, bytes that are not UTF-8 carried through, written back
+/// with `input::to_bytes`).
 pub fn read_profmap(bytes: &[u8]) -> Vec<ProfmapLine> {
-    let text = String::from_utf8_lossy(bytes);
+    let text = crate::trace::input::decode(bytes).text;
     let mut lines: Vec<&str> = text.split('\n').collect();
     if lines.last() == Some(&"") {
         lines.pop();
@@ -132,6 +134,12 @@ mod tests {
         assert_eq!(
             render(&lines[1], None),
             "JS_0161_xxxxxxxxxxxxxxxxxxxxxx JS_0161_xxxxxxxxxxxxxxxxxxxxxx"
+        );
+        // A name byte that is not UTF-8 is written back as it came.
+        let latin1 = read_profmap(b"JS_0164_x gr\xf6\xdfe 12\n");
+        assert_eq!(
+            crate::trace::input::to_bytes(&render(&latin1[0], None)).as_ref(),
+            b"JS_0164_x gr\xf6\xdfe::::"
         );
         assert_eq!(
             render(&lines[0], None),

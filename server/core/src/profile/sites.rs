@@ -30,6 +30,8 @@ impl Site {
             frame_span: 0..raw.len(),
             precision: Precision::Column,
             in_eval: false,
+            as_written: None,
+            created_at: false,
             raw,
             format: if self.bytecode {
                 FrameFormat::HermesBytecode

@@ -25,7 +25,8 @@ use std::ops::Range;
 use serde_json::{json, Value};
 
 use crate::trace::stack::{
-    parse_line, parse_metro_json, FrameFormat, PlainInput, Precision, StackFrame, StackLine,
+    lines_of, parse_line, parse_metro_json, FrameFormat, PlainInput, Precision, StackFrame,
+    StackLine,
 };
 use crate::trace::symbolicate::{render_frame, SymbolicatedLine, TextOptions};
 use crate::GeneratedPosition;
@@ -120,6 +121,8 @@ fn event_frame(kind: EventKind, f: &Value) -> StackFrame {
         frame_span: 0..0,
         precision: Precision::Column,
         in_eval: false,
+        as_written: None,
+        created_at: false,
     }
 }
 
@@ -224,7 +227,7 @@ impl TraceDocument {
             shape: Shape::Pieces(Vec::new()),
             trailing_newline,
         };
-        for line in text.lines() {
+        for line in lines_of(text) {
             let trimmed = line.trim();
             let piece = if trimmed.starts_with('{')
                 && trimmed.ends_with('}')
@@ -253,7 +256,7 @@ impl TraceDocument {
             let Ok(value) = serde_json::from_str::<String>(&text[literal.clone()]) else {
                 continue;
             };
-            let parsed: Vec<StackLine> = value.lines().map(|l| parse_line(l, plain)).collect();
+            let parsed: Vec<StackLine> = lines_of(&value).map(|l| parse_line(l, plain)).collect();
             if !parsed.iter().any(|l| matches!(l, StackLine::Frame(_))) {
                 continue;
             }

@@ -134,6 +134,8 @@ pub fn parse_hermes_crash(text: &str, index: &SourceMapIndex) -> Result<Vec<Stac
                 frame_span: 0..0,
                 precision: Precision::Column,
                 in_eval: false,
+                as_written: None,
+                created_at: false,
             }))
         })
         .collect()

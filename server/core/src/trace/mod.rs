@@ -1,10 +1,13 @@
-//! Stack traces: parsing every engine's format (`stack`), Hermes crash reports (`hermes_crash`), resolving frames
-//! against maps (`symbolicate`) and showing the original code around a frame (`code_frame`).
+//! Stack traces: reading a trace's bytes in any encoding (`input`) and past terminal colours (`ansi`), parsing every
+//! engine's format (`stack`), Hermes crash reports (`hermes_crash`), resolving frames against maps (`symbolicate`)
+//! and showing the original code around a frame (`code_frame`).
 
+pub mod ansi;
 pub mod code_frame;
 pub mod document;
 pub mod function_name;
 pub mod hermes_crash;
+pub mod input;
 pub mod js_scopes;
 pub mod stack;
 pub mod symbolicate;

@@ -16,7 +16,9 @@
 //! | SpiderMonkey | `name@url:L:C`, the name may hold `@`; `async*name@…` | 1-based | 1-based | `FormatSpiderMonkeyStackFrame` (`js/src/vm/SavedStacks.cpp`, `getColumn().oneOriginValue()`); 1-based since Firefox 30 (bug 762556) |
 //! | Firefox eval chain | `name@url line 310 > eval line 4 > eval:2:17` | the call site's (310) | none (line only) | `FormatIntroducedFilename` (`js/src/vm/JSScript.cpp`, `"%s line %s > %s"`) |
 //! | line only | `name@url:61`, `at url:61`, `at name (url:61)` | 1-based | none: [`Precision::Line`] | SpiderMonkey before Firefox 30 (SM 17 `jsexn.cpp` writes `@`, `:`, the line), Safari 6, PhantomJS, Opera 11 |
-//! | Opera Presto | `Line 61 of linked script url`, `called from line 61, column 4 in save(n) in url:` | 1-based | 0-based | Presto's traces (`column 0` in `fixtures/traces/captured`); no engine source is published |
+//! | Opera Presto | `Line 61 of linked script url` (Opera 9.64's `stacktrace` may open with `...`: `  ...  Line 27 of linked script url`), `called from line 61, column 4 in save(n) in url:` | 1-based | 0-based | Presto's traces (`column 0` in `fixtures/traces/captured`); no engine source is published |
+//! | Opera 11 creation site | `Error created at <anonymous function>@url:15` | 1-based | none: [`Precision::Line`] | not a call: where the error object was made; error-stack-parser's `parseOpera11` leaves it out of the frames (`!line.match(/^Error created at/)`). Read here as a position with [`StackFrame::created_at`], mapped, never a caller |
+//! | Vitest's reporter | ` ❯ fn path:L:C`, ` ❯ path:L:C` | 1-based | 1-based | Vitest's `printStack` (`packages/vitest/src/node/printError.ts`) prints the method, line and column of the V8 frame `parseSingleV8Stack` read (`@vitest/utils`), numbers unchanged; the path relative to the project's root (Vitest 3.2.4 in `fixtures/traces/coloured`) |
 //! | Chakra eval'd code | `at f (eval code:1:18)` | no position in a file | | Chakra names eval'd code `eval code` |
 //!
 //! Every frame's position is converted here to the index's convention (0-based line, 0-based column). Lines that are
@@ -43,6 +45,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::map::index::GeneratedPosition;
+use crate::trace::ansi;
 
 /// Which format a frame was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,12 +68,15 @@ pub enum FrameFormat {
     Plain,
     /// Opera's Presto (Opera 8–12): `Line N of linked script URL`, `called from line N, column C in fn(args) in URL:`.
     Presto,
+    /// Vitest's reporter: ` ❯ fn path:L:C`.
+    Vitest,
 }
 
 /// One parsed frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StackFrame {
-    /// The input line as written (for JSON input, a compact rendering of the element).
+    /// The input line as written (for JSON input, a compact rendering of the element), but for terminal escape
+    /// sequences inside the frame's text, which stand just after it (`as_written` has the line as it came).
     pub raw: String,
     pub format: FrameFormat,
     /// The function name as written (`Foo.bar`, `new Foo`, `<anonymous>`, `outer/<`), without `async `.
@@ -98,6 +104,13 @@ pub struct StackFrame {
     /// The frame ran inside code made by `eval` (or `new Function`): its position is the eval call site's, the
     /// innermost origin the engine reports that is a position in a file.
     pub in_eval: bool,
+    /// The line as it came, when it differs from `raw`: terminal escape sequences inside the frame's text (`raw` has
+    /// them moved to just after the frame, so a rewritten frame reads plainly and the terminal's state after it is
+    /// as it was; see `parse_line`). A frame left unmapped is given back as this, byte for byte.
+    pub as_written: Option<String>,
+    /// Not a call: where the error object was made (Opera 11's `Error created at NAME@URL:L`). Its position is
+    /// mapped, its line keeps saying what it is, and it is never taken for a caller.
+    pub created_at: bool,
 }
 
 /// How precisely a frame gives its position.
@@ -114,6 +127,44 @@ pub enum Precision {
 pub enum StackLine {
     Frame(StackFrame),
     Text(String),
+}
+
+impl StackFrame {
+    /// The line exactly as it came.
+    pub fn line_as_written(&self) -> &str {
+        self.as_written.as_deref().unwrap_or(&self.raw)
+    }
+
+    /// The line as it came (`as_written`, else `raw`) and where `span`, a range of `raw` inside the frame, is in it:
+    /// what a document's link must cover when escape sequences were inside the frame.
+    pub fn as_written_span(&self, span: Range<usize>) -> (&str, Range<usize>) {
+        let Some(line) = &self.as_written else {
+            return (&self.raw, span);
+        };
+        let body = line.strip_suffix('\r').unwrap_or(line);
+        let (Some(s), true) = (ansi::strip(body), span.start >= self.frame_span.start) else {
+            return (line, span);
+        };
+        // Up to the frame both lines are the same bytes; inside it `raw` has the clean text.
+        let before: usize = s
+            .sequences
+            .iter()
+            .filter(|r| r.end <= self.frame_span.start)
+            .map(|r| r.len())
+            .sum();
+        let clean_start = self.frame_span.start - before;
+        let clean = span.start - self.frame_span.start + clean_start
+            ..span.end - self.frame_span.start + clean_start;
+        (line, s.line_range(clean, body.len()))
+    }
+
+    /// Appends `note` to the frame's line (before a CRLF line's `\r`), to `raw` and to the line as written.
+    pub fn append_note(&mut self, note: &str) {
+        for text in std::iter::once(&mut self.raw).chain(self.as_written.as_mut()) {
+            let end = text.strip_suffix('\r').map_or(text.len(), str::len);
+            text.insert_str(end, note);
+        }
+    }
 }
 
 impl StackLine {
@@ -311,6 +362,8 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
             frame_span: 0..line.len(),
             precision: Precision::Column,
             in_eval: false,
+            as_written: None,
+            created_at: false,
         };
         // Hermes bytecode: `address at url:1:OFFSET`.
         if let Some(loc) = text.strip_prefix("address at ") {
@@ -414,6 +467,8 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
         frame_span: 0..line.len(),
         precision,
         in_eval: at.in_eval,
+        as_written: None,
+        created_at: false,
     })
 }
 
@@ -531,6 +586,8 @@ fn parse_at_sign(line: &str) -> Option<StackFrame> {
                 frame_span: 0..line.len(),
                 precision: Precision::Column,
                 in_eval: false,
+                as_written: None,
+                created_at: false,
             }
         };
     // React Native's columns are 0-based (see the table); its lines 1-based.
@@ -617,6 +674,8 @@ fn parse_bare_location(line: &str) -> Option<StackFrame> {
         frame_span: 0..line.len(),
         precision,
         in_eval: false,
+        as_written: None,
+        created_at: false,
     })
 }
 
@@ -650,12 +709,14 @@ fn parse_presto(line: &str) -> Option<StackFrame> {
         frame_span: 0..line.len(),
         precision,
         in_eval: false,
+        as_written: None,
+        created_at: false,
     };
     // `Line N of linked script URL` (a line of that file) or `Line N of inline#K script in URL` (a line of the page's
     // K-th inline script: no position in a file).
     if let Some(c) = regex(
         &LINE_OF,
-        r"^\s*Line (\d+) of (linked script|inline#\d+ script in) (\S+?)(?:: In function (\S+))?\s*$",
+        r"^\s*(?:\.\.\.\s+)?Line (\d+) of (linked script|inline#\d+ script in) (\S+?)(?:: In function (\S+))?\s*$",
     )
     .captures(line)
     {
@@ -726,6 +787,8 @@ fn parse_plain(line: &str, plain: PlainInput) -> Option<StackFrame> {
         frame_span: 0..line.len(),
         precision: Precision::Column,
         in_eval: false,
+        as_written: None,
+        created_at: false,
     })
 }
 
@@ -758,6 +821,8 @@ fn parse_crashlytics_ios(line: &str) -> Option<StackFrame> {
         frame_span: 0..line.len(),
         precision: Precision::Column,
         in_eval: false,
+        as_written: None,
+        created_at: false,
     })
 }
 
@@ -865,13 +930,101 @@ fn embedded_frame(line: &str, from: usize) -> Option<StackFrame> {
     None
 }
 
+/// Vitest's frame line (see the table): ` ❯ fn path:L:C` or ` ❯ path:L:C`, a script's path.
+fn parse_vitest(line: &str) -> Option<StackFrame> {
+    static VITEST: OnceLock<Regex> = OnceLock::new();
+    let c = regex(&VITEST, r"^\s*❯ (?:(\S.*?) )?(\S+:\d+:\d+)\s*$").captures(line)?;
+    let loc = c.get(2)?;
+    let at = read_location(loc.as_str()).filter(|l| names_a_script(&l.file) && !l.in_eval)?;
+    let name = c.get(1);
+    let (function, is_async, is_constructor) =
+        name.map_or((None, false, false), |n| split_function(n.as_str()));
+    let (written, generated, precision) = position_of(&at);
+    Some(StackFrame {
+        raw: line.to_string(),
+        format: FrameFormat::Vitest,
+        function,
+        is_async,
+        is_constructor,
+        file: Some(at.file),
+        written,
+        generated,
+        native: false,
+        function_span: name.map(|n| n.range()),
+        location_span: Some(loc.range()),
+        frame_span: 0..line.len(),
+        precision,
+        in_eval: false,
+        as_written: None,
+        created_at: false,
+    })
+}
+
 /// Parses one line of a text trace: a frame (after a known prefix, or inside other text), or text.
+///
+/// The line is read without what is not its text: a final `\r` (CRLF input) and terminal escape sequences
+/// ([`ansi`]). A line that holds no frame comes back as it came. A frame's `raw` is the line with the escape
+/// sequences that were inside the frame's own text moved to just after it, so that a rewritten frame reads plainly
+/// while every other byte of the line (prefix, suffix, line end, the sequences before and after the frame) stays as
+/// it came and the terminal's colour state after the frame is the same; [`StackFrame::as_written`] keeps the line
+/// as it came for a frame left unmapped.
 pub fn parse_line(line: &str, plain: PlainInput) -> StackLine {
+    let body = line.strip_suffix('\r').unwrap_or(line);
+    let Some(stripped) = ansi::strip(body) else {
+        return match parse_clean_line(body, plain) {
+            Some(mut f) => {
+                f.raw = line.to_string();
+                StackLine::Frame(f)
+            }
+            None => StackLine::Text(line.to_string()),
+        };
+    };
+    let Some(mut f) = parse_clean_line(&stripped.text, plain) else {
+        return StackLine::Text(line.to_string());
+    };
+    let frame = f.frame_span.clone();
+    let span = stripped.line_range(frame.clone(), body.len());
+    let inside: String = stripped
+        .sequences
+        .iter()
+        .filter(|r| r.start >= span.start && r.end <= span.end)
+        .map(|r| &body[r.clone()])
+        .collect();
+    let raw = format!(
+        "{}{}{inside}{}",
+        &line[..span.start],
+        &stripped.text[frame.clone()],
+        &line[span.end..]
+    );
+    // Spans inside the frame move with it; the parsers never give one outside it.
+    let moved = |r: Range<usize>| {
+        (r.start >= frame.start && r.end <= frame.end)
+            .then(|| r.start - frame.start + span.start..r.end - frame.start + span.start)
+    };
+    f.function_span = f.function_span.and_then(moved);
+    f.location_span = f.location_span.and_then(moved);
+    f.frame_span = span.start..span.start + frame.len();
+    f.as_written = (raw != line).then(|| line.to_string());
+    f.raw = raw;
+    StackLine::Frame(f)
+}
+
+/// [`parse_line`] on a line without escape sequences or line end.
+fn parse_clean_line(line: &str, plain: PlainInput) -> Option<StackFrame> {
     let at = known_prefix(line);
     let message = &line[at..];
     let trimmed = message.trim_start();
+    // Opera 11's creation site (see the table): its `fn@url:L` read as a frame, the words before it kept as text.
+    if let Some(rest) = trimmed.strip_prefix("Error created at ") {
+        let from = line.len() - rest.len();
+        let mut f = frame_at(line, from, parse_at_sign)?;
+        f.created_at = true;
+        return Some(f);
+    }
     let whole = |m: &str| {
-        if trimmed.starts_with("at ") {
+        if trimmed.starts_with("❯ ") {
+            parse_vitest(m)
+        } else if trimmed.starts_with("at ") {
             parse_v8(m)
         } else if let Some(f) = parse_crashlytics_ios(m) {
             Some(f)
@@ -888,10 +1041,7 @@ pub fn parse_line(line: &str, plain: PlainInput) -> StackLine {
             None
         }
     };
-    match frame_at(line, at, whole).or_else(|| embedded_frame(line, at)) {
-        Some(f) => StackLine::Frame(f),
-        None => StackLine::Text(line.to_string()),
-    }
+    frame_at(line, at, whole).or_else(|| embedded_frame(line, at))
 }
 
 #[derive(Deserialize)]
@@ -951,10 +1101,22 @@ pub fn parse_metro_json(text: &str) -> Option<Vec<StackLine>> {
                     frame_span: 0..0,
                     precision: Precision::Column,
                     in_eval: false,
+                    as_written: None,
+                    created_at: false,
                 })
             })
             .collect(),
     )
+}
+
+/// The lines of a text split at `\n` only, so a CRLF line keeps its `\r` (read past by [`parse_line`], written back
+/// as it came); no empty line after a final newline.
+pub fn lines_of(text: &str) -> impl Iterator<Item = &str> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    (!text.is_empty())
+        .then(|| body.split('\n'))
+        .into_iter()
+        .flatten()
 }
 
 /// Parses a whole trace: Metro JSON when it is that, else line by line.
@@ -962,7 +1124,7 @@ pub fn parse_stack(text: &str, plain: PlainInput) -> Vec<StackLine> {
     if let Some(frames) = parse_metro_json(text) {
         return frames;
     }
-    text.lines().map(|l| parse_line(l, plain)).collect()
+    lines_of(text).map(|l| parse_line(l, plain)).collect()
 }
 
 /// Frames whose file no bundle map can describe: engine internals (`node:…`, `internal/…`, Hermes'
@@ -1292,5 +1454,122 @@ mod tests {
             parse_stack(r#"[{"lineNumber":1,"column":0}]"#, PlainInput::default()).len(),
             1
         );
+    }
+
+    /// Lines of `fixtures/traces/coloured` (node, Jest and Vitest under `FORCE_COLOR=1` in a pty) as they came.
+    #[test]
+    fn coloured_frames_and_line_ends() {
+        let cases = [
+            (
+                "    at p \x1b[90m(/app/\x1b[39mdist/app.min.js:2:526\x1b[90m)\x1b[39m\r",
+                "    at p (/app/dist/app.min.js:2:526)\x1b[90m\x1b[39m\x1b[90m\x1b[39m\r",
+                Some("p"),
+                "/app/dist/app.min.js",
+            ),
+            (
+                "\x1b[2m      \x1b[2mat p (\x1b[22m\x1b[2mdist/app.min.js\x1b[2m:2:526)\x1b[22m\x1b[2m\x1b[22m\r",
+                "\x1b[2m      at p (dist/app.min.js:2:526)\x1b[2m\x1b[22m\x1b[2m\x1b[2m\x1b[22m\x1b[2m\x1b[22m\r",
+                Some("p"),
+                "dist/app.min.js",
+            ),
+            (
+                "\x1b[90m \x1b[2m❯\x1b[22m p dist/app.min.js:\x1b[2m2:526\x1b[22m\x1b[39m\r",
+                "\x1b[90m ❯ p dist/app.min.js:2:526\x1b[2m\x1b[22m\x1b[2m\x1b[22m\x1b[39m\r",
+                Some("p"),
+                "dist/app.min.js",
+            ),
+        ];
+        for (line, raw, function, file) in cases {
+            let StackLine::Frame(f) = parse_line(line, PlainInput::default()) else {
+                panic!("not a frame: {line:?}")
+            };
+            assert_eq!(
+                (f.function.as_deref(), f.file.as_deref(), f.generated),
+                (function, Some(file), pos(1, 525)),
+                "{line:?}"
+            );
+            // The frame's text without its escape sequences, moved just after it; the line as it came kept.
+            assert_eq!(f.raw, raw);
+            assert_eq!(f.as_written.as_deref(), Some(line));
+            assert_eq!(
+                &f.raw[f.location_span.clone().unwrap()],
+                format!("{file}:2:526")
+            );
+            // Where the location is in the line as it came (a document link's range).
+            let (written, at) = f.as_written_span(f.location_span.clone().unwrap());
+            let stripped = crate::trace::ansi::strip(&written[at]).map(|s| s.text);
+            assert_eq!(stripped.as_deref(), Some(format!("{file}:2:526").as_str()));
+        }
+        // A frame with no escape sequences inside keeps the line as it came, `\r` included.
+        let StackLine::Frame(f) = parse_line(
+            "\x1b[90m    at Module._compile (node:internal/modules/cjs/loader:1521:14)\x1b[39m\r",
+            PlainInput::default(),
+        ) else {
+            panic!()
+        };
+        assert_eq!(
+            (f.as_written, f.raw.as_str()),
+            (
+                None,
+                "\x1b[90m    at Module._compile (node:internal/modules/cjs/loader:1521:14)\x1b[39m\r"
+            )
+        );
+        // Text lines come back as they came; Vitest's file line is not a frame.
+        for line in [
+            "\x1b[31m\x1b[1mTypeError\x1b[22m: Cannot read properties of null (reading 'map')\x1b[39m\r",
+            " \x1b[31m❯\x1b[39m tests/report.test.cjs \x1b[2m(\x1b[22m\x1b[2m1 test\x1b[22m\x1b[2m | \x1b[22m\x1b[31m1 failed\x1b[39m\x1b[2m)\x1b[22m\x1b[32m 4\x1b[2mms\x1b[22m\x1b[39m\r",
+        ] {
+            assert_eq!(
+                parse_line(line, PlainInput::default()),
+                StackLine::Text(line.to_string())
+            );
+        }
+        // CRLF: every line keeps its `\r`, a final newline makes no empty line.
+        let lines: Vec<&str> = lines_of("a\r\n\r\nb\n").collect();
+        assert_eq!(lines, ["a\r", "\r", "b"]);
+        assert_eq!(lines_of("").count(), 0);
+    }
+
+    /// Opera's lines as error-stack-parser captured them (`fixtures/traces/captured/upstream`).
+    #[test]
+    fn opera_9_64_elided_lines_and_opera_11_creation_site() {
+        let upstream = include_str!(
+            "../../../../fixtures/traces/captured/upstream/error-stack-parser-captured-errors.js"
+        );
+        let elided = "  ...  Line 27 of linked script http://path/to/file.js";
+        assert!(upstream.contains(elided));
+        let f = frame(elided);
+        assert_eq!(
+            (f.format, f.file.as_deref(), f.generated, f.precision),
+            (
+                FrameFormat::Presto,
+                Some("http://path/to/file.js"),
+                pos(26, 0),
+                Precision::Line
+            )
+        );
+        let created = "Error created at <anonymous function>@http://path/to/file.js:15";
+        assert!(upstream.contains(created));
+        let f = frame(created);
+        assert_eq!(
+            (
+                f.created_at,
+                f.function.as_deref(),
+                f.file.as_deref(),
+                f.generated,
+                f.precision
+            ),
+            (
+                true,
+                None,
+                Some("http://path/to/file.js"),
+                pos(14, 0),
+                Precision::Line
+            )
+        );
+        // The words before it stay outside the frame.
+        assert_eq!(&f.raw[..f.frame_span.start], "Error created at ");
+        let f = frame("<anonymous function>@http://path/to/file.js:15");
+        assert!(!f.created_at);
     }
 }

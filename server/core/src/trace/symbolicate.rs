@@ -611,7 +611,8 @@ pub fn render_frame(f: &SymbolicatedFrame, options: TextOptions) -> String {
     let raw = &f.frame.raw;
     let span = &f.frame.frame_span;
     if f.original.is_none() {
-        return raw.clone();
+        // Unmapped: the line as it came (escape sequences where they were).
+        return f.frame.line_as_written().to_string();
     }
     if span.is_empty() {
         return render_frame_alone(f, options);
@@ -693,6 +694,10 @@ fn render_located(
                 None => format!("{indent}at {prefix}{location}"),
             }
         }
+        (FrameFormat::Vitest, Some(_)) => match function {
+            Some(name) => format!("{indent}❯ {name} {location}"),
+            None => format!("{indent}❯ {location}"),
+        },
         (FrameFormat::AtSign | FrameFormat::ReactNative, Some(_)) => {
             format!("{indent}{}@{location}", function.unwrap_or(""))
         }

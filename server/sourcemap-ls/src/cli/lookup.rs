@@ -1,11 +1,13 @@
 //! `sourcemap-ls lookup`: generated → original (default) or original → generated (`--reverse`), one JSON object per
 //! line. Positions use mozilla/source-map's convention: 1-based line, 0-based UTF-16 column.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use sourcemap_core::trace::input;
+use sourcemap_core::trace::stack::lines_of;
 use sourcemap_core::{Bias, IndexOptions, SourceId, SourceMapIndex};
 
 use super::one_based::OneBasedLine;
@@ -96,27 +98,57 @@ pub fn run(args: LookupArgs) -> Result<(), CliError> {
     };
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut answer = |text: &str| -> Result<(), CliError> {
-        let q = parse_query(text, reverse_source.is_some())?;
+    // Each position stands alone: a bad one is said on stderr (which input line or argument) and the others are
+    // answered; the exit code then says some failed.
+    let mut failed = 0usize;
+    let mut answer = |text: &str, what: &dyn Fn() -> String| -> Result<(), CliError> {
+        // A byte that is not UTF-8 is named as U+FFFD in the error (it makes no position either way).
+        let q = match parse_query(&input::lossy(text), reverse_source.is_some()) {
+            Ok(q) => q,
+            Err(CliError::Usage(m)) => {
+                out.flush()
+                    .map_err(|e| CliError::Usage(format!("writing stdout: {e}")))?;
+                eprintln!("sourcemap-ls: {}: {m}", what());
+                failed += 1;
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
         match reverse_source {
             None => forward(&index, &q, args.bias, &mut out),
             Some((name, id)) => reverse(&index, name, id, &q, args.bias, &mut out),
         }
     };
-    if args.positions.is_empty() {
-        for line in std::io::stdin().lock().lines() {
-            let line = line.map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
+    let total = if args.positions.is_empty() {
+        // Any bytes (`trace::input`): one line that is not UTF-8 is one bad line, not the end of the input.
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
+        let text = input::decode(&bytes).text;
+        let mut total = 0;
+        for (n, line) in lines_of(&text).enumerate() {
             if !line.trim().is_empty() {
-                answer(&line)?;
+                total += 1;
+                answer(line, &|| format!("stdin line {}", n + 1))?;
             }
         }
+        total
     } else {
-        for p in &args.positions {
-            answer(p)?;
+        for (n, p) in args.positions.iter().enumerate() {
+            answer(p, &|| format!("position {} ({p:?})", n + 1))?;
         }
-    }
+        args.positions.len()
+    };
     out.flush()
-        .map_err(|e| CliError::Usage(format!("writing stdout: {e}")))
+        .map_err(|e| CliError::Usage(format!("writing stdout: {e}")))?;
+    match failed {
+        0 => Ok(()),
+        n => Err(CliError::Usage(format!(
+            "{n} of {total} positions could not be read (the others were answered)"
+        ))),
+    }
 }
 
 fn bias_of(b: BiasArg) -> Bias {

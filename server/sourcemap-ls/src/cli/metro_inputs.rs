@@ -238,7 +238,9 @@ pub(super) fn run_profmap(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliErr
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for (line, answer) in lines.iter().zip(&answers) {
-        writeln!(out, "{}", profmap::render(line, answer.as_ref()))
+        let mut text = profmap::render(line, answer.as_ref());
+        text.push('\n');
+        out.write_all(&sourcemap_core::trace::input::to_bytes(&text))
             .map_err(|e| CliError::Usage(e.to_string()))?;
     }
     out.flush().map_err(|e| CliError::Usage(e.to_string()))

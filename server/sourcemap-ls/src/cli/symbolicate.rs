@@ -5,7 +5,7 @@
 //! same `debugId` as the frame's bundle); a single MAP serves every frame that is not obviously foreign. Maps are
 //! opened lazily (a section is validated and indexed when a frame first touches it).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -16,6 +16,7 @@ use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::map::metro::{metro_file, Space};
 use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 use sourcemap_core::trace::document::TraceDocument;
+use sourcemap_core::trace::input::{self, Encoding, TraceText};
 use sourcemap_core::trace::stack::{PlainInput, Precision, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
     first_code_frame, frame_segment_in, frame_space, render_frame, render_text, SymbolicatedFrame,
@@ -102,7 +103,7 @@ fn position_json(line0: u32, column0: u32) -> (u32, u32) {
 }
 
 pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
-    let text = read_input(&mut args)?;
+    let TraceText { text, encoding, .. } = read_input(&mut args)?;
     // A Hermes crash report needs no flag: its shape is unmistakable (and read as text, it has no frame).
     if !args.hermes_crash && sourcemap_core::trace::hermes_crash::is_hermes_crash(&text) {
         args.hermes_crash = true;
@@ -216,13 +217,18 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     if !args.json {
         for (k, f) in frames_mut(&mut out).enumerate() {
             if mismatched.contains(&k) {
-                f.frame.raw.push_str(
+                f.frame.append_note(
                     "  [map-mismatch: not mapped, the map does not fit this bundle here]",
                 );
             }
         }
         let as_found = !args.hermes_crash && !document.is_plain_text();
-        print_text(&out, as_found.then_some(&document), &explained, options);
+        let mut answer = print_text(&out, as_found.then_some(&document), &explained, options);
+        // The last line's end as it came: none when the input had none.
+        if !text.is_empty() && !text.ends_with('\n') && answer.ends_with('\n') {
+            answer.pop();
+        }
+        write_out(&answer, encoding);
         return Ok(());
     }
     let notes = FrameNotes {
@@ -235,8 +241,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
 }
 
 /// The trace: metro-symbolicate's positional `MAP LINE [COLUMN]`, the last positional argument when it is not a
-/// map, or stdin.
-fn read_input(args: &mut SymbolicateArgs) -> Result<String, CliError> {
+/// map, or stdin; its bytes read by `trace::input` (any encoding, never refused).
+fn read_input(args: &mut SymbolicateArgs) -> Result<TraceText, CliError> {
     let positional = if args.trace.is_none() {
         take_positional(&mut args.maps)
     } else {
@@ -256,21 +262,35 @@ fn read_input(args: &mut SymbolicateArgs) -> Result<String, CliError> {
             }
         }
     }
-    let mut text = positional.clone().unwrap_or_default();
-    match &args.trace {
-        _ if positional.is_some() => {}
-        Some(p) => {
-            text = std::fs::read_to_string(p).map_err(|e| {
-                CliError::Usage(format!("cannot read the trace {}: {e}", p.display()))
-            })?
-        }
-        None => {
+    let bytes = match (&args.trace, positional) {
+        (_, Some(text)) => text.into_bytes(),
+        (Some(p), None) => std::fs::read(p)
+            .map_err(|e| CliError::Usage(format!("cannot read the trace {}: {e}", p.display())))?,
+        (None, None) => {
+            let mut bytes = Vec::new();
             std::io::stdin()
-                .read_to_string(&mut text)
+                .read_to_end(&mut bytes)
                 .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
+            bytes
         }
-    }
-    Ok(text)
+    };
+    Ok(input::decode(&bytes))
+}
+
+/// Text output as bytes on stdout: bytes of the input that were not UTF-8 as they came (`input::to_bytes`), after
+/// the UTF-8 byte-order mark when the input had one.
+fn write_out(text: &str, encoding: Encoding) {
+    let mut out = std::io::stdout().lock();
+    let bom: &[u8] = if encoding == Encoding::Utf8Bom {
+        b"\xEF\xBB\xBF"
+    } else {
+        b""
+    };
+    // A closed stdout (`| head`) ends the output, as `print!` would not quietly.
+    let _ = out
+        .write_all(bom)
+        .and_then(|()| out.write_all(&input::to_bytes(text)))
+        .and_then(|()| out.flush());
 }
 
 /// metro-symbolicate's positional form, `MAP LINE [COLUMN]` (its `symbolicate.js`: the column defaults to 0), taken
@@ -313,26 +333,32 @@ fn print_text(
     as_found: Option<&TraceDocument>,
     explained: &[Vec<String>],
     options: TextOptions,
-) {
+) -> String {
     if let Some(document) = as_found {
         // JSON log lines and events come back in their own shape (valid JSON, frames written in).
-        print!("{}", document.render(out, options));
-        return;
+        return document.render(out, options);
     }
     if explained.is_empty() {
-        print!("{}", render_text(out, options));
-        return;
+        return render_text(out, options);
     }
+    let mut text = String::new();
     let mut k = 0;
     for l in out {
-        print!("{}", render_text(std::slice::from_ref(l), options));
-        if let SymbolicatedLine::Frame(_) = l {
+        text.push_str(&render_text(std::slice::from_ref(l), options));
+        if let SymbolicatedLine::Frame(f) = l {
+            // Explanations end as the frame's line did (CRLF input stays CRLF).
+            let end = if f.frame.raw.ends_with('\r') {
+                "\r\n"
+            } else {
+                "\n"
+            };
             for line in &explained[k] {
-                println!("      | {line}");
+                text.push_str(&format!("      | {line}{end}"));
             }
             k += 1;
         }
     }
+    text
 }
 
 /// What the JSON answer says per frame beside its position (by frame number).
@@ -412,7 +438,7 @@ fn print_json(
                     })
                 });
                 Some(json!({
-                    "raw": f.frame.raw,
+                    "raw": f.frame.line_as_written(),
                     "generated": generated,
                     "original": original,
                     "ignored": f.ignored,
@@ -421,6 +447,7 @@ fn print_json(
                     "mapMismatch": notes.mismatched.contains(&(k - 1)),
                     "precision": if line_only { "line" } else { "column" },
                     "inEval": f.frame.in_eval,
+                    "createdAt": f.frame.created_at,
                     "explain": explain,
                     "current": current,
                 }))
@@ -431,10 +458,9 @@ fn print_json(
         let (line, column) = position_json(line, column);
         json!({"fileName": source, "location": {"row": line, "column": column}, "content": content})
     });
-    println!(
-        "{}",
-        json!({"stack": stack, "codeFrame": code_frame, "problems": problems, "ambiguous": ambiguous_json(ambiguous)})
-    );
+    // JSON is Unicode: bytes of the input that were not UTF-8 are U+FFFD here.
+    let answer = json!({"stack": stack, "codeFrame": code_frame, "problems": problems, "ambiguous": ambiguous_json(ambiguous)});
+    println!("{}", input::lossy(&answer.to_string()));
 }
 
 /// A note on stderr when the input looks like a trace but no frame could be read, or frames were read and none was

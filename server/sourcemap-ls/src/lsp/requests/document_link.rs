@@ -70,7 +70,8 @@ pub async fn document_link(
         // VS Code opens `file:///x#L12,5` at line 12, column 5.
         let at = location.range.start;
         target.set_fragment(Some(&format!("L{},{}", at.line + 1, at.character + 1)));
-        let raw = &f.frame.raw;
+        // In the document's own line (escape sequences inside a coloured frame included).
+        let (raw, span) = f.frame.as_written_span(span.clone());
         let start = utf16_len(&raw[..span.start]);
         let end = utf16_len(&raw[..span.end]);
         let function = o
