@@ -580,9 +580,14 @@ fn published_bundles_give_back_their_original_frames() {
                 (c) functions | (c) others answered |\n\
                 |---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     let mut summary = format!(
-        "Wild corpus: {} packages, {} library frames with a truth, node {}\n\n| way | positions right | functions right | \
-         frames of other files answered |\n|---|---:|---:|---:|\n",
+        "Wild corpus: {} cases ({} package versions), {} library frames with a truth, node {}\n\n| way | positions right | \
+         functions right | frames of other files answered |\n|---|---:|---:|---:|\n",
         cases.len(),
+        cases
+            .iter()
+            .map(|c| format!("{}@{}", c["package"], c["version"]))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
         totals[0].frames,
         recorded["node"].as_str().unwrap_or("?")
     );
