@@ -109,25 +109,6 @@ const KNOWN: &[Known] = &[
     ("rxjs@7", Shifted, "rxjs.umd.min.js:46:459", Function, "expected an anonymous function (Input_0:2297), got `fe`"),
     ("rxjs@7", Shifted, "rxjs.umd.min.js:39:31", Function, "expected Observable._subscribe (Input_0:1841), got `array`"),
     ("rxjs@7", Shifted, "rxjs.umd.min.js:33:104", Function, "expected errorContext (Input_0:406; 4 frames), got `Ba`, the minified name"),
-    // 3. A map given on the command line answers frames of other files: the case script's own frames and (RTK)
-    //    other packages' files. Expected: unmapped, as printed. (Being fixed in bundle/resolve.rs.)
-    ("moment", MapGiven, "cases/moment.cjs:6:15", Answered, "got ../moment.js:8:24"),
-    ("marked", MapGiven, "cases/_run.cjs:44:13", Answered, "got ../src/Tokenizer.ts:503:13 _Tokenizer.list"),
-    ("rx@4", MapGiven, "cases/rx.cjs:6:15", Answered, "got rx.all.js:10934:31 TransduceObserver.prototype.next"),
-    ("rx@4", MapGiven, "cases/rx.cjs:2:31", Answered, "got rx.all.js:11:5 checkGlobal"),
-    ("bytebuffer", MapGiven, "cases/_run.cjs:44:13", Answered, "got dist/bytebuffer.js:1660:57"),
-    ("protobufjs@5", MapGiven, "cases/_run.cjs:44:13", Answered, "got dist/protobuf.js:1556:9"),
-    ("@reduxjs/toolkit", MapGiven, "immer.cjs.development.js:842:20", Answered, "got ../../src/core/immerClass.ts:111:14 Immer.produce"),
-    ("@reduxjs/toolkit", MapGiven, "redux.cjs:349:31", Answered, "got ../../src/combineReducers.ts:120:31 combination"),
-    ("@reduxjs/toolkit", MapGiven, "redux.cjs:194:22", Answered, "got ../../src/createStore.ts:214:22 dispatch"),
-    ("jquery", MapGiven, "cases/jquery.cjs:2:22", Answered, "got jquery.js:13:2 Object.<anonymous>"),
-    ("js-yaml", MapGiven, "cases/js-yaml.cjs:3:8", Answered, "got ../../src/parser/parser_scalar.ts:98:15 foldedBreaks"),
-    // 4. A frame in code made by eval (`at n.root [as rootRenderFunc] (eval at i.B (nunjucks.min.js:2:39383),
-    //    <anonymous>:18:3)`: nunjucks' compiled template) is answered with the eval call's position in the bundle,
-    //    as if the frame were there. Expected: unmapped (the frame's code is the template's); got
-    //    ../nunjucks/src/environment.js:565:24 Template._compile.
-    ("nunjucks", Root, "<anonymous>:18:3", Answered, "eval frame answered with its eval call's position"),
-    ("nunjucks", MapGiven, "<anonymous>:18:3", Answered, "eval frame answered with its eval call's position"),
 ];
 
 /// The function's own name: `async `, `new `, `get `, `set ` and ` [as ALIAS]` dropped, then the last `.`-separated
@@ -237,7 +218,8 @@ fn symbolicate(dir: &Path, case: &Value, way: Way) -> Value {
             cmd.args(["--apply-shift", "--root"]).arg(dir);
         }
         MapGiven => {
-            cmd.arg(dir.join(case["map"].as_str().unwrap()));
+            cmd.arg("--explain")
+                .arg(dir.join(case["map"].as_str().unwrap()));
         }
     }
     let out = output_with_stdin(&mut cmd, case["minified"].as_str().unwrap());
@@ -496,8 +478,20 @@ fn compare(dir: &Path, case: &Value, json: &Value, way: Way) -> (Tally, Vec<Miss
     for (i, f) in case["others"].as_array().unwrap().iter().enumerate() {
         let raw = f["raw"].as_str().unwrap();
         let sym = take(raw);
-        // (a): another package's file may be answered by its own map.
-        if way == Root && f["kind"] == "module" {
+        // Another package's file may be answered by its own map (a), and so it may with a map given (b), never by
+        // the map given (its explanation names which map answered).
+        let by_given_map = sym["explain"].to_string().contains("map given");
+        if f["kind"] == "module" && (way == Root || !by_given_map) {
+            continue;
+        }
+        // A frame in code made by eval is answered at its origin only (the call to eval, in the bundle), its own
+        // function and position in the eval'd code kept as printed.
+        let text = sym["text"].as_str().unwrap_or("");
+        if f["kind"] == "eval"
+            && sym["inEval"] == true
+            && text.contains("eval at ")
+            && text.contains("<anonymous>:")
+        {
             continue;
         }
         t.others += 1;

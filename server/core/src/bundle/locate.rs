@@ -200,7 +200,7 @@ pub fn resolve_map_url(bundle: &Path, url: &str) -> Option<PathBuf> {
 }
 
 /// Whether a bundle at `bundle` whose text is `text` leads to the map file `map`: its `sourceMappingURL` names that
-/// file, or it has none and `map` is its sidecar `BUNDLE.map`. Only then is its text the code `map` describes (an old
+/// file, or it has none and `map` is its sidecar (`BUNDLE.map`, [`sidecars`]). Only then is its text the code `map` describes (an old
 /// build beside a new one is not).
 pub fn bundle_leads_to_map(bundle: &Path, text: &[u8], map: &Path) -> bool {
     let same =
@@ -208,9 +208,9 @@ pub fn bundle_leads_to_map(bundle: &Path, text: &[u8], map: &Path) -> bool {
     match find_source_mapping_url(text) {
         Some((url, _)) => resolve_map_url(bundle, url).is_some_and(|p| same(&p)),
         None => {
-            let mut sidecar = bundle.as_os_str().to_owned();
-            sidecar.push(".map");
-            same(Path::new(&sidecar))
+            let sides = sidecars(bundle);
+            let first = sides.iter().find(|p| p.is_file()).unwrap_or(&sides[0]);
+            same(first)
         }
     }
 }
@@ -383,24 +383,39 @@ pub fn find_bundle_map(
             )),
         }
     }
-    let mut side = bundle.as_os_str().to_owned();
-    side.push(".map");
-    let side = PathBuf::from(side);
-    match why_not_a_file(&side) {
-        None => Ok(FoundMap {
-            map: BundleMapRef::File(side),
-            found_by: FoundBy::Sidecar,
-            url_at: None,
-        }),
-        Some(why) => {
-            tried.push(format!("{} ({why})", side.display()));
-            Err(NoBundleMap::NotFound {
-                bundle: bundle.to_path_buf(),
-                tried,
-                url_at,
-            })
+    for side in sidecars(bundle) {
+        match why_not_a_file(&side) {
+            None => {
+                return Ok(FoundMap {
+                    map: BundleMapRef::File(side),
+                    found_by: FoundBy::Sidecar,
+                    url_at: None,
+                })
+            }
+            Some(why) => tried.push(format!("{} ({why})", side.display())),
         }
     }
+    Err(NoBundleMap::NotFound {
+        bundle: bundle.to_path_buf(),
+        tried,
+        url_at,
+    })
+}
+
+/// Where a bundle's map may sit beside it, in order: `BUNDLE.map` (every bundler's default), then, for a script,
+/// its name with `.map` for its extension (`jquery.min.map` beside `jquery.min.js`: jQuery's builds since 1.9,
+/// bytebuffer's, long's and protobuf.js 5's, none of which name their map in a comment).
+fn sidecars(bundle: &Path) -> Vec<PathBuf> {
+    let mut side = bundle.as_os_str().to_owned();
+    side.push(".map");
+    let mut out = vec![PathBuf::from(side)];
+    if bundle
+        .extension()
+        .is_some_and(|e| matches!(e.to_str(), Some("js" | "cjs" | "mjs")))
+    {
+        out.push(bundle.with_extension("map"));
+    }
+    out
 }
 
 /// Why `path` cannot be a map file, or `None` when it is a regular file (symlinks followed).

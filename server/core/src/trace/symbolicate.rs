@@ -675,6 +675,31 @@ fn render_located(
         (None, None) => None,
     };
     let indent: String = raw.chars().take_while(|c| c.is_whitespace()).collect();
+    // Code made by eval: the frame's own function and its position in the eval'd code stay as printed; only the
+    // innermost origin (`eval at NAME (URL:L:C)`, the call to eval in the bundle, which is what was looked up) is
+    // rewritten: `at n.root (eval at Template._compile (src/environment.js:565:24), <anonymous>:18:3)`.
+    if let (true, FrameFormat::V8, Some(loc)) =
+        (f.frame.in_eval, f.frame.format, &f.frame.location_span)
+    {
+        let frame_start = if span.is_empty() { 0 } else { span.start };
+        if let (Some(start), Some(end)) = (
+            loc.start.checked_sub(frame_start),
+            loc.end.checked_sub(frame_start),
+        ) {
+            if end <= raw.len() && raw.is_char_boundary(start) && raw.is_char_boundary(end) {
+                let (before, after) = (&raw[..start], &raw[end..]);
+                let before = match (before.rfind("eval at "), function) {
+                    (Some(at), Some(name)) => {
+                        let caller = &before[at + "eval at ".len()..];
+                        let kept = caller.rfind(" (").map_or("", |p| &caller[p..]);
+                        format!("{}eval at {name}{kept}", &before[..at])
+                    }
+                    _ => before.to_string(),
+                };
+                return format!("{before}{location}{after}");
+            }
+        }
+    }
     match (f.frame.format, &f.frame.location_span) {
         (FrameFormat::V8 | FrameFormat::HermesBytecode, Some(_)) => {
             let prefix = match (f.frame.is_async, f.frame.is_constructor) {
