@@ -155,10 +155,8 @@ fn an_empty_bundle_is_answered_from_its_map_with_the_fit_unchecked() {
     std::fs::write(dir.path().join("app.js"), "").unwrap();
     std::fs::write(dir.path().join("app.js.map"), map).unwrap();
     let (out, err) = text(&run(dir.path(), &["symbolicate", "--explain"], TRACE));
-    assert!(
-        out.contains("at parseOrder (../../src/app-b.js:6:11)"),
-        "{out}\n{err}"
-    );
+    assert!(out.contains("at parseOrder ("), "{out}\n{err}");
+    assert!(out.contains("src/app-b.js:6:11)"), "{out}\n{err}");
     assert!(out.contains("the generated file is empty"), "{out}");
     assert!(!err.contains("map-mismatch"), "{err}");
 }

@@ -201,3 +201,38 @@ fn an_absolute_path_inside_the_root_reads_the_map_beside_where_its_bundle_would_
     let got = answers(&symbolicate(&["--root", &root_arg], &trace));
     assert_eq!(got, local);
 }
+
+/// Text output names each source by a path that opens from where the command ran (the map's `sources` string is
+/// relative to the map); `--json` gives both.
+#[test]
+fn sources_print_as_paths_that_open_from_the_working_directory() {
+    let dist = fixture().join("dist");
+    let out = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+            .arg("symbolicate")
+            .current_dir(&dist),
+        &input(case("big.min.js (inline map)")),
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut opened = 0;
+    for line in text
+        .lines()
+        .filter(|l| l.contains(".js:") && !l.contains("node:"))
+    {
+        let inner = &line[line.find('(').map_or(0, |i| i + 1)..].trim_end_matches(')');
+        let path = inner.rsplitn(3, ':').nth(2).unwrap();
+        let path = path.trim_start_matches("at ").trim();
+        assert!(
+            dist.join(path).is_file(),
+            "{path} does not open from {}: {text}",
+            dist.display()
+        );
+        opened += 1;
+    }
+    assert!(opened >= 3, "{text}");
+    let json = symbolicate(&[], &input(case("big.min.js (inline map)")));
+    let first = &json["stack"][0]["original"];
+    assert_eq!(first["source"], "../../src/app-inline.js", "{first}");
+    let path = first["path"].as_str().unwrap();
+    assert!(dist.join(path).is_file(), "{first}");
+}

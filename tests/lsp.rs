@@ -1023,10 +1023,11 @@ fn a_bundle_without_a_map_is_told_how_to_attach_one() {
         .iter()
         .map(|t| t.as_str().unwrap())
         .collect();
-    assert_eq!(tried.len(), 3, "{info}");
+    assert_eq!(tried.len(), 4, "{info}");
     assert!(tried[0].contains("sourcemap.maps setting"), "{info}");
     assert!(tried[1].contains("sourceMappingURL comment"), "{info}");
     assert!(tried[2].contains("dist/app.js.map"), "{info}");
+    assert!(tried[3].contains("dist/app.map"), "{info}");
     assert!(
         info["problem"]
             .as_str()

@@ -99,7 +99,7 @@ fn live_v8_trace_from_node() {
     assert!(trace.contains("app.min.js:1:50"), "{trace}");
     let (text, _) = symbolicate(&demo, &["--root", "."], &trace);
     assert!(
-        text.contains("    at parseOrder (../src/orders.js:5:24)"),
+        text.contains("    at parseOrder (src/orders.js:5:24)"),
         "{text}"
     );
     assert!(text.contains("    at Array.map (<anonymous>)"));
@@ -335,7 +335,7 @@ fn hermes_crash_reports_agree_with_metro_symbolicate() {
         &crash,
     );
     assert!(
-        text.starts_with("    at parseOrder (../../demo/src/orders.js:5:24)"),
+        text.starts_with("    at parseOrder (../demo/src/orders.js:5:24)"),
         "{text}"
     );
     // Pasted without --hermes-crash: the shape is read as what it is, with the same answers.
@@ -390,7 +390,7 @@ fn every_stack_line_form_maps_where_its_engine_means() {
     );
     assert_eq!(
         text,
-        "greet@../src/greet.ts:1 [line only: the trace gives no column]\n    at ../src/greet.ts:1 [line only: the trace gives no column]\n"
+        "greet@src/greet.ts:1 [line only: the trace gives no column]\n    at src/greet.ts:1 [line only: the trace gives no column]\n"
     );
     let v = symbolicate_json(
         &fixtures.join("lsp/esbuild"),

@@ -144,7 +144,7 @@ fn real_pino_and_winston_lines() {
         let original: Value = serde_json::from_str(input.trim_end()).unwrap();
         let s = out.pointer(stack).unwrap().as_str().unwrap();
         assert!(
-            s.contains("    at parseOrder (../src/orders.js:5:24)\n"),
+            s.contains("    at parseOrder (src/orders.js:5:24)\n"),
             "{file}: {s}"
         );
         assert!(

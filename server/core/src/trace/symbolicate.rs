@@ -52,6 +52,11 @@ pub struct OriginalFrame {
     /// (`OriginalScopes`): its head, where a frame inside it, or a Hermes bytecode address of its first statement,
     /// is not.
     pub function_line: Option<u32>,
+    /// The source as a path that opens from where the caller runs, where the map's string is not one already: a
+    /// relative `sources` entry joined to its map's folder (`../src/errors.ts` of
+    /// `node_modules/axios/dist/axios.min.js.map` is `node_modules/axios/src/errors.ts`). Set by the caller, which
+    /// knows the map's folder and its own; text output shows it in place of `source`.
+    pub path: Option<String>,
 }
 
 /// A frame and what became of it.
@@ -182,6 +187,7 @@ pub fn symbolicate_frame_with(
             function,
             function_source,
             function_line,
+            path: None,
         }),
         unresolved: None,
     }
@@ -636,7 +642,11 @@ fn render_frame_alone(f: &SymbolicatedFrame, options: TextOptions) -> String {
     let Some(o) = &f.original else {
         return raw.to_string();
     };
-    let source = o.source.as_deref().unwrap_or("<unknown source>");
+    let source = o
+        .path
+        .as_deref()
+        .or(o.source.as_deref())
+        .unwrap_or("<unknown source>");
     // A line-only frame is answered at line level: no column is shown, and the frame says so.
     let location = match f.frame.precision {
         Precision::Column => format!(
@@ -909,6 +919,7 @@ mod tests {
                     function: Some(function.into()),
                     function_source: Some(source),
                     function_line: None,
+                    path: None,
                 }),
                 ignored: false,
                 unresolved: None,

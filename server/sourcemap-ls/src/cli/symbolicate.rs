@@ -183,6 +183,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         args.apply_shift,
         FunctionLines::NotWanted,
     );
+    openable_paths(&mut out, &catalog.maps);
     // The build's position is the answer (the crash's truth); where the source's file was edited since, where that
     // code is now goes beside it.
     // Only the JSON answer and `--explain` say it: plain text reads no local file for it.
@@ -322,6 +323,52 @@ fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
     Some(format!("{file}{} {}\n", line.display(), column.display()))
 }
 
+/// Each answered frame's source as a path that opens from the working directory (`OriginalFrame::path`): a relative
+/// `sources` entry (no scheme, not absolute) joined to its map's folder, shown relative to the working directory
+/// when inside it, else absolute. Sources the map gives as absolute paths or URLs (`webpack://…`) are left as the map
+/// writes them.
+fn openable_paths(out: &mut [SymbolicatedLine], maps: &[KnownMap]) {
+    for f in frames_mut(out) {
+        let (Some(m), Some(o)) = (f.map, f.original.as_mut()) else {
+            continue;
+        };
+        let Some(source) = o.source.as_deref() else {
+            continue;
+        };
+        if source.contains(':') || Path::new(source).is_absolute() || source.is_empty() {
+            continue;
+        }
+        let Some(map) = maps.get(m) else { continue };
+        let joined = lexically_normal(&map.dir.join(source));
+        let shown = super::frame_maps::shown(&joined);
+        if shown != source {
+            o.path = Some(shown);
+        }
+    }
+}
+
+/// `path` with `.` and `..` taken out without reading the disk (the source may not exist here).
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let up = matches!(
+                    out.components().next_back(),
+                    None | Some(Component::ParentDir)
+                );
+                if up || !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 fn frames_mut(out: &mut [SymbolicatedLine]) -> impl Iterator<Item = &mut SymbolicatedFrame> {
     out.iter_mut().filter_map(SymbolicatedLine::frame_mut)
 }
@@ -433,7 +480,7 @@ fn print_json(
                     let (line, column) = position_json(o.line, o.column);
                     let column = (!line_only).then_some(column);
                     json!({
-                        "source": o.source, "line": line, "column": column, "name": o.name,
+                        "source": o.source, "path": o.path, "line": line, "column": column, "name": o.name,
                         "function": o.function, "functionSource": o.function_source,
                     })
                 });
