@@ -13,6 +13,8 @@ use sourcemap_core::{Bias, IndexOptions, SourceId, SourceMapIndex};
 use super::one_based::OneBasedLine;
 
 use super::{open_index, CliError};
+use sourcemap_core::bundle::fit::{check_fit, FitReport, Verdict};
+use sourcemap_core::bundle::locate::{find_debug_id, looks_like_map};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum BiasArg {
@@ -46,6 +48,10 @@ struct Forward<'a> {
     original_line: Option<u32>,
     original_column: Option<u32>,
     name: Option<&'a str>,
+    /// Why no answer is given though the map has one: the position is not in the bundle, or the map does not fit
+    /// the bundle there (only when MAP is a bundle, whose text is then at hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -87,6 +93,7 @@ pub fn run(args: LookupArgs) -> Result<(), CliError> {
         return Err(CliError::Usage("--bias all needs --reverse".into()));
     }
     let index = open_index(&args.map, IndexOptions::default())?;
+    let bundle = BundleText::of(&args.map, &index);
     // Answers name the source as the map does (its `sources` entry with `sourceRoot` applied).
     let reverse_source = match &args.reverse {
         Some(s) => {
@@ -115,7 +122,7 @@ pub fn run(args: LookupArgs) -> Result<(), CliError> {
             Err(e) => return Err(e),
         };
         match reverse_source {
-            None => forward(&index, &q, args.bias, &mut out),
+            None => forward(&index, bundle.as_ref(), &q, args.bias, &mut out),
             Some((name, id)) => reverse(&index, name, id, &q, args.bias, &mut out),
         }
     };
@@ -168,8 +175,68 @@ fn emit(out: &mut impl Write, value: &impl Serialize) -> Result<(), CliError> {
         .map_err(|e| CliError::Usage(e.to_string()))
 }
 
+/// The bundle when MAP is one (its text is then the code the map describes): where its lines end, and whether the
+/// map fits it (the fit check, once).
+struct BundleText {
+    text: Vec<u8>,
+    line_starts: Vec<usize>,
+    fit: Option<FitReport>,
+}
+
+impl BundleText {
+    fn of(path: &std::path::Path, index: &SourceMapIndex) -> Option<BundleText> {
+        let text = sourcemap_core::fs::files::read_regular(path, 1 << 30).ok()?;
+        if looks_like_map(&text) || path.extension().is_some_and(|e| e == "map") {
+            return None;
+        }
+        let fit = check_fit(index, &text, find_debug_id(&text)).ok();
+        if let Some(report) = fit.as_ref().filter(|r| r.verdict == Verdict::Misfit) {
+            eprintln!(
+                "sourcemap-ls: warning: {}: map-mismatch: {}",
+                path.display(),
+                report.message()
+            );
+        }
+        let line_starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', &text).map(|i| i + 1))
+            .collect();
+        Some(BundleText {
+            text,
+            line_starts,
+            fit,
+        })
+    }
+
+    /// Why the bundle holds no code at `p` (0-based line, UTF-16 column), when it does not: a line it lacks, or a
+    /// column past its line's end (the end itself is a position: a frame may point just after the last token).
+    fn not_there(&self, p: sourcemap_core::GeneratedPosition) -> Option<String> {
+        let Some(&start) = self.line_starts.get(p.line as usize) else {
+            return Some(format!(
+                "line {} is past the end of the bundle ({} lines)",
+                p.line + 1,
+                self.line_starts.len()
+            ));
+        };
+        let end = self
+            .line_starts
+            .get(p.line as usize + 1)
+            .map_or(self.text.len(), |&e| e - 1);
+        let line = &self.text[start..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let units = String::from_utf8_lossy(line).encode_utf16().count();
+        (p.column as usize > units).then(|| {
+            format!(
+                "column {} is past the end of line {} ({units} columns)",
+                p.column,
+                p.line + 1
+            )
+        })
+    }
+}
+
 fn forward(
     index: &SourceMapIndex,
+    bundle: Option<&BundleText>,
     q: &Query,
     bias: BiasArg,
     out: &mut impl Write,
@@ -181,9 +248,17 @@ fn forward(
     }
     .to_zero_based()
     .expect("parse_query rejects line 0");
-    let original = index
-        .original_position(p, bias_of(bias))
-        .map_err(map_error)?;
+    let problem = bundle.and_then(|b| {
+        b.not_there(p)
+            .or_else(|| b.fit.as_ref().and_then(|f| f.withheld(p)))
+    });
+    let original = if problem.is_some() {
+        None
+    } else {
+        index
+            .original_position(p, bias_of(bias))
+            .map_err(map_error)?
+    };
     emit(
         out,
         &Forward {
@@ -193,6 +268,7 @@ fn forward(
             original_line: original.map(|o| o.line + 1),
             original_column: original.map(|o| o.column),
             name: original.and_then(|o| o.name),
+            problem,
         },
     )
 }
