@@ -491,6 +491,17 @@ mod tests {
         original: Option<&str>,
         p: (u32, u32),
     ) -> Option<ScopeAnswer> {
+        answer_shifted(index, generated, 0, original, p)
+    }
+
+    /// [`answer`] with the generated text `shift` lines below the map's lines.
+    fn answer_shifted(
+        index: &SourceMapIndex,
+        generated: &str,
+        shift: i64,
+        original: Option<&str>,
+        p: (u32, u32),
+    ) -> Option<ScopeAnswer> {
         let g = FunctionScopes::parse(generated, "b.js", Dialect::Generated).unwrap();
         let o = original.map(|t| FunctionScopes::parse(t, "orig.js", Dialect::Original).unwrap());
         let p = GeneratedPosition {
@@ -501,10 +512,7 @@ mod tests {
             .original_position(p, Bias::GreatestLowerBound)
             .unwrap()
             .unwrap();
-        let g = GeneratedCode {
-            scopes: &g,
-            shift: 0,
-        };
+        let g = GeneratedCode { scopes: &g, shift };
         function_by_scopes(index, p, &at, Some(g), o.as_ref())
     }
 
@@ -570,6 +578,61 @@ mod tests {
         assert_eq!(
             answer(&index, GENERATED, Some(ORIGINAL), (0, 23)),
             named("arrayMap", ScopeOrigin::Original)
+        );
+    }
+
+    #[test]
+    fn a_shifted_text_is_read_on_the_shifted_lines() {
+        // The map describes GENERATED; the bundle has two banner lines above it (`--apply-shift` of +2).
+        let bannered = format!("/* a */\n/* b */\n{GENERATED}");
+        let index = minified();
+        assert_eq!(
+            answer_shifted(&index, &bannered, 2, None, (0, 23)),
+            named("arrayMap", ScopeOrigin::Generated)
+        );
+        // Read unshifted, the frame's line of the text is the banner: no function there.
+        assert_eq!(answer_shifted(&index, &bannered, 0, None, (0, 23)), None);
+    }
+
+    #[test]
+    fn a_named_segment_one_column_before_the_identifier_is_its_own() {
+        // Closure Compiler starts `e`'s segment on the space before it (column 8).
+        let segments = |name| {
+            [
+                ((0, 0), (0, 0), None),
+                ((0, 8), (0, 9), name),
+                ((0, 23), (0, 44), Some(1)),
+                ((0, 27), (0, 60), None),
+            ]
+        };
+        let index = map(&segments(Some(0)), &["arrayMap", "iteratee"]);
+        assert_eq!(
+            answer(&index, GENERATED, None, (0, 23)),
+            named("arrayMap", ScopeOrigin::Generated)
+        );
+        // Unnamed, the segment there is another token's: `e` may have been renamed, and its name is unknown.
+        let index = map(&segments(None), &["arrayMap", "iteratee"]);
+        assert_eq!(answer(&index, GENERATED, None, (0, 23)), None);
+    }
+
+    #[test]
+    fn a_closing_brace_mapped_to_the_opening_one_does_not_refuse_the_function() {
+        // Closure Compiler maps the body's `}` (27) to the same place as its `{` (15): before the frame, but the end
+        // only repeats the head. (An inlined function's `}` maps to a place its head does not: refused below.)
+        let index = map(
+            &[
+                ((0, 0), (0, 0), None),
+                ((0, 9), (0, 9), Some(0)),
+                ((0, 15), (0, 35), None),
+                ((0, 16), (0, 37), None),
+                ((0, 23), (0, 44), Some(1)),
+                ((0, 27), (0, 35), None),
+            ],
+            &["arrayMap", "iteratee"],
+        );
+        assert_eq!(
+            answer(&index, GENERATED, None, (0, 23)),
+            named("arrayMap", ScopeOrigin::Generated)
         );
     }
 
