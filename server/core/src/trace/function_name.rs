@@ -404,9 +404,13 @@ fn generated_name(
         let in_qualifier = i < f.qualifier;
         let text = match part.token {
             None => Some(f.text(part).to_string()),
-            Some(t) => g
-                .map_position(t)
-                .and_then(|t| token_name(index, t, f.text(part))),
+            Some(t) => {
+                // `#name`: the column before the identifier is its own `#`, not another token's end.
+                let private =
+                    i > 0 && f.parts[i - 1].token.is_none() && f.text(&f.parts[i - 1]) == "#";
+                g.map_position(t)
+                    .and_then(|t| token_name(index, t, f.text(part), !private))
+            }
         };
         match (text, in_qualifier) {
             (Some(t), true) => qualifier.push_str(&t),
@@ -424,15 +428,22 @@ fn generated_name(
 
 /// The original name of the identifier `text` at `p` (in the map's lines) in the generated file: the `names` entry of
 /// the segment that starts exactly there, or the text itself when that segment has none (not renamed). No segment
-/// there: a named segment one column before it is the token's ([`EARLY_NAME_COLUMNS`]); else unknown.
-fn token_name(index: &SourceMapIndex, p: GeneratedPosition, text: &str) -> Option<String> {
+/// there: a named segment one column before it is the token's ([`EARLY_NAME_COLUMNS`]) when `early` allows; else
+/// unknown.
+fn token_name(
+    index: &SourceMapIndex,
+    p: GeneratedPosition,
+    text: &str,
+    early: bool,
+) -> Option<String> {
     let hit = index.lookup(p, Bias::GreatestLowerBound).ok()??;
     if hit.generated == p {
         let o = hit.original?;
         return Some(o.name.unwrap_or(text).to_string());
     }
-    let early =
-        hit.generated.line == p.line && p.column - hit.generated.column <= EARLY_NAME_COLUMNS;
+    let early = early
+        && hit.generated.line == p.line
+        && p.column - hit.generated.column <= EARLY_NAME_COLUMNS;
     early.then_some(hit.original?.name?).map(str::to_string)
 }
 
@@ -613,6 +624,23 @@ mod tests {
         // Unnamed, the segment there is another token's: `e` may have been renamed, and its name is unknown.
         let index = map(&segments(None), &["arrayMap", "iteratee"]);
         assert_eq!(answer(&index, GENERATED, None, (0, 23)), None);
+    }
+
+    #[test]
+    fn a_private_names_own_hash_is_not_an_early_segment() {
+        // gen: class r{#p(){throw 1}}: the segment at `#` (8) is the whole `#p`'s, named `#priv`; `p` (9) has none.
+        let generated = "class r{#p(){throw 1}}";
+        let index = map(
+            &[
+                ((0, 0), (0, 0), None),
+                ((0, 6), (0, 6), Some(0)),
+                ((0, 8), (0, 15), Some(1)),
+                ((0, 13), (0, 25), None),
+                ((0, 21), (0, 33), None),
+            ],
+            &["Parser", "#priv"],
+        );
+        assert_eq!(answer(&index, generated, None, (0, 13)), None);
     }
 
     #[test]
