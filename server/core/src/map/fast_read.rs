@@ -36,7 +36,7 @@ pub(crate) fn read<'b>(
 
 /// Which member of a map a key names (keys with escapes never get here).
 fn field(key: &[u8]) -> Option<usize> {
-    const FIELDS: [&[u8]; 18] = [
+    const FIELDS: [&[u8]; 19] = [
         b"version",
         b"file",
         b"sourceRoot",
@@ -55,6 +55,7 @@ fn field(key: &[u8]) -> Option<usize> {
         b"x_facebook_offsets",
         b"x_facebook_segments",
         b"x_metro_module_paths",
+        b"x_org_dartlang_dart2js",
     ];
     FIELDS.iter().position(|f| *f == key)
 }
@@ -150,7 +151,8 @@ impl<'b> Reader<'b> {
                         14 => m.scopes = raw,
                         15 => m.x_facebook_offsets = raw,
                         16 => m.x_facebook_segments = raw,
-                        _ => m.x_metro_module_paths = raw,
+                        17 => m.x_metro_module_paths = raw,
+                        _ => m.x_org_dartlang_dart2js = raw,
                     }
                 }
             }
@@ -255,6 +257,7 @@ mod tests {
             x_facebook_offsets: d.x_facebook_offsets,
             x_facebook_segments: d.x_facebook_segments,
             x_metro_module_paths: d.x_metro_module_paths,
+            x_org_dartlang_dart2js: d.x_org_dartlang_dart2js,
             names_count: d.names_count,
             mappings_plain: d.mappings_plain,
         })

@@ -139,6 +139,8 @@ pub struct Section {
     pub x_facebook_sources: Option<Range<usize>>,
     pub scopes: Option<Range<usize>>,
     pub debug_id: Option<String>,
+    /// dart2js made the section's map (`x_org_dartlang_dart2js`).
+    dart2js: bool,
 }
 
 /// A section's checkpoints once built, or why they could not be. Inline (at most 56 bytes, tested; the error
@@ -424,6 +426,7 @@ impl SourceMapIndex {
             x_facebook_sources: map.x_facebook_sources,
             scopes: map.scopes,
             debug_id: map.debug_id,
+            dart2js: map.dart2js,
         }
     }
 
@@ -719,6 +722,11 @@ impl SourceMapIndex {
             }
             None => 0..self.main_sections,
         }
+    }
+
+    /// Whether dart2js made section `section`'s map (it has dart2js's `x_org_dartlang_dart2js` member).
+    pub fn section_is_dart2js(&self, section: usize) -> bool {
+        self.sections[section].dart2js
     }
 
     /// Whether section `section` (of any generated file of the map) has no `scopes`.

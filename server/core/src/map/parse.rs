@@ -74,6 +74,8 @@ pub struct ParsedMap {
     pub x_facebook_sources: Option<Range<usize>>,
     /// Raw JSON of `scopes` (ECMA-426 proposal), kept for symbolication.
     pub scopes: Option<Range<usize>>,
+    /// The map has dart2js's `x_org_dartlang_dart2js` member: dart2js made it (see `trace::symbolicate`).
+    pub dart2js: bool,
     pub debug_id: Option<String>,
     pub file: Option<String>,
 }
@@ -94,6 +96,7 @@ impl ParsedMap {
             range_mappings: None,
             x_facebook_sources: None,
             scopes: None,
+            dart2js: false,
             debug_id: None,
             file: None,
         }
@@ -982,6 +985,7 @@ impl<'b> Parser<'b> {
             range_mappings,
             x_facebook_sources: raw.x_facebook_sources.map(|r| self.range_of(r)),
             scopes: raw.scopes.map(|r| self.range_of(r)),
+            dart2js: raw.x_org_dartlang_dart2js.is_some(),
             debug_id,
             file,
         })

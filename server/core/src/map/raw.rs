@@ -72,6 +72,9 @@ pub(crate) struct RawMap<'a, S = Raw<'a>, C = Raw<'a>> {
     pub(crate) x_facebook_segments: Option<Raw<'a>>,
     #[serde(borrow, default)]
     pub(crate) x_metro_module_paths: Option<Raw<'a>>,
+    /// dart2js's own member (its minified names): only its presence is read, to know dart2js made the map.
+    #[serde(borrow, default)]
+    pub(crate) x_org_dartlang_dart2js: Option<Raw<'a>>,
     /// How many strings `names` holds, when the fast reader counted them (all strings); serde's pass leaves it
     /// `None` and the names are counted on their own.
     #[serde(skip)]
@@ -102,6 +105,7 @@ impl<'a, S, C> RawMap<'a, S, C> {
             x_facebook_offsets: None,
             x_facebook_segments: None,
             x_metro_module_paths: None,
+            x_org_dartlang_dart2js: None,
             names_count: None,
             mappings_plain: false,
         }

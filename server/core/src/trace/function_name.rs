@@ -32,6 +32,12 @@ use crate::trace::js_scopes::{Dialect, FunctionAt, FunctionScopes, TextPosition}
 pub trait CodeScopes {
     fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>>;
     fn original(&self, map: usize, source: SourceId) -> Option<Arc<FunctionScopes>>;
+    /// How many lines the generated text stands below the map's own lines: a banner prepended after the map was
+    /// made, when the caller looks frames up shifted (`--apply-shift`, `bundle::fit`'s `shift_lines`). The map's
+    /// line L is the text's line L + shift, for the frame's position and for every token named from the text alike.
+    fn generated_shift(&self, _map: usize) -> i64 {
+        0
+    }
 }
 
 /// No code at hand: names come from the maps and the frames only.
@@ -54,6 +60,7 @@ type OriginalText<'a> = Box<dyn Fn(usize, SourceId) -> Option<(String, String)> 
 pub struct ScopeCache<'a> {
     generated_text: GeneratedText<'a>,
     original_text: OriginalText<'a>,
+    generated_shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
     generated: Mutex<HashMap<usize, Parsed>>,
     original: Mutex<HashMap<(usize, SourceId), Parsed>>,
 }
@@ -69,9 +76,16 @@ impl<'a> ScopeCache<'a> {
         ScopeCache {
             generated_text: Box::new(generated_text),
             original_text: Box::new(original_text),
+            generated_shift: Box::new(|_| 0),
             generated: Mutex::default(),
             original: Mutex::default(),
         }
+    }
+
+    /// The line shift of each map's generated text ([`CodeScopes::generated_shift`]); none by default.
+    pub fn with_generated_shift(mut self, shift: impl Fn(usize) -> i64 + Send + Sync + 'a) -> Self {
+        self.generated_shift = Box::new(shift);
+        self
     }
 }
 
@@ -135,6 +149,10 @@ impl ScopeCache<'_> {
 }
 
 impl CodeScopes for ScopeCache<'_> {
+    fn generated_shift(&self, map: usize) -> i64 {
+        (self.generated_shift)(map)
+    }
+
     fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>> {
         if let Some(hit) = self
             .generated
@@ -189,12 +207,39 @@ pub struct ScopeAnswer {
     pub top_level: bool,
 }
 
+/// The generated file's scopes, and how many lines its text stands below the map's lines
+/// ([`CodeScopes::generated_shift`]). Every position crosses between the two here and nowhere else: the frame's
+/// (map) position into the text to find its function, the function's extent and name tokens back into the map to
+/// look them up, so that names come from the same shifted lines as the frame's original position.
+#[derive(Clone, Copy)]
+pub struct GeneratedCode<'a> {
+    pub scopes: &'a FunctionScopes,
+    pub shift: i64,
+}
+
+impl GeneratedCode<'_> {
+    fn text_position(&self, p: GeneratedPosition) -> Option<TextPosition> {
+        Some(TextPosition {
+            line: u32::try_from(i64::from(p.line) + self.shift).ok()?,
+            column: p.column,
+        })
+    }
+
+    /// `None` for a position of the text above the map's first line (in the banner).
+    fn map_position(&self, t: TextPosition) -> Option<GeneratedPosition> {
+        Some(GeneratedPosition {
+            line: u32::try_from(i64::from(t.line) - self.shift).ok()?,
+            column: t.column,
+        })
+    }
+}
+
 /// See the module documentation. `p` is the frame's generated position and `at` what it maps to.
 pub fn function_by_scopes(
     index: &SourceMapIndex,
     p: GeneratedPosition,
     at: &OriginalPosition<'_>,
-    generated: Option<&FunctionScopes>,
+    generated: Option<GeneratedCode<'_>>,
     original: Option<&FunctionScopes>,
 ) -> Option<ScopeAnswer> {
     let original_function = original.map(|o| {
@@ -204,11 +249,8 @@ pub fn function_by_scopes(
         })
     });
     let generated_function = generated.and_then(|g| {
-        g.innermost(TextPosition {
-            line: p.line,
-            column: p.column,
-        })
-        .filter(|f| is_frames_function(index, f, at, original_function.as_ref()))
+        let f = g.scopes.innermost(g.text_position(p)?)?;
+        is_frames_function(index, g, &f, at, original_function.as_ref()).then_some((g, f))
     });
     // With the original at hand and the generated function verified to be the same one, the original's own
     // declaration is the truth: minifiers drop the names of function expressions (`nonEmpty: function
@@ -223,7 +265,7 @@ pub fn function_by_scopes(
             });
         }
     }
-    if let Some(function) = generated_function.and_then(|f| generated_name(index, &f)) {
+    if let Some(function) = generated_function.and_then(|(g, f)| generated_name(index, g, &f)) {
         return Some(ScopeAnswer {
             function,
             origin: ScopeOrigin::Generated,
@@ -244,17 +286,13 @@ fn position_of(o: &OriginalPosition<'_>) -> (u32, u32) {
 /// Whether the generated function `f` is the original function the frame's code is in (see the module docs).
 fn is_frames_function(
     index: &SourceMapIndex,
+    g: GeneratedCode<'_>,
     f: &FunctionAt<'_>,
     at: &OriginalPosition<'_>,
     original_function: Option<&Option<FunctionAt<'_>>>,
 ) -> bool {
-    let start = GeneratedPosition {
-        line: f.start.line,
-        column: f.start.column,
-    };
-    let end = GeneratedPosition {
-        line: f.end.line,
-        column: f.end.column,
+    let (Some(start), Some(end)) = (g.map_position(f.start), g.map_position(f.end)) else {
+        return false;
     };
     // The function's first segment: the first one at or after its start, inside it.
     let Ok(Some(first)) = index.lookup(start, Bias::LeastUpperBound) else {
@@ -276,9 +314,11 @@ fn is_frames_function(
             line: end.line,
             column: end.column - 1,
         };
-        if let Ok(Some(last)) = index.lookup(before_end, Bias::GreatestLowerBound) {
-            if let Some(last) = last.original.filter(|_| last.generated >= start) {
-                if last.source != at.source || position_of(&last) < position_of(at) {
+        if let Ok(Some(hit)) = index.lookup(before_end, Bias::GreatestLowerBound) {
+            if let Some(last) = hit.original.filter(|_| hit.generated >= start) {
+                if (last.source != at.source || position_of(&last) < position_of(at))
+                    && !mapped_in_head(index, start, hit.generated, &last)
+                {
                     return false;
                 }
             }
@@ -301,9 +341,59 @@ fn is_frames_function(
     }
 }
 
+/// How many segments from a function's start make its head (`function`, name, parameters, the body's `{`).
+const HEAD_SEGMENTS: usize = 16;
+
+/// Whether the original position `last` of the function's last segment (at `last_at`) is already mapped by one of
+/// the first [`HEAD_SEGMENTS`] segments from `start`: then the end repeats the head and says nothing of where the
+/// original function ends. Closure Compiler maps a block's closing `}` to the same original position as its opening
+/// `{` (rxjs 6.6.7's `rxjs.umd.min.js`: `a.prototype._next=function(b){…}`, the `{` and the `}` both at
+/// `MapSubscriber.prototype._next`'s `{`); a function another one's code was inlined into ends on its own `}`, which
+/// its head does not map.
+fn mapped_in_head(
+    index: &SourceMapIndex,
+    start: GeneratedPosition,
+    last_at: GeneratedPosition,
+    last: &OriginalPosition<'_>,
+) -> bool {
+    let mut p = start;
+    for _ in 0..HEAD_SEGMENTS {
+        // A lookup stays on its line: the head may go on on the next one.
+        let hit = match index.lookup(p, Bias::LeastUpperBound) {
+            Ok(Some(hit)) => hit,
+            Ok(None) if p.line < last_at.line => {
+                p = GeneratedPosition {
+                    line: p.line + 1,
+                    column: 0,
+                };
+                continue;
+            }
+            _ => return false,
+        };
+        if hit.generated >= last_at {
+            return false;
+        }
+        if hit
+            .original
+            .is_some_and(|o| o.source == last.source && position_of(&o) == position_of(last))
+        {
+            return true;
+        }
+        p = GeneratedPosition {
+            line: hit.generated.line,
+            column: hit.generated.column + 1,
+        };
+    }
+    false
+}
+
 /// The original name of the generated function `f`: `Some(None)` when anonymous, `None` when its name cannot be
 /// mapped.
-fn generated_name(index: &SourceMapIndex, f: &FunctionAt<'_>) -> Option<Option<String>> {
+fn generated_name(
+    index: &SourceMapIndex,
+    g: GeneratedCode<'_>,
+    f: &FunctionAt<'_>,
+) -> Option<Option<String>> {
     if f.parts.is_empty() {
         return Some(None);
     }
@@ -314,7 +404,13 @@ fn generated_name(index: &SourceMapIndex, f: &FunctionAt<'_>) -> Option<Option<S
         let in_qualifier = i < f.qualifier;
         let text = match part.token {
             None => Some(f.text(part).to_string()),
-            Some(t) => token_name(index, t, f.text(part)),
+            Some(t) => {
+                // `#name`: the column before the identifier is its own `#`, not another token's end.
+                let private =
+                    i > 0 && f.parts[i - 1].token.is_none() && f.text(&f.parts[i - 1]) == "#";
+                g.map_position(t)
+                    .and_then(|t| token_name(index, t, f.text(part), !private))
+            }
         };
         match (text, in_qualifier) {
             (Some(t), true) => qualifier.push_str(&t),
@@ -330,20 +426,35 @@ fn generated_name(index: &SourceMapIndex, f: &FunctionAt<'_>) -> Option<Option<S
     Some(Some(name))
 }
 
-/// The original name of the identifier `text` at `t` in the generated file: the `names` entry of the segment that
-/// starts exactly there, or the text itself when that segment has none (not renamed). No segment there: unknown.
-fn token_name(index: &SourceMapIndex, t: TextPosition, text: &str) -> Option<String> {
-    let p = GeneratedPosition {
-        line: t.line,
-        column: t.column,
-    };
+/// The original name of the identifier `text` at `p` (in the map's lines) in the generated file: the `names` entry of
+/// the segment that starts exactly there, or the text itself when that segment has none (not renamed). No segment
+/// there: a named segment one column before it is the token's ([`EARLY_NAME_COLUMNS`]) when `early` allows; else
+/// unknown.
+fn token_name(
+    index: &SourceMapIndex,
+    p: GeneratedPosition,
+    text: &str,
+    early: bool,
+) -> Option<String> {
     let hit = index.lookup(p, Bias::GreatestLowerBound).ok()??;
-    if hit.generated != p {
-        return None;
+    if hit.generated == p {
+        let o = hit.original?;
+        return Some(o.name.unwrap_or(text).to_string());
     }
-    let o = hit.original?;
-    Some(o.name.unwrap_or(text).to_string())
+    let early = early
+        && hit.generated.line == p.line
+        && p.column - hit.generated.column <= EARLY_NAME_COLUMNS;
+    early.then_some(hit.original?.name?).map(str::to_string)
 }
+
+/// How many columns before its identifier a map may put the identifier's named segment. Closure Compiler starts a
+/// token's segment where the previous token ends, so `function Pb(` carries `createInvalidObservableTypeError` on
+/// the space before `Pb` and `a.prototype._next` its names on the `;` and the dots (rxjs's UMD bundles; Sentry's
+/// `off-by-one` fixture). Sentry's resolver accepts the same one column: js-source-scopes `NameResolver::try_map_token`
+/// (`src/name_resolver.rs`, `is_exactish_match`: `token.get_dst_col() >= source_position.column.saturating_sub(1)`).
+/// Only a segment with a name is taken there: an unnamed segment one column early is another token's (a `.`, a `(`),
+/// and says nothing of whether the identifier was renamed.
+const EARLY_NAME_COLUMNS: u32 = 1;
 
 #[cfg(test)]
 mod tests {
@@ -391,6 +502,17 @@ mod tests {
         original: Option<&str>,
         p: (u32, u32),
     ) -> Option<ScopeAnswer> {
+        answer_shifted(index, generated, 0, original, p)
+    }
+
+    /// [`answer`] with the generated text `shift` lines below the map's lines.
+    fn answer_shifted(
+        index: &SourceMapIndex,
+        generated: &str,
+        shift: i64,
+        original: Option<&str>,
+        p: (u32, u32),
+    ) -> Option<ScopeAnswer> {
         let g = FunctionScopes::parse(generated, "b.js", Dialect::Generated).unwrap();
         let o = original.map(|t| FunctionScopes::parse(t, "orig.js", Dialect::Original).unwrap());
         let p = GeneratedPosition {
@@ -401,7 +523,8 @@ mod tests {
             .original_position(p, Bias::GreatestLowerBound)
             .unwrap()
             .unwrap();
-        function_by_scopes(index, p, &at, Some(&g), o.as_ref())
+        let g = GeneratedCode { scopes: &g, shift };
+        function_by_scopes(index, p, &at, Some(g), o.as_ref())
     }
 
     fn named(name: &str, origin: ScopeOrigin) -> Option<ScopeAnswer> {
@@ -466,6 +589,78 @@ mod tests {
         assert_eq!(
             answer(&index, GENERATED, Some(ORIGINAL), (0, 23)),
             named("arrayMap", ScopeOrigin::Original)
+        );
+    }
+
+    #[test]
+    fn a_shifted_text_is_read_on_the_shifted_lines() {
+        // The map describes GENERATED; the bundle has two banner lines above it (`--apply-shift` of +2).
+        let bannered = format!("/* a */\n/* b */\n{GENERATED}");
+        let index = minified();
+        assert_eq!(
+            answer_shifted(&index, &bannered, 2, None, (0, 23)),
+            named("arrayMap", ScopeOrigin::Generated)
+        );
+        // Read unshifted, the frame's line of the text is the banner: no function there.
+        assert_eq!(answer_shifted(&index, &bannered, 0, None, (0, 23)), None);
+    }
+
+    #[test]
+    fn a_named_segment_one_column_before_the_identifier_is_its_own() {
+        // Closure Compiler starts `e`'s segment on the space before it (column 8).
+        let segments = |name| {
+            [
+                ((0, 0), (0, 0), None),
+                ((0, 8), (0, 9), name),
+                ((0, 23), (0, 44), Some(1)),
+                ((0, 27), (0, 60), None),
+            ]
+        };
+        let index = map(&segments(Some(0)), &["arrayMap", "iteratee"]);
+        assert_eq!(
+            answer(&index, GENERATED, None, (0, 23)),
+            named("arrayMap", ScopeOrigin::Generated)
+        );
+        // Unnamed, the segment there is another token's: `e` may have been renamed, and its name is unknown.
+        let index = map(&segments(None), &["arrayMap", "iteratee"]);
+        assert_eq!(answer(&index, GENERATED, None, (0, 23)), None);
+    }
+
+    #[test]
+    fn a_private_names_own_hash_is_not_an_early_segment() {
+        // gen: class r{#p(){throw 1}}: the segment at `#` (8) is the whole `#p`'s, named `#priv`; `p` (9) has none.
+        let generated = "class r{#p(){throw 1}}";
+        let index = map(
+            &[
+                ((0, 0), (0, 0), None),
+                ((0, 6), (0, 6), Some(0)),
+                ((0, 8), (0, 15), Some(1)),
+                ((0, 13), (0, 25), None),
+                ((0, 21), (0, 33), None),
+            ],
+            &["Parser", "#priv"],
+        );
+        assert_eq!(answer(&index, generated, None, (0, 13)), None);
+    }
+
+    #[test]
+    fn a_closing_brace_mapped_to_the_opening_one_does_not_refuse_the_function() {
+        // Closure Compiler maps the body's `}` (27) to the same place as its `{` (15): before the frame, but the end
+        // only repeats the head. (An inlined function's `}` maps to a place its head does not: refused below.)
+        let index = map(
+            &[
+                ((0, 0), (0, 0), None),
+                ((0, 9), (0, 9), Some(0)),
+                ((0, 15), (0, 35), None),
+                ((0, 16), (0, 37), None),
+                ((0, 23), (0, 44), Some(1)),
+                ((0, 27), (0, 35), None),
+            ],
+            &["arrayMap", "iteratee"],
+        );
+        assert_eq!(
+            answer(&index, GENERATED, None, (0, 23)),
+            named("arrayMap", ScopeOrigin::Generated)
         );
     }
 

@@ -2,10 +2,11 @@
 //!
 //! Which map a frame uses is the caller's business (it may involve the file system or a dev server); this module
 //! takes the map and does the lookups. The frame's function, best source first: Metro's function map
-//! (`x_facebook_sources`), the ECMA-426 `scopes` field, scope analysis of the generated code, then of the original
-//! source (`function_name`), the frame's own name. Which one was used is recorded. The `names` entry of the mapping
-//! at the frame is kept as `name` — it is the token executed there, usually the callee — and never becomes the
-//! function.
+//! (`x_facebook_sources`), the ECMA-426 `scopes` field, a dart2js map's name at the frame, scope analysis of the
+//! generated code, then of the original source (`function_name`), the frame's own name. Which one was used is
+//! recorded. The `names` entry of the mapping at the frame is kept as `name` — it is the token executed there, usually
+//! the callee — and never becomes the function, except in a map dart2js made, whose names are its members' (see
+//! `enclosing_function`).
 
 use std::fmt::Write;
 
@@ -15,7 +16,9 @@ use crate::map::compact::Bias;
 use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
 use crate::map::metro::{metro_file, Space};
 use crate::trace::code_frame::code_frame;
-use crate::trace::function_name::{function_by_scopes, CodeScopes, NoCode, ScopeOrigin};
+use crate::trace::function_name::{
+    function_by_scopes, CodeScopes, GeneratedCode, NoCode, ScopeOrigin,
+};
 use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
 
 /// Where a frame's function name came from.
@@ -26,6 +29,8 @@ pub enum FunctionNameSource {
     FunctionMap,
     /// The ECMA-426 `scopes` field.
     Scopes,
+    /// dart2js's map: the `names` entry of the frame's own segment, which dart2js sets to the enclosing member.
+    Dart2js,
     /// The function around the frame in the generated file, its name tokens looked up in the map.
     GeneratedScopes,
     /// The function around the original position in the original source.
@@ -408,6 +413,18 @@ pub fn enclosing_function(
     if let Some(name) = index.scopes_function_name(section, p) {
         return Some(named(name, FunctionNameSource::Scopes));
     }
+    // dart2js names every segment after the Dart member its code is in (`main`, `_RootZone.runUnary`,
+    // `Future.<anonymous function>`), not after the token there: an async function's body runs in a generated
+    // closure (`var $async$be=A.dv(function(a,b){…})` for `main`, which V8 prints as an anonymous frame) whose
+    // segments still carry `main`. Dart's own tool names a frame by its segment's name
+    // alone: `source_map_stack_trace`'s `mapStackTrace` (dart-lang/tools,
+    // `pkgs/source_map_stack_trace/lib/source_map_stack_trace.dart`) gives each frame `span.isIdentifier ? span.text
+    // : frame.member` for minified output. A segment without a name says nothing, and the code is asked.
+    if index.section_is_dart2js(section) {
+        if let Some(name) = o.name {
+            return Some(named(name.to_string(), FunctionNameSource::Dart2js));
+        }
+    }
     // A source with a function map, or a section with `scopes`, that does not cover the position is not parsed for
     // more.
     if !section_names_from_code(index, section, o.source) {
@@ -415,7 +432,11 @@ pub fn enclosing_function(
     }
     let generated = code.generated(map);
     let original = code.original(map, o.source);
-    let answer = function_by_scopes(index, p, o, generated.as_deref(), original.as_deref())?;
+    let generated = generated.as_deref().map(|scopes| GeneratedCode {
+        scopes,
+        shift: code.generated_shift(map),
+    });
+    let answer = function_by_scopes(index, p, o, generated, original.as_deref())?;
     // An answer from the original code is its innermost function around the position (`function_by_scopes`).
     let function_line = match (&answer.origin, answer.top_level, original.as_deref()) {
         (ScopeOrigin::Original, false, Some(scopes)) => scopes

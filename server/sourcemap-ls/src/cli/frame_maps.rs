@@ -661,7 +661,9 @@ pub(super) fn resolve(
             let name = maps[i].index.source(source).url.as_deref()?.to_string();
             Some((name, original_text(&maps[i], source)?))
         },
-    );
+    )
+    // A shifted frame's function is found in the bundle's text as shifted as its position.
+    .with_generated_shift(|i| shift_of(Some(i)).unwrap_or(0));
     // The positions first (cheap), to learn which bundles and sources name the frames' functions; those are parsed
     // in parallel, then the frames are named.
     // A chain of maps (a Hermes map's source `app.js`, whose own map was given too) is followed into maps given on
