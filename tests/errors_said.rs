@@ -136,7 +136,8 @@ fn a_root_that_is_not_a_folder_is_refused() {
     for cmd in [vec!["symbolicate"], vec!["profile", "empty.cpuprofile"]] {
         let mut args = cmd.clone();
         args.extend(["--root", "/nonexistent/sourcemap-ls"]);
-        let o = run(dir.path(), &args, TRACE);
+        // No input: the root is refused before the trace is read.
+        let o = run(dir.path(), &args, "");
         let (_, err) = text(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(
@@ -159,4 +160,31 @@ fn an_empty_bundle_is_answered_from_its_map_with_the_fit_unchecked() {
     assert!(out.contains("src/app-b.js:6:11)"), "{out}\n{err}");
     assert!(out.contains("the generated file is empty"), "{out}");
     assert!(!err.contains("map-mismatch"), "{err}");
+}
+
+/// `lookup` on a bundle never answers where the map does not fit it (the stale build of `fixtures/demo-stale`, made
+/// by its make.sh with esbuild: one function edited after the map was made): before the edit answered, after it the
+/// problem said, and a warning on stderr.
+#[test]
+fn lookup_on_a_bundle_withholds_where_its_map_does_not_fit() {
+    let stale = fixtures().join("demo-stale");
+    let o = run(
+        &stale,
+        &["lookup", "stale/dist/app.min.js", "1:50", "1:386"],
+        "",
+    );
+    let (out, err) = text(&o);
+    assert!(err.contains("map-mismatch"), "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["source"], "../src/orders.js", "{out}");
+    assert_eq!(lines[1]["source"], serde_json::Value::Null, "{out}");
+    assert!(
+        lines[1]["problem"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("map-mismatch")),
+        "{out}"
+    );
 }

@@ -100,15 +100,6 @@ const KNOWN: &[Known] = &[
     ("rxjs@7", Root, "", Function, "withheld: the map fits only shifted by +8 lines"),
     ("rxjs@7", MapGiven, "", Position, "withheld: the map fits only shifted by +8 lines"),
     ("rxjs@7", MapGiven, "", Function, "withheld: the map fits only shifted by +8 lines"),
-    // 2. Closure Compiler function names (rxjs, --apply-shift): the original has no text (Input_0, no
-    //    sourcesContent), and the name given is a Closure-renamed identifier or a callee's name from the map's
-    //    `names`.
-    ("rxjs@6", Shifted, "rxjs.umd.min.js:115:426", Function, "expected FilterSubscriber._next (Input_0:3268), got `ca`"),
-    ("rxjs@6", Shifted, "rxjs.umd.min.js:88:252", Function, "expected Observable._subscribe (Input_0:1431), got `a`"),
-    ("rxjs@6", Shifted, "rxjs.umd.min.js:167:24", Function, "expected ScanOperator.call (Input_0:5472), got `ScanOperator`"),
-    ("rxjs@7", Shifted, "rxjs.umd.min.js:46:459", Function, "expected an anonymous function (Input_0:2297), got `fe`"),
-    ("rxjs@7", Shifted, "rxjs.umd.min.js:39:31", Function, "expected Observable._subscribe (Input_0:1841), got `array`"),
-    ("rxjs@7", Shifted, "rxjs.umd.min.js:33:104", Function, "expected errorContext (Input_0:406; 4 frames), got `Ba`, the minified name"),
 ];
 
 /// The function's own name: `async `, `new `, `get `, `set ` and ` [as ALIAS]` dropped, then the last `.`-separated
