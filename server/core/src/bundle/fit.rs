@@ -241,7 +241,7 @@ impl FitReport {
             return format!(
                 "the map does not fit this bundle as it is, but fits every line once shifted by {shift:+} lines: \
                  {how}. Its answers are {} lines off. Make the map after the banner is added (or add the banner with \
-                 the bundler's own banner option), or apply the shift explicitly.",
+                 the bundler's own banner option), or apply the shift explicitly (the CLI's --apply-shift).",
                 shift.abs()
             );
         }
