@@ -3,6 +3,8 @@
 
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/sdk_paths.rs"]
+mod sdk_paths;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,27 +15,9 @@ fn fixtures() -> PathBuf {
     std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")).unwrap()
 }
 
-/// `fixtures/sdk-paths/dist` built (under the lock its own test takes too).
+/// `fixtures/sdk-paths/dist` built.
 fn sdk_dist() -> PathBuf {
-    let d = fixtures().join("sdk-paths");
-    assert!(
-        d.join("node_modules/@sentry/core").is_dir(),
-        "run `npm ci` in fixtures/sdk-paths first (scripts/test-deps does)"
-    );
-    let lock =
-        std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-sdk-paths.lock")).unwrap();
-    lock.lock().unwrap();
-    let out = Command::new("node")
-        .arg("make.mjs")
-        .current_dir(&d)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    d.join("dist")
+    sdk_paths::built().join("dist")
 }
 
 fn run(cwd: &Path, args: &[&str], stdin: &str) -> Output {

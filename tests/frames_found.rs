@@ -7,41 +7,24 @@
 
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/sdk_paths.rs"]
+mod sdk_paths;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use process::output_with_stdin;
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
-    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sdk-paths"))
-        .unwrap()
+    sdk_paths::fixture()
 }
 
-/// Runs make.mjs (under a lock: nextest runs each test in a process of its own; it skips its work when up to date).
+/// The cases make.mjs recorded.
 fn cases() -> &'static Vec<Value> {
     static CASES: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
     CASES.get_or_init(|| {
-        let d = fixture();
-        assert!(
-            d.join("node_modules/@sentry/core").is_dir(),
-            "run `npm ci` in fixtures/sdk-paths first (scripts/test-deps does)"
-        );
-        let lock = std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-sdk-paths.lock"))
-            .unwrap();
-        lock.lock().unwrap();
-        let out = Command::new("node")
-            .arg("make.mjs")
-            .current_dir(&d)
-            .output()
-            .expect("node");
-        drop(lock);
-        assert!(
-            out.status.success(),
-            "make.mjs: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let d = sdk_paths::built();
         serde_json::from_str(&std::fs::read_to_string(d.join("cases.json")).unwrap()).unwrap()
     })
 }
