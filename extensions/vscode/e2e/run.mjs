@@ -88,9 +88,10 @@ try {
     }
     if (args["expected-symbolicate"]) {
       // The same trace through the CLI (`sourcemap-ls symbolicate`): the editor must show what the server says.
-      // The CLI prints the map's `sources` string (`../../demo/src/orders.js`); the editor shows the workspace path of
-      // a source that resolved to a workspace file. Otherwise the text must be the same.
-      const want = fs.readFileSync(args["expected-symbolicate"], "utf8").trimEnd().replaceAll("../../demo/src/", "demo/src/");
+      // The CLI, run in the workspace's traces/ folder, prints the path that opens from there (`../demo/src/orders.js`);
+      // the editor shows the workspace path of a source that resolved to a workspace file. Otherwise the text must be
+      // the same.
+      const want = fs.readFileSync(args["expected-symbolicate"], "utf8").trimEnd().replaceAll("../demo/src/", "demo/src/");
       const got = (host.symbolicatedText ?? "").trimEnd();
       record("[host] symbolicated text equals `sourcemap-ls symbolicate` on the same trace", got === want, { got, want });
     }

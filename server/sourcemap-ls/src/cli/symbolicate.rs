@@ -325,7 +325,7 @@ fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
 
 /// Each answered frame's source as a path that opens from the working directory (`OriginalFrame::path`): a relative
 /// `sources` entry (no scheme, not absolute) joined to its map's folder, shown relative to the working directory
-/// when inside it, else absolute. Sources the map gives as absolute paths or URLs (`webpack://…`) are left as the map
+/// (climbing with `..` where they share a folder below the root), else absolute. Sources the map gives as absolute paths or URLs (`webpack://…`) are left as the map
 /// writes them.
 fn openable_paths(out: &mut [SymbolicatedLine], maps: &[KnownMap]) {
     for f in frames_mut(out) {
@@ -339,12 +339,33 @@ fn openable_paths(out: &mut [SymbolicatedLine], maps: &[KnownMap]) {
             continue;
         }
         let Some(map) = maps.get(m) else { continue };
-        let joined = lexically_normal(&map.dir.join(source));
-        let shown = super::frame_maps::shown(&joined);
+        let Ok(cwd) = std::env::current_dir() else {
+            continue;
+        };
+        let joined = lexically_normal(&cwd.join(&map.dir).join(source));
+        let shown = from_dir(&cwd, &joined);
         if shown != source {
             o.path = Some(shown);
         }
     }
+}
+
+/// `path` (absolute, normal) as it opens from `dir`: relative, climbing with `..` where they share a folder below
+/// the root (`../src/app.js`), else absolute.
+fn from_dir(dir: &Path, path: &Path) -> String {
+    let (d, p): (Vec<_>, Vec<_>) = (dir.components().collect(), path.components().collect());
+    let shared = d.iter().zip(&p).take_while(|(a, b)| a == b).count();
+    if shared <= 1 {
+        return path.display().to_string();
+    }
+    let mut out = PathBuf::new();
+    for _ in shared..d.len() {
+        out.push("..");
+    }
+    for c in &p[shared..] {
+        out.push(c);
+    }
+    out.display().to_string()
 }
 
 /// `path` with `.` and `..` taken out without reading the disk (the source may not exist here).
