@@ -1504,3 +1504,50 @@ fn line_only_and_bare_frames_in_the_server() {
     );
     c.shutdown();
 }
+
+/// Jest's output through the server as through the CLI (`trace::jest`): the line-1 frames of a one-line bundle that
+/// Jest 29.7.0 ran (its module wrapper moves their columns) are never answered with another place than node's own
+/// trace of the same call gives (`fixtures/traces/coloured/out/{jest,node}-line1.txt`).
+#[test]
+fn jest_line_one_frames_are_never_answered_wrong_in_the_server() {
+    let dir = fixtures().join("traces/coloured");
+    let jest = std::fs::read_to_string(dir.join("out/jest-line1.txt")).unwrap();
+    let node = std::fs::read_to_string(dir.join("out/node-line1.txt")).unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(&dir, json!({}), false);
+    let doc = uri(&dir.join("jest.log"));
+    let ask = |c: &mut LspClient, text: &str| {
+        let r = c.result("sourcemap/symbolicate", json!({"text": text, "uri": doc}));
+        r["frames"].as_array().cloned().unwrap_or_default()
+    };
+    let in_bundle = |frames: &[Value]| -> Vec<Value> {
+        frames
+            .iter()
+            .filter(|f| f.to_string().contains("line1.min.js"))
+            .cloned()
+            .collect()
+    };
+    let truth = in_bundle(&ask(&mut c, &node));
+    let got = in_bundle(&ask(&mut c, &jest));
+    assert_eq!(truth.len(), 3, "{truth:?}");
+    assert_eq!(got.len(), 3, "{got:?}");
+    for (g, t) in got.iter().zip(&truth) {
+        let (g_o, t_o) = (&g["original"], &t["original"]);
+        assert!(t_o["source"].is_string(), "node's frame is answered: {t}");
+        if g_o.is_object() {
+            assert_eq!(
+                (&g_o["source"], &g_o["line"], &g_o["character"]),
+                (&t_o["source"], &t_o["line"], &t_o["character"]),
+                "{g}"
+            );
+        } else {
+            assert!(
+                g["unresolved"]
+                    .to_string()
+                    .contains("Jest moves the columns"),
+                "{g}"
+            );
+        }
+    }
+    c.shutdown();
+}

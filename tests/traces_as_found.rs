@@ -480,3 +480,51 @@ fn opera_11_creation_site_is_mapped_and_marked_not_a_caller() {
     assert_eq!(created, [false, false, false, false, true]);
     assert_eq!(stack[4]["original"]["line"], 15, "{json}");
 }
+
+/// Jest moves the columns of a file's first line by its module wrapper (`trace::jest`): the real Jest 29.7.0 output
+/// of a test calling a one-line bundle (`fixtures/traces/coloured/out/jest-line1*.txt`, made by its make.sh) is never
+/// answered with another place than node's own trace of the same call (`node-line1.txt`, the truth): each line-1
+/// frame is either node's answer or not mapped, with Jest's reason.
+#[test]
+fn jest_line_one_columns_are_never_answered_wrong() {
+    let dir = repo().join("fixtures/traces/coloured");
+    // node's trace names /app/dist/line1.min.js (the folder as make.sh writes it): its tail is under the folder.
+    let truth = answers(&dir, &[], coloured("node-line1.txt"));
+    assert_eq!(truth.len(), 3, "{truth:?}");
+    for name in ["jest-line1.txt", "jest-line1.ansi.txt"] {
+        let (json, _) = run_bytes(&dir, &["--json"], coloured(name));
+        let v: Value = serde_json::from_slice(&json).unwrap();
+        let bundle_frames: Vec<&Value> = v["stack"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| {
+                f["generated"]["file"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with("line1.min.js"))
+            })
+            .collect();
+        assert_eq!(bundle_frames.len(), 3, "{name}: {v}");
+        for (f, want) in bundle_frames.iter().zip(&truth) {
+            let o = &f["original"];
+            if o.is_null() {
+                assert!(
+                    f["unresolved"]
+                        .as_str()
+                        .is_some_and(|u| u.contains("Jest moves the columns")),
+                    "{name}: {f}"
+                );
+            } else {
+                assert_eq!(
+                    &json!([o["source"], o["line"], o["column"], o["function"]]),
+                    want,
+                    "{name}: {f}"
+                );
+            }
+        }
+    }
+    // The same bundle's frames as node printed them are answered (line 1 as printed is right there).
+    let (json, _) = run_bytes(&dir, &["--json"], coloured("node-line1.txt"));
+    let v: Value = serde_json::from_slice(&json).unwrap();
+    assert!(v["stack"][0]["original"].is_object(), "{v}");
+}

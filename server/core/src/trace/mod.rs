@@ -8,6 +8,7 @@ pub mod document;
 pub mod function_name;
 pub mod hermes_crash;
 pub mod input;
+pub mod jest;
 pub mod js_scopes;
 pub mod stack;
 pub mod symbolicate;

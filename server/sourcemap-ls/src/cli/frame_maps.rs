@@ -20,6 +20,7 @@ use sourcemap_core::fs::walk::FilesByName;
 use sourcemap_core::map::metro::Space;
 use sourcemap_core::source::today::{SourceDrift, TodayPosition};
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
+use sourcemap_core::trace::jest::take_back_line_one;
 use sourcemap_core::trace::stack::{file_name_of, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
     add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate,
@@ -611,6 +612,8 @@ pub(super) struct Resolution {
     pub(super) problems: Vec<Value>,
     /// The files several bundles could be, with the candidates (also said on stderr).
     pub(super) ambiguous: Vec<AmbiguousFile>,
+    /// Per frame: what was done about Jest's module wrapper on line 1 (`trace::jest`), for `--explain`.
+    pub(super) jest: Vec<Option<String>>,
 }
 
 /// Chooses each frame's map, checks every map used against its bundle, and looks the frames up, naming their
@@ -652,6 +655,9 @@ pub(super) fn resolve(
             }
         }
     }
+    // Jest's module wrapper moves line 1's columns (`trace::jest`): per map, the shift all its line-1 frames confirm
+    // is taken back; where none can be told, those frames are not answered.
+    let jest = take_back_line_one(&mut lines, &choices, |i| &maps[i].index);
     let code = ScopeCache::new(
         |i| {
             let (path, bytes) = maps[i].bundle.read()?;
@@ -724,6 +730,29 @@ pub(super) fn resolve(
         add_function_lines(&mut out, &code);
     }
     let mismatched = withhold_misfits(&mut out, &choices, &printed, maps, shift_of);
+    for (f, jest) in out
+        .iter_mut()
+        .filter_map(SymbolicatedLine::frame_mut)
+        .zip(&jest)
+    {
+        if let Some(Err(why)) = jest {
+            f.original = None;
+            f.ignored = false;
+            f.unresolved = Some((*why).to_string());
+        }
+    }
+    let jest = jest
+        .into_iter()
+        .map(|j| {
+            j.map(|shift| match shift {
+                Ok(n) => format!(
+                    "Jest's module wrapper moved line 1's columns: looked up {n} columns left (every line-1 frame of this \
+                     file lands on a segment so, and not all do as printed)"
+                ),
+                Err(why) => why.to_string(),
+            })
+        })
+        .collect();
     let shifts = choices.iter().map(|&c| shift_of(c)).collect();
     Resolution {
         out,
@@ -733,6 +762,7 @@ pub(super) fn resolve(
         mismatched,
         problems,
         ambiguous,
+        jest,
     }
 }
 

@@ -177,6 +177,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         mismatched,
         problems,
         ambiguous,
+        jest,
     } = resolve(
         &mut catalog,
         lines,
@@ -198,6 +199,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             .enumerate()
             .map(|(k, f)| {
                 let mut lines = explain(f, &chosen[k], &catalog.maps, printed[k], shifts[k]);
+                lines.extend(jest[k].clone());
                 lines.extend(
                     today[k]
                         .as_ref()

@@ -28,6 +28,7 @@ use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::frame_bundles::{maps_for_frames, Ambiguous, NoFileMap};
 use crate::lsp::workspace::map_fit::{fit_now, withheld};
 use sourcemap_core::trace::document::TraceDocument;
+use sourcemap_core::trace::jest::take_back_line_one;
 
 #[derive(Debug, Deserialize)]
 pub struct Params {
@@ -139,6 +140,12 @@ pub async fn symbolicate_in_workspace(
             }))
         })
         .collect();
+    // Jest's module wrapper moves line 1's columns: taken back where the frames tell by how much, else not answered
+    // (`trace::jest`, as the CLI does).
+    let choices: Vec<Option<usize>> = ids.iter().map(|r| r.clone().ok().flatten()).collect();
+    let mut lines = lines.to_vec();
+    let jest = take_back_line_one(&mut lines, &choices, |i| &maps[i].index);
+    let lines = &lines[..];
     let mut next = ids.into_iter();
     // Naming functions may read and parse bundles and sources: not on an async worker.
     let out = tokio::task::block_in_place(|| {
@@ -176,6 +183,17 @@ pub async fn symbolicate_in_workspace(
             }
         }
     });
+    for (f, jest) in out
+        .iter_mut()
+        .filter_map(SymbolicatedLine::frame_mut)
+        .zip(&jest)
+    {
+        if let Some(Err(why)) = jest {
+            f.original = None;
+            f.ignored = false;
+            f.unresolved = Some((*why).to_string());
+        }
+    }
     (out, maps, ambiguous)
 }
 
