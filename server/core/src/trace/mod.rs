@@ -1,5 +1,6 @@
 //! Stack traces: reading a trace's bytes in any encoding (`input`) and past terminal colours (`ansi`), parsing every
-//! engine's format (`stack`), Hermes crash reports (`hermes_crash`), resolving frames against maps (`symbolicate`)
+//! engine's format (`stack`), Jest's moved line-1 columns (`jest`), Hermes crash reports (`hermes_crash`), resolving frames
+//! against maps (`symbolicate`)
 //! and showing the original code around a frame (`code_frame`).
 
 pub mod ansi;
