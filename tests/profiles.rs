@@ -621,3 +621,32 @@ fn the_language_server_answers_sourcemap_profile_with_locations() {
     );
     c.shutdown();
 }
+
+/// A profile saved as UTF-16 (Windows PowerShell 5.1's `>` writes UTF-16LE with a byte-order mark; no PowerShell
+/// here, so the bytes are transcoded from the real Chrome trace) answers as the UTF-8 file does.
+#[test]
+fn a_utf16_profile_answers_as_its_utf8_text() {
+    let root = fixtures();
+    let trace = root.join("recordings/chrome/esbuild.inventory.trace.json");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let utf16 = dir.path().join("trace.json");
+    let mut bytes = vec![0xFF, 0xFE];
+    for unit in text.encode_utf16() {
+        bytes.extend_from_slice(&unit.to_le_bytes());
+    }
+    std::fs::write(&utf16, bytes).unwrap();
+    let dist = root.join("dist/esbuild");
+    let frames = |p: &Path| {
+        json_of(profile(&[
+            p.to_str().unwrap(),
+            "--json",
+            "--root",
+            dist.to_str().unwrap(),
+        ]))["frames"]
+            .clone()
+    };
+    let want = frames(&trace);
+    assert!(want.as_array().is_some_and(|f| f.len() > 400), "{want}");
+    assert_eq!(frames(&utf16), want);
+}

@@ -845,21 +845,25 @@ fn in_v8_shape(frame_function: Option<&str>, name: &str) -> String {
 /// The whole trace as text, frames rewritten, other lines unchanged.
 pub fn render_text(lines: &[SymbolicatedLine], options: TextOptions) -> String {
     let mut out = String::new();
-    let mut folded = 0usize;
-    let flush = |out: &mut String, folded: &mut usize| {
-        if *folded > 0 {
-            let _ = writeln!(
+    // How many frames are folded, and whether the last one's line ended in CRLF (the folded line ends as it did).
+    let mut folded = (0usize, false);
+    let flush = |out: &mut String, folded: &mut (usize, bool)| {
+        if folded.0 > 0 {
+            let _ = write!(
                 out,
-                "    ... {} ignore-listed frame{}",
-                folded,
-                if *folded == 1 { "" } else { "s" }
+                "    ... {} ignore-listed frame{}{}\n",
+                folded.0,
+                if folded.0 == 1 { "" } else { "s" },
+                if folded.1 { "\r" } else { "" }
             );
-            *folded = 0;
+            *folded = (0, false);
         }
     };
     for l in lines {
         match l {
-            SymbolicatedLine::Frame(f) if options.collapse_ignored && f.ignored => folded += 1,
+            SymbolicatedLine::Frame(f) if options.collapse_ignored && f.ignored => {
+                folded = (folded.0 + 1, f.frame.line_as_written().ends_with('\r'));
+            }
             SymbolicatedLine::Frame(f) => {
                 flush(&mut out, &mut folded);
                 out.push_str(&render_frame(f, options));
@@ -1174,6 +1178,33 @@ mod tests {
         assert_eq!(
             text,
             "    at x (a.js:1:1)\n    ... 2 ignore-listed frames\nend\n"
+        );
+        // In CRLF input the folded line ends as the frames' lines did.
+        let crlf = |ignored| {
+            SymbolicatedLine::Frame(SymbolicatedFrame {
+                frame: match crate::trace::stack::parse_line(
+                    "    at x (a.js:1:1)\r",
+                    PlainInput::default(),
+                ) {
+                    StackLine::Frame(f) => f,
+                    _ => unreachable!(),
+                },
+                map: None,
+                original: None,
+                ignored,
+                unresolved: None,
+            })
+        };
+        let text = render_text(
+            &[crlf(false), crlf(true), crlf(true)],
+            TextOptions {
+                collapse_ignored: true,
+                ..TextOptions::default()
+            },
+        );
+        assert_eq!(
+            text,
+            "    at x (a.js:1:1)\r\n    ... 2 ignore-listed frames\r\n"
         );
     }
 }

@@ -54,9 +54,19 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
             })?)
         };
     let bytes: &[u8] = mapped.as_deref().unwrap_or_default();
+    // A profile saved as UTF-16 (Windows PowerShell 5.1's `>` writes UTF-16LE with a byte-order mark) is read as its
+    // UTF-8 text (`trace::input`, the one reader of encodings by their BOM); JSON itself is UTF-8 (RFC 8259 §8.1).
+    let transcoded = matches!(bytes, [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..]).then(|| {
+        sourcemap_core::trace::input::decode(bytes)
+            .text
+            .into_bytes()
+    });
+    let bytes: &[u8] = transcoded.as_deref().unwrap_or(bytes);
     // The Hermes reader and writer tell of the bytes they have passed: those pages leave the process (on a long
-    // recording, peak memory 1.97 → 1.25–1.30 × the file; docs/PERFORMANCE.md, "Profiles").
-    let passed = |range: std::ops::Range<usize>| drop_pages(mapped.as_ref(), range);
+    // recording, peak memory 1.97 → 1.25–1.30 × the file; docs/PERFORMANCE.md, "Profiles"). Not for a transcoded
+    // copy, whose offsets are not the file's.
+    let file_map = mapped.as_ref().filter(|_| transcoded.is_none());
+    let passed = |range: std::ops::Range<usize>| drop_pages(file_map, range);
     if is_heap_snapshot(bytes) {
         return run_heap_snapshot(&args, bytes);
     }
