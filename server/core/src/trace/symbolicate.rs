@@ -849,9 +849,9 @@ pub fn render_text(lines: &[SymbolicatedLine], options: TextOptions) -> String {
     let mut folded = (0usize, false);
     let flush = |out: &mut String, folded: &mut (usize, bool)| {
         if folded.0 > 0 {
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "    ... {} ignore-listed frame{}{}\n",
+                "    ... {} ignore-listed frame{}{}",
                 folded.0,
                 if folded.0 == 1 { "" } else { "s" },
                 if folded.1 { "\r" } else { "" }
