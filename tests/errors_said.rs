@@ -172,3 +172,15 @@ fn lookup_on_a_bundle_withholds_where_its_map_does_not_fit() {
         "{out}"
     );
 }
+
+/// `lookup` on Hermes bytecode: its map's columns are offsets on line 1, and the bytecode has no lines to check them
+/// by, so the answer is the map's (as with the map given), never "past the end of line 1".
+#[test]
+fn lookup_on_hermes_bytecode_answers_from_its_map() {
+    let hermes = fixtures().join("traces/hermes");
+    let (via_bytecode, _) = text(&run(&hermes, &["lookup", "app.hbc", "1:248"], ""));
+    let (via_map, _) = text(&run(&hermes, &["lookup", "app.hbc.map", "1:248"], ""));
+    assert!(!via_bytecode.contains("problem"), "{via_bytecode}");
+    assert!(via_bytecode.contains("\"source\":\""), "{via_bytecode}");
+    assert_eq!(via_bytecode, via_map);
+}

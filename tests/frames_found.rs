@@ -219,3 +219,53 @@ fn sources_print_as_paths_that_open_from_the_working_directory() {
     let path = first["path"].as_str().unwrap();
     assert!(dist.join(path).is_file(), "{first}");
 }
+
+/// A path that names a package is that package's file: `…/node_modules/other-lib/b/test.min.js` is never answered
+/// by the root's own `b/test.min.js`, whose name and tail it shares; a package that is here is found by its path.
+#[test]
+fn a_package_path_is_never_answered_by_a_file_of_another_package() {
+    let local = input(case("local"));
+    let other = local.replace(
+        "b/test.min.js",
+        "/ci/proj/node_modules/other-lib/b/test.min.js",
+    );
+    let got = answers(&symbolicate(&[], &other));
+    assert!(got.iter().all(|a| a == "-"), "{got:?}");
+    let here = local.replace(
+        "b/test.min.js",
+        "/ci/proj/node_modules/orders/dist/orders.min.js",
+    );
+    let want = answers(&symbolicate(&[], &local));
+    assert_eq!(answers(&symbolicate(&[], &here)), want);
+}
+
+/// `file:` URLs of another machine (Node's ESM, Electron) are read by their path's tail, as plain paths are.
+#[test]
+fn a_file_url_of_another_machine_is_read_by_its_tail() {
+    let local = input(case("local"));
+    let want = answers(&symbolicate(&[], &local));
+    for form in [
+        "file:///srv/app/b/test.min.js",
+        "file:///C:/srv/app/b/test.min.js",
+    ] {
+        let trace = local.replace("b/test.min.js", form);
+        assert_eq!(answers(&symbolicate(&[], &trace)), want, "{form}");
+    }
+}
+
+/// The one map given answers a renamed copy of its own bundle (the same bytes), as deployed copies are.
+#[test]
+fn the_one_map_given_answers_a_copy_of_its_bundle() {
+    let _ = cases();
+    let dist = fixture().join("dist");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(dist.join("b/test.min.js"), dir.path().join("public.js")).unwrap();
+    let local = input(case("local"));
+    let want = answers(&symbolicate(&[], &local));
+    let trace = local.replace(
+        "b/test.min.js",
+        &dir.path().join("public.js").display().to_string(),
+    );
+    let map = dist.join("b/test.min.js.map").display().to_string();
+    assert_eq!(answers(&symbolicate(&[&map], &trace)), want);
+}

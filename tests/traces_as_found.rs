@@ -528,3 +528,16 @@ fn jest_line_one_columns_are_never_answered_wrong() {
     let v: Value = serde_json::from_slice(&json).unwrap();
     assert!(v["stack"][0]["original"].is_object(), "{v}");
 }
+
+/// A `●` bullet is not Jest (systemd prints one before a service's output): the demo's node trace after a
+/// `systemctl status` header maps as the bare trace does, no column moved.
+#[test]
+fn a_bullet_that_is_not_jest_moves_no_column() {
+    let demo = repo().join("fixtures/demo");
+    let want = answers(&demo, &[], demo_trace());
+    let with_header = format!(
+        "● demo.service - Demo app\n     Loaded: loaded (/etc/systemd/system/demo.service)\n{}",
+        demo_trace()
+    );
+    assert_eq!(answers(&demo, &[], with_header), want);
+}

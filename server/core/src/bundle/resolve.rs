@@ -166,8 +166,8 @@ pub struct AmbiguousFile {
 /// `app:///index.android.bundle` by React Native and Electron, `capacitor://localhost/main.js`,
 /// `webpack-internal:///./src/app.js`), Sentry's release-relative `~/static/app.js` (its artifact names: `~` is any
 /// host), an absolute path of another machine or a container (`/usr/src/app/dist/main.js`), or a Windows path
-/// (`C:\build\dist\app.js`). `.` segments dropped, `..` taken back; `None` for a relative path (it is tried under
-/// the roots as it is) and a local `file:` URL (it names this machine's file).
+/// (`C:\build\dist\app.js`), or a `file:` URL of another machine (Node's ESM, Electron). `.` segments dropped, `..`
+/// taken back; `None` for a relative path (it is tried under the roots as it is).
 pub fn frame_path_parts(file: &str) -> Option<Vec<String>> {
     let plain = |p: &str| -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
@@ -199,7 +199,7 @@ pub fn frame_path_parts(file: &str) -> Option<Vec<String>> {
     if file.starts_with('/') {
         return Some(plain(file.split(['?', '#']).next().unwrap_or(file)));
     }
-    if !file.contains("://") || file.starts_with("file:") {
+    if !file.contains("://") {
         return None;
     }
     let url = url::Url::parse(file).ok()?;
@@ -211,7 +211,16 @@ pub fn frame_path_parts(file: &str) -> Option<Vec<String>> {
                 .into_owned()
         })
         .collect();
-    Some(plain(&decoded.join("/")))
+    let mut parts = plain(&decoded.join("/"));
+    // `file:///C:/build/app.js`: the drive is no folder of the build.
+    if url.scheme() == "file"
+        && parts
+            .first()
+            .is_some_and(|d| d.len() == 2 && d.ends_with(':'))
+    {
+        parts.remove(0);
+    }
+    Some(parts)
 }
 
 /// Each frame's choice, in order, and the files left ambiguous.
@@ -343,7 +352,15 @@ impl<P: Place> Resolver<'_, '_, P> {
             .or_else(|| self.asked.chosen.get(name))
             .cloned();
         if let Some(bundle) = chosen {
-            return match self.map_of(&bundle) {
+            // The user's word binds the one map given, when its bundle is not known otherwise.
+            let bound = match self.asked.given {
+                [only] if only.bundle.is_none() => Some((
+                    only.map.clone(),
+                    "the one map given (bound to it by --bundle)".to_string(),
+                )),
+                _ => None,
+            };
+            return match self.map_of(&bundle).or(bound) {
                 Some((map, how)) => Choice::Map {
                     why: format!(
                         "the bundle chosen for {file}, {}; its map: {how}",
@@ -368,7 +385,7 @@ impl<P: Place> Resolver<'_, '_, P> {
             Some(Err(why)) => return Choice::Unmapped { why },
             None => {}
         }
-        let by_path = self.by_path(file);
+        let by_path = self.by_path(file, positions);
         if let Some((bundle, how)) = &by_path {
             if let Some((map, map_how)) = self.map_of(bundle) {
                 return Choice::Map {
@@ -402,7 +419,28 @@ impl<P: Place> Resolver<'_, '_, P> {
             return self.among(file, naming, positions, &format!("maps given name {name}"));
         }
         let named = if by_path.is_none() {
-            self.place.named(name)
+            // A path that names a package (`…/node_modules/some-lib/dist/index.js`) is that package's file: a
+            // same-named file elsewhere (the root's own `dist/index.js`) is not it.
+            let package = frame_path_parts(file).and_then(|parts| {
+                let at = parts
+                    .iter()
+                    .rposition(|p| crate::fs::walk::is_dependency_dir(p))?;
+                let scoped = parts.get(at + 1)?.starts_with('@');
+                Some(parts[at..(at + if scoped { 3 } else { 2 }).min(parts.len())].to_vec())
+            });
+            let mut named = self.place.named(name);
+            if let Some(package) = package {
+                named.retain(|p| {
+                    let parts: Vec<String> = p
+                        .components()
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                        .collect();
+                    parts
+                        .windows(package.len())
+                        .any(|w| w == package.as_slice())
+                });
+            }
+            named
         } else {
             Vec::new()
         };
@@ -480,73 +518,8 @@ impl<P: Place> Resolver<'_, '_, P> {
             .as_ref()
             .map(|b| self.place.shown(b))
             .or_else(|| only.names.first().cloned());
-        if let Some(own) = &only.bundle {
-            if let Some(first) = here.first() {
-                if self
-                    .place
-                    .text(first)
-                    .is_some_and(|t| is_hermes_bytecode((*t).as_ref()))
-                {
-                    return Choice::Unmapped {
-                        why: self.bytecode_without_map(first),
-                    };
-                }
-                return Choice::Unmapped {
-                    why: format!(
-                        "{} is a file of its own, not the bundle of the map given (that is {}): a map is never \
-                         read for another file (give this file's map, or --bundle {name}=PATH for its bundle)",
-                        self.place.shown(first),
-                        self.place.shown(own)
-                    ),
-                };
-            }
-        } else if !here.is_empty() {
-            let mut fitting = Vec::new();
-            let mut bytecode = false;
-            for bundle in &here {
-                let report = self.fit_whole(&only.map, bundle);
-                bytecode |= report.as_ref().is_some_and(|r| {
-                    r.verdict == Verdict::Unknown
-                        && r.unknown_because.is_some_and(|w| w.contains("bytecode"))
-                });
-                // Confirmed, not merely not refuted: a few segments landing on token starts of a small file prove
-                // nothing.
-                if report.is_some_and(|r| {
-                    r.verdict == Verdict::Fits
-                        && r.shift_lines.is_none()
-                        && r.evidence.segments >= MIN_SEGMENTS_TO_CONFIRM
-                }) {
-                    fitting.push(bundle.clone());
-                }
-            }
-            if bytecode && fitting.is_empty() {
-                return Choice::Unmapped {
-                    why: self.bytecode_without_map(&here[0]),
-                };
-            }
-            if let [bundle] = &fitting[..] {
-                return Choice::Map {
-                    map: only.map.clone(),
-                    why: format!(
-                        "{} leads to no map; the one map given fits its text (the fit check on every segment)",
-                        self.place.shown(bundle)
-                    ),
-                    bundle: Some(bundle.clone()),
-                };
-            }
-            let shown: Vec<String> = here.iter().map(|b| self.place.shown(b)).collect();
-            return Choice::Unmapped {
-                why: format!(
-                    "{} {} here, and the map given {}: not its bundle, so not mapped (give this file's map)",
-                    shown.join(", "),
-                    if shown.len() == 1 { "is" } else { "are" },
-                    if fitting.is_empty() {
-                        "does not fit its text".to_string()
-                    } else {
-                        format!("fits {} of them alike", fitting.len())
-                    }
-                ),
-            };
+        if !here.is_empty() {
+            return self.one_map_for_a_file_here(name, only, &here);
         }
         if let Some(other) = only
             .names
@@ -602,13 +575,117 @@ impl<P: Place> Resolver<'_, '_, P> {
         check_fit(self.place.index(map), (*text).as_ref(), id.as_deref()).ok()
     }
 
+    /// The one map given, for a frame whose file is here (`here`: the files its path or name finds, none leading to a
+    /// map): that file is the map's bundle when it is a copy of the map's own bundle (the same bytes), or when the map
+    /// fits its whole text, confirmed on at least [`MIN_SEGMENTS_TO_CONFIRM`] segments (or confirmed once shifted by
+    /// whole lines: a banner, which the fit check then reports per frame). Otherwise it is a file of its own, and the
+    /// reason says which of these failed.
+    fn one_map_for_a_file_here(
+        &mut self,
+        name: &str,
+        only: &GivenMap<P::Map>,
+        here: &[PathBuf],
+    ) -> Choice<P::Map> {
+        let own_text: Option<Vec<u8>> = only
+            .bundle
+            .as_deref()
+            .and_then(|b| self.place.text(b))
+            .map(|t| (*t).as_ref().to_vec());
+        let mut taken: Vec<(PathBuf, String)> = Vec::new();
+        let (mut bytecode, mut thin, mut misfit) = (false, None, false);
+        for bundle in here {
+            let text = self.place.text(bundle).map(|t| (*t).as_ref().to_vec());
+            if let (Some(own), Some(text)) = (&own_text, &text) {
+                if own == text {
+                    taken.push((
+                        bundle.clone(),
+                        format!(
+                            "{} is a copy of the map's bundle (the same bytes)",
+                            self.place.shown(bundle)
+                        ),
+                    ));
+                    continue;
+                }
+            }
+            bytecode |= text.as_deref().is_some_and(is_hermes_bytecode);
+            match self.fit_whole(&only.map, bundle) {
+                Some(r) if r.shift_lines.is_some() => taken.push((
+                    bundle.clone(),
+                    format!(
+                        "{} leads to no map; the one map given fits its whole text once shifted by whole lines",
+                        self.place.shown(bundle)
+                    ),
+                )),
+                Some(r)
+                    if r.verdict == Verdict::Fits
+                        && r.evidence.segments >= MIN_SEGMENTS_TO_CONFIRM =>
+                {
+                    taken.push((
+                        bundle.clone(),
+                        format!(
+                            "{} leads to no map; the one map given fits its text ({} segments checked)",
+                            self.place.shown(bundle),
+                            r.evidence.segments
+                        ),
+                    ))
+                }
+                Some(r) if r.verdict == Verdict::Fits => thin = Some(r.evidence.segments),
+                _ => misfit = true,
+            }
+        }
+        if let [(bundle, why)] = &taken[..] {
+            return Choice::Map {
+                map: only.map.clone(),
+                why: why.clone(),
+                bundle: Some(bundle.clone()),
+            };
+        }
+        let first = self.place.shown(&here[0]);
+        if bytecode && taken.is_empty() {
+            return Choice::Unmapped {
+                why: self.bytecode_without_map(&here[0]),
+            };
+        }
+        let why = if taken.len() > 1 {
+            format!(
+                "{} files named {name} are here and the map given could be any of them: not mapped (choose one: \
+                 --bundle {name}=PATH)",
+                taken.len()
+            )
+        } else if let (Some(n), false) = (thin, misfit) {
+            format!(
+                "{first} is here and the map given fits its text, but on {n} segments only: too few to tell it is \
+                 this file's map, so not mapped (if it is: --bundle {name}={first})"
+            )
+        } else if let Some(own) = &only.bundle {
+            format!(
+                "{first} is a file of its own, not the bundle of the map given (that is {}): a map is never read \
+                 for another file (give this file's map, or --bundle {name}=PATH for its bundle)",
+                self.place.shown(own)
+            )
+        } else {
+            format!(
+                "{first} is here, and the map given does not fit its text: not its bundle, so not mapped (give \
+                 this file's map)"
+            )
+        };
+        Choice::Unmapped { why }
+    }
+
     /// The bundle a frame's path names, and how it was found.
-    fn by_path(&mut self, file: &str) -> Option<(PathBuf, String)> {
+    fn by_path(
+        &mut self,
+        file: &str,
+        positions: &[GeneratedPosition],
+    ) -> Option<(PathBuf, String)> {
         if file.starts_with("file:") {
-            let local = url::Url::parse(file).ok()?.to_file_path().ok()?;
-            return local
-                .is_file()
-                .then(|| (local, format!("the file {file} names")));
+            let local = url::Url::parse(file)
+                .ok()
+                .and_then(|u| u.to_file_path().ok())
+                .filter(|p| p.is_file());
+            if let Some(local) = local {
+                return Some((local, format!("the file {file} names")));
+            }
         }
         let roots = self.place.roots();
         let plain = file.split(['?', '#']).next().unwrap_or(file);
@@ -635,10 +712,23 @@ impl<P: Place> Resolver<'_, '_, P> {
                 continue;
             }
             let p = root.join(&tail);
-            if p.is_file() && self.map_of(&p).is_some() {
-                let why = format!("{what} {tail} under {}", self.place.shown(&root));
-                return Some((p, why));
+            if !p.is_file() {
+                continue;
             }
+            let Some((map, _)) = self.map_of(&p) else {
+                continue;
+            };
+            // A tail is weaker than a path: a file whose text cannot hold the frames' positions (lines it does not
+            // have, columns past its lines' ends) is another file that shares the tail.
+            let impossible = self.place.text(&p).is_some_and(|text| {
+                frames_evidence(self.place.index(&map), (*text).as_ref(), positions)
+                    == f64::NEG_INFINITY
+            });
+            if impossible {
+                continue;
+            }
+            let why = format!("{what} {tail} under {}", self.place.shown(&root));
+            return Some((p, why));
         }
         None
     }
@@ -665,7 +755,13 @@ impl<P: Place> Resolver<'_, '_, P> {
                 }
             }
         }
-        for k in 0..parts.len() {
+        // A package's folder names it: a tail never drops `node_modules/<pkg>` (`/ci/proj/node_modules/some-lib/dist/
+        // index.js` is not the root's own `dist/index.js`).
+        let last = parts
+            .iter()
+            .rposition(|p| crate::fs::walk::is_dependency_dir(p))
+            .map_or(parts.len(), |i| i + 1);
+        for k in 0..parts.len().min(last) {
             let tail = parts[k..].join("/");
             for root in &roots {
                 if !out.iter().any(|(r, t)| r == root && *t == tail) {
@@ -791,6 +887,17 @@ impl<P: Place> Resolver<'_, '_, P> {
         };
         if distinct.len() == 1 {
             let c = distinct.pop().expect("one candidate");
+            // The only candidate still has to be able to hold the frames' positions: if its text has no such lines
+            // or columns, the frames are another file's.
+            if !positions.is_empty() && self.evidence(&c, positions) == f64::NEG_INFINITY {
+                return Choice::Unmapped {
+                    why: format!(
+                        "{found}: {}, but its text cannot hold the frames' positions (lines it does not have, columns \
+                         past its lines' ends): another file, not mapped",
+                        self.label(&c)
+                    ),
+                };
+            }
             let why = if copies > 0 {
                 format!(
                     "{found}: {} copies of one build (the same map and text), the nearest",

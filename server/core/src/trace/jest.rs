@@ -25,15 +25,28 @@ use crate::Bias;
 /// `sandboxInjectedGlobals`.
 pub const MAX_WRAPPER: u32 = 1024;
 
-/// Whether `lines` are Jest's output: its summary (`Test Suites: `, `@jest/reporters` SummaryReporter) or a failed
-/// test's header (`● suite › test`, jest-message-util `formatResultsErrors`). Colour codes are read past.
+/// Whether `lines` are Jest's output: its summary (`Test Suites: `, `@jest/reporters` SummaryReporter), or a failed
+/// test's header (`● suite › test`, jest-message-util `formatResultsErrors`) together with a frame in a test file
+/// (`.test.`, `.spec.`, `__tests__/`: Jest's default `testMatch`). A `●` alone is not enough: systemd, linters and
+/// other tools print that bullet. Colour codes are read past.
 pub fn is_jest_output<'a>(lines: impl IntoIterator<Item = &'a str>) -> bool {
-    lines.into_iter().any(|line| {
+    let (mut summary, mut header, mut test_frame) = (false, false, false);
+    for line in lines {
         let plain = crate::trace::ansi::strip(line).map(|s| s.text);
         let t = plain.as_deref().unwrap_or(line).trim_start();
-        t.starts_with("Test Suites: ") || t.starts_with("● ")
-    })
+        summary |= t.starts_with("Test Suites: ");
+        header |= t.starts_with("● ");
+        test_frame |= t.starts_with("at ")
+            && [".test.", ".spec.", "__tests__/"]
+                .iter()
+                .any(|m| t.contains(m));
+    }
+    summary || (header && test_frame)
 }
+
+/// The shortest module wrapper Jest writes: `({"Object.<anonymous>":function(module,exports,require,__dirname,__filename){`
+/// (77 characters, `injectGlobals: false`); a smaller shift is never Jest's.
+pub const MIN_WRAPPER: u32 = 77;
 
 /// How many line-1 frames of a file must single a shift out for it to be taken back.
 pub const MIN_FRAMES: usize = 3;
@@ -62,8 +75,13 @@ pub fn line_one_columns(index: &SourceMapIndex, columns: &[u32]) -> LineOneColum
         return LineOneColumns::AsPrinted;
     }
     let lowest = columns.iter().copied().min().unwrap_or(0);
+    // The same position printed by several failed tests is one piece of evidence, not several.
+    let mut distinct = columns.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let columns = &distinct[..];
     let mut found = None;
-    for shift in 1..=MAX_WRAPPER.min(lowest) {
+    for shift in MIN_WRAPPER..=MAX_WRAPPER.min(lowest) {
         if columns.iter().all(|&c| exact(c - shift)) {
             if found.is_some() {
                 return LineOneColumns::Unknown;
@@ -166,6 +184,11 @@ mod tests {
             line_one_columns(&index, &[112, 137, 152]),
             LineOneColumns::MovedBy(102)
         );
+        // One position printed three times (three failed tests through one helper) is one frame's evidence.
+        assert_eq!(
+            line_one_columns(&index, &[140, 140, 140]),
+            LineOneColumns::Unknown
+        );
         // One frame lands on a segment under several shifts: not told; nor is a shift two frames alone single out.
         assert_eq!(line_one_columns(&index, &[140]), LineOneColumns::Unknown);
         assert_eq!(
@@ -183,11 +206,18 @@ mod tests {
     fn jest_output_is_known_by_its_summary_or_a_failed_tests_header() {
         assert!(is_jest_output([
             "  ● report",
-            "      at p (dist/app.min.js:1:628)"
+            "      at p (dist/app.min.js:1:628)",
+            "      at Object.<anonymous> (tests/report.test.cjs:5:3)"
         ]));
         assert!(is_jest_output(["Test Suites: 1 failed, 1 total"]));
         assert!(is_jest_output([
-            "\u{1b}[1m\u{1b}[31m  \u{1b}[1m● \u{1b}[22m\u{1b}[1mreport\u{1b}[39m\u{1b}[22m"
+            "\u{1b}[1m\u{1b}[31m  \u{1b}[1m● \u{1b}[22m\u{1b}[1mreport\u{1b}[39m\u{1b}[22m",
+            "      \u{1b}[2mat Object.<anonymous> (\u{1b}[22mtests/report.test.cjs\u{1b}[2m:5:3)\u{1b}[22m"
+        ]));
+        // A bullet alone is not Jest: systemd prints one before a node trace.
+        assert!(!is_jest_output([
+            "● demo.service - Demo app",
+            "    at parseOrder (dist/app.min.js:1:50)"
         ]));
         assert!(!is_jest_output([
             "TypeError: x",

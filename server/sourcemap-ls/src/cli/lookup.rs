@@ -13,7 +13,7 @@ use sourcemap_core::{Bias, IndexOptions, SourceId, SourceMapIndex};
 use super::one_based::OneBasedLine;
 
 use super::{open_index, CliError};
-use sourcemap_core::bundle::fit::{check_fit, FitReport, Verdict};
+use sourcemap_core::bundle::fit::{check_fit, is_hermes_bytecode, FitReport, Verdict};
 use sourcemap_core::bundle::locate::{find_debug_id, looks_like_map};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -181,12 +181,19 @@ struct BundleText {
     text: Vec<u8>,
     line_starts: Vec<usize>,
     fit: Option<FitReport>,
+    /// Each line's length in UTF-16 units, counted once (a one-line bundle is tens of megabytes).
+    units: std::cell::RefCell<std::collections::HashMap<u32, usize>>,
 }
 
 impl BundleText {
     fn of(path: &std::path::Path, index: &SourceMapIndex) -> Option<BundleText> {
         let text = sourcemap_core::fs::files::read_regular(path, 1 << 30).ok()?;
-        if looks_like_map(&text) || path.extension().is_some_and(|e| e == "map") {
+        // Hermes bytecode has no lines (its map's columns are offsets on line 1): nothing to check positions by.
+        if looks_like_map(&text)
+            || path.extension().is_some_and(|e| e == "map")
+            || is_hermes_bytecode(&text)
+            || text[..text.len().min(4096)].contains(&0)
+        {
             return None;
         }
         let fit = check_fit(index, &text, find_debug_id(&text)).ok();
@@ -204,6 +211,7 @@ impl BundleText {
             text,
             line_starts,
             fit,
+            units: Default::default(),
         })
     }
 
@@ -221,9 +229,15 @@ impl BundleText {
             .line_starts
             .get(p.line as usize + 1)
             .map_or(self.text.len(), |&e| e - 1);
-        let line = &self.text[start..end];
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let units = String::from_utf8_lossy(line).encode_utf16().count();
+        let units = *self.units.borrow_mut().entry(p.line).or_insert_with(|| {
+            let line = &self.text[start..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_ascii() {
+                line.len()
+            } else {
+                String::from_utf8_lossy(line).encode_utf16().count()
+            }
+        });
         (p.column as usize > units).then(|| {
             format!(
                 "column {} is past the end of line {} ({units} columns)",

@@ -344,7 +344,9 @@ fn openable_paths(out: &mut [SymbolicatedLine], maps: &[KnownMap]) {
         let Ok(cwd) = std::env::current_dir() else {
             continue;
         };
-        let joined = lexically_normal(&cwd.join(&map.dir).join(source));
+        // The map's folder as the system resolves it (a symlinked `dist/`), then the source's `..` taken lexically.
+        let dir = std::fs::canonicalize(cwd.join(&map.dir)).unwrap_or_else(|_| cwd.join(&map.dir));
+        let joined = lexically_normal(&dir.join(source));
         let shown = from_dir(&cwd, &joined);
         if shown != source {
             o.path = Some(shown);
