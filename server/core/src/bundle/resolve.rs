@@ -889,7 +889,13 @@ impl<P: Place> Resolver<'_, '_, P> {
             let c = distinct.pop().expect("one candidate");
             // The only candidate still has to be able to hold the frames' positions: if its text has no such lines
             // or columns, the frames are another file's.
-            if !positions.is_empty() && self.evidence(&c, positions) == f64::NEG_INFINITY {
+            // Only a text at hand says so (a map alone, without its bundle, is the user's word for the file).
+            let text = c.bundle.as_deref().and_then(|b| self.place.text(b));
+            let impossible = text.is_some_and(|text| {
+                frames_evidence(self.place.index(&c.map), (*text).as_ref(), positions)
+                    == f64::NEG_INFINITY
+            });
+            if !positions.is_empty() && impossible {
                 return Choice::Unmapped {
                     why: format!(
                         "{found}: {}, but its text cannot hold the frames' positions (lines it does not have, columns \
