@@ -158,6 +158,23 @@ pub fn take_back_line_one<'a>(
     out
 }
 
+/// The frames [`take_back_line_one`] could not place (`shifts`, in the same order) stay as printed, with the reason.
+pub fn withhold_unknown_shifts(
+    out: &mut [crate::trace::symbolicate::SymbolicatedLine],
+    shifts: &[Option<Result<u32, &'static str>>],
+) {
+    let frames = out
+        .iter_mut()
+        .filter_map(crate::trace::symbolicate::SymbolicatedLine::frame_mut);
+    for (f, shift) in frames.zip(shifts) {
+        if let Some(Err(why)) = shift {
+            f.original = None;
+            f.ignored = false;
+            f.unresolved = Some((*why).to_string());
+        }
+    }
+}
+
 /// Why a line-1 frame of Jest's output is not answered, when no shift could be told.
 pub const UNKNOWN_SHIFT: &str = "Jest moves the columns of a file's first line by its module wrapper (jest-runtime \
     passes columnOffset to vm.Script), and these frames do not tell by how much: not mapped (run the bundle so that \

@@ -1147,12 +1147,9 @@ mod tests {
 
     #[test]
     fn collapse_ignored_runs() {
-        let f = |ignored| {
+        let frame = |line: &str, ignored| {
             SymbolicatedLine::Frame(SymbolicatedFrame {
-                frame: match crate::trace::stack::parse_line(
-                    "    at x (a.js:1:1)",
-                    PlainInput::default(),
-                ) {
+                frame: match crate::trace::stack::parse_line(line, PlainInput::default()) {
                     StackLine::Frame(f) => f,
                     _ => unreachable!(),
                 },
@@ -1162,48 +1159,25 @@ mod tests {
                 unresolved: None,
             })
         };
+        let options = TextOptions {
+            collapse_ignored: true,
+            ..TextOptions::default()
+        };
+        let f = |ignored| frame("    at x (a.js:1:1)", ignored);
         let lines = vec![
             f(false),
             f(true),
             f(true),
             SymbolicatedLine::Text("end".into()),
         ];
-        let text = render_text(
-            &lines,
-            TextOptions {
-                collapse_ignored: true,
-                ..TextOptions::default()
-            },
-        );
         assert_eq!(
-            text,
+            render_text(&lines, options),
             "    at x (a.js:1:1)\n    ... 2 ignore-listed frames\nend\n"
         );
         // In CRLF input the folded line ends as the frames' lines did.
-        let crlf = |ignored| {
-            SymbolicatedLine::Frame(SymbolicatedFrame {
-                frame: match crate::trace::stack::parse_line(
-                    "    at x (a.js:1:1)\r",
-                    PlainInput::default(),
-                ) {
-                    StackLine::Frame(f) => f,
-                    _ => unreachable!(),
-                },
-                map: None,
-                original: None,
-                ignored,
-                unresolved: None,
-            })
-        };
-        let text = render_text(
-            &[crlf(false), crlf(true), crlf(true)],
-            TextOptions {
-                collapse_ignored: true,
-                ..TextOptions::default()
-            },
-        );
+        let crlf = |ignored| frame("    at x (a.js:1:1)\r", ignored);
         assert_eq!(
-            text,
+            render_text(&[crlf(false), crlf(true), crlf(true)], options),
             "    at x (a.js:1:1)\r\n    ... 2 ignore-listed frames\r\n"
         );
     }

@@ -20,7 +20,7 @@ use sourcemap_core::fs::walk::FilesByName;
 use sourcemap_core::map::metro::Space;
 use sourcemap_core::source::today::{SourceDrift, TodayPosition};
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
-use sourcemap_core::trace::jest::take_back_line_one;
+use sourcemap_core::trace::jest::{take_back_line_one, withhold_unknown_shifts};
 use sourcemap_core::trace::stack::{file_name_of, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
     add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate,
@@ -730,17 +730,7 @@ pub(super) fn resolve(
         add_function_lines(&mut out, &code);
     }
     let mismatched = withhold_misfits(&mut out, &choices, &printed, maps, shift_of);
-    for (f, jest) in out
-        .iter_mut()
-        .filter_map(SymbolicatedLine::frame_mut)
-        .zip(&jest)
-    {
-        if let Some(Err(why)) = jest {
-            f.original = None;
-            f.ignored = false;
-            f.unresolved = Some((*why).to_string());
-        }
-    }
+    withhold_unknown_shifts(&mut out, &jest);
     let jest = jest
         .into_iter()
         .map(|j| {

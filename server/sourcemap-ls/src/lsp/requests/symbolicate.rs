@@ -28,7 +28,7 @@ use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::frame_bundles::{maps_for_frames, Ambiguous, NoFileMap};
 use crate::lsp::workspace::map_fit::{fit_now, withheld};
 use sourcemap_core::trace::document::TraceDocument;
-use sourcemap_core::trace::jest::take_back_line_one;
+use sourcemap_core::trace::jest::{take_back_line_one, withhold_unknown_shifts};
 
 #[derive(Debug, Deserialize)]
 pub struct Params {
@@ -183,17 +183,7 @@ pub async fn symbolicate_in_workspace(
             }
         }
     });
-    for (f, jest) in out
-        .iter_mut()
-        .filter_map(SymbolicatedLine::frame_mut)
-        .zip(&jest)
-    {
-        if let Some(Err(why)) = jest {
-            f.original = None;
-            f.ignored = false;
-            f.unresolved = Some((*why).to_string());
-        }
-    }
+    withhold_unknown_shifts(&mut out, &jest);
     (out, maps, ambiguous)
 }
 
