@@ -39,6 +39,10 @@
 //!   own name is compared, not the receiver's type nor the object path. The share of right names must reach
 //!   `NAME_GOAL` for each bundler.
 
+#[path = "support/names.rs"]
+mod names;
+
+use names::simple_name;
 #[path = "support/process.rs"]
 mod process;
 #[path = "support/roundtrip_build.rs"]
@@ -160,32 +164,6 @@ fn source_id(dir: &Path, source: &str) -> String {
         return source.to_string();
     }
     canonical(&dir.join(source)).display().to_string()
-}
-
-/// The function's own name, as compared: see the module comment.
-fn simple_name(printed: Option<&str>) -> Option<String> {
-    let mut s = printed?.trim();
-    if let Some(i) = s.find(" [as ") {
-        if s.ends_with(']') {
-            s = &s[..i];
-        }
-    }
-    for prefix in ["async ", "new ", "get ", "set "] {
-        s = s.strip_prefix(prefix).unwrap_or(s);
-    }
-    // The last `.`-separated part, dots inside brackets (`[Symbol.iterator]`) not counting.
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, ch) in s.char_indices() {
-        match ch {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            '.' if depth == 0 && i + 1 < s.len() => start = i + 1,
-            _ => {}
-        }
-    }
-    let last = &s[start..];
-    (!last.is_empty() && last != "<anonymous>").then(|| last.to_string())
 }
 
 /// A position in an original file: canonical path, 1-based line and column.

@@ -24,6 +24,10 @@
 //! `fixtures/wild/dist/report.md`. Goals (reported, reached when `KNOWN` is empty): `POSITION_GOAL` of positions and
 //! `FUNCTION_GOAL` of functions right, and no frame answered from a map that is not its file's.
 
+#[path = "support/names.rs"]
+mod names;
+
+use names::simple_name;
 #[path = "support/process.rs"]
 mod process;
 
@@ -101,32 +105,6 @@ const KNOWN: &[Known] = &[
     ("rxjs@7", MapGiven, "", Position, "withheld: the map fits only shifted by +8 lines"),
     ("rxjs@7", MapGiven, "", Function, "withheld: the map fits only shifted by +8 lines"),
 ];
-
-/// The function's own name: `async `, `new `, `get `, `set ` and ` [as ALIAS]` dropped, then the last `.`-separated
-/// part (outside brackets) kept; `<anonymous>` counts as none (as tests/roundtrip.rs compares names).
-fn simple_name(printed: Option<&str>) -> Option<String> {
-    let mut s = printed?.trim();
-    if let Some(i) = s.find(" [as ") {
-        if s.ends_with(']') {
-            s = &s[..i];
-        }
-    }
-    for prefix in ["async ", "new ", "get ", "set "] {
-        s = s.strip_prefix(prefix).unwrap_or(s);
-    }
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, ch) in s.char_indices() {
-        match ch {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            '.' if depth == 0 && i + 1 < s.len() => start = i + 1,
-            _ => {}
-        }
-    }
-    let last = &s[start..];
-    (!last.is_empty() && last != "<anonymous>").then(|| last.to_string())
-}
 
 /// `..` and `.` removed without touching the disk.
 fn normal(path: &Path) -> PathBuf {
