@@ -30,8 +30,17 @@ use crate::trace::js_scopes::{Dialect, FunctionAt, FunctionScopes, TextPosition}
 /// What symbolication can read besides the maps: the function scopes of the file a map describes and of its
 /// original sources. `map` is the caller's identifier of a map (as in [`crate::trace::symbolicate::symbolicate`]).
 pub trait CodeScopes {
-    fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>>;
-    fn original(&self, map: usize, source: SourceId) -> Option<Arc<FunctionScopes>>;
+    /// The function scopes of the text map `map` describes, for the position `at` of that text: the table's
+    /// [`FunctionScopes::innermost`] at `at` is the whole text's (a table of a part of the text answers its own
+    /// positions only).
+    fn generated(&self, map: usize, at: TextPosition) -> Option<Arc<FunctionScopes>>;
+    /// The same for the original source `source` of `map`, at a position `at` of its text.
+    fn original(
+        &self,
+        map: usize,
+        source: SourceId,
+        at: TextPosition,
+    ) -> Option<Arc<FunctionScopes>>;
     /// How many lines the generated text stands below the map's own lines: a banner prepended after the map was
     /// made, when the caller looks frames up shifted (`--apply-shift`, `bundle::fit`'s `shift_lines`). The map's
     /// line L is the text's line L + shift, for the frame's position and for every token named from the text alike.
@@ -44,10 +53,10 @@ pub trait CodeScopes {
 pub struct NoCode;
 
 impl CodeScopes for NoCode {
-    fn generated(&self, _: usize) -> Option<Arc<FunctionScopes>> {
+    fn generated(&self, _: usize, _: TextPosition) -> Option<Arc<FunctionScopes>> {
         None
     }
-    fn original(&self, _: usize, _: SourceId) -> Option<Arc<FunctionScopes>> {
+    fn original(&self, _: usize, _: SourceId, _: TextPosition) -> Option<Arc<FunctionScopes>> {
         None
     }
 }
@@ -55,18 +64,34 @@ impl CodeScopes for NoCode {
 type GeneratedText<'a> = Box<dyn Fn(usize) -> Option<(String, String)> + Send + Sync + 'a>;
 type OriginalText<'a> = Box<dyn Fn(usize, SourceId) -> Option<(String, String)> + Send + Sync + 'a>;
 
-/// [`CodeScopes`] over two text readers, each file parsed at most once (a parse error is remembered as no table).
-/// The readers return `(file name, text)`; the name chooses the dialect (`.ts`, `.jsx`…).
+/// Texts at least this long are parsed in parts, only around the positions asked (`js_slices`); shorter ones whole.
+/// A whole parse's syntax tree is ~15 times its text in memory (a 22 MB minified bundle: ~300 MB at its peak), and
+/// its time grows with the text, while a frame's function is in a few kilobytes of it.
+pub const PARSE_IN_PARTS_FROM: usize = 1 << 20;
+
+/// [`CodeScopes`] over two text readers, each part of a file parsed at most once (a part that does not read without
+/// error is remembered as no table). The readers return `(file name, text)`; the name chooses the dialect (`.ts`,
+/// `.jsx`…).
 pub struct ScopeCache<'a> {
     generated_text: GeneratedText<'a>,
     original_text: OriginalText<'a>,
     generated_shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
-    generated: Mutex<HashMap<usize, Parsed>>,
-    original: Mutex<HashMap<(usize, SourceId), Parsed>>,
+    generated: Mutex<HashMap<usize, FileScopes>>,
+    original: Mutex<HashMap<(usize, SourceId), FileScopes>>,
 }
 
 /// A file's scopes, or `None` when it could not be read or parsed.
 type Parsed = Option<Arc<FunctionScopes>>;
+
+/// What is known of one file's functions: the table answering each position asked so far.
+#[derive(Default)]
+struct FileScopes {
+    /// The whole file's table, once parsed.
+    whole: Option<Parsed>,
+    /// Parts parsed (`js_slices`), by byte range; `None` for a part that does not read without error.
+    parts: HashMap<(usize, usize), Parsed>,
+    answers: HashMap<TextPosition, Parsed>,
+}
 
 impl<'a> ScopeCache<'a> {
     pub fn new(
@@ -89,42 +114,231 @@ impl<'a> ScopeCache<'a> {
     }
 }
 
-fn parse(text: Option<(String, String)>, dialect: Dialect) -> Option<Arc<FunctionScopes>> {
-    let (name, text) = text?;
-    FunctionScopes::parse(&text, &name, dialect)
-        .ok()
-        .map(Arc::new)
+/// Answers `at` for each position of one file whose answer is not known yet, reading the file once: around each
+/// position, the parts `js_slices` finds, innermost first, until one holds a function around it (that is the whole
+/// file's innermost function there, named as there); where none does, the top level's statements around it, which
+/// say it is at the top level; failing all, the whole file.
+fn answer<K: std::hash::Hash + Eq + Copy>(
+    known: &Mutex<HashMap<K, FileScopes>>,
+    key: K,
+    at: &[TextPosition],
+    text: impl FnOnce() -> Option<(String, String)>,
+    dialect: Dialect,
+) {
+    let lock = || known.lock().unwrap_or_else(|e| e.into_inner());
+    let mut wanted: Vec<TextPosition> = {
+        let mut known = lock();
+        let file = known.entry(key).or_default();
+        if let Some(whole) = file.whole.clone() {
+            for &p in at {
+                file.answers.entry(p).or_insert_with(|| whole.clone());
+            }
+            return;
+        }
+        at.iter()
+            .copied()
+            .filter(|p| !file.answers.contains_key(p))
+            .collect()
+    };
+    if wanted.is_empty() {
+        return;
+    }
+    wanted.sort_unstable();
+    wanted.dedup();
+    let Some((name, text)) = text() else {
+        let mut known = lock();
+        let file = known.entry(key).or_default();
+        file.whole = Some(None);
+        for p in wanted {
+            file.answers.insert(p, None);
+        }
+        return;
+    };
+    // Parsed outside the lock, so files parse in parallel under `prefetch`.
+    let mut answers: Vec<(TextPosition, Parsed)> = Vec::new();
+    let mut parts: Vec<((usize, usize), Parsed)> = Vec::new();
+    let mut rest = wanted.clone();
+    if text.len() >= PARSE_IN_PARTS_FROM {
+        rest = in_parts(
+            &text,
+            &name,
+            dialect,
+            &wanted,
+            &mut answers,
+            &mut parts,
+            |r| {
+                lock()
+                    .get(&key)
+                    .and_then(|f| f.parts.get(&(r.start, r.end)).cloned())
+            },
+        );
+    }
+    let whole = (!rest.is_empty()).then(|| {
+        FunctionScopes::parse(&text, &name, dialect)
+            .ok()
+            .map(Arc::new)
+    });
+    drop(text);
+    let mut known = lock();
+    let file = known.entry(key).or_default();
+    for (r, table) in parts {
+        file.parts.entry(r).or_insert(table);
+    }
+    for (p, table) in answers {
+        file.answers.entry(p).or_insert(table);
+    }
+    if let Some(whole) = whole {
+        let whole = file.whole.get_or_insert(whole).clone();
+        for p in rest {
+            file.answers.entry(p).or_insert_with(|| whole.clone());
+        }
+    }
+}
+
+/// The parts' answers (see [`answer`]); returns the positions no part answers. `cached` gives a part already parsed.
+fn in_parts(
+    text: &str,
+    name: &str,
+    dialect: Dialect,
+    wanted: &[TextPosition],
+    answers: &mut Vec<(TextPosition, Parsed)>,
+    parts: &mut Vec<((usize, usize), Parsed)>,
+    cached: impl Fn(&std::ops::Range<usize>) -> Option<Parsed>,
+) -> Vec<TextPosition> {
+    use crate::trace::js_scopes::{offsets_of, positions_from};
+    let mut sorted = wanted.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let wanted = &sorted[..];
+    let offsets = offsets_of(text, wanted);
+    let placed: Vec<(TextPosition, usize)> = wanted
+        .iter()
+        .zip(&offsets)
+        .filter_map(|(&p, o)| Some((p, (*o)?)))
+        .collect();
+    let mut rest: Vec<TextPosition> = wanted
+        .iter()
+        .zip(&offsets)
+        .filter(|(_, o)| o.is_none())
+        .map(|(&p, _)| p)
+        .collect();
+    let at: Vec<usize> = placed.iter().map(|&(_, o)| o).collect();
+    let Some(levels) = crate::trace::js_slices::levels_around(text, &at) else {
+        rest.extend(placed.iter().map(|&(p, _)| p));
+        return rest;
+    };
+    // Every part's start, placed in one pass over the text.
+    let mut starts: Vec<usize> = levels
+        .iter()
+        .flatten()
+        .flat_map(|l| [l.statements.start, l.body.start])
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let start_positions = positions_from(text, (0, TextPosition::default()), &starts);
+    let position_of = |o: usize| start_positions[starts.binary_search(&o).unwrap_or(0)];
+    let mut parse = |r: std::ops::Range<usize>| -> Parsed {
+        let key = (r.start, r.end);
+        if let Some((_, t)) = parts.iter().find(|(k, _)| *k == key) {
+            return t.clone();
+        }
+        if let Some(t) = cached(&r) {
+            return t;
+        }
+        let table =
+            FunctionScopes::parse_part(text, r.clone(), position_of(r.start), name, dialect)
+                .ok()
+                .map(Arc::new);
+        parts.push((key, table.clone()));
+        table
+    };
+    for ((p, _), levels) in placed.iter().zip(&levels) {
+        let mut found = None;
+        'levels: for (depth, level) in levels.iter().enumerate() {
+            let top = depth + 1 == levels.len();
+            let mut ranges = vec![level.statements.clone()];
+            // The top level's whole body is the file: parsed whole, as without parts, below.
+            if !top && level.body != level.statements {
+                ranges.push(level.body.clone());
+            }
+            for r in ranges {
+                if let Some(table) = parse(r) {
+                    // Read without error: it holds every function around `p` inside it, or there is none at this
+                    // level. At the top level none means `p` is top-level code.
+                    if table.innermost(*p).is_some() || top {
+                        found = Some(table);
+                    }
+                    if found.is_some() {
+                        break 'levels;
+                    }
+                    continue 'levels;
+                }
+            }
+        }
+        match found {
+            Some(table) => answers.push((*p, Some(table))),
+            None => rest.push(*p),
+        }
+    }
+    rest
+}
+
+/// For each position of `at`, the table that answers it ([`CodeScopes`]' contract) and whether a part answered it
+/// (else the whole text was parsed): what [`ScopeCache`] does for a text of [`PARSE_IN_PARTS_FROM`] bytes or more,
+/// for any text. For tests and tools that compare the parts' answers with the whole parse's.
+pub fn tables_around(
+    text: &str,
+    name: &str,
+    dialect: Dialect,
+    at: &[TextPosition],
+) -> Vec<(Parsed, bool)> {
+    let (mut answers, mut parts) = (Vec::new(), Vec::new());
+    let rest = in_parts(text, name, dialect, at, &mut answers, &mut parts, |_| None);
+    let whole = (!rest.is_empty()).then(|| {
+        FunctionScopes::parse(text, name, dialect)
+            .ok()
+            .map(Arc::new)
+    });
+    at.iter()
+        .map(|p| match answers.iter().find(|(q, _)| q == p) {
+            Some((_, table)) => (table.clone(), true),
+            None => (whole.clone().flatten(), false),
+        })
+        .collect()
 }
 
 impl ScopeCache<'_> {
-    /// Parses these files now, several at a time (one thread per core), so that the lookups that follow find them
-    /// parsed: the whole cost of naming a trace's frames is parsing its bundles and sources.
-    pub fn prefetch(&self, generated: &[usize], original: &[(usize, SourceId)]) {
+    /// Parses what naming functions at these positions needs now, several files at a time (one thread per core),
+    /// so that the lookups that follow find them parsed: the whole cost of naming a trace's frames is parsing its
+    /// bundles and sources. `generated` are positions of a map's generated text (shifted as
+    /// [`CodeScopes::generated_shift`] says), `original` of its sources.
+    pub fn prefetch(
+        &self,
+        generated: &[(usize, TextPosition)],
+        original: &[(usize, SourceId, TextPosition)],
+    ) {
+        let mut by_bundle: HashMap<usize, Vec<TextPosition>> = HashMap::new();
+        for &(m, p) in generated {
+            by_bundle.entry(m).or_default().push(p);
+        }
+        let mut by_source: HashMap<(usize, SourceId), Vec<TextPosition>> = HashMap::new();
+        for &(m, s, p) in original {
+            by_source.entry((m, s)).or_default().push(p);
+        }
         enum Job {
-            Generated(usize),
-            Original(usize, SourceId),
+            Generated(usize, Vec<TextPosition>),
+            Original((usize, SourceId), Vec<TextPosition>),
         }
-        let mut jobs: Vec<Job> = Vec::new();
-        {
-            let cached = self.generated.lock().unwrap_or_else(|e| e.into_inner());
-            let mut seen = std::collections::HashSet::new();
-            jobs.extend(
-                generated
-                    .iter()
-                    .filter(|m| !cached.contains_key(m) && seen.insert(**m))
-                    .map(|&m| Job::Generated(m)),
-            );
-        }
-        {
-            let cached = self.original.lock().unwrap_or_else(|e| e.into_inner());
-            let mut seen = std::collections::HashSet::new();
-            jobs.extend(
-                original
-                    .iter()
-                    .filter(|k| !cached.contains_key(k) && seen.insert(**k))
-                    .map(|&(m, s)| Job::Original(m, s)),
-            );
-        }
+        let mut jobs: Vec<Job> = by_bundle
+            .into_iter()
+            .map(|(m, p)| Job::Generated(m, p))
+            .chain(by_source.into_iter().map(|(k, p)| Job::Original(k, p)))
+            .collect();
+        // Deterministic order, largest groups first.
+        jobs.sort_by_key(|j| match j {
+            Job::Generated(m, p) => (std::cmp::Reverse(p.len()), 0, *m, 0),
+            Job::Original((m, s), p) => (std::cmp::Reverse(p.len()), 1, *m, s.0),
+        });
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(jobs.len());
@@ -135,16 +349,32 @@ impl ScopeCache<'_> {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     match jobs.get(i) {
                         None => break,
-                        Some(&Job::Generated(m)) => {
-                            self.generated(m);
-                        }
-                        Some(&Job::Original(m, source)) => {
-                            self.original(m, source);
-                        }
+                        Some(Job::Generated(m, at)) => self.answer_generated(*m, at),
+                        Some(Job::Original((m, s), at)) => self.answer_original(*m, *s, at),
                     }
                 });
             }
         });
+    }
+
+    fn answer_generated(&self, map: usize, at: &[TextPosition]) {
+        answer(
+            &self.generated,
+            map,
+            at,
+            || (self.generated_text)(map),
+            Dialect::Generated,
+        );
+    }
+
+    fn answer_original(&self, map: usize, source: SourceId, at: &[TextPosition]) {
+        answer(
+            &self.original,
+            (map, source),
+            at,
+            || (self.original_text)(map, source),
+            Dialect::Original,
+        );
     }
 }
 
@@ -153,41 +383,21 @@ impl CodeScopes for ScopeCache<'_> {
         (self.generated_shift)(map)
     }
 
-    fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>> {
-        if let Some(hit) = self
-            .generated
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&map)
-        {
-            return hit.clone();
-        }
-        // Parsed outside the lock, so files parse in parallel under `prefetch`.
-        let parsed = parse((self.generated_text)(map), Dialect::Generated);
-        self.generated
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(map)
-            .or_insert(parsed)
-            .clone()
+    fn generated(&self, map: usize, at: TextPosition) -> Option<Arc<FunctionScopes>> {
+        self.answer_generated(map, &[at]);
+        let known = self.generated.lock().unwrap_or_else(|e| e.into_inner());
+        known.get(&map)?.answers.get(&at)?.clone()
     }
 
-    fn original(&self, map: usize, source: SourceId) -> Option<Arc<FunctionScopes>> {
-        if let Some(hit) = self
-            .original
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&(map, source))
-        {
-            return hit.clone();
-        }
-        let parsed = parse((self.original_text)(map, source), Dialect::Original);
-        self.original
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry((map, source))
-            .or_insert(parsed)
-            .clone()
+    fn original(
+        &self,
+        map: usize,
+        source: SourceId,
+        at: TextPosition,
+    ) -> Option<Arc<FunctionScopes>> {
+        self.answer_original(map, source, &[at]);
+        let known = self.original.lock().unwrap_or_else(|e| e.into_inner());
+        known.get(&(map, source))?.answers.get(&at)?.clone()
     }
 }
 

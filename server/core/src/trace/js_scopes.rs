@@ -97,36 +97,27 @@ impl FunctionScopes {
     /// Parses `text` (named `file_name`, for its dialect) and keeps only its function scopes. Recoverable syntax
     /// errors still give a table (the parser's tree is complete); an unrecoverable one is an error.
     pub fn parse(text: &str, file_name: &str, dialect: Dialect) -> Result<Self, ScopeError> {
-        // oxc positions are u32 byte offsets.
-        if text.len() >= u32::MAX as usize {
-            return Err(ScopeError("file too large to parse".into()));
-        }
-        let allocator = Allocator::default();
-        let mut last_error = None;
-        for source_type in source_types(file_name, dialect) {
-            let ret = Parser::new(&allocator, text, source_type)
-                .with_options(ParseOptions {
-                    allow_return_outside_function: true,
-                    parse_regular_expression: false,
-                    ..ParseOptions::default()
-                })
-                .parse();
-            if ret.panicked {
-                last_error = Some(
-                    ret.diagnostics
-                        .first()
-                        .map(|d| d.to_string())
-                        .unwrap_or_else(|| "syntax error".into()),
-                );
-                continue;
-            }
-            let mut collector = Collector::default();
-            collector.visit_program(&ret.program);
-            return Ok(collector.finish(text));
-        }
-        Err(ScopeError(
-            last_error.unwrap_or_else(|| "syntax error".into()),
-        ))
+        parse_part(
+            text,
+            0..text.len(),
+            TextPosition::default(),
+            file_name,
+            dialect,
+            false,
+        )
+    }
+
+    /// The function scopes of `range` of `text` alone, read as a list of statements (a function body, or a run of
+    /// its statements: see `js_slices`), with positions in the whole text; `start` is the position of `range.start`.
+    /// Only a reading without a single error counts (a cut in the wrong place is an error): otherwise an error.
+    pub fn parse_part(
+        text: &str,
+        range: std::ops::Range<usize>,
+        start: TextPosition,
+        file_name: &str,
+        dialect: Dialect,
+    ) -> Result<Self, ScopeError> {
+        parse_part(text, range, start, file_name, dialect, true)
     }
 
     pub fn len(&self) -> usize {
@@ -183,6 +174,49 @@ impl FunctionScopes {
     pub fn iter(&self) -> impl Iterator<Item = FunctionAt<'_>> {
         (0..self.scopes.len()).map(|i| self.at(i))
     }
+}
+
+fn parse_part(
+    text: &str,
+    range: std::ops::Range<usize>,
+    start: TextPosition,
+    file_name: &str,
+    dialect: Dialect,
+    strict: bool,
+) -> Result<FunctionScopes, ScopeError> {
+    // oxc positions are u32 byte offsets.
+    if text.len() >= u32::MAX as usize {
+        return Err(ScopeError("file too large to parse".into()));
+    }
+    let part = text
+        .get(range.clone())
+        .ok_or_else(|| ScopeError("not a part of the text".into()))?;
+    let allocator = Allocator::default();
+    let mut last_error = None;
+    for source_type in source_types(file_name, dialect) {
+        let ret = Parser::new(&allocator, part, source_type)
+            .with_options(ParseOptions {
+                allow_return_outside_function: true,
+                parse_regular_expression: false,
+                ..ParseOptions::default()
+            })
+            .parse();
+        if ret.panicked || (strict && !ret.diagnostics.is_empty()) {
+            last_error = Some(
+                ret.diagnostics
+                    .first()
+                    .map(|d| d.to_string())
+                    .unwrap_or_else(|| "syntax error".into()),
+            );
+            continue;
+        }
+        let mut collector = Collector::default();
+        collector.visit_program(&ret.program);
+        return Ok(collector.finish(text, range.start, start));
+    }
+    Err(ScopeError(
+        last_error.unwrap_or_else(|| "syntax error".into()),
+    ))
 }
 
 fn source_types(file_name: &str, dialect: Dialect) -> Vec<SourceType> {
@@ -313,8 +347,9 @@ impl<'a> Collector<'a> {
         });
     }
 
-    /// Converts byte offsets to lines and UTF-16 columns in one sweep over the text.
-    fn finish(self, text: &str) -> FunctionScopes {
+    /// Converts byte offsets (of the part of `text` from `base`, whose position is `base_position`) to lines and
+    /// UTF-16 columns of `text`, in one sweep over the part.
+    fn finish(self, text: &str, base: usize, base_position: TextPosition) -> FunctionScopes {
         let mut offsets: Vec<u32> = Vec::with_capacity(self.raw.len() * 3);
         for s in &self.raw {
             offsets.push(s.span.start);
@@ -327,7 +362,8 @@ impl<'a> Collector<'a> {
         }
         offsets.sort_unstable();
         offsets.dedup();
-        let positions = positions_of(text, &offsets);
+        let absolute: Vec<usize> = offsets.iter().map(|&o| base + o as usize).collect();
+        let positions = positions_from(text, (base, base_position), &absolute);
         let at = |o: u32| {
             positions[offsets
                 .binary_search(&o)
@@ -468,22 +504,33 @@ fn member_name<'a>(object: &Expression<'a>, property: &IdentifierName<'a>) -> Ve
     parts
 }
 
-/// Lines and UTF-16 columns of sorted byte `offsets`, in one pass over `text`.
-fn positions_of(text: &str, offsets: &[u32]) -> Vec<TextPosition> {
+/// Lines and UTF-16 columns of sorted byte `offsets` at or after `from.0` (whose position is `from.1`), in one pass
+/// over `text` from there.
+pub fn positions_from(
+    text: &str,
+    from: (usize, TextPosition),
+    offsets: &[usize],
+) -> Vec<TextPosition> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(offsets.len());
-    let (mut line, mut column, mut at) = (0u32, 0u32, 0usize);
+    let (
+        mut at,
+        TextPosition {
+            mut line,
+            mut column,
+        },
+    ) = from;
     for &o in offsets {
-        let o = (o as usize).min(bytes.len());
-        // Lines end at \n, \r\n, \r, U+2028 and U+2029, as in source maps.
+        let o = o.min(bytes.len());
         while at < o {
-            let b = bytes[at];
-            let len = utf8_len(b);
-            let is_break = b == b'\n'
-                || (b == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
-                || (b == 0xE2
-                    && bytes.get(at + 1) == Some(&0x80)
-                    && matches!(bytes.get(at + 2), Some(0xA8 | 0xA9)));
+            // Plain ASCII is one column a byte.
+            let plain = plain_ascii_end(bytes, at, o);
+            column += (plain - at) as u32;
+            at = plain;
+            if at == o {
+                break;
+            }
+            let (len, is_break) = step(bytes, at);
             at += len;
             if is_break {
                 line += 1;
@@ -495,6 +542,89 @@ fn positions_of(text: &str, offsets: &[u32]) -> Vec<TextPosition> {
         out.push(TextPosition { line, column });
     }
     out
+}
+
+/// Byte offsets of sorted `positions` in `text`, in one pass; `None` for a position past its line's end or past the
+/// text, or inside a character that takes two UTF-16 units.
+pub fn offsets_of(text: &str, positions: &[TextPosition]) -> Vec<Option<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(positions.len());
+    let (mut at, mut line, mut column) = (0usize, 0u32, 0u32);
+    for &p in positions {
+        // Whole lines first, then columns.
+        while line < p.line && at < bytes.len() {
+            at = plain_ascii_end(bytes, at, bytes.len());
+            if at == bytes.len() {
+                break;
+            }
+            let (len, is_break) = step(bytes, at);
+            at += len;
+            if is_break {
+                line += 1;
+                column = 0;
+            }
+        }
+        while line == p.line && column < p.column && at < bytes.len() {
+            let want = (p.column - column) as usize;
+            let plain = plain_ascii_end(bytes, at, bytes.len().min(at + want));
+            column += (plain - at) as u32;
+            at = plain;
+            if column == p.column || at == bytes.len() {
+                break;
+            }
+            let (len, is_break) = step(bytes, at);
+            if is_break {
+                break;
+            }
+            let width = if len == 4 { 2 } else { 1 };
+            if column + width > p.column {
+                break;
+            }
+            at += len;
+            column += width;
+        }
+        out.push((line == p.line && column == p.column).then_some(at));
+    }
+    out
+}
+
+/// The first byte in `from..to` that is not plain ASCII (a line break or the start of a multi-byte character), or
+/// `to`. Eight bytes at a time.
+fn plain_ascii_end(bytes: &[u8], mut from: usize, to: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let has_byte = |w: u64, b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGH != 0
+    };
+    while from + 8 <= to {
+        let w = u64::from_le_bytes(bytes[from..from + 8].try_into().expect("eight bytes"));
+        if w & HIGH != 0 || has_byte(w, b'\n') || has_byte(w, b'\r') {
+            break;
+        }
+        from += 8;
+    }
+    while from < to {
+        let b = bytes[from];
+        if b >= 0x80 || b == b'\n' || b == b'\r' {
+            return from;
+        }
+        from += 1;
+    }
+    to
+}
+
+/// The character at `at`: its length in bytes, and whether it ends a line. Lines end at \n, \r\n, \r, U+2028 and
+/// U+2029, as in source maps.
+fn step(bytes: &[u8], at: usize) -> (usize, bool) {
+    let b = bytes[at];
+    let len = utf8_len(b);
+    let is_break = b == b'\n'
+        || (b == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
+        || (b == 0xE2
+            && bytes.get(at + 1) == Some(&0x80)
+            && matches!(bytes.get(at + 2), Some(0xA8 | 0xA9)));
+    (len, is_break)
 }
 
 /// The length of the UTF-8 character whose first byte is `b`.

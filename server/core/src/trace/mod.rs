@@ -11,5 +11,6 @@ pub mod hermes_crash;
 pub mod input;
 pub mod jest;
 pub mod js_scopes;
+pub mod js_slices;
 pub mod stack;
 pub mod symbolicate;

@@ -19,6 +19,7 @@ use crate::trace::code_frame::code_frame;
 use crate::trace::function_name::{
     function_by_scopes, CodeScopes, GeneratedCode, NoCode, ScopeOrigin,
 };
+use crate::trace::js_scopes::TextPosition;
 use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
 
 /// Where a frame's function name came from.
@@ -223,6 +224,7 @@ impl CodeScopes for OriginalCodeOnly<'_> {
     fn generated(
         &self,
         _: usize,
+        _: TextPosition,
     ) -> Option<std::sync::Arc<crate::trace::js_scopes::FunctionScopes>> {
         None
     }
@@ -230,8 +232,9 @@ impl CodeScopes for OriginalCodeOnly<'_> {
         &self,
         map: usize,
         source: SourceId,
+        at: TextPosition,
     ) -> Option<std::sync::Arc<crate::trace::js_scopes::FunctionScopes>> {
-        self.0.original(map, source)
+        self.0.original(map, source, at)
     }
 }
 
@@ -430,21 +433,33 @@ pub fn enclosing_function(
     if !section_names_from_code(index, section, o.source) {
         return None;
     }
-    let generated = code.generated(map);
-    let original = code.original(map, o.source);
-    let generated = generated.as_deref().map(|scopes| GeneratedCode {
-        scopes,
-        shift: code.generated_shift(map),
-    });
+    // The frame's position in the generated text (shifted as that text is) and in the original source.
+    let shift = code.generated_shift(map);
+    let generated = u32::try_from(i64::from(p.line) + shift)
+        .ok()
+        .and_then(|line| {
+            code.generated(
+                map,
+                TextPosition {
+                    line,
+                    column: p.column,
+                },
+            )
+        });
+    let original_at = TextPosition {
+        line: o.line,
+        column: o.column,
+    };
+    let original = code.original(map, o.source, original_at);
+    let generated = generated
+        .as_deref()
+        .map(|scopes| GeneratedCode { scopes, shift });
     let answer = function_by_scopes(index, p, o, generated, original.as_deref())?;
     // An answer from the original code is its innermost function around the position (`function_by_scopes`).
     let function_line = match (&answer.origin, answer.top_level, original.as_deref()) {
-        (ScopeOrigin::Original, false, Some(scopes)) => scopes
-            .innermost(crate::trace::js_scopes::TextPosition {
-                line: o.line,
-                column: o.column,
-            })
-            .map(|f| f.start.line),
+        (ScopeOrigin::Original, false, Some(scopes)) => {
+            scopes.innermost(original_at).map(|f| f.start.line)
+        }
         _ => None,
     };
     Some(Enclosing {
@@ -458,10 +473,10 @@ pub fn enclosing_function(
     })
 }
 
-/// The sources whose code [`add_function_lines`] would read for `out`, as `(map, source)`: frames a Metro function
-/// map named, whose function's line is not known. A caller that parses code ahead of time asks this first.
-pub fn function_line_sources(out: &[SymbolicatedLine]) -> Vec<(usize, SourceId)> {
-    let mut wanted: Vec<(usize, SourceId)> = out
+/// The sources whose code [`add_function_lines`] would read for `out`, as `(map, source, position)`: frames a Metro
+/// function map named, whose function's line is not known. A caller that parses code ahead of time asks this first.
+pub fn function_line_sources(out: &[SymbolicatedLine]) -> Vec<(usize, SourceId, TextPosition)> {
+    let mut wanted: Vec<(usize, SourceId, TextPosition)> = out
         .iter()
         .filter_map(|l| match l {
             SymbolicatedLine::Frame(f) => {
@@ -469,12 +484,19 @@ pub fn function_line_sources(out: &[SymbolicatedLine]) -> Vec<(usize, SourceId)>
                 (o.function_line.is_none()
                     && o.function.is_some()
                     && o.function_source == Some(FunctionNameSource::FunctionMap))
-                .then_some((f.map?, o.source_id))
+                .then_some((
+                    f.map?,
+                    o.source_id,
+                    TextPosition {
+                        line: o.line,
+                        column: o.column,
+                    },
+                ))
             }
             SymbolicatedLine::Text(_) => None,
         })
         .collect();
-    wanted.sort_unstable_by_key(|&(m, s)| (m, s.0));
+    wanted.sort_unstable_by_key(|&(m, s, p)| (m, s.0, p));
     wanted.dedup();
     wanted
 }
@@ -500,13 +522,14 @@ pub fn add_function_lines(out: &mut [SymbolicatedLine], code: &dyn CodeScopes) {
         if o.function_line.is_some() || o.function_source != Some(FunctionNameSource::FunctionMap) {
             continue;
         }
-        let Some(scopes) = code.original(map, o.source_id) else {
-            continue;
-        };
-        let Some(at) = scopes.innermost(crate::trace::js_scopes::TextPosition {
+        let position = TextPosition {
             line: o.line,
             column: o.column,
-        }) else {
+        };
+        let Some(scopes) = code.original(map, o.source_id, position) else {
+            continue;
+        };
+        let Some(at) = scopes.innermost(position) else {
             continue;
         };
         if at
@@ -914,10 +937,15 @@ mod tests {
         use std::sync::Arc;
         struct Code(Arc<FunctionScopes>);
         impl CodeScopes for Code {
-            fn generated(&self, _: usize) -> Option<Arc<FunctionScopes>> {
+            fn generated(&self, _: usize, _: TextPosition) -> Option<Arc<FunctionScopes>> {
                 None
             }
-            fn original(&self, _: usize, _: SourceId) -> Option<Arc<FunctionScopes>> {
+            fn original(
+                &self,
+                _: usize,
+                _: SourceId,
+                _: TextPosition,
+            ) -> Option<Arc<FunctionScopes>> {
                 Some(self.0.clone())
             }
         }
@@ -956,7 +984,10 @@ mod tests {
             frame("somethingElse", FunctionNameSource::FunctionMap),
             frame("objectToString", FunctionNameSource::Frame),
         ];
-        assert_eq!(function_line_sources(&out), [(0, SourceId(0))]);
+        assert_eq!(
+            function_line_sources(&out),
+            [(0, SourceId(0), TextPosition { line: 3, column: 2 })]
+        );
         add_function_lines(&mut out, &code);
         let lines: Vec<Option<u32>> = out
             .iter()

@@ -21,6 +21,7 @@ use sourcemap_core::map::metro::Space;
 use sourcemap_core::source::today::{SourceDrift, TodayPosition};
 use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
 use sourcemap_core::trace::jest::{take_back_line_one, withhold_unknown_shifts};
+use sourcemap_core::trace::js_scopes::TextPosition;
 use sourcemap_core::trace::stack::{file_name_of, StackFrame, StackLine};
 use sourcemap_core::trace::symbolicate::{
     add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate,
@@ -708,8 +709,25 @@ pub(super) fn resolve(
             if let (Some(m), Some(o), Some(p)) = (f.map, &f.original, f.frame.generated) {
                 // Metro maps with function maps name frames without code: nothing is read for them.
                 if names_from_code(&maps[m].index, p, o.source_id) {
-                    generated.push(m);
-                    originals.push((m, o.source_id));
+                    // In the bundle's text, as shifted as the frame (`with_generated_shift`).
+                    let shift = shift_of(Some(m)).unwrap_or(0);
+                    if let Ok(line) = u32::try_from(i64::from(p.line) + shift) {
+                        generated.push((
+                            m,
+                            TextPosition {
+                                line,
+                                column: p.column,
+                            },
+                        ));
+                    }
+                    originals.push((
+                        m,
+                        o.source_id,
+                        TextPosition {
+                            line: o.line,
+                            column: o.column,
+                        },
+                    ));
                 }
             }
         }

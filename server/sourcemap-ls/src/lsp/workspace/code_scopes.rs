@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use sourcemap_core::bundle::locate::bundle_leads_to_map;
 use sourcemap_core::trace::function_name::CodeScopes;
-use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
+use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes, TextPosition};
 use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::Url;
 
@@ -140,12 +140,19 @@ fn path_name(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// The server parses a bundle or a source whole, once, and keeps its table for every later hover and frame: any
+/// position is answered (`at` is not needed).
 impl CodeScopes for WorkspaceCode<'_> {
-    fn generated(&self, map: usize) -> Option<Arc<FunctionScopes>> {
+    fn generated(&self, map: usize, _at: TextPosition) -> Option<Arc<FunctionScopes>> {
         self.generated_of(self.maps.get(map)?)
     }
 
-    fn original(&self, map: usize, source: SourceId) -> Option<Arc<FunctionScopes>> {
+    fn original(
+        &self,
+        map: usize,
+        source: SourceId,
+        _at: TextPosition,
+    ) -> Option<Arc<FunctionScopes>> {
         self.original_of(self.maps.get(map)?, source)
     }
 }
