@@ -13,6 +13,7 @@
 
 mod editor;
 mod fit;
+mod one_line;
 mod profile;
 mod today;
 
@@ -49,6 +50,9 @@ struct Args {
     /// symbolicate), not the other fixtures.
     #[arg(long)]
     editor_only: bool,
+    /// Only the one-line bundle's rows (`symbolicate` of a few frames in a 22 MB line: time and peak memory).
+    #[arg(long)]
+    one_line_only: bool,
     /// Only the fit check's rows (each fixture, and the hostile pairs).
     #[arg(long)]
     fit_only: bool,
@@ -647,7 +651,8 @@ fn lsp_first_hover(bin: &Path, bundle: &Path) -> Duration {
 /// `tests/roundtrip.rs`) and on a ~50 MB one-line bundle made of copies of terser's; then `symbolicate` of 50
 /// frames on an ordinary (esbuild) bundle, whole process, vs metro-symbolicate.
 fn run_scopes(args: &Args, bin: &Path) {
-    use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
+    use sourcemap_core::trace::function_name::tables_around;
+    use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes, TextPosition};
     let dist = Path::new("fixtures/roundtrip/dist");
     let esbuild = dist.join("esbuild/three-scenarios.js");
     if !esbuild.exists() {
@@ -655,8 +660,8 @@ fn run_scopes(args: &Args, bin: &Path) {
         return;
     }
     println!("\n### Function scopes (frames' function names)\n");
-    println!("| bundle | bytes | functions | build table | oxc parse (floor) | ratio | held per function |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| bundle | bytes | functions | build table | oxc parse (floor) | ratio | held per function | 2 / 50 positions in parts (`js_slices`) | parts ÷ whole table, 2 / 50 |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     // terser's output is one line of code and the `sourceMappingURL` comment.
     let minified = std::fs::read_to_string(dist.join("terser/three-scenarios.js")).unwrap();
     let code = minified.lines().next().unwrap_or_default();
@@ -699,14 +704,27 @@ fn run_scopes(args: &Args, bin: &Path) {
         });
         let (held_bytes, table) =
             held(|| FunctionScopes::parse(text, "b.js", Dialect::Generated).unwrap());
+        // Naming the functions at a few positions from parts of the text instead (what `ScopeCache` does from
+        // `PARSE_IN_PARTS_FROM` bytes): positions at functions' starts spread over the text.
+        let starts: Vec<TextPosition> = table.iter().map(|f| f.start).collect();
+        let parts = |n: usize| {
+            let step = (starts.len() / n).max(1);
+            let at: Vec<TextPosition> = starts.iter().step_by(step).take(n).copied().collect();
+            time(s, || tables_around(text, "b.js", Dialect::Generated, &at).len())
+        };
+        let (two, fifty) = (parts(2), parts(50));
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {:.1} B |",
+            "| {name} | {} | {} | {} | {} | {} | {:.1} B | {} / {} | {} / {} |",
             text.len(),
             table.len(),
             ms(build),
             ms(floor),
             ratio(build, floor),
-            held_bytes as f64 / table.len().max(1) as f64
+            held_bytes as f64 / table.len().max(1) as f64,
+            ms(two),
+            ms(fifty),
+            ratio(two, build),
+            ratio(fifty, build),
         );
     }
     drop(cases);
@@ -761,6 +779,7 @@ fn run_scopes(args: &Args, bin: &Path) {
         );
     }
     many_libraries_row(bin, s);
+    one_line::run(bin, s);
 }
 
 /// `symbolicate` of 50 frames on a large unminified esbuild bundle of many libraries (`fixtures/roundtrip/build-many.mjs`:
@@ -806,16 +825,30 @@ fn many_libraries_row(bin: &Path, samples: usize) {
         ));
     }
     let map_arg = map_path.to_string_lossy().into_owned();
-    let ours = time(samples.max(5), || {
-        run_with_stdin(Command::new(bin).args(["symbolicate", &map_arg]), &trace)
-    });
+    let (ours, ours_peak) = one_line::whole_process_median(
+        samples.max(5),
+        || {
+            let mut c = Command::new(bin);
+            c.args(["symbolicate", &map_arg]);
+            c
+        },
+        &trace,
+    );
     let metro_js =
         Path::new("fixtures/metro-reference/node_modules/metro-symbolicate/src/index.js");
     let metro = metro_js.exists().then(|| {
-        time(3, || {
-            run_with_stdin(Command::new("node").arg(metro_js).arg(&map_arg), &trace)
-        })
+        one_line::whole_process_median(
+            3,
+            || {
+                let mut c = Command::new("node");
+                c.arg(metro_js).arg(&map_arg);
+                c
+            },
+            &trace,
+        )
     });
+    let metro_peak = metro.map(|m| m.1);
+    let metro = metro.map(|m| m.0);
     let read_map = time(samples.max(5), || {
         let bytes = std::fs::read(&map_path).unwrap();
         SourceMapIndex::from_bytes_with(
@@ -841,13 +874,15 @@ fn many_libraries_row(bin: &Path, samples: usize) {
     );
     let vs = |t: Duration| metro.map_or("—".into(), |m| ratio(m, t));
     println!(
-        "| sourcemap-ls, whole process (names from scopes) | {} | {} |",
+        "| sourcemap-ls, whole process (names from scopes; peak {}) | {} | {} |",
+        one_line::mb(ours_peak),
         ms(ours),
         vs(ours)
     );
     println!("| the floor: the map read and indexed (lazy) + one oxc parse of the bundle, in process | {} + {} = {} | {} |", ms(read_map), ms(parse), ms(floor), vs(floor));
     println!(
-        "| metro-symbolicate (mapping names, no parse) | {} | |",
+        "| metro-symbolicate (mapping names, no parse; peak {}) | {} | |",
+        metro_peak.map_or("—".into(), one_line::mb),
         metro.map_or("not installed".into(), ms)
     );
 }
@@ -864,6 +899,10 @@ fn main() {
     );
     if args.scopes_only {
         run_scopes(&args, &bin);
+        return;
+    }
+    if args.one_line_only {
+        one_line::run(&bin, args.samples);
         return;
     }
     if args.profile_only {
