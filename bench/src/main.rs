@@ -710,7 +710,9 @@ fn run_scopes(args: &Args, bin: &Path) {
         let parts = |n: usize| {
             let step = (starts.len() / n).max(1);
             let at: Vec<TextPosition> = starts.iter().step_by(step).take(n).copied().collect();
-            time(s, || tables_around(text, "b.js", Dialect::Generated, &at).len())
+            time(s, || {
+                tables_around(text, "b.js", Dialect::Generated, &at).len()
+            })
         };
         let (two, fifty) = (parts(2), parts(50));
         println!(

@@ -20,7 +20,12 @@ pub(crate) fn whole_process(cmd: &mut Command, input: &str) -> (Duration, u64) {
     let gnu_time = Path::new("/usr/bin/time").exists();
     let mut wrapped = if gnu_time {
         let mut w = Command::new("/usr/bin/time");
-        w.arg("-f").arg("%M").arg("-o").arg(&report).arg(cmd.get_program()).args(cmd.get_args());
+        w.arg("-f")
+            .arg("%M")
+            .arg("-o")
+            .arg(&report)
+            .arg(cmd.get_program())
+            .args(cmd.get_args());
         w
     } else {
         let mut w = Command::new(cmd.get_program());
