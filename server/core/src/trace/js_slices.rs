@@ -75,6 +75,9 @@ enum Prev {
     CloseBrace,
     /// `=>`.
     Arrow,
+    /// A word not after a `.`, its bytes' range: a keyword or a value, told only when a token after it asks
+    /// ([`Pass::prev`]); most words are followed by nothing that does.
+    Word(usize, usize),
 }
 
 /// For each byte offset in `positions` (any order), its enclosing levels, innermost first, ending with the top level.
@@ -160,6 +163,14 @@ struct Pass<'t> {
 }
 
 impl Pass<'_> {
+    /// The last token's kind, a word's told now.
+    fn prev(&self) -> Prev {
+        match self.prev {
+            Prev::Word(start, end) => keyword_kind(&self.bytes[start..end]),
+            other => other,
+        }
+    }
+
     /// The levels of a position at the pass's point: each function body open, innermost first.
     fn place(&mut self) -> Vec<usize> {
         let mut levels = Vec::new();
@@ -225,7 +236,7 @@ impl Pass<'_> {
                 return Some(true);
             }
             b'/' => {
-                let regex = match self.prev {
+                let regex = match self.prev() {
                     Prev::Operator | Prev::ExpressionKeyword | Prev::Arrow | Prev::HeadKeyword => {
                         true
                     }
@@ -233,7 +244,7 @@ impl Pass<'_> {
                     // After a block's `}` a statement starts; an object literal divided by something is not code
                     // anyone writes.
                     Prev::CloseBrace => true,
-                    Prev::Value => false,
+                    Prev::Value | Prev::Word(..) => false,
                 };
                 if regex {
                     self.at = regex_end(bytes, at)?;
@@ -268,7 +279,7 @@ impl Pass<'_> {
                 self.prev = Prev::Arrow;
             }
             // `a++ / 2` divides: a postfix operator leaves a value.
-            b'+' | b'-' if bytes.get(at + 1) == Some(&b) && self.prev == Prev::Value => {
+            b'+' | b'-' if bytes.get(at + 1) == Some(&b) && self.prev() == Prev::Value => {
                 self.at = at + 2
             }
             b'0'..=b'9' => {
@@ -280,20 +291,19 @@ impl Pass<'_> {
                 self.prev = Prev::Value;
             }
             _ if is_word_byte(b) => {
-                let mut i = at;
+                let mut i = at + 1;
                 while bytes.get(i).is_some_and(|&c| is_word_byte(c)) {
                     i += 1;
                 }
                 self.at = i;
-                let word = &bytes[at..i];
                 // `a.if(` or `a?.return` is a property, not a keyword.
                 self.prev = if self.prev_is_dot {
                     Prev::Value
                 } else {
-                    if word == b"class" {
+                    if &bytes[at..i] == b"class" {
                         self.classes.push(self.stack.len());
                     }
-                    keyword_kind(word)
+                    Prev::Word(at, i)
                 };
             }
             _ => {
@@ -310,7 +320,7 @@ impl Pass<'_> {
         let inner = self.at + 1;
         let open = match b {
             b'(' => Open {
-                head: self.prev == Prev::HeadKeyword,
+                head: self.prev() == Prev::HeadKeyword,
                 ..plain(OpenKind::Paren, inner)
             },
             b'[' => plain(OpenKind::Bracket, inner),
@@ -389,8 +399,25 @@ fn plain(kind: OpenKind, inner: usize) -> Open {
     }
 }
 
+/// Bytes of identifiers, keywords and private names (`#x`), unicode escapes (`\\u0061`) and any non-ASCII
+/// character (an identifier's, or a space's: neither holds a bracket).
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'#' || b == b'\\' || b >= 0x80
+    const WORD: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut i = 0;
+        while i < 256 {
+            let b = i as u8;
+            t[i] = b.is_ascii_alphanumeric()
+                || b == b'_'
+                || b == b'$'
+                || b == b'#'
+                || b == b'\\'
+                || b >= 0x80;
+            i += 1;
+        }
+        t
+    };
+    WORD[b as usize]
 }
 
 fn keyword_kind(word: &[u8]) -> Prev {
