@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use sourcemap_core::trace::function_name::tables_around;
 use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes, TextPosition};
+use sourcemap_core::trace::text_scopes::tables_around;
 use sourcemap_core::{SourceId, SourceMapIndex};
 
 fn fixtures() -> PathBuf {

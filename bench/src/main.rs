@@ -651,8 +651,8 @@ fn lsp_first_hover(bin: &Path, bundle: &Path) -> Duration {
 /// `tests/roundtrip.rs`) and on a ~50 MB one-line bundle made of copies of terser's; then `symbolicate` of 50
 /// frames on an ordinary (esbuild) bundle, whole process, vs metro-symbolicate.
 fn run_scopes(args: &Args, bin: &Path) {
-    use sourcemap_core::trace::function_name::tables_around;
     use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes, TextPosition};
+    use sourcemap_core::trace::text_scopes::tables_around;
     let dist = Path::new("fixtures/roundtrip/dist");
     let esbuild = dist.join("esbuild/three-scenarios.js");
     if !esbuild.exists() {

@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use crate::map::compact::Bias;
 use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
 use crate::trace::js_scopes::{Dialect, FunctionAt, FunctionScopes, TextPosition};
+use crate::trace::text_scopes::TextScopes;
 
 /// What symbolication can read besides the maps: the function scopes of the file a map describes and of its
 /// original sources. `map` is the caller's identifier of a map (as in [`crate::trace::symbolicate::symbolicate`]).
@@ -64,34 +65,18 @@ impl CodeScopes for NoCode {
 type GeneratedText<'a> = Box<dyn Fn(usize) -> Option<(String, String)> + Send + Sync + 'a>;
 type OriginalText<'a> = Box<dyn Fn(usize, SourceId) -> Option<(String, String)> + Send + Sync + 'a>;
 
-/// Texts at least this long are parsed in parts, only around the positions asked (`js_slices`); shorter ones whole.
-/// A whole parse's syntax tree is ~15 times its text in memory (a 22 MB minified bundle: ~300 MB at its peak), and
-/// its time grows with the text, while a frame's function is in a few kilobytes of it.
-pub const PARSE_IN_PARTS_FROM: usize = 1 << 20;
-
-/// [`CodeScopes`] over two text readers, each part of a file parsed at most once (a part that does not read without
-/// error is remembered as no table). The readers return `(file name, text)`; the name chooses the dialect (`.ts`,
-/// `.jsx`…).
+/// [`CodeScopes`] over two text readers: each file's [`TextScopes`], parsed in parts or whole as the positions asked
+/// need, each part at most once (the same file never twice at once). The readers return `(file name, text)`; the
+/// name chooses the dialect (`.ts`, `.jsx`…).
 pub struct ScopeCache<'a> {
     generated_text: GeneratedText<'a>,
     original_text: OriginalText<'a>,
     generated_shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
-    generated: Mutex<HashMap<usize, FileScopes>>,
-    original: Mutex<HashMap<(usize, SourceId), FileScopes>>,
+    generated: Files<usize>,
+    original: Files<(usize, SourceId)>,
 }
 
-/// A file's scopes, or `None` when it could not be read or parsed.
-type Parsed = Option<Arc<FunctionScopes>>;
-
-/// What is known of one file's functions: the table answering each position asked so far.
-#[derive(Default)]
-struct FileScopes {
-    /// The whole file's table, once parsed.
-    whole: Option<Parsed>,
-    /// Parts parsed (`js_slices`), by byte range; `None` for a part that does not read without error.
-    parts: HashMap<(usize, usize), Parsed>,
-    answers: HashMap<TextPosition, Parsed>,
-}
+type Files<K> = Mutex<HashMap<K, Arc<Mutex<TextScopes>>>>;
 
 impl<'a> ScopeCache<'a> {
     pub fn new(
@@ -114,197 +99,31 @@ impl<'a> ScopeCache<'a> {
     }
 }
 
-/// Answers `at` for each position of one file whose answer is not known yet, reading the file once: around each
-/// position, the parts `js_slices` finds, innermost first, until one holds a function around it (that is the whole
-/// file's innermost function there, named as there); where none does, the top level's statements around it, which
-/// say it is at the top level; failing all, the whole file.
-fn answer<K: std::hash::Hash + Eq + Copy>(
-    known: &Mutex<HashMap<K, FileScopes>>,
+/// The scopes of the file `key` of `files`, having answered `at` (reading its text only when some position needs it).
+fn answered<K: std::hash::Hash + Eq + Copy>(
+    files: &Files<K>,
     key: K,
     at: &[TextPosition],
     text: impl FnOnce() -> Option<(String, String)>,
     dialect: Dialect,
-) {
-    let lock = || known.lock().unwrap_or_else(|e| e.into_inner());
-    let mut wanted: Vec<TextPosition> = {
-        let mut known = lock();
-        let file = known.entry(key).or_default();
-        if let Some(whole) = file.whole.clone() {
-            for &p in at {
-                file.answers.entry(p).or_insert_with(|| whole.clone());
-            }
-            return;
-        }
-        at.iter()
-            .copied()
-            .filter(|p| !file.answers.contains_key(p))
-            .collect()
-    };
-    if wanted.is_empty() {
-        return;
-    }
-    wanted.sort_unstable();
-    wanted.dedup();
-    let Some((name, text)) = text() else {
-        let mut known = lock();
-        let file = known.entry(key).or_default();
-        file.whole = Some(None);
-        for p in wanted {
-            file.answers.insert(p, None);
-        }
-        return;
-    };
-    // Parsed outside the lock, so files parse in parallel under `prefetch`.
-    let mut answers: Vec<(TextPosition, Parsed)> = Vec::new();
-    let mut parts: Vec<((usize, usize), Parsed)> = Vec::new();
-    let mut rest = wanted.clone();
-    if text.len() >= PARSE_IN_PARTS_FROM {
-        rest = in_parts(
-            &text,
-            &name,
-            dialect,
-            &wanted,
-            &mut answers,
-            &mut parts,
-            |r| {
-                lock()
-                    .get(&key)
-                    .and_then(|f| f.parts.get(&(r.start, r.end)).cloned())
-            },
-        );
-    }
-    let whole = (!rest.is_empty()).then(|| {
-        FunctionScopes::parse(&text, &name, dialect)
-            .ok()
-            .map(Arc::new)
-    });
-    drop(text);
-    let mut known = lock();
-    let file = known.entry(key).or_default();
-    for (r, table) in parts {
-        file.parts.entry(r).or_insert(table);
-    }
-    for (p, table) in answers {
-        file.answers.entry(p).or_insert(table);
-    }
-    if let Some(whole) = whole {
-        let whole = file.whole.get_or_insert(whole).clone();
-        for p in rest {
-            file.answers.entry(p).or_insert_with(|| whole.clone());
-        }
-    }
-}
-
-/// The parts' answers (see [`answer`]); returns the positions no part answers. `cached` gives a part already parsed.
-fn in_parts(
-    text: &str,
-    name: &str,
-    dialect: Dialect,
-    wanted: &[TextPosition],
-    answers: &mut Vec<(TextPosition, Parsed)>,
-    parts: &mut Vec<((usize, usize), Parsed)>,
-    cached: impl Fn(&std::ops::Range<usize>) -> Option<Parsed>,
-) -> Vec<TextPosition> {
-    use crate::trace::js_scopes::{offsets_of, positions_from};
-    let mut sorted = wanted.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let wanted = &sorted[..];
-    let offsets = offsets_of(text, wanted);
-    let placed: Vec<(TextPosition, usize)> = wanted
-        .iter()
-        .zip(&offsets)
-        .filter_map(|(&p, o)| Some((p, (*o)?)))
-        .collect();
-    let mut rest: Vec<TextPosition> = wanted
-        .iter()
-        .zip(&offsets)
-        .filter(|(_, o)| o.is_none())
-        .map(|(&p, _)| p)
-        .collect();
-    let at: Vec<usize> = placed.iter().map(|&(_, o)| o).collect();
-    let Some(levels) = crate::trace::js_slices::levels_around(text, &at) else {
-        rest.extend(placed.iter().map(|&(p, _)| p));
-        return rest;
-    };
-    // Every part's start, placed in one pass over the text.
-    let mut starts: Vec<usize> = levels
-        .iter()
-        .flatten()
-        .flat_map(|l| [l.statements.start, l.body.start])
-        .collect();
-    starts.sort_unstable();
-    starts.dedup();
-    let start_positions = positions_from(text, (0, TextPosition::default()), &starts);
-    let position_of = |o: usize| start_positions[starts.binary_search(&o).unwrap_or(0)];
-    let mut parse = |r: std::ops::Range<usize>| -> Parsed {
-        let key = (r.start, r.end);
-        if let Some((_, t)) = parts.iter().find(|(k, _)| *k == key) {
-            return t.clone();
-        }
-        if let Some(t) = cached(&r) {
-            return t;
-        }
-        let table =
-            FunctionScopes::parse_part(text, r.clone(), position_of(r.start), name, dialect)
-                .ok()
-                .map(Arc::new);
-        parts.push((key, table.clone()));
-        table
-    };
-    for ((p, _), levels) in placed.iter().zip(&levels) {
-        let mut found = None;
-        'levels: for (depth, level) in levels.iter().enumerate() {
-            let top = depth + 1 == levels.len();
-            let mut ranges = vec![level.statements.clone()];
-            // The top level's whole body is the file: parsed whole, as without parts, below.
-            if !top && level.body != level.statements {
-                ranges.push(level.body.clone());
-            }
-            for r in ranges {
-                if let Some(table) = parse(r) {
-                    // Read without error: it holds every function around `p` inside it, or there is none at this
-                    // level. At the top level none means `p` is top-level code.
-                    if table.innermost(*p).is_some() || top {
-                        found = Some(table);
-                    }
-                    if found.is_some() {
-                        break 'levels;
-                    }
-                    continue 'levels;
-                }
+) -> Arc<Mutex<TextScopes>> {
+    let file = files
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(key)
+        .or_default()
+        .clone();
+    {
+        // Held while parsing: other files parse in parallel under `prefetch`, this one once.
+        let mut scopes = file.lock().unwrap_or_else(|e| e.into_inner());
+        if at.iter().any(|&p| scopes.known(p).is_none()) {
+            match text() {
+                Some((name, text)) => scopes.answer(Some(&text), &name, dialect, at),
+                None => scopes.answer(None, "", dialect, at),
             }
         }
-        match found {
-            Some(table) => answers.push((*p, Some(table))),
-            None => rest.push(*p),
-        }
     }
-    rest
-}
-
-/// For each position of `at`, the table that answers it ([`CodeScopes`]' contract) and whether a part answered it
-/// (else the whole text was parsed): what [`ScopeCache`] does for a text of [`PARSE_IN_PARTS_FROM`] bytes or more,
-/// for any text. For tests and tools that compare the parts' answers with the whole parse's.
-pub fn tables_around(
-    text: &str,
-    name: &str,
-    dialect: Dialect,
-    at: &[TextPosition],
-) -> Vec<(Parsed, bool)> {
-    let (mut answers, mut parts) = (Vec::new(), Vec::new());
-    let rest = in_parts(text, name, dialect, at, &mut answers, &mut parts, |_| None);
-    let whole = (!rest.is_empty()).then(|| {
-        FunctionScopes::parse(text, name, dialect)
-            .ok()
-            .map(Arc::new)
-    });
-    at.iter()
-        .map(|p| match answers.iter().find(|(q, _)| q == p) {
-            Some((_, table)) => (table.clone(), true),
-            None => (whole.clone().flatten(), false),
-        })
-        .collect()
+    file
 }
 
 impl ScopeCache<'_> {
@@ -349,32 +168,41 @@ impl ScopeCache<'_> {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     match jobs.get(i) {
                         None => break,
-                        Some(Job::Generated(m, at)) => self.answer_generated(*m, at),
-                        Some(Job::Original((m, s), at)) => self.answer_original(*m, *s, at),
+                        Some(Job::Generated(m, at)) => {
+                            self.answer_generated(*m, at);
+                        }
+                        Some(Job::Original((m, s), at)) => {
+                            self.answer_original(*m, *s, at);
+                        }
                     }
                 });
             }
         });
     }
 
-    fn answer_generated(&self, map: usize, at: &[TextPosition]) {
-        answer(
+    fn answer_generated(&self, map: usize, at: &[TextPosition]) -> Arc<Mutex<TextScopes>> {
+        answered(
             &self.generated,
             map,
             at,
             || (self.generated_text)(map),
             Dialect::Generated,
-        );
+        )
     }
 
-    fn answer_original(&self, map: usize, source: SourceId, at: &[TextPosition]) {
-        answer(
+    fn answer_original(
+        &self,
+        map: usize,
+        source: SourceId,
+        at: &[TextPosition],
+    ) -> Arc<Mutex<TextScopes>> {
+        answered(
             &self.original,
             (map, source),
             at,
             || (self.original_text)(map, source),
             Dialect::Original,
-        );
+        )
     }
 }
 
@@ -384,9 +212,9 @@ impl CodeScopes for ScopeCache<'_> {
     }
 
     fn generated(&self, map: usize, at: TextPosition) -> Option<Arc<FunctionScopes>> {
-        self.answer_generated(map, &[at]);
-        let known = self.generated.lock().unwrap_or_else(|e| e.into_inner());
-        known.get(&map)?.answers.get(&at)?.clone()
+        let file = self.answer_generated(map, &[at]);
+        let scopes = file.lock().unwrap_or_else(|e| e.into_inner());
+        scopes.table(at)
     }
 
     fn original(
@@ -395,9 +223,9 @@ impl CodeScopes for ScopeCache<'_> {
         source: SourceId,
         at: TextPosition,
     ) -> Option<Arc<FunctionScopes>> {
-        self.answer_original(map, source, &[at]);
-        let known = self.original.lock().unwrap_or_else(|e| e.into_inner());
-        known.get(&(map, source))?.answers.get(&at)?.clone()
+        let file = self.answer_original(map, source, &[at]);
+        let scopes = file.lock().unwrap_or_else(|e| e.into_inner());
+        scopes.table(at)
     }
 }
 

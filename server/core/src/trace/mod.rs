@@ -14,3 +14,4 @@ pub mod js_scopes;
 pub mod js_slices;
 pub mod stack;
 pub mod symbolicate;
+pub mod text_scopes;

@@ -1,0 +1,274 @@
+//! One text's function scopes as far as the positions asked of it need: [`TextScopes`]. A text of
+//! [`PARSE_IN_PARTS_FROM`] bytes or more is parsed only in the parts around the positions (`js_slices`), a shorter one
+//! whole. What is parsed is kept, so a later position inside a part already read is answered without the text.
+//!
+//! Why parts: a whole parse's syntax tree is ~15 times its text in memory (a 22 MB one-line bundle: ~300 MB at its
+//! peak, `docs/PERFORMANCE.md`, "Function names in parts"), and its time grows with the text, while a frame's
+//! function is in a few kilobytes of it. Why whole below the threshold: there one parse serves every frame, and costs
+//! less than parts for many positions (the same section's figures).
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::trace::js_scopes::{offsets_of, positions_from, Dialect, FunctionScopes, TextPosition};
+use crate::trace::js_slices::levels_around;
+
+/// Texts at least this long are parsed in parts; shorter ones whole.
+pub const PARSE_IN_PARTS_FROM: usize = 1 << 20;
+
+/// A table of function scopes, or `None` when the text could not be read or parsed.
+pub type Parsed = Option<Arc<FunctionScopes>>;
+
+/// See the module documentation. A table given for a position answers [`FunctionScopes::innermost`] at that position
+/// as the whole text's table would; at other positions it may not.
+#[derive(Default)]
+pub struct TextScopes {
+    /// The whole text's table, once parsed.
+    whole: Option<Parsed>,
+    /// Parts read without an error.
+    parts: Vec<Part>,
+    /// Ranges that did not read without an error.
+    unreadable: Vec<(usize, usize)>,
+    answers: HashMap<TextPosition, Parsed>,
+}
+
+/// A run of statements parsed alone.
+struct Part {
+    range: (usize, usize),
+    start: TextPosition,
+    end: TextPosition,
+    /// A run of the text's top-level statements: a position inside it that no function of it holds is top-level code.
+    top: bool,
+    table: Arc<FunctionScopes>,
+}
+
+impl Part {
+    /// The part's table when it answers `p`: `p` inside it and a function of it around `p` (or none, at the top
+    /// level). See `js_slices` for why that is the whole text's answer.
+    fn answers(&self, p: TextPosition) -> Option<&Arc<FunctionScopes>> {
+        (self.start <= p && p < self.end && (self.top || self.table.innermost(p).is_some()))
+            .then_some(&self.table)
+    }
+}
+
+impl TextScopes {
+    pub fn new() -> TextScopes {
+        TextScopes::default()
+    }
+
+    /// The table answering `at`, when it is known without the text: asked before, inside a part already read, or
+    /// the whole text parsed.
+    pub fn known(&self, at: TextPosition) -> Option<Parsed> {
+        if let Some(answer) = self.answers.get(&at) {
+            return Some(answer.clone());
+        }
+        if let Some(table) = self.parts.iter().find_map(|part| part.answers(at)) {
+            return Some(Some(table.clone()));
+        }
+        self.whole.clone()
+    }
+
+    /// Answers every position of `at` not known yet from `text` (named `name`, for its dialect); `None` for `text`
+    /// when it cannot be read (every position is then answered `None`).
+    pub fn answer(
+        &mut self,
+        text: Option<&str>,
+        name: &str,
+        dialect: Dialect,
+        at: &[TextPosition],
+    ) {
+        let mut wanted: Vec<TextPosition> = at
+            .iter()
+            .copied()
+            .filter(|&p| self.known(p).is_none())
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
+        wanted.sort_unstable();
+        wanted.dedup();
+        let Some(text) = text else {
+            self.whole = Some(None);
+            return;
+        };
+        let rest = if text.len() >= PARSE_IN_PARTS_FROM {
+            self.in_parts(text, name, dialect, &wanted)
+        } else {
+            wanted
+        };
+        if !rest.is_empty() {
+            self.whole = Some(
+                FunctionScopes::parse(text, name, dialect)
+                    .ok()
+                    .map(Arc::new),
+            );
+        }
+    }
+
+    /// The answer for `at` after [`TextScopes::answer`] was asked it.
+    pub fn table(&self, at: TextPosition) -> Parsed {
+        self.known(at).flatten()
+    }
+
+    /// Bytes held on the heap: the tables, and one entry per position answered.
+    pub fn heap_bytes(&self) -> usize {
+        let tables: usize = self
+            .parts
+            .iter()
+            .map(|p| p.table.heap_bytes() + std::mem::size_of::<Part>())
+            .sum();
+        let whole = self
+            .whole
+            .as_ref()
+            .and_then(|w| w.as_ref())
+            .map_or(0, |w| w.heap_bytes());
+        tables
+            + whole
+            + self.unreadable.capacity() * std::mem::size_of::<(usize, usize)>()
+            + self.answers.capacity() * (std::mem::size_of::<(TextPosition, Parsed)>() + 1)
+    }
+
+    /// Answers `wanted` (sorted) from parts where it can; returns the positions none answers. Around each position,
+    /// the parts `js_slices` finds, innermost first, until one holds a function around it; where none does, the top
+    /// level's statements around it, which say it is top-level code.
+    fn in_parts(
+        &mut self,
+        text: &str,
+        name: &str,
+        dialect: Dialect,
+        wanted: &[TextPosition],
+    ) -> Vec<TextPosition> {
+        let offsets = offsets_of(text, wanted);
+        let mut rest = Vec::new();
+        let mut placed: Vec<(TextPosition, usize)> = Vec::new();
+        for (&p, o) in wanted.iter().zip(&offsets) {
+            match o {
+                Some(o) => placed.push((p, *o)),
+                // Past its line's end: the whole text says what is there.
+                None => rest.push(p),
+            }
+        }
+        let at: Vec<usize> = placed.iter().map(|&(_, o)| o).collect();
+        let Some(levels) = levels_around(text, &at) else {
+            rest.extend(placed.iter().map(|&(p, _)| p));
+            return rest;
+        };
+        // Every part's ends, placed in one pass over the text.
+        let mut ends: Vec<usize> = levels
+            .iter()
+            .flatten()
+            .flat_map(|l| {
+                [
+                    l.statements.start,
+                    l.statements.end,
+                    l.body.start,
+                    l.body.end,
+                ]
+            })
+            .collect();
+        ends.sort_unstable();
+        ends.dedup();
+        let end_positions = positions_from(text, (0, TextPosition::default()), &ends);
+        let position_of = |o: usize| end_positions[ends.binary_search(&o).unwrap_or(0)];
+        for ((p, _), levels) in placed.iter().zip(&levels) {
+            if self.known(*p).is_some() {
+                continue;
+            }
+            let mut found = false;
+            'levels: for (depth, level) in levels.iter().enumerate() {
+                let top = depth + 1 == levels.len();
+                let mut ranges = vec![level.statements.clone()];
+                // The top level's whole body is the text: parsed whole, as without parts.
+                if !top && level.body != level.statements {
+                    ranges.push(level.body.clone());
+                }
+                for r in ranges {
+                    let Some(part) = self.part(text, name, dialect, r, top, position_of) else {
+                        continue;
+                    };
+                    // Read without error: it holds every function around `p` inside it, or there is none at this
+                    // level. At the top level none means `p` is top-level code.
+                    found = self.parts[part].answers(*p).is_some();
+                    if found {
+                        break 'levels;
+                    }
+                    continue 'levels;
+                }
+            }
+            if found {
+                self.answers.insert(*p, self.known(*p).flatten());
+            } else {
+                rest.push(*p);
+            }
+        }
+        rest
+    }
+
+    /// The index of the part `r` in `self.parts`, parsed now if it was not; `None` when it does not read without an
+    /// error.
+    fn part(
+        &mut self,
+        text: &str,
+        name: &str,
+        dialect: Dialect,
+        r: Range<usize>,
+        top: bool,
+        position_of: impl Fn(usize) -> TextPosition,
+    ) -> Option<usize> {
+        let key = (r.start, r.end);
+        if let Some(i) = self.parts.iter().position(|p| p.range == key) {
+            return Some(i);
+        }
+        if self.unreadable.contains(&key) {
+            return None;
+        }
+        match FunctionScopes::parse_part(text, r.clone(), position_of(r.start), name, dialect) {
+            Ok(table) => {
+                self.parts.push(Part {
+                    range: key,
+                    start: position_of(r.start),
+                    end: position_of(r.end),
+                    top,
+                    table: Arc::new(table),
+                });
+                Some(self.parts.len() - 1)
+            }
+            Err(_) => {
+                self.unreadable.push(key);
+                None
+            }
+        }
+    }
+}
+
+/// For each position of `at`, the table that answers it and whether a part answered it (else the whole text was
+/// parsed): what [`TextScopes`] does for a text of [`PARSE_IN_PARTS_FROM`] bytes or more, for any text. For tests and
+/// tools that compare the parts' answers with the whole parse's.
+pub fn tables_around(
+    text: &str,
+    name: &str,
+    dialect: Dialect,
+    at: &[TextPosition],
+) -> Vec<(Parsed, bool)> {
+    let mut scopes = TextScopes::new();
+    let mut wanted = at.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let rest = scopes.in_parts(text, name, dialect, &wanted);
+    if !rest.is_empty() {
+        scopes.answer(Some(text), name, dialect, &rest);
+    }
+    let whole = scopes.whole.clone().flatten();
+    at.iter()
+        .map(|&p| {
+            let table = scopes.table(p);
+            let by_part = match (&table, &whole) {
+                (Some(t), Some(w)) => !Arc::ptr_eq(t, w),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            (table, by_part)
+        })
+        .collect()
+}
