@@ -233,38 +233,53 @@ impl LanguageServer for Server {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        guarded("hover", requests::hover::hover(&self.0, params)).await
+        released(guarded("hover", requests::hover::hover(&self.0, params)).await)
     }
 
     async fn goto_definition(
         &self,
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
-        guarded(
-            "definition",
-            requests::definition::definition(&self.0, params),
+        released(
+            guarded(
+                "definition",
+                requests::definition::definition(&self.0, params),
+            )
+            .await,
         )
-        .await
     }
 
     async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
-        guarded(
-            "documentLink",
-            requests::document_link::document_link(&self.0, params),
+        released(
+            guarded(
+                "documentLink",
+                requests::document_link::document_link(&self.0, params),
+            )
+            .await,
         )
-        .await
     }
 
     async fn document_symbol(
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        guarded(
-            "documentSymbol",
-            requests::document_symbol::document_symbol(&self.0, params),
+        released(
+            guarded(
+                "documentSymbol",
+                requests::document_symbol::document_symbol(&self.0, params),
+            )
+            .await,
         )
-        .await
     }
+}
+
+/// A request's answer, after giving back to the system what the request freed when that is much
+/// (`heap::release_if_freed`, on the blocking pool, so the answer is not held up).
+pub(crate) fn released<T>(answer: T) -> T {
+    if crate::lsp::maps::heap::freed_enough() {
+        tokio::task::spawn_blocking(crate::lsp::maps::heap::release_if_freed);
+    }
+    answer
 }
 
 /// Pulls the `sourcemap` section with `workspace/configuration` (when the client supports it).
