@@ -15,9 +15,7 @@ use serde_json::{json, Value};
 use sourcemap_core::GeneratedPosition;
 use sourcemap_fixtures::Rng;
 
-use crate::editor::{
-    frame, hover_params, mb, percentile, rss_anon, uri_of, Lsp, RssSampler,
-};
+use crate::editor::{frame, hover_params, mb, percentile, rss_anon, uri_of, Lsp, RssSampler};
 use crate::median;
 
 /// Where `make.mjs` writes the build.
@@ -47,7 +45,10 @@ fn modules(text: &str) -> Vec<std::ops::Range<u32>> {
 fn positions_across_modules(text: &str, n: usize, seed: u64) -> (Vec<GeneratedPosition>, usize) {
     let lines: Vec<&str> = text.lines().collect();
     let modules = modules(text);
-    assert!(!modules.is_empty(), "no Metro modules (`__d(function`) in the bundle");
+    assert!(
+        !modules.is_empty(),
+        "no Metro modules (`__d(function`) in the bundle"
+    );
     let mut rng = Rng::new(seed);
     let mut order: Vec<usize> = Vec::new();
     let mut out = Vec::with_capacity(n);
@@ -80,6 +81,11 @@ fn positions_across_modules(text: &str, n: usize, seed: u64) -> (Vec<GeneratedPo
 
 struct Run {
     first_hover: Duration,
+    after_first: u64,
+    /// The server's live heap (`sourcemap/mapInfo`'s `heapBytes`; 0 before it had one) after the first hover and
+    /// after all.
+    heap_first: u64,
+    heap_all: u64,
     latencies: Vec<Duration>,
     answered: usize,
     after_early: u64,
@@ -100,14 +106,22 @@ fn session(bin: &Path, bundle: &Path, text: &str, hovers: &[GeneratedPosition]) 
     let mut lsp = Lsp::start(bin, root, true);
     let sampler = RssSampler::start(lsp.pid());
     let uri = uri_of(bundle);
-    let open = frame(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}
-    }}));
+    let open = frame(
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}
+        }}),
+    );
     let started = Instant::now();
     lsp.send_bytes(&open);
     drop(open);
     lsp.request("textDocument/hover", hover_params(&uri, hovers[0]));
     let first_hover = started.elapsed();
+    let after_first = steady(&mut lsp);
+    let heap = |lsp: &mut Lsp| {
+        let info = lsp.request("sourcemap/mapInfo", json!({"textDocument": {"uri": uri}}));
+        info["result"]["heapBytes"].as_u64().unwrap_or(0)
+    };
+    let heap_first = heap(&mut lsp);
     let mut latencies = Vec::with_capacity(HOVERS);
     let mut answered = 0;
     let mut after_early = 0;
@@ -121,13 +135,20 @@ fn session(bin: &Path, bundle: &Path, text: &str, hovers: &[GeneratedPosition]) 
         }
     }
     let after_all = steady(&mut lsp);
-    let info = lsp.request(
-        "sourcemap/mapInfo",
-        json!({"textDocument": {"uri": uri}}),
-    );
-    let caches = info["result"].get("caches").cloned();
+    let info = lsp.request("sourcemap/mapInfo", json!({"textDocument": {"uri": uri}}));
+    let caches = info["result"].get("caches").map(|c| {
+        json!({"caches": c, "heapBytes": info["result"]["heapBytes"], "map": info["result"]["memory"]})
+    });
+    // For looking into what the memory is: the server's mappings as the kernel sees them.
+    if let Ok(to) = std::env::var("BENCH_SMAPS") {
+        let _ = std::fs::copy(format!("/proc/{}/smaps", lsp.pid()), to);
+    }
+    let heap_all = heap(&mut lsp);
     Run {
         first_hover,
+        after_first,
+        heap_first,
+        heap_all,
         latencies,
         answered,
         after_early,
@@ -140,7 +161,9 @@ fn session(bin: &Path, bundle: &Path, text: &str, hovers: &[GeneratedPosition]) 
 pub fn run(dir: &Path, bin: &Path, samples: usize) {
     let bundle: PathBuf = dir.join("index.bundle");
     let map = dir.join("index.bundle.map");
-    println!("\n### The editor on a real Metro build after {HOVERS} hovers across modules (issue 44)\n");
+    println!(
+        "\n### The editor on a real Metro build after {HOVERS} hovers across modules (issue 44)\n"
+    );
     if !bundle.exists() || !map.exists() {
         println!(
             "(skipped: no build at {}; make it with `node fixtures/metro-scale/make.mjs` after `npm ci` there)",
@@ -196,7 +219,10 @@ pub fn run(dir: &Path, bin: &Path, samples: usize) {
         firsts.join(", "),
         first.as_secs_f64() * 1e3
     );
-    let mut all: Vec<Duration> = runs.iter().flat_map(|r| r.latencies.iter().copied()).collect();
+    let mut all: Vec<Duration> = runs
+        .iter()
+        .flat_map(|r| r.latencies.iter().copied())
+        .collect();
     all.sort();
     let answered: usize = runs.iter().map(|r| r.answered).sum();
     println!(
@@ -204,6 +230,11 @@ pub fn run(dir: &Path, bin: &Path, samples: usize) {
         percentile(&all, 0.5).as_secs_f64() * 1e3,
         percentile(&all, 0.99).as_secs_f64() * 1e3,
         all.last().unwrap().as_secs_f64() * 1e3
+    );
+    println!(
+        "| anonymous memory, steady, after the first hover | {} | ≤ {} |",
+        range(&|r| r.after_first),
+        mb(budget)
     );
     println!(
         "| anonymous memory, steady, after {EARLY_READING} hovers | {} | ≤ {} |",
@@ -216,7 +247,12 @@ pub fn run(dir: &Path, bin: &Path, samples: usize) {
         mb(budget)
     );
     println!("| anonymous memory, peak | {} | |", range(&|r| r.peak));
+    println!(
+        "| live heap (`heapBytes`), after the first hover / after {HOVERS} hovers | {} / {} | |",
+        range(&|r| r.heap_first),
+        range(&|r| r.heap_all)
+    );
     if let Some(c) = runs.last().and_then(|r| r.caches.as_ref()) {
-        println!("\nThe server's caches after {HOVERS} hovers (`sourcemap/mapInfo` `caches`, last server): `{c}`");
+        println!("\nThe server's memory after {HOVERS} hovers (`sourcemap/mapInfo`'s `caches`, `heapBytes`, `memory`; last server): `{c}`");
     }
 }
