@@ -97,8 +97,10 @@ mod tests {
         assert!(texts.get(SourceId(0)).is_none());
         assert_eq!(texts.get(SourceId(1)).as_deref(), Some("small"));
         assert!(texts.get(SourceId(2)).is_some());
+        // 1 is now the least recently used: it goes for 3.
         texts.put(SourceId(3), big.clone());
-        assert!(texts.get(SourceId(2)).is_none());
+        assert!(texts.get(SourceId(1)).is_none());
+        assert!(texts.get(SourceId(2)).is_some());
         assert!(texts.usage().bytes as u64 <= budget.limit());
         // Larger than the whole budget: read each time, never kept.
         texts.put(SourceId(4), Arc::from("y".repeat(5000)));
