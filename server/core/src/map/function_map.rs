@@ -190,10 +190,13 @@ pub struct ElementSpan {
 /// alone.
 pub const FUNCTION_MAP_CACHE_BYTES: usize = 1 << 20;
 
-/// The function maps decoded last, by (section, local source), most recent last.
+/// A decoded map by (section, local source).
+type Kept = ((usize, usize), Arc<FunctionMap>);
+
+/// The function maps decoded last, most recent last.
 #[derive(Debug, Default)]
 pub struct FunctionMapCache {
-    recent: Mutex<VecDeque<((usize, usize), Arc<FunctionMap>)>>,
+    recent: Mutex<VecDeque<Kept>>,
 }
 
 impl FunctionMapCache {

@@ -144,6 +144,10 @@ pub struct Section {
     dart2js: bool,
 }
 
+/// Where a source's function map is: its local index in the section, its span in `x_facebook_sources`, and the
+/// field's range (in the buffer, or in the file once shed).
+type SpanOfSource<'a> = (usize, &'a ElementSpan, Range<usize>);
+
 /// What [`SourceMapIndex::decoded_heap`] counts, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DecodedHeap {
@@ -970,7 +974,7 @@ impl SourceMapIndex {
         &self,
         section: usize,
         source: SourceId,
-    ) -> Result<Option<(usize, &ElementSpan, Range<usize>)>, String> {
+    ) -> Result<Option<SpanOfSource<'_>>, String> {
         let s = &self.sections[section];
         let Some(range) = s.x_facebook_sources.clone() else {
             return Ok(None);
