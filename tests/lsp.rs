@@ -1588,7 +1588,8 @@ fn evicted_caches_give_the_same_answers_and_map_info_shows_their_sizes() {
         sources.push(format!("src/m{i}.js"));
         // A comment makes each text ~400 B: a few fill the budget below.
         contents.push(format!("{body}\n// {}\n", "x".repeat(380)));
-        function_maps.push(json!([{"names": ["<global>", format!("f{i}")], "mappings": "AAA,UCA"}]));
+        function_maps
+            .push(json!([{"names": ["<global>", format!("f{i}")], "mappings": "AAA,UCA"}]));
         if i > 0 {
             mappings.push(';');
         }
@@ -1641,7 +1642,12 @@ fn evicted_caches_give_the_same_answers_and_map_info_shows_their_sizes() {
         .iter()
         .map(|k| k["kind"].as_str().unwrap())
         .collect();
-    for kind in ["sourceTexts", "functionScopes", "sourceDrifts", "fitReports"] {
+    for kind in [
+        "sourceTexts",
+        "functionScopes",
+        "sourceDrifts",
+        "fitReports",
+    ] {
         assert!(kinds.contains(&kind), "{kind} missing: {caches}");
     }
     let memory = &info["memory"];
