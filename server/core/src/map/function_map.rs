@@ -122,24 +122,37 @@ impl FunctionMap {
 
     /// Where each source's function map is in `x_facebook_sources` (raw JSON), with a hash of its bytes: the field
     /// is read and every map decoded once, so a malformed field is refused as a whole, with the first error, as
-    /// [`Self::decode_facebook_sources`] refuses it; the decoded maps are dropped.
-    pub fn element_spans(raw: &str) -> Result<Vec<Option<ElementSpan>>, String> {
+    /// [`Self::decode_facebook_sources`] refuses it; the decoded maps are dropped but that of source `keep`, which
+    /// is left in `kept`.
+    pub fn element_spans(
+        raw: &str,
+        keep: Option<usize>,
+        kept: &mut Option<FunctionMap>,
+    ) -> Result<Vec<Option<ElementSpan>>, String> {
         let list: Vec<Option<Vec<Option<&serde_json::value::RawValue>>>> =
             serde_json::from_str(raw).map_err(|e| format!("x_facebook_sources: {e}"))?;
-        list.into_iter()
-            .map(|meta| {
+        let mut decoded = None;
+        let spans = list
+            .into_iter()
+            .enumerate()
+            .map(|(i, meta)| {
                 let Some(Some(first)) = meta.and_then(|m| m.into_iter().next()) else {
                     return Ok(None);
                 };
                 let text = first.get();
-                Self::decode_element(text)?;
+                let map = Self::decode_element(text)?;
+                if Some(i) == keep {
+                    decoded = Some(map);
+                }
                 let start = text.as_ptr() as usize - raw.as_ptr() as usize;
                 Ok(Some(ElementSpan {
                     range: start..start + text.len(),
                     hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
                 }))
             })
-            .collect()
+            .collect::<Result<_, String>>()?;
+        *kept = decoded;
+        Ok(spans)
     }
 
     /// One source's function map from its element of `x_facebook_sources` (`{"names": […], "mappings": "…"}`).

@@ -965,21 +965,27 @@ impl SourceMapIndex {
     /// field with `null` for every source that has none: metro-source-map's `composeSourceMaps` over an esbuild map).
     /// A malformed field holds none.
     pub fn has_function_map(&self, section: usize, source: SourceId) -> bool {
-        matches!(self.function_map_span(section, source), Ok(Some(_)))
+        matches!(
+            self.function_map_span(section, source, &mut None),
+            Ok(Some(_))
+        )
     }
 
     /// Where `source`'s function map is in the section's `x_facebook_sources`, the field read (and every map in it
-    /// checked) on first use; with the field's range in the buffer, or in the file once shed.
+    /// checked) on first use; with the field's range in the buffer, or in the file once shed. The first use also
+    /// gives `source`'s map, decoded on the way (`decoded`), so it is not read twice.
     fn function_map_span(
         &self,
         section: usize,
         source: SourceId,
+        decoded: &mut Option<FunctionMap>,
     ) -> Result<Option<SpanOfSource<'_>>, String> {
         let s = &self.sections[section];
         let Some(range) = s.x_facebook_sources.clone() else {
             return Ok(None);
         };
-        let spans = || {
+        let local = s.sources.iter().position(|&g| g == source);
+        let mut spans = || {
             let bytes =
                 match s.facebook_sources_hash {
                     None => Cow::Borrowed(&self.buffer[range.clone()]),
@@ -988,11 +994,11 @@ impl SourceMapIndex {
                     )?),
                 };
             let raw = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
-            FunctionMap::element_spans(raw)
+            FunctionMap::element_spans(raw, local, decoded)
         };
         let spans: &Result<_, _> = s.function_maps.get_or_init(|| Box::new(spans()));
         let spans = spans.as_ref().map_err(Clone::clone)?;
-        let Some(local) = s.sources.iter().position(|&g| g == source) else {
+        let Some(local) = local else {
             return Ok(None);
         };
         Ok(spans
@@ -1008,22 +1014,28 @@ impl SourceMapIndex {
         section: usize,
         source: SourceId,
     ) -> Result<Option<Arc<FunctionMap>>, String> {
-        let Some((local, span, field)) = self.function_map_span(section, source)? else {
+        let mut decoded = None;
+        let Some((local, span, field)) = self.function_map_span(section, source, &mut decoded)?
+        else {
             return Ok(None);
         };
         if let Some(m) = self.function_maps.get((section, local)) {
             return Ok(Some(m));
         }
-        let at = field.start + span.range.start..field.start + span.range.end;
-        let bytes = match self.sections[section].facebook_sources_hash {
-            None => Cow::Borrowed(&self.buffer[at]),
-            Some(_) => Cow::Owned(
-                self.read_back(&at, Some(span.hash))
-                    .ok_or("x_facebook_sources: the map file no longer holds what was indexed")?,
-            ),
+        let map = match decoded {
+            Some(m) => Arc::new(m),
+            None => {
+                let at = field.start + span.range.start..field.start + span.range.end;
+                let bytes = match self.sections[section].facebook_sources_hash {
+                    None => Cow::Borrowed(&self.buffer[at]),
+                    Some(_) => Cow::Owned(self.read_back(&at, Some(span.hash)).ok_or(
+                        "x_facebook_sources: the map file no longer holds what was indexed",
+                    )?),
+                };
+                let text = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
+                Arc::new(FunctionMap::decode_element(text)?)
+            }
         };
-        let text = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
-        let map = Arc::new(FunctionMap::decode_element(text)?);
         self.function_maps.put((section, local), map.clone());
         Ok(Some(map))
     }
