@@ -273,12 +273,10 @@ impl LanguageServer for Server {
     }
 }
 
-/// A request's answer, after giving back to the system what the request freed when that is much
-/// (`heap::release_if_freed`, on the blocking pool, so the answer is not held up).
+/// A request's answer; once requests pause, what they freed is given back to the system when that is much
+/// (`heap::after_request`).
 pub(crate) fn released<T>(answer: T) -> T {
-    if crate::lsp::maps::heap::freed_enough() {
-        tokio::task::spawn_blocking(crate::lsp::maps::heap::release_if_freed);
-    }
+    crate::lsp::maps::heap::after_request();
     answer
 }
 

@@ -26,16 +26,41 @@ static FREED_AT_TRIM: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 
 /// Whether the allocator has been handed back at least [`RELEASE_AFTER_FREED_BYTES`] since the last trim: then
 /// [`release_free_memory`] is worth its milliseconds. A hover frees what it read (a source's text read back from
-/// the map, a local file compared with it, evicted cache entries); without a trim, glibc kept those pages between
-/// live blocks: on the real Metro build (`sourcemap-bench --hovers-only`, 2026-12-03) the heap held ~17 MB free
-/// after 1,000 hovers, the steady memory 140.1 MB against a budget of 138.4 MB.
+/// the map, a local file compared with it, evicted cache entries), and the background validation and fit check
+/// free more; without a trim, glibc kept those pages between live blocks: on the real Metro build
+/// (`sourcemap-bench --hovers-only`, 2026-12-03) the heap held ~17 MB free after 1,000 hovers.
 pub fn freed_enough() -> bool {
     let freed = sourcemap_core::map::measure::freed_bytes();
     let at = FREED_AT_TRIM.load(std::sync::atomic::Ordering::Relaxed);
     freed.wrapping_sub(at) >= RELEASE_AFTER_FREED_BYTES
 }
 
-/// Trims when [`freed_enough`]; called after requests (on the blocking pool: a trim walks the heap).
+/// How long requests must pause before a trim: with one arena, a trim holds the allocator's lock while it walks the
+/// heap (tens of milliseconds on 200 MB), and any request allocating meanwhile waits for it. Trimming as soon as a
+/// hover had seen 4 MiB freed put hover p99 on the generated Metro-scale map at 51 ms (5.7 ms before): the hovers
+/// ran beside the background validation and fit check, which free that much all the time.
+const IDLE_BEFORE_TRIM: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Requests answered so far: a trim scheduled after one runs only if no other was answered since.
+static ANSWERED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Called as each request is answered (inside the runtime): when [`freed_enough`], a trim is scheduled for
+/// [`IDLE_BEFORE_TRIM`] later, on the blocking pool, if no request is answered in between.
+pub fn after_request() {
+    use std::sync::atomic::Ordering;
+    let n = ANSWERED.fetch_add(1, Ordering::Relaxed) + 1;
+    if !freed_enough() {
+        return;
+    }
+    tokio::spawn(async move {
+        tokio::time::sleep(IDLE_BEFORE_TRIM).await;
+        if ANSWERED.load(Ordering::Relaxed) == n {
+            tokio::task::spawn_blocking(release_if_freed);
+        }
+    });
+}
+
+/// Trims when [`freed_enough`] (blocking: a trim walks the heap).
 pub fn release_if_freed() {
     if freed_enough() {
         FREED_AT_TRIM.store(
@@ -58,23 +83,16 @@ pub fn release_if_freed() {
 /// long work (indexing, parsing) runs a thread at a time per request. The CLI keeps glibc's default.
 const MAX_ARENAS: i32 = 1;
 
-/// Blocks at least this large are mapped on their own and unmapped when freed, whatever glibc saw before.
+/// Caps glibc's arenas (glibc only; elsewhere a no-op). Called once, before the runtime's threads start.
 ///
-/// glibc starts at 128 KiB but raises the threshold to the size of each mapped block freed, up to 32 MiB: once the
-/// server had freed the copy of a 57 MB bundle, every transient block up to 32 MiB (a source's text read back from the
-/// map, a local file read to compare it, a fit check's line table) came from the heap, and what was freed of it
-/// stayed resident between the blocks still in use, where `malloc_trim` after large steps does not reach what later
-/// requests free. A fixed threshold keeps glibc from adjusting it.
-const MMAP_THRESHOLD: i32 = 256 << 10;
-
-/// Caps glibc's arenas and fixes its mmap threshold (glibc only; elsewhere a no-op). Called once, before the
-/// runtime's threads start.
+/// (A fixed mmap threshold, 256 KiB, so that glibc would not keep large transients on the heap, was tried beside the
+/// trims after requests (issue 44): the same steady and peak memory on both editor builds of the benchmark, so it
+/// was left out.)
 pub fn limit_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` changes an allocator parameter; called before other threads exist; M_ARENA_MAX takes any
-    // positive value and M_MMAP_THRESHOLD any value up to 32 MiB.
+    // SAFETY: `mallopt` changes an allocator parameter; called before other threads exist, and M_ARENA_MAX takes
+    // any positive value.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, MAX_ARENAS);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     }
 }
