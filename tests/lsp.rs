@@ -1551,3 +1551,117 @@ fn jest_line_one_frames_are_never_answered_wrong_in_the_server() {
     }
     c.shutdown();
 }
+
+/// Base64 VLQ of one value (the test writes its own map).
+fn vlq(v: i64, out: &mut String) {
+    const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut n = if v < 0 { ((-v) << 1) | 1 } else { v << 1 };
+    loop {
+        let mut digit = n & 31;
+        n >>= 5;
+        if n > 0 {
+            digit |= 32;
+        }
+        out.push(B64[digit as usize] as char);
+        if n == 0 {
+            break;
+        }
+    }
+}
+
+/// The server's caches under one small budget (issue 44): hovers across many modules evict source texts (and the
+/// core's function maps cycle through its own small cache), and every answer after eviction is the answer before;
+/// `sourcemap/mapInfo` shows the budget, what each cache holds and what the map's index holds.
+#[test]
+fn evicted_caches_give_the_same_answers_and_map_info_shows_their_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A Metro-shaped flat map: module i on bundle line i, `function fN()` in source i with a function map.
+    let modules = 40;
+    let mut bundle = String::new();
+    let mut mappings = String::new();
+    let (mut sources, mut contents, mut function_maps) = (vec![], vec![], vec![]);
+    let mut prev_source = 0i64;
+    for i in 0..modules {
+        let body = format!("function f{i}() {{ return {i}; }}");
+        bundle.push_str(&format!("__d({body});\n"));
+        sources.push(format!("src/m{i}.js"));
+        // A comment makes each text ~400 B: a few fill the budget below.
+        contents.push(format!("{body}\n// {}\n", "x".repeat(380)));
+        function_maps
+            .push(json!([{"names": ["<global>", format!("f{i}")], "mappings": "AAA,UCA"}]));
+        if i > 0 {
+            mappings.push(';');
+        }
+        // Generated column 4 → source i, line 0, column 0; column 20 → column 16 (inside `return`).
+        vlq(4, &mut mappings);
+        vlq(i - prev_source, &mut mappings);
+        vlq(0, &mut mappings);
+        vlq(if i == 0 { 0 } else { -16 }, &mut mappings);
+        mappings.push(',');
+        vlq(16, &mut mappings);
+        vlq(0, &mut mappings);
+        vlq(0, &mut mappings);
+        vlq(16, &mut mappings);
+        prev_source = i;
+    }
+    bundle.push_str("//# sourceMappingURL=index.bundle.map\n");
+    let map = json!({"version": 3, "sources": sources, "sourcesContent": contents, "names": [],
+                     "mappings": mappings, "x_facebook_sources": function_maps});
+    std::fs::write(d.join("index.bundle"), &bundle).unwrap();
+    std::fs::write(d.join("index.bundle.map"), map.to_string()).unwrap();
+
+    let mut c = LspClient::start(&[]);
+    let budget = 2000;
+    c.configuration = json!({"maxCacheBytes": budget});
+    c.initialize(d, c.configuration.clone(), false);
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"sourcemap": c.configuration.clone()}}),
+    );
+    let u = c.open(&d.join("index.bundle"), "javascript");
+    let hovers = |c: &mut LspClient| -> Vec<String> {
+        (0..modules as u32)
+            .map(|line| hover_text(&c.result("textDocument/hover", at(&u, (line, 20)))))
+            .collect()
+    };
+    let first = hovers(&mut c);
+    for (i, h) in first.iter().enumerate() {
+        assert!(h.contains(&format!("src/m{i}.js:1:17")), "{h}");
+        assert!(h.contains(&format!("in `f{i}`")), "{h}");
+        assert!(h.contains(&format!("return {i};")), "the code frame: {h}");
+    }
+    let info = c.result("sourcemap/mapInfo", json!({"textDocument": {"uri": u}}));
+    let caches = &info["caches"];
+    assert_eq!(caches["budgetBytes"], budget, "{caches}");
+    assert!(caches["usedBytes"].as_u64().unwrap() <= budget, "{caches}");
+    assert!(caches["evictions"].as_u64().unwrap() > 0, "{caches}");
+    let kinds: Vec<&str> = caches["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kind"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "sourceTexts",
+        "functionScopes",
+        "sourceDrifts",
+        "fitReports",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing: {caches}");
+    }
+    let memory = &info["memory"];
+    assert!(memory["bufferBytes"].as_u64().unwrap() > 0, "{memory}");
+    assert!(memory["checkpointBytes"].as_u64().unwrap() > 0, "{memory}");
+    assert!(memory["functionMapBytes"].as_u64().unwrap() > 0, "{memory}");
+    assert!(memory["caches"].as_array().unwrap().len() >= 4, "{memory}");
+    assert!(info["heapBytes"].as_u64().unwrap() > 0, "{info}");
+    // Every text went out and came back: the same answers, in the other order too.
+    assert_eq!(hovers(&mut c), first);
+    let backwards: Vec<String> = (0..modules as u32)
+        .rev()
+        .map(|line| hover_text(&c.result("textDocument/hover", at(&u, (line, 20)))))
+        .collect();
+    assert_eq!(backwards.into_iter().rev().collect::<Vec<_>>(), first);
+    c.shutdown();
+}

@@ -106,11 +106,11 @@ impl Lsp {
         lsp
     }
 
-    fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
-    fn send_bytes(&mut self, b: &[u8]) {
+    pub(crate) fn send_bytes(&mut self, b: &[u8]) {
         self.stdin.write_all(b).unwrap();
         self.stdin.flush().unwrap();
     }
@@ -133,7 +133,7 @@ impl Lsp {
     }
 
     /// Waits until the server has published diagnostics (of the bundle opened: its background work is done).
-    fn wait_diagnostics(&mut self) {
+    pub(crate) fn wait_diagnostics(&mut self) {
         while !self.diagnosed {
             // A request that is never answered would block; `answer` returns on its id, so ask for nothing and read.
             let _ = self.next_message();
@@ -196,7 +196,7 @@ pub(crate) fn remove_spent_caches() {
     }
 }
 
-fn frame(v: &Value) -> Vec<u8> {
+pub(crate) fn frame(v: &Value) -> Vec<u8> {
     let body = serde_json::to_vec(v).unwrap();
     let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
     out.extend_from_slice(&body);
@@ -204,7 +204,7 @@ fn frame(v: &Value) -> Vec<u8> {
 }
 
 /// `RssAnon` of a process, in bytes (Linux).
-fn rss_anon(pid: u32) -> Option<u64> {
+pub(crate) fn rss_anon(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("RssAnon:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -212,14 +212,14 @@ fn rss_anon(pid: u32) -> Option<u64> {
 }
 
 /// Samples `RssAnon` every 2 ms until dropped; `peak` is the highest seen.
-struct RssSampler {
+pub(crate) struct RssSampler {
     peak: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl RssSampler {
-    fn start(pid: u32) -> RssSampler {
+    pub(crate) fn start(pid: u32) -> RssSampler {
         let peak = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let (p, s) = (peak.clone(), stop.clone());
@@ -237,7 +237,7 @@ impl RssSampler {
             thread: Some(thread),
         }
     }
-    fn peak(&self) -> u64 {
+    pub(crate) fn peak(&self) -> u64 {
         self.peak.load(Ordering::Relaxed)
     }
 }
@@ -251,11 +251,11 @@ impl Drop for RssSampler {
     }
 }
 
-fn mb(b: u64) -> String {
+pub(crate) fn mb(b: u64) -> String {
     format!("{:.1} MB", b as f64 / 1e6)
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
+pub(crate) fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[i.min(sorted.len() - 1)]
 }

@@ -12,6 +12,7 @@
 //! Memory is measured with a counting global allocator: live heap bytes held by each structure.
 
 mod editor;
+mod editor_hovers;
 mod fit;
 mod one_line;
 mod profile;
@@ -53,6 +54,13 @@ struct Args {
     /// Only the one-line bundle's rows (`symbolicate` of a few frames in a 22 MB line: time and peak memory).
     #[arg(long)]
     one_line_only: bool,
+    /// Only the editor on the real Metro build after 1,000 hovers across its modules (issue 44; the build made by
+    /// `node fixtures/metro-scale/make.mjs`), not the generated Metro-scale rows.
+    #[arg(long)]
+    hovers_only: bool,
+    /// Where the real Metro build is (`index.bundle`, `index.bundle.map`).
+    #[arg(long, default_value = editor_hovers::DEFAULT_DIR)]
+    metro_real: PathBuf,
     /// Only the fit check's rows (each fixture, and the hostile pairs).
     #[arg(long)]
     fit_only: bool,
@@ -920,8 +928,14 @@ fn main() {
         editor::remove_spent_caches();
         return;
     }
+    if args.hovers_only {
+        editor_hovers::run(&args.metro_real, &bin, args.samples);
+        editor::remove_spent_caches();
+        return;
+    }
     if args.editor_only {
         editor::run(&args, &bin);
+        editor_hovers::run(&args.metro_real, &bin, args.samples);
         editor::remove_spent_caches();
         return;
     }
@@ -955,6 +969,7 @@ fn main() {
     }
     fit::hostile_rows(args.quick, args.samples);
     editor::run(&args, &bin);
+    editor_hovers::run(&args.metro_real, &bin, args.samples);
     today::run(&bin, args.samples);
     run_scopes(&args, &bin);
     run_profile(&args, &bin);

@@ -11,7 +11,15 @@
 //! entries move the line; refusing it left its Hermes profile frames with Hermes' names (`global+55`) where
 //! metro-symbolicate names them `<global>`.
 //!
-//! Cost: 12 B per entry, decoded on first use per source.
+//! Cost: 12 B per entry and the names' text once, decoded when a position of its source is asked about and kept in
+//! a small cache per index ([`FunctionMapCache`], least recently used dropped first past
+//! [`FUNCTION_MAP_CACHE_BYTES`]); what is kept per section is where each source's map is in the field (24 B a
+//! source, [`ElementSpan`]). Decoding every source's map of a section at once, as before, held 6.5 MB for the real
+//! Metro build of the editor benchmark (2,493 sources, 73K functions, one section) from its first hover on.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
@@ -19,7 +27,10 @@ use crate::map::vlq;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionMap {
-    pub names: Vec<String>,
+    /// The names, one after another (`ends[i]` is where name `i` ends): a Metro map's 73K function names as one
+    /// allocation, not 73K `String`s (24 bytes each beside their text, and a heap block each).
+    names: String,
+    ends: Vec<u32>,
     /// (1-based line, 0-based column, name index), sorted.
     pub entries: Vec<(u32, u32, u32)>,
 }
@@ -35,6 +46,23 @@ fn field(bytes: &[u8], pos: &mut usize) -> Result<i64, String> {
 }
 
 impl FunctionMap {
+    /// Heap held: the names' text, 4 bytes a name, 12 bytes an entry.
+    pub fn heap_bytes(&self) -> usize {
+        self.names.capacity()
+            + self.ends.capacity() * std::mem::size_of::<u32>()
+            + self.entries.capacity() * std::mem::size_of::<(u32, u32, u32)>()
+    }
+
+    /// Name `i`.
+    fn name(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1] as usize,
+        };
+        self.names.get(start..end)
+    }
+
     pub fn decode(names: Vec<String>, mappings: &str) -> Result<FunctionMap, String> {
         let bytes = mappings.as_bytes();
         let mut entries = Vec::new();
@@ -76,7 +104,62 @@ impl FunctionMap {
             }
         }
         entries.sort();
-        Ok(FunctionMap { names, entries })
+        entries.shrink_to_fit();
+        let mut joined = String::with_capacity(names.iter().map(String::len).sum());
+        let mut ends = Vec::with_capacity(names.len());
+        for n in &names {
+            joined.push_str(n);
+            let end = u32::try_from(joined.len())
+                .map_err(|_| "function map: names longer than 4 GiB".to_string())?;
+            ends.push(end);
+        }
+        Ok(FunctionMap {
+            names: joined,
+            ends,
+            entries,
+        })
+    }
+
+    /// Where each source's function map is in `x_facebook_sources` (raw JSON), with a hash of its bytes: the field
+    /// is read and every map decoded once, so a malformed field is refused as a whole, with the first error, as
+    /// [`Self::decode_facebook_sources`] refuses it; the decoded maps are dropped but that of source `keep`, which
+    /// is left in `kept`.
+    pub fn element_spans(
+        raw: &str,
+        keep: Option<usize>,
+        kept: &mut Option<FunctionMap>,
+    ) -> Result<Vec<Option<ElementSpan>>, String> {
+        let list: Vec<Option<Vec<Option<&serde_json::value::RawValue>>>> =
+            serde_json::from_str(raw).map_err(|e| format!("x_facebook_sources: {e}"))?;
+        let mut decoded = None;
+        let spans = list
+            .into_iter()
+            .enumerate()
+            .map(|(i, meta)| {
+                let Some(Some(first)) = meta.and_then(|m| m.into_iter().next()) else {
+                    return Ok(None);
+                };
+                let text = first.get();
+                let map = Self::decode_element(text)?;
+                if Some(i) == keep {
+                    decoded = Some(map);
+                }
+                let start = text.as_ptr() as usize - raw.as_ptr() as usize;
+                Ok(Some(ElementSpan {
+                    range: start..start + text.len(),
+                    hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
+                }))
+            })
+            .collect::<Result<_, String>>()?;
+        *kept = decoded;
+        Ok(spans)
+    }
+
+    /// One source's function map from its element of `x_facebook_sources` (`{"names": […], "mappings": "…"}`).
+    pub fn decode_element(text: &str) -> Result<FunctionMap, String> {
+        let f: RawFunctionMap = serde_json::from_str(text)
+            .map_err(|e| format!("x_facebook_sources: function map: {e}"))?;
+        FunctionMap::decode(f.names, &f.mappings)
     }
 
     /// Decodes `x_facebook_sources` (raw JSON): one function map (or none) per source.
@@ -103,7 +186,58 @@ impl FunctionMap {
             .entries
             .partition_point(|&(l, c, _)| (u64::from(l), c) <= key);
         let (_, _, name) = self.entries.get(idx.checked_sub(1)?)?;
-        self.names.get(*name as usize).map(String::as_str)
+        self.name(*name as usize)
+    }
+}
+
+/// Where one source's function map is inside `x_facebook_sources` (byte offsets from the field's start), and the
+/// xxh3 of those bytes: read back from a map file, they are used only if they still hash to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElementSpan {
+    pub range: Range<usize>,
+    pub hash: u64,
+}
+
+/// The most heap the decoded function maps kept per index hold ([`FunctionMapCache`]). A trace's frames or a day of
+/// hovers come back to a few modules; a map larger than this (a 9 MB `typescript.js` has one of ~300 KB) stays too,
+/// alone.
+pub const FUNCTION_MAP_CACHE_BYTES: usize = 1 << 20;
+
+/// A decoded map by (section, local source).
+type Kept = ((usize, usize), Arc<FunctionMap>);
+
+/// The function maps decoded last, most recent last.
+#[derive(Debug, Default)]
+pub struct FunctionMapCache {
+    recent: Mutex<VecDeque<Kept>>,
+}
+
+impl FunctionMapCache {
+    pub fn get(&self, key: (usize, usize)) -> Option<Arc<FunctionMap>> {
+        let mut recent = self.recent.lock().expect("function map cache lock");
+        let at = recent.iter().position(|(k, _)| *k == key)?;
+        let hit = recent.remove(at)?;
+        let map = hit.1.clone();
+        recent.push_back(hit);
+        Some(map)
+    }
+
+    pub fn put(&self, key: (usize, usize), map: Arc<FunctionMap>) {
+        let mut recent = self.recent.lock().expect("function map cache lock");
+        recent.retain(|(k, _)| *k != key);
+        recent.push_back((key, map));
+        let mut bytes: usize = recent.iter().map(|(_, m)| m.heap_bytes()).sum();
+        while recent.len() > 1 && bytes > FUNCTION_MAP_CACHE_BYTES {
+            if let Some((_, m)) = recent.pop_front() {
+                bytes -= m.heap_bytes();
+            }
+        }
+    }
+
+    /// Heap held by the maps kept.
+    pub fn heap_bytes(&self) -> usize {
+        let recent = self.recent.lock().expect("function map cache lock");
+        recent.iter().map(|(_, m)| m.heap_bytes()).sum()
     }
 }
 

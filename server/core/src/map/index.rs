@@ -13,11 +13,11 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::map::compact::{Bias, CompactMappings};
 use crate::map::error::{ErrorLocation, MapError, MapErrors};
-use crate::map::function_map::FunctionMap;
+use crate::map::function_map::{ElementSpan, FunctionMap, FunctionMapCache};
 use crate::map::names::{NameTable, Names, NamesInFile};
 use crate::map::parse::{parse_document, parse_document_with, ParsedMap, TextRef};
 use crate::map::prefetch::prefetch;
@@ -132,8 +132,9 @@ pub struct Section {
     // The decoded parts are boxed: most of a Metro map's 16,500 sections are never queried, and an unset `OnceLock`
     // of a box is 16 bytes (with names boxed too, `Section` went from 520 to 320 bytes; 312 since the checkpoints
     // moved to `SourceMapIndex::compacts` and single sources went inline).
-    /// Metro function maps, one per local source, decoded on first use.
-    function_maps: OnceLock<Box<Result<Vec<Option<FunctionMap>>, String>>>,
+    /// Where each local source's Metro function map is in `x_facebook_sources`, found on first use (the maps are
+    /// decoded per source, `SourceMapIndex::function_maps`).
+    function_maps: OnceLock<Box<Result<Vec<Option<ElementSpan>>, String>>>,
     /// The `scopes` field, decoded on first use.
     decoded_scopes: OnceLock<Box<Result<DecodedScopes, String>>>,
     pub x_facebook_sources: Option<Range<usize>>,
@@ -141,6 +142,20 @@ pub struct Section {
     pub debug_id: Option<String>,
     /// dart2js made the section's map (`x_org_dartlang_dart2js`).
     dart2js: bool,
+}
+
+/// Where a source's function map is: its local index in the section, its span in `x_facebook_sources`, and the
+/// field's range (in the buffer, or in the file once shed).
+type SpanOfSource<'a> = (usize, &'a ElementSpan, Range<usize>);
+
+/// What [`SourceMapIndex::decoded_heap`] counts, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecodedHeap {
+    pub names: usize,
+    pub function_maps: usize,
+    /// Decoded `scopes` sections (their structs; the proposal's scope trees are counted at their root only).
+    pub scopes: usize,
+    pub reverse: usize,
 }
 
 /// A section's checkpoints once built, or why they could not be. Inline (at most 56 bytes, tested; the error
@@ -270,6 +285,8 @@ pub struct SourceMapIndex {
     pub warnings: Vec<MapError>,
     /// What [`Self::validate_all`] found, once.
     validated: OnceLock<Result<(), MapErrors>>,
+    /// Function maps decoded last (bounded; `function_map.rs`).
+    function_maps: FunctionMapCache,
     /// The map file that shed fields are read back from (see [`Self::shed_contents`]).
     file_path: Option<std::path::PathBuf>,
 }
@@ -355,6 +372,7 @@ impl SourceMapIndex {
             segments: segments.into_boxed_slice(),
             warnings: doc.warnings,
             validated: OnceLock::new(),
+            function_maps: FunctionMapCache::default(),
             file_path: None,
         };
         if !options.lazy {
@@ -937,46 +955,89 @@ impl SourceMapIndex {
         source: SourceId,
         line: u32,
         column: u32,
-    ) -> Result<Option<&str>, String> {
+    ) -> Result<Option<String>, String> {
         Ok(self
             .function_map_of(section, source)?
-            .and_then(|m| m.name_at(line, column)))
+            .and_then(|m| m.name_at(line, column).map(str::to_string)))
     }
 
     /// Whether the section's `x_facebook_sources` holds a function map for `source` (composing tools write the
     /// field with `null` for every source that has none: metro-source-map's `composeSourceMaps` over an esbuild map).
     /// A malformed field holds none.
     pub fn has_function_map(&self, section: usize, source: SourceId) -> bool {
-        matches!(self.function_map_of(section, source), Ok(Some(_)))
+        matches!(
+            self.function_map_span(section, source, &mut None),
+            Ok(Some(_))
+        )
     }
 
-    /// `source`'s function map in the section's `x_facebook_sources`, the field decoded on first use and kept.
-    fn function_map_of(
+    /// Where `source`'s function map is in the section's `x_facebook_sources`, the field read (and every map in it
+    /// checked) on first use; with the field's range in the buffer, or in the file once shed. The first use also
+    /// gives `source`'s map, decoded on the way (`decoded`), so it is not read twice.
+    fn function_map_span(
         &self,
         section: usize,
         source: SourceId,
-    ) -> Result<Option<&FunctionMap>, String> {
+        decoded: &mut Option<FunctionMap>,
+    ) -> Result<Option<SpanOfSource<'_>>, String> {
         let s = &self.sections[section];
         let Some(range) = s.x_facebook_sources.clone() else {
             return Ok(None);
         };
-        let decode = || {
+        let local = s.sources.iter().position(|&g| g == source);
+        let mut spans = || {
             let bytes =
                 match s.facebook_sources_hash {
-                    None => Cow::Borrowed(&self.buffer[range]),
+                    None => Cow::Borrowed(&self.buffer[range.clone()]),
                     Some(hash) => Cow::Owned(self.read_back(&range, Some(hash)).ok_or(
                         "x_facebook_sources: the map file no longer holds what was indexed",
                     )?),
                 };
             let raw = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
-            FunctionMap::decode_facebook_sources(raw)
+            FunctionMap::element_spans(raw, local, decoded)
         };
-        let maps: &Result<_, _> = s.function_maps.get_or_init(|| Box::new(decode()));
-        let maps = maps.as_ref().map_err(Clone::clone)?;
-        let Some(local) = s.sources.iter().position(|&g| g == source) else {
+        let spans: &Result<_, _> = s.function_maps.get_or_init(|| Box::new(spans()));
+        let spans = spans.as_ref().map_err(Clone::clone)?;
+        let Some(local) = local else {
             return Ok(None);
         };
-        Ok(maps.get(local).and_then(Option::as_ref))
+        Ok(spans
+            .get(local)
+            .and_then(Option::as_ref)
+            .map(|span| (local, span, range)))
+    }
+
+    /// `source`'s function map in the section's `x_facebook_sources`: decoded from its element (read back from the
+    /// map file, checked against its hash, once shed) and kept among the last used.
+    fn function_map_of(
+        &self,
+        section: usize,
+        source: SourceId,
+    ) -> Result<Option<Arc<FunctionMap>>, String> {
+        let mut decoded = None;
+        let Some((local, span, field)) = self.function_map_span(section, source, &mut decoded)?
+        else {
+            return Ok(None);
+        };
+        if let Some(m) = self.function_maps.get((section, local)) {
+            return Ok(Some(m));
+        }
+        let map = match decoded {
+            Some(m) => Arc::new(m),
+            None => {
+                let at = field.start + span.range.start..field.start + span.range.end;
+                let bytes = match self.sections[section].facebook_sources_hash {
+                    None => Cow::Borrowed(&self.buffer[at]),
+                    Some(_) => Cow::Owned(self.read_back(&at, Some(span.hash)).ok_or(
+                        "x_facebook_sources: the map file no longer holds what was indexed",
+                    )?),
+                };
+                let text = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
+                Arc::new(FunctionMap::decode_element(text)?)
+            }
+        };
+        self.function_maps.put((section, local), map.clone());
+        Ok(Some(map))
     }
 
     /// The section's decoded `scopes` (ECMA-426 proposal), if it has the field; `Err` when it is malformed.
@@ -1066,7 +1127,21 @@ impl SourceMapIndex {
 
     /// Validates every section, like [`Self::build_all`], but keeps the checkpoints only of sections built already
     /// and of invalid ones (their error): a lazy index stays as small as the queries made it. Computed once.
+    ///
+    /// A map of one section (a flat map) is built and kept instead: any lookup needs that section whole, and the
+    /// language server validates (for diagnostics) while the first hover builds it, so decoding it apart had both
+    /// threads decode the same `mappings` at once: on the real Metro build of the editor benchmark (50.6 MB of
+    /// `mappings`, `sourcemap-bench --hovers-only`) the first hover waited for a core the second decode held.
     pub fn validate_all(&self) -> Result<(), MapErrors> {
+        if self.sections.len() == 1 {
+            return self
+                .validated
+                .get_or_init(|| match self.compact(0) {
+                    Ok(_) => Ok(()),
+                    Err(e) => Err(MapErrors(vec![e])),
+                })
+                .clone();
+        }
         self.validated
             .get_or_init(|| {
                 let errors: Vec<MapError> = (0..self.sections.len())
@@ -1088,6 +1163,43 @@ impl SourceMapIndex {
                 }
             })
             .clone()
+    }
+
+    /// Decodes every section's names and function maps now, as queries touching every section would (`stats
+    /// --memory`: what a long-running server may come to hold).
+    pub fn decode_all_lazy_parts(&self) {
+        for (i, s) in self.sections.iter().enumerate() {
+            let _ = self.names_of(i);
+            for &source in s.sources() {
+                let _ = self.function_map_of(i, source);
+            }
+        }
+    }
+
+    /// Heap held by what the index decodes on first use and keeps, beside its buffer and checkpoints: names,
+    /// Metro function maps, `scopes`, reverse indexes. Each is one per section or source, so bounded by the map;
+    /// on an index map they grow as queries touch more sections (the server reports them in `sourcemap/mapInfo`).
+    pub fn decoded_heap(&self) -> DecodedHeap {
+        let mut heap = DecodedHeap::default();
+        for s in &self.sections {
+            heap.names += match &s.names {
+                Names::Table(t) => t.heap_bytes(),
+                Names::InFile(n) => n.table.get().map_or(0, NameTable::heap_bytes),
+            };
+            if let Some(Ok(spans)) = s.function_maps.get().map(|b| b.as_ref()) {
+                heap.function_maps += spans.capacity() * std::mem::size_of::<Option<ElementSpan>>();
+            }
+            heap.scopes += usize::from(s.decoded_scopes.get().is_some())
+                * std::mem::size_of::<DecodedScopes>();
+        }
+        heap.function_maps += self.function_maps.heap_bytes();
+        heap.reverse = self
+            .reverse
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(ReverseIndex::heap_bytes)
+            .sum();
+        heap
     }
 
     /// Heap bytes held by checkpoints and line tables of built sections (the VLQ itself is in the buffer).

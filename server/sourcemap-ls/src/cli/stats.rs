@@ -23,6 +23,26 @@ pub struct StatsArgs {
     /// One JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// What the language server would hold for this map once every section was queried: the map file's buffer
+    /// after `sourcesContent` is shed, checkpoints, names and function maps decoded, and the default budget of the
+    /// caches it keeps beside (the same figures as `sourcemap/mapInfo`'s `memory` and `caches`).
+    #[arg(long)]
+    memory: bool,
+}
+
+/// `--memory`: bytes the language server holds for the map (see `sourcemap/mapInfo`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Memory {
+    /// The map file's buffer kept once `sourcesContent`, `names` and `x_facebook_sources` are shed to the file.
+    buffer_bytes: usize,
+    checkpoint_bytes: usize,
+    names_bytes: usize,
+    function_map_bytes: usize,
+    /// The one budget of the server's caches (source texts, function scopes, diffs, verdicts) by default.
+    cache_budget_bytes: u64,
+    /// Live heap of this process at the end (the buffer, the index and what was decoded).
+    live_heap_bytes: usize,
 }
 
 #[derive(Serialize)]
@@ -48,6 +68,8 @@ struct Stats {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[serde(rename = "metroSegments")]
     segments_ids: Vec<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<Memory>,
 }
 
 pub fn run(args: StatsArgs) -> Result<(), CliError> {
@@ -99,7 +121,12 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
         build_millis: round3(build_millis),
         ram_modules: index.is_ram_bundle().then(|| index.module_count()),
         segments_ids: index.segment_ids(),
+        memory: None,
     };
+    let mut stats = stats;
+    if args.memory {
+        stats.memory = Some(memory(&args.map, index)?);
+    }
     if args.json {
         println!(
             "{}",
@@ -128,10 +155,43 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
             );
         }
         println!("build:           {:.2} ms", stats.build_millis);
+        if let Some(m) = &stats.memory {
+            println!("memory, as the language server holds it once every section was queried:");
+            println!(
+                "  buffer:        {} (contents shed to the file)",
+                m.buffer_bytes
+            );
+            println!("  checkpoints:   {}", m.checkpoint_bytes);
+            println!("  names:         {}", m.names_bytes);
+            println!("  function maps: {}", m.function_map_bytes);
+            println!(
+                "  cache budget:  {} (source texts, function scopes, diffs, verdicts; default)",
+                m.cache_budget_bytes
+            );
+            println!("  live heap:     {}", m.live_heap_bytes);
+        }
     }
     Ok(())
 }
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// The index as the server keeps it: contents shed to the map file (when MAP is a file), every section built,
+/// every function map decoded and every section's names read.
+fn memory(map: &std::path::Path, mut index: SourceMapIndex) -> Result<Memory, CliError> {
+    if map.extension().is_some_and(|e| e == "map") {
+        index.shed_contents(map);
+    }
+    index.decode_all_lazy_parts();
+    let decoded = index.decoded_heap();
+    Ok(Memory {
+        buffer_bytes: index.buffer().len(),
+        checkpoint_bytes: index.checkpoint_heap_bytes(),
+        names_bytes: decoded.names,
+        function_map_bytes: decoded.function_maps,
+        cache_budget_bytes: crate::lsp::DEFAULT_MAX_CACHE_BYTES,
+        live_heap_bytes: live_bytes(),
+    })
 }

@@ -19,7 +19,7 @@ macro_rules! custom_requests {
         impl Server {
             $(
                 pub async fn $name(&self, params: $params) -> Result<$answer> {
-                    guarded($method, $handler(&self.0, params)).await
+                    crate::lsp::server::released(guarded($method, $handler(&self.0, params)).await)
                 }
             )*
         }

@@ -10,6 +10,7 @@ mod settings;
 mod transport;
 mod workspace;
 
+pub use maps::budget::DEFAULT_MAX_CACHE_BYTES;
 pub use settings::DEFAULT_MAX_MAP_BYTES;
 
 use std::sync::atomic::AtomicBool;

@@ -233,38 +233,51 @@ impl LanguageServer for Server {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        guarded("hover", requests::hover::hover(&self.0, params)).await
+        released(guarded("hover", requests::hover::hover(&self.0, params)).await)
     }
 
     async fn goto_definition(
         &self,
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
-        guarded(
-            "definition",
-            requests::definition::definition(&self.0, params),
+        released(
+            guarded(
+                "definition",
+                requests::definition::definition(&self.0, params),
+            )
+            .await,
         )
-        .await
     }
 
     async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
-        guarded(
-            "documentLink",
-            requests::document_link::document_link(&self.0, params),
+        released(
+            guarded(
+                "documentLink",
+                requests::document_link::document_link(&self.0, params),
+            )
+            .await,
         )
-        .await
     }
 
     async fn document_symbol(
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        guarded(
-            "documentSymbol",
-            requests::document_symbol::document_symbol(&self.0, params),
+        released(
+            guarded(
+                "documentSymbol",
+                requests::document_symbol::document_symbol(&self.0, params),
+            )
+            .await,
         )
-        .await
     }
+}
+
+/// A request's answer; once requests pause, what they freed is given back to the system when that is much
+/// (`heap::after_request`).
+pub(crate) fn released<T>(answer: T) -> T {
+    crate::lsp::maps::heap::after_request();
+    answer
 }
 
 /// Pulls the `sourcemap` section with `workspace/configuration` (when the client supports it).

@@ -24,6 +24,9 @@ pub struct Settings {
     pub roots: Vec<String>,
     /// Cap on the memory all cached indexes hold together; least recently used ones are evicted (0: default).
     pub max_index_bytes: u64,
+    /// One budget for every cache kept beside the indexes (source texts, function scopes, diffs, verdicts); least
+    /// recently used entries are evicted first (0: default, `budget::DEFAULT_MAX_CACHE_BYTES`).
+    pub max_cache_bytes: u64,
 }
 
 impl Default for Settings {
@@ -35,6 +38,7 @@ impl Default for Settings {
             dev_server: false,
             roots: Vec::new(),
             max_index_bytes: 0,
+            max_cache_bytes: 0,
         }
     }
 }
@@ -48,6 +52,7 @@ struct RawSettings {
     dev_server: Option<bool>,
     roots: Vec<String>,
     max_index_bytes: Option<u64>,
+    max_cache_bytes: Option<u64>,
 }
 
 impl Settings {
@@ -68,6 +73,7 @@ impl Settings {
             dev_server: raw.dev_server.unwrap_or(false),
             roots: raw.roots,
             max_index_bytes: raw.max_index_bytes.unwrap_or(0),
+            max_cache_bytes: raw.max_cache_bytes.unwrap_or(0),
         }
     }
 }

@@ -9,9 +9,10 @@ use sourcemap_core::source::today::SourceDrift;
 use sourcemap_core::trace::js_scopes::FunctionScopes;
 use sourcemap_core::{SourceId, SourceMapIndex};
 
+use crate::lsp::maps::budget::{CacheBudget, CacheUsage};
 use crate::lsp::maps::local_sources::ContentChecks;
 use crate::lsp::maps::map_key::MapKey;
-use crate::lsp::maps::memo::{Memo, MAX_DIFFED_TEXTS, MAX_FIT_REPORTS, MAX_PARSED_TEXTS};
+use crate::lsp::maps::memo::{Memo, MAX_FIT_REPORTS};
 use crate::lsp::maps::outline::Module;
 use crate::lsp::maps::source_texts::SourceTexts;
 
@@ -36,18 +37,43 @@ pub struct LoadedMap {
 }
 
 impl LoadedMap {
-    /// A map just indexed: nothing derived from it yet.
-    pub(super) fn new(key: MapKey, index: SourceMapIndex) -> Self {
+    /// A map just indexed: nothing derived from it yet. What it derives on demand is kept under `budget`, the
+    /// server's one budget for caches (`budget`).
+    pub(super) fn new(key: MapKey, index: SourceMapIndex, budget: &Arc<CacheBudget>) -> Self {
         LoadedMap {
             key,
             index,
             outline: OnceLock::new(),
-            code: Memo::new(MAX_PARSED_TEXTS),
-            content_checks: Default::default(),
-            texts: Default::default(),
-            fits: Memo::new(MAX_FIT_REPORTS),
-            drifts: Memo::new(MAX_DIFFED_TEXTS),
+            code: Memo::new("functionScopes", budget, FunctionScopes::heap_bytes),
+            content_checks: ContentChecks::new(budget),
+            texts: SourceTexts::new(budget),
+            fits: Memo::pinned("fitReports", budget, fit_report_bytes, MAX_FIT_REPORTS),
+            drifts: Memo::new("sourceDrifts", budget, SourceDrift::heap_bytes),
         }
+    }
+
+    /// What each of its caches holds now.
+    pub fn cache_usage(&self) -> Vec<CacheUsage> {
+        let [hashes, verdicts] = self.content_checks.usage();
+        vec![
+            self.texts.usage(),
+            self.code.usage(),
+            self.drifts.usage(),
+            self.fits.usage(),
+            hashes,
+            verdicts,
+        ]
+    }
+
+    /// Heap held by the bundle outline, once computed (one per map, like the index; not a cache the budget
+    /// evicts).
+    pub fn outline_bytes(&self) -> usize {
+        self.outline.get().map_or(0, |modules| {
+            modules
+                .iter()
+                .map(|m| std::mem::size_of_val(m) + m.name.capacity())
+                .sum()
+        })
     }
 
     /// The map's text for source `id`, if it has one (and, for a shed map, its file still holds it). Blocking: reads
@@ -62,4 +88,10 @@ impl LoadedMap {
         self.content_checks
             .file_is_source(&self.index, id, path, || self.source_text(id))
     }
+}
+
+/// A fit report's heap: the struct, its regions and its debug IDs.
+fn fit_report_bytes(r: &FitReport) -> usize {
+    std::mem::size_of::<FitReport>()
+        + r.regions.capacity() * std::mem::size_of::<sourcemap_core::bundle::fit::MisfitRegion>()
 }

@@ -8,16 +8,17 @@
 //! there is nothing to compare with: the path match is all there is.
 //!
 //! Verdicts are cached in the map's entry per source, keyed by the file's path, size and modification time, so a
-//! file edited afterwards is compared again.
+//! file edited afterwards is compared again; they are kept under the server's one cache budget (`budget`), as are
+//! the sources' content hashes (8 bytes each: recomputed from the text when evicted).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
 
 use std::sync::Arc;
 
 use sourcemap_core::{SourceId, SourceMapIndex};
+
+use crate::lsp::maps::budget::{CacheBudget, CacheUsage, Lru};
 
 /// The biggest local file compared with `sourcesContent` (larger ones are not used in place of the map's text).
 const MAX_COMPARED_BYTES: u64 = 64 << 20;
@@ -25,10 +26,10 @@ const MAX_COMPARED_BYTES: u64 = 64 << 20;
 type FileKey = (PathBuf, u64, Option<SystemTime>);
 
 /// Per map: each source's content hash, and verdicts on local files.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ContentChecks {
-    content_hashes: Mutex<HashMap<SourceId, u64>>,
-    verdicts: Mutex<HashMap<(SourceId, FileKey), bool>>,
+    content_hashes: Arc<Lru<SourceId, u64>>,
+    verdicts: Arc<Lru<(SourceId, FileKey), bool>>,
 }
 
 /// xxh3 of `bytes` with every `\r\n` read as `\n`.
@@ -50,6 +51,18 @@ fn text_hash(bytes: &[u8]) -> u64 {
 }
 
 impl ContentChecks {
+    pub fn new(budget: &Arc<CacheBudget>) -> Self {
+        ContentChecks {
+            content_hashes: Lru::new("contentHashes", budget),
+            verdicts: Lru::new("localFileVerdicts", budget),
+        }
+    }
+
+    /// Entries and bytes held: the content hashes, then the verdicts.
+    pub fn usage(&self) -> [CacheUsage; 2] {
+        [self.content_hashes.usage(), self.verdicts.usage()]
+    }
+
     /// Whether the file at `path` is source `id` of `index` as far as can be told: `true` when the map has no text
     /// for it, else whether the file's text equals the map's (`text` reads it when no hash of it is kept yet).
     pub fn file_is_source(
@@ -67,21 +80,11 @@ impl ContentChecks {
         };
         let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
         let checks = self;
-        if let Some(&v) = checks
-            .verdicts
-            .lock()
-            .expect("verdicts lock")
-            .get(&(id, key.clone()))
-        {
+        if let Some(v) = checks.verdicts.get(&(id, key.clone())) {
             return v;
         }
         let expected = {
-            let cached = checks
-                .content_hashes
-                .lock()
-                .expect("hashes lock")
-                .get(&id)
-                .copied();
+            let cached = checks.content_hashes.get(&id);
             match cached {
                 Some(h) => h,
                 None => {
@@ -89,22 +92,15 @@ impl ContentChecks {
                         return false;
                     };
                     let h = text_hash(text.as_bytes());
-                    checks
-                        .content_hashes
-                        .lock()
-                        .expect("hashes lock")
-                        .insert(id, h);
+                    checks.content_hashes.insert(id, h, 8);
                     h
                 }
             }
         };
         let same = sourcemap_core::fs::files::read_open(file, meta.len(), MAX_COMPARED_BYTES)
             .is_ok_and(|bytes| text_hash(&bytes) == expected);
-        checks
-            .verdicts
-            .lock()
-            .expect("verdicts lock")
-            .insert((id, key), same);
+        let bytes = key.0.as_os_str().len();
+        checks.verdicts.insert((id, key), same, bytes);
         same
     }
 }

@@ -2,22 +2,19 @@
 //! keyed by what the text
 //! was read from: a document version, a file's stamp (path, inode, size, modification time: a hit reads nothing),
 //! or the map's own `sourcesContent`. A changed text has another key, so it is computed again; the entry goes with
-//! the map when the map changes.
+//! the map when the map changes, or earlier when the server's cache budget needs the room (`budget`).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::Url;
 
-/// How many parsed texts one map keeps (least recently parsed dropped first is not worth tracking: the memo is
-/// cleared when full).
-pub const MAX_PARSED_TEXTS: usize = 32;
-/// How many bundle texts one map keeps fit reports for (a map rarely has more than one bundle).
+use crate::lsp::maps::budget::{CacheBudget, CacheUsage, Lru};
+
+/// How many bundle texts one map keeps fit reports for (a map rarely has more than one bundle): fit reports are
+/// counted in the budget but never evicted by it (`budget`), so they have their own cap.
 pub const MAX_FIT_REPORTS: usize = 8;
-/// How many (source, text) diffs one map keeps: the sources being edited while a crash is looked into.
-pub const MAX_DIFFED_TEXTS: usize = 32;
 
 /// What a remembered value was computed from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -57,25 +54,44 @@ impl FileStamp {
     }
 }
 
-/// Values by the text they were computed from (`None`: there was none, e.g. the text did not parse), at most
-/// `max` of them.
+/// Values by the text they were computed from (`None`: there was none, e.g. the text did not parse), kept under
+/// the server's one cache budget (`budget::Lru`: least recently used across all caches evicted first).
 #[derive(Debug)]
 pub struct Memo<V> {
-    values: Mutex<HashMap<TextKey, Option<Arc<V>>>>,
-    max: usize,
+    values: Arc<Lru<TextKey, Option<Arc<V>>>>,
+    /// The heap a value holds, for the budget.
+    size: fn(&V) -> usize,
+    /// A cap on entries of a pinned memo (the budget never evicts those).
+    max: Option<usize>,
 }
 
-impl<V> Memo<V> {
-    pub fn new(max: usize) -> Self {
+impl<V: Send + Sync + 'static> Memo<V> {
+    /// A memo named `kind` whose values hold `size(v)` bytes of heap, under `budget`.
+    pub fn new(kind: &'static str, budget: &Arc<CacheBudget>, size: fn(&V) -> usize) -> Self {
         Memo {
-            values: Mutex::new(HashMap::new()),
-            max,
+            values: Lru::new(kind, budget),
+            size,
+            max: None,
+        }
+    }
+
+    /// A memo the budget counts but never evicts, at most `max` entries (its least recently used dropped).
+    pub fn pinned(
+        kind: &'static str,
+        budget: &Arc<CacheBudget>,
+        size: fn(&V) -> usize,
+        max: usize,
+    ) -> Self {
+        Memo {
+            values: Lru::pinned(kind, budget),
+            size,
+            max: Some(max),
         }
     }
 
     /// What is remembered for `key` (never computes).
     pub fn get(&self, key: &TextKey) -> Option<Option<Arc<V>>> {
-        self.values.lock().expect("memo lock").get(key).cloned()
+        self.values.get(key)
     }
 
     /// The value for `key`, computed on a miss.
@@ -87,13 +103,20 @@ impl<V> Memo<V> {
         if let Some(hit) = self.get(&key) {
             return hit;
         }
-        // Computed outside the lock: a second request for another text does not wait for this one.
+        // Computed outside any lock: a second request for another text does not wait for this one.
         let value = compute().map(Arc::new);
-        let mut values = self.values.lock().expect("memo lock");
-        if values.len() >= self.max {
-            values.clear();
+        let bytes = value.as_deref().map_or(0, self.size);
+        self.values.insert(key, value.clone(), bytes);
+        if let Some(max) = self.max {
+            while self.values.len() > max {
+                self.values.drop_oldest();
+            }
         }
-        values.insert(key, value.clone());
         value
+    }
+
+    /// Entries and bytes held.
+    pub fn usage(&self) -> CacheUsage {
+        self.values.usage()
     }
 }

@@ -7,47 +7,42 @@
 //! what was indexed (a map rewritten since gives no text, never another one; the next request reloads the map).
 //!
 //! Unescaping a large source (a 9 MB `typescript.js` is one JSON string) on every hover made the slow tail of hover
-//! latency, so the last texts used are kept, up to [`MAX_CACHED_BYTES`] per map.
+//! latency, so the last texts used are kept, under the server's one cache budget (`budget`: least recently used
+//! first, across every cache; a text larger than the whole budget is not kept).
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use std::path::Path;
 
 use sourcemap_core::{content_from_file, SourceContent, SourceId, SourceMapIndex};
 
-/// The most unescaped text kept per map.
-const MAX_CACHED_BYTES: usize = 32 << 20;
-/// The most texts kept per map.
-const MAX_CACHED_TEXTS: usize = 64;
+use crate::lsp::maps::budget::{CacheBudget, CacheUsage, Lru};
 
-/// The last texts used, most recent last.
-#[derive(Debug, Default)]
+/// The last texts used.
+#[derive(Debug)]
 pub struct SourceTexts {
-    recent: Mutex<VecDeque<(SourceId, Arc<str>)>>,
+    recent: Arc<Lru<SourceId, Arc<str>>>,
 }
 
 impl SourceTexts {
+    pub fn new(budget: &Arc<CacheBudget>) -> Self {
+        SourceTexts {
+            recent: Lru::new("sourceTexts", budget),
+        }
+    }
+
     fn get(&self, id: SourceId) -> Option<Arc<str>> {
-        let mut recent = self.recent.lock().expect("source texts lock");
-        let at = recent.iter().position(|(k, _)| *k == id)?;
-        let hit = recent.remove(at)?;
-        let text = hit.1.clone();
-        recent.push_back(hit);
-        Some(text)
+        self.recent.get(&id)
     }
 
     fn put(&self, id: SourceId, text: Arc<str>) {
-        let mut recent = self.recent.lock().expect("source texts lock");
-        recent.retain(|(k, _)| *k != id);
-        recent.push_back((id, text));
-        let mut bytes: usize = recent.iter().map(|(_, t)| t.len()).sum();
-        // The text just used stays even when it alone is over the budget.
-        while recent.len() > 1 && (bytes > MAX_CACHED_BYTES || recent.len() > MAX_CACHED_TEXTS) {
-            if let Some((_, t)) = recent.pop_front() {
-                bytes -= t.len();
-            }
-        }
+        let bytes = text.len();
+        self.recent.insert(id, text, bytes);
+    }
+
+    /// Entries and bytes held.
+    pub fn usage(&self) -> CacheUsage {
+        self.recent.usage()
     }
 }
 
@@ -88,11 +83,13 @@ impl SourceTexts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsp::maps::budget::ENTRY_OVERHEAD;
 
     #[test]
     fn recent_texts_stay_within_the_budget() {
-        let texts = SourceTexts::default();
-        let big: Arc<str> = Arc::from("x".repeat(MAX_CACHED_BYTES / 2 + 1));
+        let budget = CacheBudget::new(2 * (1000 + ENTRY_OVERHEAD) as u64);
+        let texts = SourceTexts::new(&budget);
+        let big: Arc<str> = Arc::from("x".repeat(1000));
         texts.put(SourceId(0), big.clone());
         texts.put(SourceId(1), Arc::from("small"));
         texts.put(SourceId(2), big.clone());
@@ -100,9 +97,13 @@ mod tests {
         assert!(texts.get(SourceId(0)).is_none());
         assert_eq!(texts.get(SourceId(1)).as_deref(), Some("small"));
         assert!(texts.get(SourceId(2)).is_some());
-        for i in 3..(3 + MAX_CACHED_TEXTS as u32) {
-            texts.put(SourceId(i), Arc::from("t"));
-        }
-        assert!(texts.get(SourceId(2)).is_none());
+        // 1 is now the least recently used: it goes for 3.
+        texts.put(SourceId(3), big.clone());
+        assert!(texts.get(SourceId(1)).is_none());
+        assert!(texts.get(SourceId(2)).is_some());
+        assert!(texts.usage().bytes as u64 <= budget.limit());
+        // Larger than the whole budget: read each time, never kept.
+        texts.put(SourceId(4), Arc::from("y".repeat(5000)));
+        assert!(texts.get(SourceId(4)).is_none());
     }
 }

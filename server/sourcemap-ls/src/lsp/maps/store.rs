@@ -22,6 +22,7 @@ use sourcemap_core::fs::files::open_regular;
 use sourcemap_core::{IndexOptions, SourceMapIndex};
 use tokio::sync::OnceCell;
 
+use crate::lsp::maps::budget::CacheBudget;
 use crate::lsp::maps::file_stamp::{content_hash, read_unchanged, stamp_of, Stamp, MAX_ATTEMPTS};
 use crate::lsp::maps::load_error::LoadError;
 use crate::lsp::maps::loaded_map::LoadedMap;
@@ -76,6 +77,8 @@ pub struct MapStore {
     clock: AtomicU64,
     /// Cap on the heap held by all cached indexes together (0: the default).
     max_total_bytes: AtomicU64,
+    /// The one budget of every cache kept beside the indexes (`budget`).
+    pub budget: Arc<CacheBudget>,
 }
 
 /// Default cap on the memory of all cached indexes together.
@@ -145,6 +148,7 @@ impl MapStore {
                 .or_insert_with(|| Entry::new(None))
                 .clone()
         };
+        let budget = self.budget.clone();
         let result = entry
             .cell
             .get_or_init(|| async move {
@@ -157,7 +161,7 @@ impl MapStore {
                             lazy_names: true,
                         },
                     )
-                    .map(|index| Arc::new(LoadedMap::new(k, index)))
+                    .map(|index| Arc::new(LoadedMap::new(k, index, &budget)))
                     .map_err(|e| Arc::new(LoadError::Invalid(e)))
                 });
                 task.await.unwrap_or_else(|e| {
@@ -256,6 +260,7 @@ impl MapStore {
                 .begin("Indexing source map", path.display().to_string())
         });
         let p = path.clone();
+        let budget = self.budget.clone();
         let task = tokio::task::spawn_blocking(move || -> Built {
             let started = std::time::Instant::now();
             let bytes = read_unchanged(&p, file, expected)?;
@@ -280,7 +285,7 @@ impl MapStore {
             if expected.len as usize >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
                 crate::lsp::maps::heap::release_free_memory();
             }
-            Ok(Arc::new(LoadedMap::new(MapKey::File(p), index)))
+            Ok(Arc::new(LoadedMap::new(MapKey::File(p), index, &budget)))
         });
         let result = task.await.unwrap_or_else(|e| {
             Err(Arc::new(LoadError::Unreadable(format!(

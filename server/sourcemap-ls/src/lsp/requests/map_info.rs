@@ -1,8 +1,10 @@
 //! `sourcemap/mapInfo` `{textDocument:{uri}}` → for any `file:` document, what the server knows of its map, so that
 //! a client shows it without finding maps itself: `{bundle, bundleBytes, sourceMappingUrl, map, foundBy, mapBytes,
 //! problem, tried}`, and once a map is loaded what its index holds: `{isIndexMap, sections, sectionsIndexed,
-//! segments, mappingsBytes, indexBytes, names, debugId, sources:[{url, uri, ignored}], fit}` (`segments` counts the
-//! sections indexed so far; the index is built lazily). `null` for other URIs.
+//! segments, mappingsBytes, indexBytes, names, debugId, sources:[{url, uri, ignored}], fit, memory}` (`segments`
+//! counts the sections indexed so far; the index is built lazily), and always the server's memory: `caches` (the
+//! one cache budget, what is used of it, evictions so far, and each kind of cache summed over the maps loaded) and
+//! `heapBytes` (the process's live heap). `null` for other URIs.
 
 use std::path::Path;
 
@@ -14,6 +16,7 @@ use tower_lsp::lsp_types::Url;
 use sourcemap_core::bundle::fit::Verdict;
 
 use super::{source_uri, DocumentParams};
+use crate::lsp::maps::budget::{BudgetReport, CacheUsage};
 use crate::lsp::maps::bundles::comment_url;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
@@ -48,6 +51,10 @@ pub struct Answer {
     pub tried: Vec<String>,
     #[serde(flatten)]
     pub index: Option<IndexInfo>,
+    /// The server's one cache budget and what each kind of cache holds in it (`maps::budget`).
+    pub caches: BudgetReport,
+    /// Heap bytes the whole server holds now (its counting allocator).
+    pub heap_bytes: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -65,6 +72,23 @@ pub struct IndexInfo {
     pub sources: Vec<SourceInfo>,
     /// Whether the map fits this bundle (`sourcemap_core::bundle::fit`): `{verdict: fits|misfit|unknown, message}`.
     pub fit: Option<FitInfo>,
+    /// What this map holds in memory now.
+    pub memory: MapMemory,
+}
+
+/// What one loaded map holds, in bytes: its index (the file buffer kept, checkpoints, what is decoded on first use)
+/// and its caches (under the server's one budget).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MapMemory {
+    pub buffer_bytes: usize,
+    pub checkpoint_bytes: usize,
+    pub names_bytes: usize,
+    pub function_map_bytes: usize,
+    pub scopes_bytes: usize,
+    pub reverse_bytes: usize,
+    pub outline_bytes: usize,
+    pub caches: Vec<CacheUsage>,
 }
 
 #[derive(Debug, Serialize)]
@@ -93,6 +117,8 @@ pub async fn map_info(b: &Backend, params: DocumentParams) -> Result<Option<Answ
         problem: None,
         tried: Vec::new(),
         index: None,
+        caches: b.maps.budget.report(),
+        heap_bytes: sourcemap_core::map::measure::live_bytes(),
     };
     let found = match b.bundle_map(&uri).await {
         Ok((_, found)) => found,
@@ -119,6 +145,8 @@ pub async fn map_info(b: &Backend, params: DocumentParams) -> Result<Option<Answ
         Ok(map) => answer.index = Some(index_info(b, &map, &bundle)),
         Err(problem) => answer.problem = Some(problem.to_string()),
     }
+    answer.caches = b.maps.budget.report();
+    answer.heap_bytes = sourcemap_core::map::measure::live_bytes();
     Ok(Some(answer))
 }
 
@@ -163,5 +191,21 @@ fn index_info(b: &Backend, map: &LoadedMap, bundle: &Path) -> IndexInfo {
             })
             .collect(),
         fit,
+        memory: map_memory(map),
+    }
+}
+
+fn map_memory(map: &LoadedMap) -> MapMemory {
+    let index = &map.index;
+    let decoded = index.decoded_heap();
+    MapMemory {
+        buffer_bytes: index.buffer().len(),
+        checkpoint_bytes: index.checkpoint_heap_bytes(),
+        names_bytes: decoded.names,
+        function_map_bytes: decoded.function_maps,
+        scopes_bytes: decoded.scopes,
+        reverse_bytes: decoded.reverse,
+        outline_bytes: map.outline_bytes(),
+        caches: map.cache_usage(),
     }
 }

@@ -175,6 +175,7 @@ impl Backend {
         // The `maps` setting links bundles to maps: the workspace's maps are found again.
         self.forget_workspace_maps();
         self.maps.set_max_total_bytes(settings.max_index_bytes);
+        self.maps.budget.set_limit(settings.max_cache_bytes);
         *self.settings.write().expect("settings lock") = settings;
     }
 

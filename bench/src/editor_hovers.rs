@@ -1,0 +1,258 @@
+//! The editor on a real Metro build after a day of hovers (issue 44): a cold `sourcemap-ls` over stdio opens the
+//! bundle of `fixtures/metro-scale/make.mjs` (real Metro 0.84.6, dev, many real libraries, `sourcesContent` and
+//! function maps), answers a first hover, then 1,000 hovers at positions spread over the bundle's modules (each
+//! hover in another module than the last, every module visited before any twice). Printed: the first hover, hover
+//! p50/p99, the steady anonymous memory after 200 and after 1,000 hovers against the budget
+//! 1.1 × bundle + 1.5 × mappings, and what the server says its caches hold (`sourcemap/mapInfo`'s `caches`).
+//!
+//! The build is not generated here (it needs node and Metro): `node fixtures/metro-scale/make.mjs` writes it to
+//! `target/bench-metro-real/`; without it the rows say so and are skipped.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use sourcemap_core::GeneratedPosition;
+use sourcemap_fixtures::Rng;
+
+use crate::editor::{frame, hover_params, mb, percentile, rss_anon, uri_of, Lsp, RssSampler};
+use crate::median;
+
+/// Where `make.mjs` writes the build.
+pub const DEFAULT_DIR: &str = "target/bench-metro-real";
+/// Hovers after the first, and when the memory is read on the way.
+const HOVERS: usize = 1_000;
+const EARLY_READING: usize = 200;
+
+/// The modules of a Metro dev bundle: the line ranges of its `__d(function …` definitions.
+fn modules(text: &str) -> Vec<std::ops::Range<u32>> {
+    let starts: Vec<u32> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("__d(function"))
+        .map(|(i, _)| i as u32)
+        .collect();
+    let lines = text.lines().count() as u32;
+    starts
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| s..starts.get(i + 1).copied().unwrap_or(lines))
+        .collect()
+}
+
+/// `n` positions, each in another module: the modules in a shuffled order (again when all are used), a random line
+/// of the module and a random column on it that is not blank (a token or inside one).
+fn positions_across_modules(text: &str, n: usize, seed: u64) -> (Vec<GeneratedPosition>, usize) {
+    let lines: Vec<&str> = text.lines().collect();
+    let modules = modules(text);
+    assert!(
+        !modules.is_empty(),
+        "no Metro modules (`__d(function`) in the bundle"
+    );
+    let mut rng = Rng::new(seed);
+    let mut order: Vec<usize> = Vec::new();
+    let mut out = Vec::with_capacity(n);
+    let mut used = std::collections::HashSet::new();
+    while out.len() < n {
+        if order.is_empty() {
+            order = (0..modules.len()).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+        }
+        let m = &modules[order.pop().unwrap()];
+        for _ in 0..16 {
+            let line = m.start + rng.below(u64::from(m.end - m.start)) as u32;
+            let l = lines[line as usize];
+            let Some(first) = l.find(|c: char| !c.is_whitespace()) else {
+                continue;
+            };
+            if l.len() - first < 2 || !l.is_ascii() {
+                continue;
+            }
+            let column = (first + rng.below((l.len() - first) as u64) as usize) as u32;
+            out.push(GeneratedPosition { line, column });
+            used.insert(m.start);
+            break;
+        }
+    }
+    (out, used.len())
+}
+
+struct Run {
+    first_hover: Duration,
+    after_first: u64,
+    /// The server's live heap (`sourcemap/mapInfo`'s `heapBytes`; 0 before it had one) after the first hover and
+    /// after all.
+    heap_first: u64,
+    heap_all: u64,
+    latencies: Vec<Duration>,
+    answered: usize,
+    after_early: u64,
+    after_all: u64,
+    peak: u64,
+    caches: Option<Value>,
+}
+
+/// Steady memory: after the server's background work on the bundle and a pause.
+fn steady(lsp: &mut Lsp) -> u64 {
+    lsp.wait_diagnostics();
+    std::thread::sleep(Duration::from_millis(300));
+    rss_anon(lsp.pid()).unwrap_or(0)
+}
+
+fn session(bin: &Path, bundle: &Path, text: &str, hovers: &[GeneratedPosition]) -> Run {
+    let root = bundle.parent().unwrap();
+    let mut lsp = Lsp::start(bin, root, true);
+    let sampler = RssSampler::start(lsp.pid());
+    let uri = uri_of(bundle);
+    let open = frame(
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}
+        }}),
+    );
+    let started = Instant::now();
+    lsp.send_bytes(&open);
+    drop(open);
+    lsp.request("textDocument/hover", hover_params(&uri, hovers[0]));
+    let first_hover = started.elapsed();
+    let after_first = steady(&mut lsp);
+    let heap = |lsp: &mut Lsp| {
+        let info = lsp.request("sourcemap/mapInfo", json!({"textDocument": {"uri": uri}}));
+        info["result"]["heapBytes"].as_u64().unwrap_or(0)
+    };
+    let heap_first = heap(&mut lsp);
+    let mut latencies = Vec::with_capacity(HOVERS);
+    let mut answered = 0;
+    let mut after_early = 0;
+    for (i, &p) in hovers[1..].iter().enumerate() {
+        let t = Instant::now();
+        let r = lsp.request("textDocument/hover", hover_params(&uri, p));
+        latencies.push(t.elapsed());
+        answered += usize::from(!r["result"].is_null());
+        if i + 1 == EARLY_READING {
+            after_early = steady(&mut lsp);
+        }
+    }
+    let after_all = steady(&mut lsp);
+    let info = lsp.request("sourcemap/mapInfo", json!({"textDocument": {"uri": uri}}));
+    let caches = info["result"].get("caches").map(|c| {
+        json!({"caches": c, "heapBytes": info["result"]["heapBytes"], "map": info["result"]["memory"]})
+    });
+    // For looking into what the memory is: the server's mappings as the kernel sees them.
+    if let Ok(to) = std::env::var("BENCH_SMAPS") {
+        let _ = std::fs::copy(format!("/proc/{}/smaps", lsp.pid()), to);
+    }
+    let heap_all = heap(&mut lsp);
+    Run {
+        first_hover,
+        after_first,
+        heap_first,
+        heap_all,
+        latencies,
+        answered,
+        after_early,
+        after_all,
+        peak: sampler.peak(),
+        caches,
+    }
+}
+
+pub fn run(dir: &Path, bin: &Path, samples: usize) {
+    let bundle: PathBuf = dir.join("index.bundle");
+    let map = dir.join("index.bundle.map");
+    println!(
+        "\n### The editor on a real Metro build after {HOVERS} hovers across modules (issue 44)\n"
+    );
+    if !bundle.exists() || !map.exists() {
+        println!(
+            "(skipped: no build at {}; make it with `node fixtures/metro-scale/make.mjs` after `npm ci` there)",
+            dir.display()
+        );
+        return;
+    }
+    let text = std::fs::read_to_string(&bundle).unwrap();
+    let doc: Value = serde_json::from_slice(&std::fs::read(&map).unwrap()).unwrap();
+    let mappings = doc["mappings"].as_str().map_or(0, str::len) as u64;
+    let names = doc["names"].as_array().map_or(0, Vec::len);
+    let sources = doc["sources"].as_array().map_or(0, Vec::len);
+    let map_bytes = std::fs::metadata(&map).unwrap().len();
+    drop(doc);
+    let (hovers, modules_hovered) = positions_across_modules(&text, HOVERS + 1, 44);
+    let module_count = modules(&text).len();
+    let budget = (text.len() as u64 * 11 / 10) + mappings * 3 / 2;
+    println!(
+        "Metro 0.84.6 dev build (`fixtures/metro-scale/make.mjs`): bundle {}, {module_count} modules, map {} \
+         (`mappings` {}, {names} names, {sources} sources with `sourcesContent`); {} hovers in {modules_hovered} \
+         modules. Budget 1.1 × bundle + 1.5 × mappings = {}.\n",
+        mb(text.len() as u64),
+        mb(map_bytes),
+        mb(mappings),
+        hovers.len(),
+        mb(budget)
+    );
+    let runs: Vec<Run> = (0..samples.clamp(1, 3))
+        .map(|_| session(bin, &bundle, &text, &hovers))
+        .collect();
+    println!("| measure | sourcemap-ls | goal |");
+    println!("|---|---|---|");
+    let range = |f: &dyn Fn(&Run) -> u64| {
+        let mut v: Vec<u64> = runs.iter().map(f).collect();
+        v.sort();
+        let med = v[v.len() / 2];
+        format!(
+            "{} ({}–{}, {:.2} of the budget)",
+            mb(med),
+            mb(v[0]),
+            mb(*v.last().unwrap()),
+            med as f64 / budget as f64
+        )
+    };
+    let n = runs.len();
+    let first = median(runs.iter().map(|r| r.first_hover).collect());
+    let firsts: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{:.0}", r.first_hover.as_secs_f64() * 1e3))
+        .collect();
+    println!(
+        "| `didOpen` → first hover answered, cold server (median of {n}: {} ms) | {:.0} ms | ≤ 600 ms |",
+        firsts.join(", "),
+        first.as_secs_f64() * 1e3
+    );
+    let mut all: Vec<Duration> = runs
+        .iter()
+        .flat_map(|r| r.latencies.iter().copied())
+        .collect();
+    all.sort();
+    let answered: usize = runs.iter().map(|r| r.answered).sum();
+    println!(
+        "| hover latency, {HOVERS} hovers × {n} servers ({answered} answered): p50 / p99 / max | {:.1} / {:.1} / {:.1} ms | p99 ≤ 20 ms |",
+        percentile(&all, 0.5).as_secs_f64() * 1e3,
+        percentile(&all, 0.99).as_secs_f64() * 1e3,
+        all.last().unwrap().as_secs_f64() * 1e3
+    );
+    println!(
+        "| anonymous memory, steady, after the first hover | {} | ≤ {} |",
+        range(&|r| r.after_first),
+        mb(budget)
+    );
+    println!(
+        "| anonymous memory, steady, after {EARLY_READING} hovers | {} | ≤ {} |",
+        range(&|r| r.after_early),
+        mb(budget)
+    );
+    println!(
+        "| anonymous memory, steady, after {HOVERS} hovers | {} | ≤ {} |",
+        range(&|r| r.after_all),
+        mb(budget)
+    );
+    println!("| anonymous memory, peak | {} | |", range(&|r| r.peak));
+    println!(
+        "| live heap (`heapBytes`), after the first hover / after {HOVERS} hovers | {} / {} | |",
+        range(&|r| r.heap_first),
+        range(&|r| r.heap_all)
+    );
+    if let Some(c) = runs.last().and_then(|r| r.caches.as_ref()) {
+        println!("\nThe server's memory after {HOVERS} hovers (`sourcemap/mapInfo`'s `caches`, `heapBytes`, `memory`; last server): `{c}`");
+    }
+}
