@@ -12,6 +12,8 @@ test("VS Code settings map to the server's object", () => {
       maps: { "dist/*.bundle": "maps/app.map" },
       maxMapBytes: 1048576,
       devServer: true,
+      maxIndexBytes: 268435456,
+      maxCacheBytes: 8388608,
       "server.path": "/x",
       "trace.server": "verbose",
     }),
@@ -21,15 +23,37 @@ test("VS Code settings map to the server's object", () => {
     maps: { "dist/*.bundle": "maps/app.map" },
     maxMapBytes: 1048576,
     devServer: true,
+    maxIndexBytes: 268435456,
+    maxCacheBytes: 8388608,
   });
 });
 
 test("defaults, and mistyped values fall back to them", () => {
-  assert.deepEqual(toServerSettings(getter({})), { pathOverrides: {}, maps: {}, maxMapBytes: DEFAULT_MAX_MAP_BYTES, devServer: false });
+  const defaults = { maxIndexBytes: 0, maxCacheBytes: 0 };
+  assert.deepEqual(toServerSettings(getter({})), {
+    pathOverrides: {},
+    maps: {},
+    maxMapBytes: DEFAULT_MAX_MAP_BYTES,
+    devServer: false,
+    ...defaults,
+  });
   const s = toServerSettings(
-    getter({ pathOverrides: ["a"], maps: { ok: "m.map", bad: 3, "": "x" }, maxMapBytes: -1, devServer: "yes" }),
+    getter({
+      pathOverrides: ["a"],
+      maps: { ok: "m.map", bad: 3, "": "x" },
+      maxMapBytes: -1,
+      devServer: "yes",
+      maxIndexBytes: "1 GB",
+      maxCacheBytes: -5,
+    }),
   );
-  assert.deepEqual(s, { pathOverrides: {}, maps: { ok: "m.map" }, maxMapBytes: DEFAULT_MAX_MAP_BYTES, devServer: false });
+  assert.deepEqual(s, {
+    pathOverrides: {},
+    maps: { ok: "m.map" },
+    maxMapBytes: DEFAULT_MAX_MAP_BYTES,
+    devServer: false,
+    ...defaults,
+  });
   assert.equal(toServerSettings(getter({ maxMapBytes: 12.7 })).maxMapBytes, 12);
   assert.equal(toServerSettings(getter({ maxMapBytes: Infinity })).maxMapBytes, DEFAULT_MAX_MAP_BYTES);
 });

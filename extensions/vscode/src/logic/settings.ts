@@ -9,6 +9,10 @@ export interface ServerSettings {
   maps: Record<string, string>;
   maxMapBytes: number;
   devServer: boolean;
+  /** Cap on all cached map indexes together; 0: the server's default. */
+  maxIndexBytes: number;
+  /** One budget for the caches beside the indexes (source texts, function scopes, diffs, verdicts); 0: default. */
+  maxCacheBytes: number;
 }
 
 export type TraceSetting = "off" | "messages" | "verbose";
@@ -29,6 +33,11 @@ function stringRecord(value: unknown): Record<string, string> {
   return out;
 }
 
+/** A byte count the user set, or 0 (the server's default) for anything else. */
+function bytesOrDefault(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
+}
+
 export function toServerSettings(get: SettingGetter): ServerSettings {
   const max = get("maxMapBytes");
   return {
@@ -37,6 +46,8 @@ export function toServerSettings(get: SettingGetter): ServerSettings {
     maxMapBytes:
       typeof max === "number" && Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_MAP_BYTES,
     devServer: get("devServer") === true,
+    maxIndexBytes: bytesOrDefault(get("maxIndexBytes")),
+    maxCacheBytes: bytesOrDefault(get("maxCacheBytes")),
   };
 }
 
@@ -56,4 +67,6 @@ export const SERVER_SETTING_KEYS = [
   "sourcemap.maps",
   "sourcemap.maxMapBytes",
   "sourcemap.devServer",
+  "sourcemap.maxIndexBytes",
+  "sourcemap.maxCacheBytes",
 ] as const;
