@@ -544,12 +544,17 @@ pub fn positions_from(
     out
 }
 
-/// Byte offsets of sorted `positions` in `text`, in one pass; `None` for a position past its line's end or past the
-/// text, or inside a character that takes two UTF-16 units.
-pub fn offsets_of(text: &str, positions: &[TextPosition]) -> Vec<Option<usize>> {
+/// Byte offsets of sorted `positions` at or after `from.1` (whose offset is `from.0`) in `text`, in one pass from
+/// there; `None` for a position past its line's end or past the text, or inside a character that takes two UTF-16
+/// units.
+pub fn offsets_of(
+    text: &str,
+    from: (usize, TextPosition),
+    positions: &[TextPosition],
+) -> Vec<Option<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(positions.len());
-    let (mut at, mut line, mut column) = (0usize, 0u32, 0u32);
+    let (mut at, TextPosition { mut line, mut column }) = from;
     for &p in positions {
         // Whole lines first, then columns.
         while line < p.line && at < bytes.len() {

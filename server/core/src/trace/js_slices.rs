@@ -83,13 +83,32 @@ enum Prev {
 /// For each byte offset in `positions` (any order), its enclosing levels, innermost first, ending with the top level.
 /// `None` when the pass cannot read the text (its brackets do not balance as it sees them): parse the whole file.
 pub fn levels_around(text: &str, positions: &[usize]) -> Option<Vec<Vec<Level>>> {
+    levels_around_from(text, 0, positions, &mut Vec::new())
+}
+
+/// [`levels_around`] with the pass started at `start`, just past a `;` of the top level (or 0): what the text holds
+/// before it is not read. The offsets just past the top level's `;`s the pass meets, at least
+/// [`BOUNDARY_SPACING`] apart, are added to `boundaries` (sorted), for later passes to start at the one before their
+/// positions instead of at the text's start.
+pub fn levels_around_from(
+    text: &str,
+    start: usize,
+    positions: &[usize],
+    boundaries: &mut Vec<usize>,
+) -> Option<Vec<Vec<Level>>> {
     let bytes = text.as_bytes();
+    if positions.iter().any(|&p| p < start) {
+        return None;
+    }
     let mut order: Vec<usize> = (0..positions.len()).collect();
     order.sort_by_key(|&i| positions[i]);
+    let mut top = plain(OpenKind::FunctionBody, 0);
+    top.after_last_semicolon = start;
     let mut pass = Pass {
         bytes,
-        at: 0,
-        stack: vec![plain(OpenKind::FunctionBody, 0)],
+        at: start,
+        boundaries: std::mem::take(boundaries),
+        stack: vec![top],
         classes: Vec::new(),
         prev: Prev::Operator,
         prev_is_dot: false,
@@ -98,7 +117,7 @@ pub fn levels_around(text: &str, positions: &[usize]) -> Option<Vec<Vec<Level>>>
         unfinished: 0,
     };
     // A `#!` line is not code.
-    if bytes.starts_with(b"#!") {
+    if start == 0 && bytes.starts_with(b"#!") {
         pass.at = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
     }
     let mut owners: Vec<Vec<usize>> = vec![Vec::new(); positions.len()];
@@ -119,6 +138,9 @@ pub fn levels_around(text: &str, positions: &[usize]) -> Option<Vec<Vec<Level>>>
             break;
         }
     }
+    pass.boundaries.sort_unstable();
+    pass.boundaries.dedup();
+    *boundaries = std::mem::take(&mut pass.boundaries);
     if next < order.len() {
         return None;
     }
@@ -143,10 +165,16 @@ pub fn levels_around(text: &str, positions: &[usize]) -> Option<Vec<Vec<Level>>>
     )
 }
 
+/// How far apart the top level's statement boundaries kept for later passes are, at least (a pass that starts at
+/// one reads at most this much before its first position).
+pub const BOUNDARY_SPACING: usize = 16 << 10;
+
 /// The lexical pass's state.
 struct Pass<'t> {
     bytes: &'t [u8],
     at: usize,
+    /// Offsets just past top-level `;`s met, [`BOUNDARY_SPACING`] apart.
+    boundaries: Vec<usize>,
     stack: Vec<Open>,
     /// The stack depth at which each `class` seen waits for its body's `{` (`class A extends mixin(B) {` is a class
     /// body after a `)`, not a function's).
@@ -266,6 +294,14 @@ impl Pass<'_> {
             b')' | b']' | b'}' => self.close(b)?,
             b';' => {
                 self.at = at + 1;
+                if self.stack.len() == 1
+                    && self
+                        .boundaries
+                        .last()
+                        .is_none_or(|&b| at + 1 >= b + BOUNDARY_SPACING)
+                {
+                    self.boundaries.push(at + 1);
+                }
                 let top = self.stack.last_mut()?;
                 top.after_last_semicolon = at + 1;
                 for w in top.waiting_semicolon.drain(..) {

@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::trace::js_scopes::{offsets_of, positions_from, Dialect, FunctionScopes, TextPosition};
-use crate::trace::js_slices::levels_around;
+use crate::trace::js_slices::levels_around_from;
 
 /// Texts at least this long are parsed in parts; shorter ones whole.
 pub const PARSE_IN_PARTS_FROM: usize = 1 << 20;
@@ -22,7 +22,7 @@ pub type Parsed = Option<Arc<FunctionScopes>>;
 
 /// See the module documentation. A table given for a position answers [`FunctionScopes::innermost`] at that position
 /// as the whole text's table would; at other positions it may not.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct TextScopes {
     /// The whole text's table, once parsed.
     whole: Option<Parsed>,
@@ -30,10 +30,16 @@ pub struct TextScopes {
     parts: Vec<Part>,
     /// Ranges that did not read without an error.
     unreadable: Vec<(usize, usize)>,
+    /// Offsets just past top-level `;`s, 16 KiB apart or more: a later pass starts at the last one before its
+    /// positions (`js_slices::levels_around_from`), not at the text's start.
+    boundaries: Vec<usize>,
+    /// Some boundaries' positions (sorted): positions and offsets are converted from the last one before them.
+    anchors: Vec<(usize, TextPosition)>,
     answers: HashMap<TextPosition, Parsed>,
 }
 
 /// A run of statements parsed alone.
+#[derive(Debug)]
 struct Part {
     range: (usize, usize),
     start: TextPosition,
@@ -126,6 +132,8 @@ impl TextScopes {
         tables
             + whole
             + self.unreadable.capacity() * std::mem::size_of::<(usize, usize)>()
+            + self.boundaries.capacity() * std::mem::size_of::<usize>()
+            + self.anchors.capacity() * std::mem::size_of::<(usize, TextPosition)>()
             + self.answers.capacity() * (std::mem::size_of::<(TextPosition, Parsed)>() + 1)
     }
 
@@ -139,7 +147,15 @@ impl TextScopes {
         dialect: Dialect,
         wanted: &[TextPosition],
     ) -> Vec<TextPosition> {
-        let offsets = offsets_of(text, wanted);
+        let first = wanted.first().copied().unwrap_or_default();
+        let from = self
+            .anchors
+            .iter()
+            .rev()
+            .find(|a| a.1 <= first)
+            .copied()
+            .unwrap_or_default();
+        let offsets = offsets_of(text, from, wanted);
         let mut rest = Vec::new();
         let mut placed: Vec<(TextPosition, usize)> = Vec::new();
         for (&p, o) in wanted.iter().zip(&offsets) {
@@ -150,7 +166,21 @@ impl TextScopes {
             }
         }
         let at: Vec<usize> = placed.iter().map(|&(_, o)| o).collect();
-        let Some(levels) = levels_around(text, &at) else {
+        let first = at.iter().copied().min().unwrap_or(0);
+        let start = self
+            .boundaries
+            .iter()
+            .rev()
+            .find(|&&b| b <= first)
+            .copied()
+            .unwrap_or(0);
+        let levels = levels_around_from(text, start, &at, &mut self.boundaries).or_else(|| {
+            // A pass that cannot read from a boundary may from the start.
+            (start > 0)
+                .then(|| levels_around_from(text, 0, &at, &mut self.boundaries))
+                .flatten()
+        });
+        let Some(levels) = levels else {
             rest.extend(placed.iter().map(|&(p, _)| p));
             return rest;
         };
@@ -243,8 +273,9 @@ impl TextScopes {
 }
 
 /// For each position of `at`, the table that answers it and whether a part answered it (else the whole text was
-/// parsed): what [`TextScopes`] does for a text of [`PARSE_IN_PARTS_FROM`] bytes or more, for any text. For tests and
-/// tools that compare the parts' answers with the whole parse's.
+/// parsed): what [`TextScopes`] does for a text of [`PARSE_IN_PARTS_FROM`] bytes or more, for any text, asked a few
+/// positions at a time in the text's order (as hovers ask: later passes start at the boundaries earlier ones found).
+/// For tests and tools that compare the parts' answers with the whole parse's.
 pub fn tables_around(
     text: &str,
     name: &str,
@@ -255,7 +286,10 @@ pub fn tables_around(
     let mut wanted = at.to_vec();
     wanted.sort_unstable();
     wanted.dedup();
-    let rest = scopes.in_parts(text, name, dialect, &wanted);
+    let mut rest = Vec::new();
+    for batch in wanted.chunks(16) {
+        rest.extend(scopes.in_parts(text, name, dialect, batch));
+    }
     if !rest.is_empty() {
         scopes.answer(Some(text), name, dialect, &rest);
     }

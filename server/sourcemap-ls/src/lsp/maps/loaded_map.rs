@@ -2,11 +2,11 @@
 //! scopes, content checks, source texts, fit verdicts).
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use sourcemap_core::bundle::fit::FitReport;
 use sourcemap_core::source::today::SourceDrift;
-use sourcemap_core::trace::js_scopes::FunctionScopes;
+use sourcemap_core::trace::text_scopes::TextScopes;
 use sourcemap_core::{SourceId, SourceMapIndex};
 
 use crate::lsp::maps::budget::{CacheBudget, CacheUsage};
@@ -24,7 +24,8 @@ pub struct LoadedMap {
     /// Bundle outline, computed on first `documentSymbol`.
     pub outline: OnceLock<Vec<Module>>,
     /// Function scopes of its bundle and sources, parsed on first use (see `code_scopes`).
-    pub code: Memo<FunctionScopes>,
+    /// Each text's function scopes as far as hovers and frames asked (`TextScopes`: a large text in parts).
+    pub code: Memo<Mutex<TextScopes>>,
     /// Whether local files are the sources they are named after (see `local_sources`).
     pub content_checks: ContentChecks,
     /// The last source texts used (see `source_texts`).
@@ -44,7 +45,9 @@ impl LoadedMap {
             key,
             index,
             outline: OnceLock::new(),
-            code: Memo::new("functionScopes", budget, FunctionScopes::heap_bytes),
+            code: Memo::new("functionScopes", budget, |s: &Mutex<TextScopes>| {
+                s.lock().map_or(0, |s| s.heap_bytes())
+            }),
             content_checks: ContentChecks::new(budget),
             texts: SourceTexts::new(budget),
             fits: Memo::pinned("fitReports", budget, fit_report_bytes, MAX_FIT_REPORTS),

@@ -115,6 +115,12 @@ impl<V: Send + Sync + 'static> Memo<V> {
         value
     }
 
+    /// Counts `value` (kept for `key`, grown since) at its size now; it may then be evicted as any other entry.
+    pub fn resize(&self, key: TextKey, value: &Arc<V>) {
+        self.values
+            .insert(key, Some(value.clone()), (self.size)(value));
+    }
+
     /// Entries and bytes held.
     pub fn usage(&self) -> CacheUsage {
         self.values.usage()

@@ -8,11 +8,12 @@
 //! on the blocking pool or inside `block_in_place`: reading and parsing block.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use sourcemap_core::bundle::locate::bundle_leads_to_map;
 use sourcemap_core::trace::function_name::CodeScopes;
 use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes, TextPosition};
+use sourcemap_core::trace::text_scopes::TextScopes;
 use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::Url;
 
@@ -108,31 +109,62 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
 }
 
 impl WorkspaceCode<'_> {
-    fn generated_of(&self, m: &LoadedMap) -> Option<Arc<FunctionScopes>> {
-        // Parsed only on a miss; a text that does not lead to this map is remembered as having no scopes.
-        let bundle = bundle_text(self.b, m, None)?;
-        let name = bundle.path.to_string_lossy().into_owned();
-        m.code.get_or_compute(bundle.key.clone(), || {
-            let text = bundle.read()?;
-            FunctionScopes::parse(&text, &name, Dialect::Generated).ok()
-        })
+    /// The table answering `at` in the text `key` of `m`: known from what hovers and frames asked before (a part
+    /// already read, or the whole text), else the text is read now (`read`) and parsed as far as `at` needs
+    /// (`TextScopes`: a text of 1 MiB or more in parts, so that no hover builds a whole bundle's syntax tree and the
+    /// budget can hold what is kept). A text that does not lead to this map reads as `None`: no scopes.
+    fn scopes_at(
+        &self,
+        m: &LoadedMap,
+        key: TextKey,
+        name: &str,
+        dialect: Dialect,
+        at: TextPosition,
+        read: impl FnOnce() -> Option<String>,
+    ) -> Option<Arc<FunctionScopes>> {
+        let entry = m
+            .code
+            .get_or_compute(key.clone(), || Some(Mutex::new(TextScopes::new())))?;
+        let table = {
+            let mut scopes = entry.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(known) = scopes.known(at) {
+                return known;
+            }
+            let text = read();
+            scopes.answer(text.as_deref(), name, dialect, &[at]);
+            scopes.table(at)
+        };
+        // Grown: counted again, at its size now.
+        m.code.resize(key, &entry);
+        table
     }
 
-    fn original_of(&self, m: &LoadedMap, source: SourceId) -> Option<Arc<FunctionScopes>> {
+    fn generated_of(&self, m: &LoadedMap, at: TextPosition) -> Option<Arc<FunctionScopes>> {
+        let bundle = bundle_text(self.b, m, None)?;
+        let name = bundle.path.to_string_lossy().into_owned();
+        let key = bundle.key.clone();
+        self.scopes_at(m, key, &name, Dialect::Generated, at, || bundle.read())
+    }
+
+    fn original_of(
+        &self,
+        m: &LoadedMap,
+        source: SourceId,
+        at: TextPosition,
+    ) -> Option<Arc<FunctionScopes>> {
         let url = m.index.source(source).url.as_deref().unwrap_or("source.js");
         if m.index.source(source).has_content() {
-            return m.code.get_or_compute(TextKey::SourcesContent(source), || {
-                let text = m.source_text(source)?;
-                FunctionScopes::parse(&text, url, Dialect::Original).ok()
+            let key = TextKey::SourcesContent(source);
+            return self.scopes_at(m, key, url, Dialect::Original, at, || {
+                m.source_text(source).map(|t| t.to_string())
             });
         }
         let path = self.b.resolve_source(m, source)?;
         let (file, len, stamp) = FileStamp::open(&path)?;
-        m.code
-            .get_or_compute(TextKey::SourceFile(source, stamp), || {
-                let text = read(file, len)?;
-                FunctionScopes::parse(&text, &path_name(&path), Dialect::Original).ok()
-            })
+        let key = TextKey::SourceFile(source, stamp);
+        self.scopes_at(m, key, &path_name(&path), Dialect::Original, at, || {
+            read(file, len)
+        })
     }
 }
 
@@ -140,19 +172,17 @@ fn path_name(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// The server parses a bundle or a source whole, once, and keeps its table for every later hover and frame: any
-/// position is answered (`at` is not needed).
 impl CodeScopes for WorkspaceCode<'_> {
-    fn generated(&self, map: usize, _at: TextPosition) -> Option<Arc<FunctionScopes>> {
-        self.generated_of(self.maps.get(map)?)
+    fn generated(&self, map: usize, at: TextPosition) -> Option<Arc<FunctionScopes>> {
+        self.generated_of(self.maps.get(map)?, at)
     }
 
     fn original(
         &self,
         map: usize,
         source: SourceId,
-        _at: TextPosition,
+        at: TextPosition,
     ) -> Option<Arc<FunctionScopes>> {
-        self.original_of(self.maps.get(map)?, source)
+        self.original_of(self.maps.get(map)?, source, at)
     }
 }
