@@ -15,13 +15,15 @@
 mod lsp_client;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/roundtrip_build.rs"]
+mod roundtrip_build;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
-use sourcemap_core::bundle::fit::check_fit;
+use sourcemap_core::bundle::fit::{check_fit, check_fit_near_above, Checked};
 use sourcemap_core::bundle::locate::find_debug_id;
 use sourcemap_core::trace::symbolicate::frame_segment;
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
@@ -348,5 +350,92 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
         (rxjs.by_validate, rxjs.shifts_named),
         (1, 1),
         "rxjs 6.6.7: flagged with its 8-line shift"
+    );
+}
+
+/// `check_fit_near` (the fit check of `symbolicate`: the stretches around the frames and a sample across the map)
+/// gives the whole check's verdicts: on every pair of the misfit corpus and every round-trip bundle, forced onto
+/// these small maps, for frames at many positions (each alone, and all together), the map-level verdict, the shift,
+/// the message and every frame's withholding are the whole check's.
+#[test]
+fn the_check_near_frames_says_what_the_whole_check_says() {
+    let d = dir();
+    let mut pairs: Vec<(PathBuf, PathBuf)> = build_corpus()
+        .iter()
+        .map(|p| {
+            (
+                d.join(p["bundle"].as_str().unwrap()),
+                d.join(p["map"].as_str().unwrap()),
+            )
+        })
+        .collect();
+    for bundler in std::fs::read_dir(roundtrip_build::built())
+        .unwrap()
+        .flatten()
+    {
+        let Ok(files) = std::fs::read_dir(bundler.path()) else {
+            continue;
+        };
+        for f in files.flatten() {
+            let map = f.path();
+            if let Some(bundle) = map.to_str().and_then(|m| m.strip_suffix(".map")) {
+                if Path::new(bundle).is_file() {
+                    pairs.push((PathBuf::from(bundle), map.clone()));
+                }
+            }
+        }
+    }
+    let (mut compared, mut near, mut misfits) = (0, 0, 0);
+    for (bundle, map) in &pairs {
+        let text = std::fs::read(bundle).unwrap();
+        let Ok(bytes) = std::fs::read(map) else {
+            continue;
+        };
+        let Ok(index) = SourceMapIndex::from_bytes(bytes) else {
+            continue;
+        };
+        let id = find_debug_id(&text);
+        let whole = check_fit(&index, &text, id).unwrap();
+        // Frames: the map's segments' positions, thinned to at most 30, and line starts of the text (some past them).
+        let mut frames = Vec::new();
+        index
+            .for_each_segment(|h| frames.push(h.generated))
+            .unwrap();
+        let step = frames.len().div_ceil(30).max(1);
+        let mut frames: Vec<GeneratedPosition> = frames.into_iter().step_by(step).collect();
+        let lines = text.split(|&b| b == b'\n').count() as u32;
+        frames.extend(
+            (0..lines)
+                .step_by((lines as usize).div_ceil(6).max(1))
+                .map(|line| GeneratedPosition { line, column: 0 }),
+        );
+        let one_by_one = frames.iter().map(std::slice::from_ref);
+        for set in one_by_one.chain(std::iter::once(&frames[..])) {
+            let r = check_fit_near_above(&index, &text, id, set, 0).unwrap();
+            let what = format!(
+                "{} with {}, frames {set:?}",
+                bundle.display(),
+                map.display()
+            );
+            assert_eq!(r.verdict, whole.verdict, "{what}");
+            assert_eq!(r.shift_lines, whole.shift_lines, "{what}");
+            assert_eq!(r.first_bad(), whole.first_bad(), "{what}");
+            assert_eq!(r.message(), whole.message(), "{what}");
+            for &p in &frames {
+                assert_eq!(r.withheld(p), whole.withheld(p), "{what} at {p:?}");
+            }
+            compared += 1;
+            near += usize::from(r.checked != Checked::Whole);
+        }
+        misfits += usize::from(whole.verdict == sourcemap_core::bundle::fit::Verdict::Misfit);
+    }
+    println!(
+        "{} pairs ({misfits} misfits), {compared} frame sets compared, {near} answered near the frames",
+        pairs.len()
+    );
+    assert!(pairs.len() > 200, "{} pairs", pairs.len());
+    assert!(
+        near > compared / 3,
+        "{near} of {compared} answered near the frames"
     );
 }
