@@ -19,8 +19,9 @@
 //!
 //! `symbolicate` needs the verdict at a few frames, not the whole map's: [`check_fit_near`] reads the stretches of
 //! the map around the frames (a run-up of some 600 segments before each, as many after, so that a stretch that stops
-//! fitting at or before a frame is seen) and a fixed sample across the map (its head and 64 evenly spaced stretches:
-//! what proves the map belongs), each through a detector of its own, resuming at the map's checkpoints (which the
+//! fitting at or before a frame is seen) and a fixed sample across the map (its head, its tail and 64 evenly spaced
+//! stretches: what proves the map belongs; a stale map's edit shifts every segment after it, so its misfit reaches
+//! the tail), each through a detector of its own, resuming at the map's checkpoints (which the
 //! frames' lookups build anyway). When all of them clearly fit, the map fits; at the first sign of misfit anywhere
 //! it runs the whole check, so every misfit verdict, region, shift and message is the whole check's. `validate`, the
 //! server's diagnostics over an opened bundle, and every other caller use the whole check.
@@ -630,7 +631,8 @@ pub const NEAR_AFTER_BYTES: usize = 4 << 20;
 const RUN_UP_CHECKPOINTS: usize = 32;
 /// The sample across the map: this many stretches, evenly spaced over the checkpoints of a flat map (over the
 /// sections of an index map, one at the start of each section chosen), each of this many checkpoints; and the
-/// map's head, as many checkpoints as a frame's stretch.
+/// map's head and tail, as many checkpoints as a frame's run-up (a stale map's edit shifts every segment after it,
+/// to the tail).
 const SAMPLE_STRETCHES: usize = 64;
 const SAMPLE_CHECKPOINTS: usize = 16;
 /// Evidence of misfit (natural log) left open at the end of a stretch that is too much to call it fitting: the
@@ -638,8 +640,8 @@ const SAMPLE_CHECKPOINTS: usize = 16;
 const UNDECIDED: f64 = 6.0;
 
 /// [`check_fit`] for the frames at `frames` (global generated positions): the same report, read from the stretches
-/// of the map around each frame and a fixed sample across it (the map's head and [`SAMPLE_STRETCHES`] evenly spaced
-/// stretches) when all of them fit, each through a detector of its own: no region, no landing past a line's end or
+/// of the map around each frame and a fixed sample across it (the map's head and tail and [`SAMPLE_STRETCHES`] evenly
+/// spaced stretches) when all of them fit, each through a detector of its own: no region, no landing past a line's end or
 /// beyond the text, no run of misfit left open above [`UNDECIDED`]. Anything else (a misfit seen anywhere, a debug
 /// ID mismatch, `rangeMappings`, a section that does not decode, a map under [`NEAR_AFTER_BYTES`]) and the whole
 /// check runs: every report that is not [`Verdict::Fits`] is the whole check's, with its regions, messages and shift.
@@ -724,6 +726,8 @@ fn read_near(index: &SourceMapIndex, text: &[u8], frames: &[GeneratedPosition]) 
             let from = n * k / SAMPLE_STRETCHES;
             ranges.push((section, Some(from), from + SAMPLE_CHECKPOINTS));
         }
+        // The tail: an edit shifts every segment after it to the end of the map.
+        ranges.push((section, n.checked_sub(RUN_UP_CHECKPOINTS + 1), usize::MAX));
     } else {
         let n = in_bundle.len();
         for k in 0..SAMPLE_STRETCHES.min(n) {
@@ -736,6 +740,9 @@ fn read_near(index: &SourceMapIndex, text: &[u8], frames: &[GeneratedPosition]) 
             };
             ranges.push((section, None, to));
         }
+        let last = in_bundle.end - 1;
+        let n = count(last)?;
+        ranges.push((last, n.checked_sub(RUN_UP_CHECKPOINTS + 1), usize::MAX));
     }
     // Around each frame.
     for &p in frames {
@@ -760,7 +767,7 @@ fn read_near(index: &SourceMapIndex, text: &[u8], frames: &[GeneratedPosition]) 
     let mut merged: Vec<(usize, Option<usize>, usize)> = Vec::new();
     for r in ranges {
         match merged.last_mut() {
-            Some(last) if last.0 == r.0 && r.1.map_or(0, |f| f + 1) <= last.2 + 1 => {
+            Some(last) if last.0 == r.0 && r.1.map_or(0, |f| f + 1) <= last.2.saturating_add(1) => {
                 last.2 = last.2.max(r.2);
             }
             _ => merged.push(r),
