@@ -354,7 +354,8 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
 }
 
 /// `check_fit_near` (the fit check of `symbolicate`: the stretches around the frames and a sample across the map)
-/// gives the whole check's verdicts: on every pair of the misfit corpus and every round-trip bundle, forced onto
+/// gives the whole check's verdicts: on every pair of the misfit corpus, every round-trip bundle and Metro's
+/// fixtures (a RAM bundle's index maps, the reference bundle's flat and index maps), forced onto
 /// these small maps, for frames at many positions (each alone, and all together), the map-level verdict, the shift,
 /// the message and every frame's withholding are the whole check's.
 #[test]
@@ -383,6 +384,23 @@ fn the_check_near_frames_says_what_the_whole_check_says() {
                     pairs.push((PathBuf::from(bundle), map.clone()));
                 }
             }
+        }
+    }
+    // Metro's: a RAM bundle's index maps (their startup code is the bundle's text), and the reference bundle's maps.
+    let fixtures = d.join("..");
+    for platform in ["android/index.android.bundle", "ios/main.jsbundle"] {
+        let bundle = fixtures.join("metro-ram/dist").join(platform);
+        pairs.push((
+            bundle.clone(),
+            PathBuf::from(format!("{}.map", bundle.display())),
+        ));
+    }
+    for map in std::fs::read_dir(fixtures.join("metro-reference/maps"))
+        .unwrap()
+        .flatten()
+    {
+        if map.path().to_string_lossy().ends_with(".js.map") {
+            pairs.push((fixtures.join("metro-reference/maps/bundle.js"), map.path()));
         }
     }
     let (mut compared, mut near, mut misfits, mut fitting) = (0, 0, 0, 0);

@@ -528,19 +528,21 @@ pub fn check_fit(
     bundle_debug_id: Option<&str>,
 ) -> Result<FitReport, MapError> {
     let report = match opening(index, text, bundle_debug_id) {
-        Ok(report) => report,
-        Err(done) => return Ok(done),
+        Opening::Go(report) => report,
+        Opening::Done(report) => return Ok(report),
     };
     check_whole(index, text, report)
 }
 
+/// What [`opening`] leaves: a report to go on with, or a final one.
+enum Opening {
+    Go(FitReport),
+    Done(FitReport),
+}
+
 /// The checks that need no segment: the debug IDs, and a text that cannot be judged (too large, empty, bytecode, a
-/// JSON document). `Err`: the report is final.
-fn opening(
-    index: &SourceMapIndex,
-    text: &[u8],
-    bundle_debug_id: Option<&str>,
-) -> Result<FitReport, FitReport> {
+/// JSON document).
+fn opening(index: &SourceMapIndex, text: &[u8], bundle_debug_id: Option<&str>) -> Opening {
     let mut report = FitReport::new(Verdict::Fits);
     report.bundle_debug_id = bundle_debug_id.map(str::to_string);
     if let (Some(bundle), Some(map)) = (bundle_debug_id, index.debug_id.as_deref()) {
@@ -552,7 +554,7 @@ fn opening(
     if text.len() >= u32::MAX as usize {
         report.verdict = Verdict::Unknown;
         report.unknown_because = Some("the generated file is larger than 4 GB: not checked");
-        return Err(report);
+        return Opening::Done(report);
     }
     // An empty file is no evidence against the map (Sentry's own React Native test uploads an empty bundle beside
     // its map): the map answers, and the fit is said to be unchecked.
@@ -562,7 +564,7 @@ fn opening(
             report.unknown_because =
                 Some("the generated file is empty: the map's fit could not be checked");
         }
-        return Err(report);
+        return Opening::Done(report);
     }
     if is_binary(text) {
         if report.verdict != Verdict::Misfit {
@@ -570,7 +572,7 @@ fn opening(
             report.unknown_because =
                 Some("the generated file is bytecode, not text: its segments cannot be checked");
         }
-        return Err(report);
+        return Opening::Done(report);
     }
     if crate::bundle::locate::is_json_document(text) {
         if report.verdict != Verdict::Misfit {
@@ -579,9 +581,9 @@ fn opening(
                 "the file taken for the bundle is a JSON document (a profile, a report, a map), not code: not checked",
             );
         }
-        return Err(report);
+        return Opening::Done(report);
     }
-    Ok(report)
+    Opening::Go(report)
 }
 
 /// The check over every segment, from the report [`opening`] began.
@@ -673,8 +675,8 @@ pub fn check_fit_near_above(
     min_map_bytes: usize,
 ) -> Result<FitReport, MapError> {
     let report = match opening(index, text, bundle_debug_id) {
-        Ok(report) => report,
-        Err(done) => return Ok(done),
+        Opening::Go(report) => report,
+        Opening::Done(report) => return Ok(report),
     };
     if index.mappings_bytes() < min_map_bytes
         || frames.is_empty()
