@@ -23,8 +23,10 @@
 //! stretches: what proves the map belongs; a stale map's edit shifts every segment after it, so its misfit reaches
 //! the tail), each through a detector of its own, resuming at the map's checkpoints (which the
 //! frames' lookups build anyway). When all of them clearly fit, the map fits; at the first sign of misfit anywhere
-//! it runs the whole check, so every misfit verdict, region, shift and message is the whole check's. `validate`, the
-//! server's diagnostics over an opened bundle, and every other caller use the whole check.
+//! it runs the whole check, so every misfit verdict, region, shift and message is the whole check's. The CLI's
+//! `symbolicate` and `profile` and the server's `sourcemap/symbolicate` use it; `validate`, the server's diagnostics
+//! over an opened bundle (and the hovers and map info that reuse their report), and every other caller check the
+//! whole map.
 //!
 //! The weights come from measurements on real builds (`fixtures/mapfit`, `tests/mapfit.rs` prints the rates): on
 //! matching maps of esbuild, terser, webpack and Rollup almost no segment lands inside an identifier; swc writes a
