@@ -415,17 +415,17 @@ fn the_check_near_frames_says_what_the_whole_check_says() {
         };
         let id = find_debug_id(&text);
         let whole = check_fit(&index, &text, id).unwrap();
-        // Frames: the map's segments' positions, thinned to at most 16, and line starts of the text (some past them).
+        // Frames: the map's segments' positions, thinned to at most 10, and line starts of the text (some past them).
         let mut frames = Vec::new();
         index
             .for_each_segment(|h| frames.push(h.generated))
             .unwrap();
-        let step = frames.len().div_ceil(16).max(1);
+        let step = frames.len().div_ceil(10).max(1);
         let mut frames: Vec<GeneratedPosition> = frames.into_iter().step_by(step).collect();
         let lines = text.split(|&b| b == b'\n').count() as u32;
         frames.extend(
             (0..lines)
-                .step_by((lines as usize).div_ceil(4).max(1))
+                .step_by((lines as usize).div_ceil(3).max(1))
                 .map(|line| GeneratedPosition { line, column: 0 }),
         );
         let one_by_one = frames.iter().map(std::slice::from_ref);
