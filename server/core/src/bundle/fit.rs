@@ -717,6 +717,9 @@ struct Near {
 fn read_near(index: &SourceMapIndex, text: &[u8], frames: &[GeneratedPosition]) -> Option<Near> {
     let sections = index.sections();
     let in_bundle = index.bundle_file_sections();
+    if in_bundle.is_empty() {
+        return None;
+    }
     // Per section, checkpoint ranges [from, to) to read (`None`: from the section's first segment; `usize::MAX`:
     // to its end).
     let mut ranges: Vec<(usize, Option<usize>, usize)> = Vec::new();
