@@ -448,7 +448,11 @@ fn the_check_near_frames_says_what_the_whole_check_says() {
             }
             compared += 1;
             near += usize::from(r.checked != Checked::Whole);
-            fitting += usize::from(whole.verdict == sourcemap_core::bundle::fit::Verdict::Fits);
+            let fits = whole.verdict == sourcemap_core::bundle::fit::Verdict::Fits;
+            fitting += usize::from(fits);
+            if fits && r.checked == Checked::Whole {
+                println!("checked whole: {} frames {set:?}", map.display());
+            }
         }
         misfits += usize::from(whole.verdict == sourcemap_core::bundle::fit::Verdict::Misfit);
     }

@@ -796,9 +796,8 @@ fn read_near(index: &SourceMapIndex, text: &[u8], frames: &[GeneratedPosition]) 
                 return true;
             };
             let p = sections[section].to_global(seg.line, seg.column);
-            if section == in_bundle.start && from.is_none() {
-                first_checked.get_or_insert(p);
-            }
+            // (Only a misfit's message reads it, and a misfit is the whole check's: the first segment read.)
+            first_checked = Some(first_checked.map_or(p, |f: GeneratedPosition| f.min(p)));
             map_lines = map_lines.max(p.line + 1);
             let mut landing = lines.landing(p.line, p.column, None);
             if let (Landing::TokenStart, Some(n)) = (landing, o.name) {
