@@ -15,13 +15,15 @@
 mod lsp_client;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/roundtrip_build.rs"]
+mod roundtrip_build;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
-use sourcemap_core::bundle::fit::check_fit;
+use sourcemap_core::bundle::fit::{check_fit, check_fit_near_above, Checked};
 use sourcemap_core::bundle::locate::find_debug_id;
 use sourcemap_core::trace::symbolicate::frame_segment;
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
@@ -348,5 +350,122 @@ fn misfit_pairs_of_real_builds_are_caught_and_never_answered_wrong() {
         (rxjs.by_validate, rxjs.shifts_named),
         (1, 1),
         "rxjs 6.6.7: flagged with its 8-line shift"
+    );
+}
+
+/// `check_fit_near` (the fit check of `symbolicate`: the stretches around the frames and a sample across the map)
+/// gives the whole check's verdicts: on every pair of the misfit corpus, every round-trip bundle and Metro's
+/// fixtures (a RAM bundle's index maps, the reference bundle's flat and index maps), forced onto
+/// these small maps, for frames at many positions (each alone, and all together), the map-level verdict, the shift,
+/// the message and every frame's withholding are the whole check's.
+#[test]
+fn the_check_near_frames_says_what_the_whole_check_says() {
+    let d = dir();
+    let mut pairs: Vec<(PathBuf, PathBuf)> = build_corpus()
+        .iter()
+        .map(|p| {
+            (
+                d.join(p["bundle"].as_str().unwrap()),
+                d.join(p["map"].as_str().unwrap()),
+            )
+        })
+        .collect();
+    for bundler in std::fs::read_dir(roundtrip_build::built())
+        .unwrap()
+        .flatten()
+    {
+        let Ok(files) = std::fs::read_dir(bundler.path()) else {
+            continue;
+        };
+        for f in files.flatten() {
+            let map = f.path();
+            if let Some(bundle) = map.to_str().and_then(|m| m.strip_suffix(".map")) {
+                if Path::new(bundle).is_file() {
+                    pairs.push((PathBuf::from(bundle), map.clone()));
+                }
+            }
+        }
+    }
+    // Metro's: a RAM bundle's index maps (their startup code is the bundle's text), and the reference bundle's maps.
+    let fixtures = d.join("..");
+    for platform in ["android/index.android.bundle", "ios/main.jsbundle"] {
+        let bundle = fixtures.join("metro-ram/dist").join(platform);
+        pairs.push((
+            bundle.clone(),
+            PathBuf::from(format!("{}.map", bundle.display())),
+        ));
+    }
+    for map in std::fs::read_dir(fixtures.join("metro-reference/maps"))
+        .unwrap()
+        .flatten()
+    {
+        if map.path().to_string_lossy().ends_with(".js.map") {
+            pairs.push((fixtures.join("metro-reference/maps/bundle.js"), map.path()));
+        }
+    }
+    let (mut compared, mut near, mut misfits, mut fitting) = (0, 0, 0, 0);
+    let mut differ = Vec::new();
+    for (bundle, map) in &pairs {
+        let text = std::fs::read(bundle).unwrap();
+        let Ok(bytes) = std::fs::read(map) else {
+            continue;
+        };
+        let Ok(index) = SourceMapIndex::from_bytes(bytes) else {
+            continue;
+        };
+        let id = find_debug_id(&text);
+        let whole = check_fit(&index, &text, id).unwrap();
+        // Frames: the map's segments' positions, thinned to at most 10, and line starts of the text (some past them).
+        let mut frames = Vec::new();
+        index
+            .for_each_segment(|h| frames.push(h.generated))
+            .unwrap();
+        let step = frames.len().div_ceil(10).max(1);
+        let mut frames: Vec<GeneratedPosition> = frames.into_iter().step_by(step).collect();
+        let lines = text.split(|&b| b == b'\n').count() as u32;
+        frames.extend(
+            (0..lines)
+                .step_by((lines as usize).div_ceil(3).max(1))
+                .map(|line| GeneratedPosition { line, column: 0 }),
+        );
+        let one_by_one = frames.iter().map(std::slice::from_ref);
+        for set in one_by_one.chain(std::iter::once(&frames[..])) {
+            let r = check_fit_near_above(&index, &text, id, set, 0).unwrap();
+            let same = r.verdict == whole.verdict
+                && r.shift_lines == whole.shift_lines
+                && r.first_bad() == whole.first_bad()
+                && r.message() == whole.message()
+                && frames.iter().all(|&p| r.withheld(p) == whole.withheld(p));
+            if !same {
+                differ.push(format!(
+                    "{} with {}, frames {set:?}: {:?} near, {:?} whole ({})",
+                    bundle.display(),
+                    map.display(),
+                    r.verdict,
+                    whole.verdict,
+                    whole.message()
+                ));
+            }
+            compared += 1;
+            near += usize::from(r.checked != Checked::Whole);
+            let fits = whole.verdict == sourcemap_core::bundle::fit::Verdict::Fits;
+            fitting += usize::from(fits);
+            if fits && r.checked == Checked::Whole {
+                println!("checked whole: {} frames {set:?}", map.display());
+            }
+        }
+        misfits += usize::from(whole.verdict == sourcemap_core::bundle::fit::Verdict::Misfit);
+    }
+    println!(
+        "{} pairs ({misfits} misfits), {compared} frame sets compared ({fitting} of fitting pairs), {near} \
+         answered near the frames",
+        pairs.len()
+    );
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert!(pairs.len() > 180, "{} pairs", pairs.len());
+    // Where the map fits, the check near the frames answers (else it has no reason to be).
+    assert!(
+        near * 10 >= fitting * 9,
+        "{near} of {fitting} frame sets of fitting pairs answered near the frames"
     );
 }

@@ -541,6 +541,49 @@ impl CompactMappings {
         end
     }
 
+    /// The index of the last checkpoint at or before generated (line, column), if any (a binary search over
+    /// [`CheckpointTable::get`]: O(log n) checkpoints decoded).
+    pub fn checkpoint_at_or_before(&self, line: u32, column: u32) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.checkpoints.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let cp = self.checkpoints.get(mid);
+            if (cp.line, cp.column) <= (line, column) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo.checked_sub(1)
+    }
+
+    /// The byte offset in the VLQ of checkpoint `i`.
+    pub fn checkpoint_offset(&self, i: usize) -> u32 {
+        self.checkpoints.get(i).offset
+    }
+
+    /// Calls `f` with every segment from checkpoint `from` on (from the first segment when `None`), in text order,
+    /// until `f` returns false. Reads only what `f` asks for: a stretch of a large map costs its own VLQ.
+    pub fn for_each_from(
+        &self,
+        bytes: &[u8],
+        from: Option<usize>,
+        mut f: impl FnMut(&Segment) -> bool,
+    ) {
+        let mut cursor = match from {
+            Some(i) => {
+                let cp = self.checkpoints.get(i);
+                ValidatedCursor::resume(bytes, cp.offset, cp.line, cp.column, cp.accumulators)
+            }
+            None => ValidatedCursor::new(bytes),
+        };
+        while let Some(seg) = cursor.next_segment() {
+            if !f(&seg) {
+                return;
+            }
+        }
+    }
+
     /// Every segment in text order.
     pub fn for_each(&self, bytes: &[u8], mut f: impl FnMut(&Segment)) {
         let mut cursor = ValidatedCursor::new(bytes);

@@ -937,6 +937,19 @@ impl SourceMapIndex {
         Ok(())
     }
 
+    /// [`CompactMappings::for_each_from`] on section `section` (its checkpoints built first): its segments from
+    /// checkpoint `from` on, section-relative, until `f` returns false. For the fit check near frames.
+    pub fn for_each_raw_segment_from(
+        &self,
+        section: usize,
+        from: Option<usize>,
+        f: impl FnMut(&Segment) -> bool,
+    ) -> Result<(), MapError> {
+        let compact = self.compact(section)?;
+        compact.for_each_from(self.sections[section].mappings.bytes(&self.buffer), from, f);
+        Ok(())
+    }
+
     /// The text of `names[name]` of a section, when its names are in memory: names left in the file (a lazy or
     /// shed index) are not read for this (a pass over every segment would build every section's table and keep it:
     /// +55 MB on the editor benchmark's Metro bundle).

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
-use sourcemap_core::bundle::fit::{check_fit, FitReport};
+use sourcemap_core::bundle::fit::{check_fit, check_fit_near, FitReport};
 use sourcemap_core::bundle::locate::{
     bundle_leads_to_map, bundle_tail, find_debug_id, find_source_mapping_url, is_json_document,
     load_map, looks_like_map, map_in_directory, MapOrigin,
@@ -117,16 +117,25 @@ pub(super) struct KnownMap {
     pub(super) found: String,
     /// The fit check against its bundle, once run: `None` when there is no bundle text to check.
     pub(super) fit: OnceLock<Option<(PathBuf, FitReport)>>,
+    /// The positions of the frames this map answers, as printed: the fit check reads the map near them
+    /// (`check_fit_near`); none, and it reads the whole map.
+    pub(super) frames: Vec<GeneratedPosition>,
 }
 
 impl KnownMap {
-    /// The fit check of the map against its bundle (run once).
+    /// The fit check of the map against its bundle (run once): near the frames when they are known
+    /// (`check_fit_near`: the same verdicts, without reading a large map whole).
     pub(super) fn fit(&self) -> Option<&(PathBuf, FitReport)> {
         self.fit
             .get_or_init(|| {
                 let (path, text) = self.bundle.map()?;
-                let report = check_fit(&self.index, &text, find_debug_id(&text)).ok()?;
-                Some((path, report))
+                let id = find_debug_id(&text);
+                let report = if self.frames.is_empty() {
+                    check_fit(&self.index, &text, id)
+                } else {
+                    check_fit_near(&self.index, &text, id, &self.frames)
+                };
+                Some((path, report.ok()?))
             })
             .as_ref()
     }
@@ -214,6 +223,7 @@ pub(super) fn load_for(
         dir: map_dir,
         found,
         fit: OnceLock::new(),
+        frames: Vec::new(),
     })
 }
 
@@ -563,6 +573,7 @@ impl Place for Catalog {
             dir: self.root.clone(),
             found: format!("served by the Metro dev server for {file}"),
             fit: OnceLock::new(),
+            frames: Vec::new(),
         });
         Some(Ok((
             self.maps.len() - 1,
@@ -627,6 +638,15 @@ pub(super) fn resolve(
 ) -> Resolution {
     let (chosen, ambiguous) = choose(catalog, &lines);
     let choices: Vec<Option<usize>> = chosen.iter().map(|c| c.0).collect();
+    // The fit check reads each map near the frames it answers.
+    for (choice, f) in choices
+        .iter()
+        .zip(lines.iter().filter_map(StackLine::frame))
+    {
+        if let (Some(i), Some(p)) = (choice, f.generated) {
+            catalog.maps[*i].frames.push(p);
+        }
+    }
     let maps = &catalog.maps;
     // Every map used is checked against its bundle before anything is answered from it.
     let mut used: Vec<usize> = choices.iter().flatten().copied().collect();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Value};
-use sourcemap_core::bundle::fit::{FitReport, Verdict};
+use sourcemap_core::bundle::fit::{Checked, FitReport, Verdict};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::map::metro::{metro_file, Space};
@@ -755,10 +755,17 @@ fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<i64>) -> 
     let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
     let e = &report.evidence;
     match report.verdict {
-        Verdict::Fits => format!(
-            "fit: the map fits its bundle ({} segments checked, {} inside identifiers)",
-            e.segments, e.mid_identifier
-        ),
+        Verdict::Fits => match report.checked {
+            Checked::Whole => format!(
+                "fit: the map fits its bundle ({} segments checked, {} inside identifiers)",
+                e.segments, e.mid_identifier
+            ),
+            Checked::NearFrames { stretches } => format!(
+                "fit: the map fits its bundle around the frames and across a sample ({} segments checked in {} \
+                 stretches, {} inside identifiers)",
+                e.segments, stretches, e.mid_identifier
+            ),
+        },
         Verdict::Unknown => format!(
             "fit: not checked: {}",
             report.unknown_because.unwrap_or("no evidence")

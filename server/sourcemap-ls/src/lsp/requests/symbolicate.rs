@@ -18,6 +18,7 @@ use sourcemap_core::trace::symbolicate::{
     frame_space, render_frame, render_text, symbolicate, FunctionNameSource, SymbolicatedLine,
     TextOptions,
 };
+use sourcemap_core::GeneratedPosition;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Url};
 
@@ -26,7 +27,7 @@ use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::frame_bundles::{maps_for_frames, Ambiguous, NoFileMap};
-use crate::lsp::workspace::map_fit::{fit_now, withheld};
+use crate::lsp::workspace::map_fit::{fit_for_frames, withheld};
 use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::jest::{take_back_line_one, withhold_unknown_shifts};
 
@@ -164,6 +165,13 @@ pub async fn symbolicate_in_workspace(
     tokio::task::block_in_place(|| {
         let mut fits: HashMap<usize, Option<Arc<sourcemap_core::bundle::fit::FitReport>>> =
             HashMap::new();
+        // Each map's check reads it near the frames it answers (`fit_for_frames`).
+        let mut frames: HashMap<usize, Vec<GeneratedPosition>> = HashMap::new();
+        for f in out.iter().filter_map(SymbolicatedLine::frame) {
+            if let (Some(i), Some(p)) = (f.map, f.frame.generated) {
+                frames.entry(i).or_default().push(p);
+            }
+        }
         for l in &mut out {
             let SymbolicatedLine::Frame(f) = l else {
                 continue;
@@ -175,7 +183,9 @@ pub async fn symbolicate_in_workspace(
             if frame_space(&maps[i].index, &f.frame, p) != Ok((Space::Main, p)) {
                 continue;
             }
-            let report = fits.entry(i).or_insert_with(|| fit_now(b, &maps[i], None));
+            let report = fits
+                .entry(i)
+                .or_insert_with(|| fit_for_frames(b, &maps[i], &frames[&i]));
             if let Some(why) = withheld(report.as_deref(), p) {
                 f.original = None;
                 f.ignored = false;

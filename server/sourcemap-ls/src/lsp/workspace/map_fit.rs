@@ -4,12 +4,13 @@
 //! Diagnostics compute it in the background when a bundle is opened or changes (`diagnostics::publish`); a hover
 //! only reads what is known, so the first hover is never delayed by the check. Symbolicate requests and stack links
 //! compute it when missing (they run on the blocking pool): a frame is never answered from a part of a map that
-//! does not fit.
+//! does not fit. A symbolicate request reads a large map near its frames only (`fit_for_frames`); that report is
+//! remembered only when it is the whole check's (any misfit is), so diagnostics never show a partial one.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use sourcemap_core::bundle::fit::{check_fit, FitReport};
+use sourcemap_core::bundle::fit::{check_fit, check_fit_near, Checked, FitReport};
 use sourcemap_core::bundle::locate::find_debug_id;
 use sourcemap_core::GeneratedPosition;
 
@@ -39,6 +40,36 @@ pub fn fit_now(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitR
         }
         report
     })
+}
+
+/// The report for the frames at `frames` of the map's bundle: the whole one when known, else `check_fit_near` (the
+/// same verdicts, reading a large map near the frames only), remembered when it read the whole map. Blocks.
+pub fn fit_for_frames(
+    b: &Backend,
+    m: &LoadedMap,
+    frames: &[GeneratedPosition],
+) -> Option<Arc<FitReport>> {
+    let bundle = bundle_text(b, m, None)?;
+    if let Some(known) = m.fits.get(&bundle.key) {
+        return known;
+    }
+    let key = bundle.key.clone();
+    let text = bundle.read()?;
+    let report = check_fit_near(
+        &m.index,
+        text.as_bytes(),
+        find_debug_id(text.as_bytes()),
+        frames,
+    )
+    .ok()?;
+    if text.len() >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
+        drop(text);
+        crate::lsp::maps::heap::release_free_memory();
+    }
+    if report.checked == Checked::Whole {
+        return m.fits.get_or_compute(key, || Some(report));
+    }
+    Some(Arc::new(report))
 }
 
 /// The reason an answer at `p` is withheld, when the map does not fit its bundle there (the core's one rule and
