@@ -554,7 +554,13 @@ pub fn offsets_of(
 ) -> Vec<Option<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(positions.len());
-    let (mut at, TextPosition { mut line, mut column }) = from;
+    let (
+        mut at,
+        TextPosition {
+            mut line,
+            mut column,
+        },
+    ) = from;
     for &p in positions {
         // Whole lines first, then columns.
         while line < p.line && at < bytes.len() {
