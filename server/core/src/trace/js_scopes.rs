@@ -521,27 +521,32 @@ pub fn positions_from(
         },
     ) = from;
     for &o in offsets {
-        let o = o.min(bytes.len());
-        while at < o {
-            // Plain ASCII is one column a byte.
-            let plain = plain_ascii_end(bytes, at, o);
-            column += (plain - at) as u32;
-            at = plain;
-            if at == o {
-                break;
-            }
-            let (len, is_break) = step(bytes, at);
-            at += len;
+        let o = o.min(bytes.len()).max(at);
+        // Whole lines are skipped to their breaks; the columns of the last one counted once.
+        while let Some(i) = memchr::memchr3(b'\n', b'\r', 0xE2, &bytes[at..o]) {
+            let i = at + i;
+            let (len, is_break) = step(bytes, i);
             if is_break {
                 line += 1;
                 column = 0;
+                at = i + len;
             } else {
-                column += if len == 4 { 2 } else { 1 };
+                column += utf16_units(&bytes[at..i + len.min(o - i)]);
+                at = (i + len).min(o);
             }
         }
+        column += utf16_units(&bytes[at..o]);
+        at = o;
         out.push(TextPosition { line, column });
     }
     out
+}
+
+/// UTF-16 units of whole UTF-8 characters: one per character, two for one of four bytes.
+fn utf16_units(bytes: &[u8]) -> u32 {
+    let characters = bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+    let astral = bytes.iter().filter(|&&b| b >= 0xF0).count();
+    (characters + astral) as u32
 }
 
 /// Byte offsets of sorted `positions` at or after `from.1` (whose offset is `from.0`) in `text`, in one pass from
@@ -562,14 +567,14 @@ pub fn offsets_of(
         },
     ) = from;
     for &p in positions {
-        // Whole lines first, then columns.
+        // Whole lines first (to their breaks), then columns.
         while line < p.line && at < bytes.len() {
-            at = plain_ascii_end(bytes, at, bytes.len());
-            if at == bytes.len() {
+            let Some(i) = memchr::memchr3(b'\n', b'\r', 0xE2, &bytes[at..]) else {
+                at = bytes.len();
                 break;
-            }
-            let (len, is_break) = step(bytes, at);
-            at += len;
+            };
+            let (len, is_break) = step(bytes, at + i);
+            at += i + len;
             if is_break {
                 line += 1;
                 column = 0;
@@ -651,6 +656,63 @@ pub(crate) fn utf8_len(b: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Positions of every character start, counted one character at a time (the map's conventions: lines end at
+    /// \n, \r\n, \r, U+2028, U+2029; columns in UTF-16 units).
+    fn naive_positions(text: &str) -> Vec<(usize, TextPosition)> {
+        let mut out = Vec::new();
+        let (mut line, mut column) = (0u32, 0u32);
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            out.push((i, TextPosition { line, column }));
+            let crlf = c == '\r' && chars.peek().is_some_and(|&(_, n)| n == '\n');
+            if matches!(c, '\n' | '\u{2028}' | '\u{2029}') || (c == '\r' && !crlf) {
+                line += 1;
+                column = 0;
+            } else {
+                column += c.len_utf16() as u32;
+            }
+        }
+        out.push((text.len(), TextPosition { line, column }));
+        out
+    }
+
+    #[test]
+    fn offsets_and_positions_agree_with_counting_each_character() {
+        let text = "a\r\nb\rc\u{2028}d\u{2029}é…x😀y\n\n€\r\r\nlast";
+        let naive = naive_positions(text);
+        let offsets: Vec<usize> = naive.iter().map(|&(o, _)| o).collect();
+        let want: Vec<TextPosition> = naive.iter().map(|&(_, p)| p).collect();
+        assert_eq!(
+            positions_from(text, (0, TextPosition::default()), &offsets),
+            want
+        );
+        // From an anchor inside the text.
+        let (k, anchor) = naive[7];
+        assert_eq!(positions_from(text, (k, anchor), &offsets[7..]), want[7..]);
+        let back = offsets_of(text, (0, TextPosition::default()), &want);
+        // A `\r` before `\n` is a column of its line, and each position is found at its own offset.
+        assert_eq!(back, offsets.iter().map(|&o| Some(o)).collect::<Vec<_>>());
+        assert_eq!(offsets_of(text, (k, anchor), &want[7..]), back[7..]);
+        // Past a line's end, or inside a surrogate pair: no offset.
+        let emoji = naive
+            .iter()
+            .position(|&(o, _)| text[o..].starts_with('😀'))
+            .unwrap();
+        let inside = TextPosition {
+            column: want[emoji].column + 1,
+            ..want[emoji]
+        };
+        assert_eq!(
+            offsets_of(text, (0, TextPosition::default()), &[inside]),
+            [None]
+        );
+        let past = TextPosition { line: 0, column: 9 };
+        assert_eq!(
+            offsets_of(text, (0, TextPosition::default()), &[past]),
+            [None]
+        );
+    }
 
     /// Each `$0` marks a position; the expected answer is the written name of the innermost function there.
     fn names_at(code: &str, file: &str) -> Vec<Option<String>> {
