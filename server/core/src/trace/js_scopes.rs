@@ -219,6 +219,13 @@ fn parse_part(
     ))
 }
 
+/// Whether `file_name` is read as TypeScript (by its extension; a bundle never is).
+pub fn may_be_typescript(file_name: &str, dialect: Dialect) -> bool {
+    source_types(file_name, dialect)
+        .iter()
+        .any(|t| t.is_typescript())
+}
+
 fn source_types(file_name: &str, dialect: Dialect) -> Vec<SourceType> {
     let unambiguous = SourceType::unambiguous();
     match dialect {

@@ -96,6 +96,21 @@ pub fn levels_around_from(
     positions: &[usize],
     boundaries: &mut Vec<usize>,
 ) -> Option<Vec<Vec<Level>>> {
+    let mut kept = std::mem::take(boundaries);
+    let levels = pass_from(text, start, positions, &mut kept);
+    // Kept however the pass ended: a pass that could not read the text past a point still found those before it.
+    kept.sort_unstable();
+    kept.dedup();
+    *boundaries = kept;
+    levels
+}
+
+fn pass_from(
+    text: &str,
+    start: usize,
+    positions: &[usize],
+    boundaries: &mut Vec<usize>,
+) -> Option<Vec<Vec<Level>>> {
     let bytes = text.as_bytes();
     if positions.iter().any(|&p| p < start) {
         return None;
@@ -107,7 +122,7 @@ pub fn levels_around_from(
     let mut pass = Pass {
         bytes,
         at: start,
-        boundaries: std::mem::take(boundaries),
+        boundaries,
         stack: vec![top],
         classes: Vec::new(),
         prev: Prev::Operator,
@@ -138,9 +153,6 @@ pub fn levels_around_from(
             break;
         }
     }
-    pass.boundaries.sort_unstable();
-    pass.boundaries.dedup();
-    *boundaries = std::mem::take(&mut pass.boundaries);
     if next < order.len() {
         return None;
     }
@@ -170,11 +182,11 @@ pub fn levels_around_from(
 pub const BOUNDARY_SPACING: usize = 16 << 10;
 
 /// The lexical pass's state.
-struct Pass<'t> {
+struct Pass<'t, 'b> {
     bytes: &'t [u8],
     at: usize,
     /// Offsets just past top-level `;`s met, [`BOUNDARY_SPACING`] apart.
-    boundaries: Vec<usize>,
+    boundaries: &'b mut Vec<usize>,
     stack: Vec<Open>,
     /// The stack depth at which each `class` seen waits for its body's `{` (`class A extends mixin(B) {` is a class
     /// body after a `)`, not a function's).
@@ -190,7 +202,7 @@ struct Pass<'t> {
     unfinished: usize,
 }
 
-impl Pass<'_> {
+impl Pass<'_, '_> {
     /// The last token's kind, a word's told now.
     fn prev(&self) -> Prev {
         match self.prev {
@@ -264,6 +276,13 @@ impl Pass<'_> {
                 return Some(true);
             }
             b'/' => {
+                // `await /re/` and `yield /re/` read as divisions in a part parsed outside its async function or
+                // generator: such a text is parsed whole.
+                if let Prev::Word(s, e) = self.prev {
+                    if matches!(&bytes[s..e], b"await" | b"yield") {
+                        return None;
+                    }
+                }
                 let regex = match self.prev() {
                     Prev::Operator | Prev::ExpressionKeyword | Prev::Arrow | Prev::HeadKeyword => {
                         true
@@ -309,6 +328,25 @@ impl Pass<'_> {
                     self.unfinished -= 1;
                 }
                 self.prev = Prev::Operator;
+            }
+            // `<<`, `<=`, `<<=`: one operator.
+            b'<' if matches!(bytes.get(at + 1), Some(b'<' | b'=')) => {
+                self.at = at + 2;
+                self.prev = Prev::Operator;
+            }
+            // A `<` where an expression starts is JSX or a TypeScript type assertion or generic arrow, whose text
+            // (`<p>a; b</p>`) the pass cannot read: such a text is parsed whole.
+            b'<' if matches!(
+                self.prev(),
+                Prev::Operator
+                    | Prev::ExpressionKeyword
+                    | Prev::Arrow
+                    | Prev::HeadKeyword
+                    | Prev::CloseParen { head: true }
+                    | Prev::CloseBrace
+            ) =>
+            {
+                return None;
             }
             b'=' if bytes.get(at + 1) == Some(&b'>') => {
                 self.at = at + 2;
@@ -463,7 +501,8 @@ fn keyword_kind(word: &[u8]) -> Prev {
         | b"throw" | b"case" | b"do" | b"else" | b"yield" | b"await" | b"extends" => {
             Prev::ExpressionKeyword
         }
-        // `for await (` heads a loop too.
+        // `for await (…) {` is read as a function's body (`await` is not a head keyword): a loop's block holds
+        // statements as a body does, so the names found in it are the same.
         _ => Prev::Value,
     }
 }

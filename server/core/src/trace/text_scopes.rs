@@ -11,7 +11,9 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::trace::js_scopes::{offsets_of, positions_from, Dialect, FunctionScopes, TextPosition};
+use crate::trace::js_scopes::{
+    may_be_typescript, offsets_of, positions_from, Dialect, FunctionScopes, TextPosition,
+};
 use crate::trace::js_slices::levels_around_from;
 
 /// Texts at least this long are parsed in parts; shorter ones whole.
@@ -147,6 +149,11 @@ impl TextScopes {
         dialect: Dialect,
         wanted: &[TextPosition],
     ) -> Vec<TextPosition> {
+        // TypeScript's types hold braces and `;`s the lexical pass does not tell from code (`class S<T extends { a:
+        // A }> extends M(B) {`): a TypeScript text is parsed whole.
+        if may_be_typescript(name, dialect) {
+            return wanted.to_vec();
+        }
         let first = wanted.first().copied().unwrap_or_default();
         let from = self
             .anchors
@@ -184,7 +191,9 @@ impl TextScopes {
             rest.extend(placed.iter().map(|&(p, _)| p));
             return rest;
         };
-        // Every part's ends, placed in one pass over the text.
+        // Every part's ends, placed in one pass over the text from the last anchor before them, and the boundaries
+        // found beyond the last anchor, as anchors for later passes.
+        let last_anchor = self.anchors.last().map(|a| a.0);
         let mut ends: Vec<usize> = levels
             .iter()
             .flatten()
@@ -196,10 +205,28 @@ impl TextScopes {
                     l.body.end,
                 ]
             })
+            .chain(
+                self.boundaries
+                    .iter()
+                    .copied()
+                    .filter(|&b| last_anchor.is_none_or(|a| b > a)),
+            )
             .collect();
         ends.sort_unstable();
         ends.dedup();
-        let end_positions = positions_from(text, (0, TextPosition::default()), &ends);
+        let from = self
+            .anchors
+            .iter()
+            .rev()
+            .find(|a| a.0 <= ends.first().copied().unwrap_or(0))
+            .copied()
+            .unwrap_or_default();
+        let end_positions = positions_from(text, from, &ends);
+        for (&o, &p) in ends.iter().zip(&end_positions) {
+            if last_anchor.is_none_or(|a| o > a) && self.boundaries.binary_search(&o).is_ok() {
+                self.anchors.push((o, p));
+            }
+        }
         let position_of = |o: usize| end_positions[ends.binary_search(&o).unwrap_or(0)];
         for ((p, _), levels) in placed.iter().zip(&levels) {
             if self.known(*p).is_some() {
@@ -305,4 +332,68 @@ pub fn tables_around(
             (table, by_part)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The answer at `$0` (a function's written name and start, or top level) from parts and from the whole parse.
+    fn both(code: &str, file: &str, dialect: Dialect) -> (Option<String>, Option<String>) {
+        let at = code.find("$0").unwrap();
+        let text = code.replacen("$0", "", 1);
+        let p = positions_from(&text, (0, TextPosition::default()), &[at])[0];
+        let describe = |t: &FunctionScopes| {
+            t.innermost(p)
+                .map(|f| format!("{:?} at {:?}", f.written_name(), f.start))
+        };
+        let whole = FunctionScopes::parse(&text, file, dialect).unwrap();
+        let (table, _) = tables_around(&text, file, dialect, &[p]).remove(0);
+        (table.as_deref().and_then(describe), describe(&whole))
+    }
+
+    #[test]
+    fn texts_the_pass_cannot_read_are_answered_as_the_whole_parse_does() {
+        let cases = [
+            // A `;` in JSX text is no statement boundary.
+            (
+                "function A(){ return <div><p>x; b = function(){ c$0 }; d</p></div>; }",
+                "a.jsx",
+                Dialect::Original,
+            ),
+            (
+                "function A(){ return <div><p>x; b = function(){ c$0 }; d</p></div>; }",
+                "a.js",
+                Dialect::Original,
+            ),
+            // A TypeScript class whose type parameters hold an object type.
+            (
+                "class Store<S extends { a: number }> extends Mixin(Base) {\n  count = 0;\n  reset = () => { this.count$0 = 0; };\n}",
+                "s.ts",
+                Dialect::Original,
+            ),
+            // `await /re/` inside an async function.
+            (
+                "async function g(){ q = await /x, r = function(){ $0 }/g.test(s) ? 1 : 2; }",
+                "g.js",
+                Dialect::Generated,
+            ),
+            // A class body after a call in `extends`.
+            (
+                "var K = class extends f(B) { x = 1; m = function(){ $0 }; };",
+                "k.js",
+                Dialect::Generated,
+            ),
+            // A statement that goes on after its `;`.
+            (
+                "function h(a){ if (a) b = function(){}; else c = function(){ $0 }; }",
+                "h.js",
+                Dialect::Generated,
+            ),
+        ];
+        for (code, file, dialect) in cases {
+            let (parts, whole) = both(code, file, dialect);
+            assert_eq!(parts, whole, "{file}: {code}");
+        }
+    }
 }
