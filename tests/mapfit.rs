@@ -55,17 +55,33 @@ fn build_corpus() -> Vec<Value> {
             "run `npm ci` in {what} first (scripts/test-deps does)"
         );
     }
-    let out = Command::new("node")
-        .arg("make.mjs")
-        .current_dir(&d)
-        .output()
-        .expect("node");
-    assert!(
-        out.status.success(),
-        "make.mjs: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&std::fs::read(d.join("dist/pairs.json")).unwrap()).unwrap()
+    // make.mjs writes the corpus in place, and this file's tests run at once (nextest: processes; cargo test:
+    // threads): the first builds it for the run, under a lock outside the folder make.mjs empties, and the others
+    // wait and read that build (a second build would empty the folder under the first test's reads).
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let lock = std::fs::File::create(tmp.join("mapfit-build.lock")).expect("the lock file");
+    // SAFETY: flock on a descriptor this function owns; released when `lock` is dropped.
+    let locked = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+    assert_eq!(locked, 0, "flock: {}", std::io::Error::last_os_error());
+    let run = std::env::var("NEXTEST_RUN_ID")
+        .unwrap_or_else(|_| format!("process {}", std::process::id()));
+    let stamp = tmp.join("mapfit-build.run");
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(run.as_str()) {
+        let out = Command::new("node")
+            .arg("make.mjs")
+            .current_dir(&d)
+            .output()
+            .expect("node");
+        assert!(
+            out.status.success(),
+            "make.mjs: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(&stamp, &run).unwrap();
+    }
+    let pairs = serde_json::from_slice(&std::fs::read(d.join("dist/pairs.json")).unwrap()).unwrap();
+    drop(lock);
+    pairs
 }
 
 fn index(path: &Path) -> SourceMapIndex {
