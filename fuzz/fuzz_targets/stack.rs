@@ -146,7 +146,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = m.name_at(line, column);
         }
         for &(line, column, name) in m.entries.iter().take(16) {
-            assert!(line >= 1 && (name as usize) < m.names.len());
+            assert!(line >= 1 && (name as usize) < m.name_count());
             let _ = m.name_at(line - 1, column);
         }
     }

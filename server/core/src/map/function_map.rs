@@ -47,6 +47,11 @@ fn field(bytes: &[u8], pos: &mut usize) -> Result<i64, String> {
 
 impl FunctionMap {
     /// Heap held: the names' text, 4 bytes a name, 12 bytes an entry.
+    /// How many names the map has (each entry's name index is below it).
+    pub fn name_count(&self) -> usize {
+        self.ends.len()
+    }
+
     pub fn heap_bytes(&self) -> usize {
         self.names.capacity()
             + self.ends.capacity() * std::mem::size_of::<u32>()
