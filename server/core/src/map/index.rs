@@ -974,6 +974,11 @@ impl SourceMapIndex {
             .and_then(|m| m.name_at(line, column).map(str::to_string)))
     }
 
+    /// Whether the section has an `x_facebook_sources` field at all (read without decoding it).
+    pub fn section_has_function_maps(&self, section: usize) -> bool {
+        self.sections[section].x_facebook_sources.is_some()
+    }
+
     /// Whether the section's `x_facebook_sources` holds a function map for `source` (composing tools write the
     /// field with `null` for every source that has none: metro-source-map's `composeSourceMaps` over an esbuild map).
     /// A malformed field holds none.

@@ -652,33 +652,15 @@ pub(super) fn resolve(
     let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
     used.sort_unstable();
     used.dedup();
-    let problems = fit_problems(maps, &used, apply_shift);
-    // A shift is applied only when asked for.
+    // A shift is applied only when asked for (and only then waits for the fit check).
     let shift_of = |choice: Option<usize>| {
+        if !apply_shift {
+            return None;
+        }
         choice
             .and_then(|i| maps[i].fit())
             .and_then(|(_, r)| r.shift_lines)
-            .filter(|_| apply_shift)
     };
-    let printed: Vec<Option<GeneratedPosition>> = lines
-        .iter()
-        .filter_map(StackLine::frame)
-        .map(|f| f.generated)
-        .collect();
-    if apply_shift {
-        let mut k = 0;
-        for l in lines.iter_mut() {
-            if let StackLine::Frame(f) = l {
-                if let (Some(shift), Some(g)) = (shift_of(choices[k]), f.generated.as_mut()) {
-                    g.line = (i64::from(g.line) - shift).max(0) as u32;
-                }
-                k += 1;
-            }
-        }
-    }
-    // Jest's module wrapper moves line 1's columns (`trace::jest`): per map, the shift all its line-1 frames confirm
-    // is taken back; where none can be told, those frames are not answered.
-    let jest = take_back_line_one(&mut lines, &choices, |i| &maps[i].index);
     let code = ScopeCache::new(
         |i| {
             let (path, bytes) = maps[i].bundle.read()?;
@@ -691,8 +673,6 @@ pub(super) fn resolve(
     )
     // A shifted frame's function is found in the bundle's text as shifted as its position.
     .with_generated_shift(|i| shift_of(Some(i)).unwrap_or(0));
-    // The positions first (cheap), to learn which bundles and sources name the frames' functions; those are parsed
-    // in parallel, then the frames are named.
     // A chain of maps (a Hermes map's source `app.js`, whose own map was given too) is followed into maps given on
     // the command line only, never into one found for another frame's bundle: into the map that names the source's
     // file and, when its bundle is known, whose bundle is the file the source resolves to.
@@ -716,46 +696,78 @@ pub(super) fn resolve(
             .find(|&i| bundles[i].as_ref().is_none_or(|b| *b == resolved))
             .map(|i| (i, &maps[i].index))
     };
-    let mut next = choices.iter();
-    let positions = symbolicate(
-        &lines,
-        |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
-        chain,
-        &NoCode,
-    );
-    let (mut generated, mut originals) = (Vec::new(), Vec::new());
-    for l in &positions {
-        if let SymbolicatedLine::Frame(f) = l {
-            if let (Some(m), Some(o), Some(p)) = (f.map, &f.original, f.frame.generated) {
-                // Metro maps with function maps name frames without code: nothing is read for them.
-                if names_from_code(&maps[m].index, p, o.source_id) {
-                    // In the bundle's text, as shifted as the frame (`with_generated_shift`).
-                    let shift = shift_of(Some(m)).unwrap_or(0);
-                    if let Ok(line) = u32::try_from(i64::from(p.line) + shift) {
-                        generated.push((
-                            m,
-                            TextPosition {
-                                line,
-                                column: p.column,
-                            },
-                        ));
+    // The bundles' function names are read while the maps are checked and looked up (`early_positions`).
+    let early = early_positions(maps, &choices, &lines, apply_shift);
+    let (problems, printed, jest) = std::thread::scope(|scope| {
+        if !early.is_empty() {
+            let (code, early) = (&code, &early);
+            scope.spawn(move || code.prefetch(early, &[]));
+        }
+        let problems = fit_problems(maps, &used, apply_shift);
+        let printed: Vec<Option<GeneratedPosition>> = lines
+            .iter()
+            .filter_map(StackLine::frame)
+            .map(|f| f.generated)
+            .collect();
+        if apply_shift {
+            let mut k = 0;
+            for l in lines.iter_mut() {
+                if let StackLine::Frame(f) = l {
+                    if let (Some(shift), Some(g)) = (shift_of(choices[k]), f.generated.as_mut()) {
+                        g.line = (i64::from(g.line) - shift).max(0) as u32;
                     }
-                    originals.push((
-                        m,
-                        o.source_id,
-                        TextPosition {
-                            line: o.line,
-                            column: o.column,
-                        },
-                    ));
+                    k += 1;
                 }
             }
         }
-    }
-    if function_lines == FunctionLines::Wanted {
-        originals.extend(function_line_sources(&positions));
-    }
-    code.prefetch(&generated, &originals);
+        // Jest's module wrapper moves line 1's columns (`trace::jest`): per map, the shift all its line-1 frames
+        // confirm is taken back; where none can be told, those frames are not answered.
+        let jest = take_back_line_one(&mut lines, &choices, |i| &maps[i].index);
+        // The positions first (cheap), to learn which bundles and sources name the frames' functions; those are
+        // parsed in parallel, then the frames are named.
+        let mut next = choices.iter();
+        let positions = symbolicate(
+            &lines,
+            |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
+            chain,
+            &NoCode,
+        );
+        let (mut generated, mut originals) = (Vec::new(), Vec::new());
+        for l in &positions {
+            if let SymbolicatedLine::Frame(f) = l {
+                if let (Some(m), Some(o), Some(p)) = (f.map, &f.original, f.frame.generated) {
+                    // Metro maps with function maps name frames without code: nothing is read for them.
+                    if names_from_code(&maps[m].index, p, o.source_id) {
+                        // In the bundle's text, as shifted as the frame (`with_generated_shift`).
+                        let shift = shift_of(Some(m)).unwrap_or(0);
+                        if let Ok(line) = u32::try_from(i64::from(p.line) + shift) {
+                            generated.push((
+                                m,
+                                TextPosition {
+                                    line,
+                                    column: p.column,
+                                },
+                            ));
+                        }
+                        originals.push((
+                            m,
+                            o.source_id,
+                            TextPosition {
+                                line: o.line,
+                                column: o.column,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        if function_lines == FunctionLines::Wanted {
+            originals.extend(function_line_sources(&positions));
+        }
+        // A bundle the early pass is reading is waited for (its file's lock), its sources parsed meanwhile.
+        code.prefetch(&generated, &originals);
+        (problems, printed, jest)
+    });
     let mut next = choices.iter();
     let mut out = symbolicate(
         &lines,
@@ -792,6 +804,41 @@ pub(super) fn resolve(
         ambiguous,
         jest,
     }
+}
+
+/// The positions of the bundles' text to read function names at, known before any map is checked or looked up:
+/// each frame's printed position, where its map's section has neither `scopes` nor function maps (so its name can
+/// only come from code: a subset of [`names_from_code`]'s frames). Reading them while the maps are checked and the
+/// frames looked up overlaps the two longest steps of a large bundle's trace (the bundle's lexical pass and the map's
+/// checkpoints). Names do not depend on it: a text's function scopes answer a position the same whichever positions
+/// were read first (`TextScopes`), and the frames later found unmapped or withheld only cost the read. None when
+/// frames are shifted (`--apply-shift`: their positions wait for the fit check).
+fn early_positions(
+    maps: &[KnownMap],
+    choices: &[Option<usize>],
+    lines: &[StackLine],
+    apply_shift: bool,
+) -> Vec<(usize, TextPosition)> {
+    if apply_shift {
+        return Vec::new();
+    }
+    choices
+        .iter()
+        .zip(lines.iter().filter_map(StackLine::frame))
+        .filter_map(|(&choice, f)| {
+            let (m, p) = (choice?, f.generated?);
+            let index = &maps[m].index;
+            let section = index.section_at(p)?;
+            (index.section_scopes_absent(section) && !index.section_has_function_maps(section))
+                .then_some((
+                    m,
+                    TextPosition {
+                        line: p.line,
+                        column: p.column,
+                    },
+                ))
+        })
+        .collect()
 }
 
 /// Each frame's map (an index into `Catalog::maps`, which choosing may grow) and why, by the one resolver; the
