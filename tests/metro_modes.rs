@@ -298,7 +298,7 @@ fn segments_answer_from_their_own_maps_as_metro_symbolicate_does() {
         let ours: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(ours, expected[key], "{key}");
     }
-    // A stack: metro-symbolicate reads engine columns as 0-based (README: an intended difference), so its input is
+    // A stack: metro-symbolicate reads engine columns as 0-based (docs/cli.md: an intended difference), so its input is
     // given here one column on, as V8 prints it.
     let stack = std::fs::read_to_string(modes().join("segments.stack.txt")).unwrap();
     let re = regex::Regex::new(r":(\d+)\)").unwrap();

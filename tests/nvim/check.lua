@@ -159,7 +159,7 @@ local function main()
     check('sourcemap/sourceContent -> react source text',
       type(body) == 'string' and body:sub(1, #start_text) == start_text,
       err or vim.inspect(c))
-    -- The README's recipe: a BufReadCmd that fills sourcemap-source: buffers from the server.
+    -- The recipe of docs/editors.md: a BufReadCmd that fills sourcemap-source: buffers from the server.
     vim.api.nvim_create_autocmd('BufReadCmd', {
       pattern = 'sourcemap-source://*',
       callback = function(args)

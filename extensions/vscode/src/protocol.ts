@@ -1,4 +1,4 @@
-// The custom requests of sourcemap-ls (see the server's README). Plain JSON shapes: positions are 0-based, UTF-16.
+// The custom requests of sourcemap-ls (see docs/editors.md). Plain JSON shapes: positions are 0-based, UTF-16.
 
 export interface Position {
   line: number;

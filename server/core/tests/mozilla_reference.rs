@@ -2,7 +2,7 @@
 //! made by `generate.mjs` there): 70 maps built to hit ties, unsorted lines, 1-field segments, null sources and
 //! mid-line sections.
 //!
-//! Intended differences, skipped here and listed in README's "Where we differ":
+//! Intended differences, skipped here and listed in docs/semantics.md, "Where we differ":
 //! - index maps: mozilla sends a query exactly at a section's first column to the previous section (an off-by-one),
 //!   and its `generatedPositionFor` / `allGeneratedPositionsFor` on index maps are broken (the latter throws); we
 //!   compare `originalPositionFor` away from section starts only;
