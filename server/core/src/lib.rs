@@ -11,6 +11,7 @@ pub mod fs;
 pub mod json;
 pub mod map;
 pub mod profile;
+pub mod session;
 pub mod source;
 pub mod trace;
 

@@ -48,6 +48,15 @@ pub trait CodeScopes {
     fn generated_shift(&self, _map: usize) -> i64 {
         0
     }
+    /// Parses now what naming functions at these positions will need (`generated`: a map's generated text's
+    /// positions, shifted as [`CodeScopes::generated_shift`] says; `original`: its sources'), so that the lookups
+    /// that follow find it parsed. Nothing by default: the scopes are then read when asked.
+    fn prefetch(
+        &self,
+        _generated: &[(usize, TextPosition)],
+        _original: &[(usize, SourceId, TextPosition)],
+    ) {
+    }
 }
 
 /// No code at hand: names come from the maps and the frames only.
@@ -207,6 +216,14 @@ impl ScopeCache<'_> {
 }
 
 impl CodeScopes for ScopeCache<'_> {
+    fn prefetch(
+        &self,
+        generated: &[(usize, TextPosition)],
+        original: &[(usize, SourceId, TextPosition)],
+    ) {
+        ScopeCache::prefetch(self, generated, original);
+    }
+
     fn generated_shift(&self, map: usize) -> i64 {
         (self.generated_shift)(map)
     }

@@ -5,28 +5,21 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
-use sourcemap_core::bundle::fit::{check_fit, check_fit_near, FitReport};
+use sourcemap_core::bundle::fit::{check_fit, check_fit_near};
 use sourcemap_core::bundle::locate::{
     bundle_leads_to_map, bundle_tail, find_debug_id, find_source_mapping_url, is_json_document,
     load_map, looks_like_map, map_in_directory, MapOrigin,
 };
-use sourcemap_core::bundle::resolve::{
-    choose_maps, AmbiguousFile, Asked, Choice, GivenMap, Place, Text, SEARCH_DEPTH,
-};
+use sourcemap_core::bundle::resolve::{AmbiguousFile, Asked, GivenMap, Place, Text, SEARCH_DEPTH};
 use sourcemap_core::fs::walk::FilesByName;
-use sourcemap_core::map::metro::Space;
+use sourcemap_core::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace};
 use sourcemap_core::source::today::{SourceDrift, TodayPosition};
-use sourcemap_core::trace::function_name::{NoCode, ScopeCache};
-use sourcemap_core::trace::jest::{take_back_line_one, withhold_unknown_shifts};
-use sourcemap_core::trace::js_scopes::TextPosition;
-use sourcemap_core::trace::stack::{file_name_of, StackFrame, StackLine};
-use sourcemap_core::trace::symbolicate::{
-    add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate,
-    SymbolicatedLine,
-};
+use sourcemap_core::trace::function_name::ScopeCache;
+use sourcemap_core::trace::stack::{file_name_of, StackLine};
+use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use sourcemap_core::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
 use super::validate::mismatch_problem;
@@ -116,28 +109,33 @@ pub(super) struct KnownMap {
     /// How the map was found (for `--explain`).
     pub(super) found: String,
     /// The fit check against its bundle, once run: `None` when there is no bundle text to check.
-    pub(super) fit: OnceLock<Option<(PathBuf, FitReport)>>,
-    /// The positions of the frames this map answers, as printed: the fit check reads the map near them
-    /// (`check_fit_near`); none, and it reads the whole map.
-    pub(super) frames: Vec<GeneratedPosition>,
+    pub(super) fit: OnceLock<Option<Fit>>,
 }
 
 impl KnownMap {
-    /// The fit check of the map against its bundle (run once): near the frames when they are known
-    /// (`check_fit_near`: the same verdicts, without reading a large map whole).
-    pub(super) fn fit(&self) -> Option<&(PathBuf, FitReport)> {
+    /// The fit check of the map against its bundle, run once: near `frames` when there are any (`check_fit_near`:
+    /// the same verdicts, without reading a large map whole), else over the whole map.
+    pub(super) fn fit_near(&self, frames: &[GeneratedPosition]) -> Option<&Fit> {
         self.fit
             .get_or_init(|| {
                 let (path, text) = self.bundle.map()?;
                 let id = find_debug_id(&text);
-                let report = if self.frames.is_empty() {
+                let report = if frames.is_empty() {
                     check_fit(&self.index, &text, id)
                 } else {
-                    check_fit_near(&self.index, &text, id, &self.frames)
+                    check_fit_near(&self.index, &text, id, frames)
                 };
-                Some((path, report.ok()?))
+                Some(Fit {
+                    bundle: path,
+                    report: Arc::new(report.ok()?),
+                })
             })
             .as_ref()
+    }
+
+    /// The fit check as run for the frames (`fit_near`), or over the whole map when it was not.
+    pub(super) fn fit(&self) -> Option<&Fit> {
+        self.fit_near(&[])
     }
 }
 
@@ -223,7 +221,6 @@ pub(super) fn load_for(
         dir: map_dir,
         found,
         fit: OnceLock::new(),
-        frames: Vec::new(),
     })
 }
 
@@ -573,7 +570,6 @@ impl Place for Catalog {
             dir: self.root.clone(),
             found: format!("served by the Metro dev server for {file}"),
             fit: OnceLock::new(),
-            frames: Vec::new(),
         });
         Some(Ok((
             self.maps.len() - 1,
@@ -628,227 +624,15 @@ pub(super) struct Resolution {
     pub(super) jest: Vec<Option<String>>,
 }
 
-/// Chooses each frame's map, checks every map used against its bundle, and looks the frames up, naming their
-/// functions (function maps, `scopes`, the bundle's and the sources' code).
+/// Symbolicates the lines where the catalog says: the core's one session (`sourcemap_core::session`) does the job;
+/// what is said on stderr (files several bundles could be, maps that do not fit) and the frames' maps as indexes
+/// into `Catalog::maps` are the CLI's.
 pub(super) fn resolve(
     catalog: &mut Catalog,
-    mut lines: Vec<StackLine>,
+    lines: Vec<StackLine>,
     apply_shift: bool,
     function_lines: FunctionLines,
 ) -> Resolution {
-    let (chosen, ambiguous) = choose(catalog, &lines);
-    let choices: Vec<Option<usize>> = chosen.iter().map(|c| c.0).collect();
-    // The fit check reads each map near the frames it answers.
-    for (choice, f) in choices
-        .iter()
-        .zip(lines.iter().filter_map(StackLine::frame))
-    {
-        if let (Some(i), Some(p)) = (choice, f.generated) {
-            catalog.maps[*i].frames.push(p);
-        }
-    }
-    let maps = &catalog.maps;
-    // Every map used is checked against its bundle before anything is answered from it.
-    let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
-    used.sort_unstable();
-    used.dedup();
-    // A shift is applied only when asked for (and only then waits for the fit check).
-    let shift_of = |choice: Option<usize>| {
-        if !apply_shift {
-            return None;
-        }
-        choice
-            .and_then(|i| maps[i].fit())
-            .and_then(|(_, r)| r.shift_lines)
-    };
-    let code = ScopeCache::new(
-        |i| {
-            let (path, bytes) = maps[i].bundle.read()?;
-            Some((path.display().to_string(), String::from_utf8(bytes).ok()?))
-        },
-        |i, source| {
-            let name = maps[i].index.source(source).url.as_deref()?.to_string();
-            Some((name, original_text(&maps[i], source)?))
-        },
-    )
-    // A shifted frame's function is found in the bundle's text as shifted as its position.
-    .with_generated_shift(|i| shift_of(Some(i)).unwrap_or(0));
-    // A chain of maps (a Hermes map's source `app.js`, whose own map was given too) is followed into maps given on
-    // the command line only, never into one found for another frame's bundle: into the map that names the source's
-    // file and, when its bundle is known, whose bundle is the file the source resolves to.
-    let bundles: Vec<Option<PathBuf>> = maps[..catalog.explicit]
-        .iter()
-        .map(|m| m.bundle.path().map(|p| canonical(&p)))
-        .collect();
-    let chain = |from: usize, source: &str| {
-        let name = file_name_of(source);
-        let mut named = (0..bundles.len())
-            .filter(|&i| i != from && maps[i].names.iter().any(|n| n == name))
-            .peekable();
-        // Resolved only when some given map names the source (a path per mapped frame was 3 ms of a profile).
-        named.peek()?;
-        let resolved = canonical(
-            &maps[from]
-                .dir
-                .join(source.strip_prefix("file://").unwrap_or(source)),
-        );
-        named
-            .find(|&i| bundles[i].as_ref().is_none_or(|b| *b == resolved))
-            .map(|i| (i, &maps[i].index))
-    };
-    // The bundles' function names are read while the maps are checked and looked up (`early_positions`).
-    let early = early_positions(maps, &choices, &lines, apply_shift);
-    let (problems, printed, jest) = std::thread::scope(|scope| {
-        if !early.is_empty() {
-            let (code, early) = (&code, &early);
-            scope.spawn(move || code.prefetch(early, &[]));
-        }
-        let problems = fit_problems(maps, &used, apply_shift);
-        let printed: Vec<Option<GeneratedPosition>> = lines
-            .iter()
-            .filter_map(StackLine::frame)
-            .map(|f| f.generated)
-            .collect();
-        if apply_shift {
-            let mut k = 0;
-            for l in lines.iter_mut() {
-                if let StackLine::Frame(f) = l {
-                    if let (Some(shift), Some(g)) = (shift_of(choices[k]), f.generated.as_mut()) {
-                        g.line = (i64::from(g.line) - shift).max(0) as u32;
-                    }
-                    k += 1;
-                }
-            }
-        }
-        // Jest's module wrapper moves line 1's columns (`trace::jest`): per map, the shift all its line-1 frames
-        // confirm is taken back; where none can be told, those frames are not answered.
-        let jest = take_back_line_one(&mut lines, &choices, |i| &maps[i].index);
-        // The positions first (cheap), to learn which bundles and sources name the frames' functions; those are
-        // parsed in parallel, then the frames are named.
-        let mut next = choices.iter();
-        let positions = symbolicate(
-            &lines,
-            |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
-            chain,
-            &NoCode,
-        );
-        let (mut generated, mut originals) = (Vec::new(), Vec::new());
-        for l in &positions {
-            if let SymbolicatedLine::Frame(f) = l {
-                if let (Some(m), Some(o), Some(p)) = (f.map, &f.original, f.frame.generated) {
-                    // Metro maps with function maps name frames without code: nothing is read for them.
-                    if names_from_code(&maps[m].index, p, o.source_id) {
-                        // In the bundle's text, as shifted as the frame (`with_generated_shift`).
-                        let shift = shift_of(Some(m)).unwrap_or(0);
-                        if let Ok(line) = u32::try_from(i64::from(p.line) + shift) {
-                            generated.push((
-                                m,
-                                TextPosition {
-                                    line,
-                                    column: p.column,
-                                },
-                            ));
-                        }
-                        originals.push((
-                            m,
-                            o.source_id,
-                            TextPosition {
-                                line: o.line,
-                                column: o.column,
-                            },
-                        ));
-                    }
-                }
-            }
-        }
-        if function_lines == FunctionLines::Wanted {
-            originals.extend(function_line_sources(&positions));
-        }
-        // A bundle the early pass is reading is waited for (its file's lock), its sources parsed meanwhile.
-        code.prefetch(&generated, &originals);
-        (problems, printed, jest)
-    });
-    let mut next = choices.iter();
-    let mut out = symbolicate(
-        &lines,
-        |_| Ok(next.next().copied().flatten().map(|i| (i, &maps[i].index))),
-        // A Hermes map leads to `app.js`; when `app.js.map` was given too, follow it.
-        chain,
-        &code,
-    );
-    if function_lines == FunctionLines::Wanted {
-        add_function_lines(&mut out, &code);
-    }
-    let mismatched = withhold_misfits(&mut out, &choices, &printed, maps, shift_of);
-    withhold_unknown_shifts(&mut out, &jest);
-    let jest = jest
-        .into_iter()
-        .map(|j| {
-            j.map(|shift| match shift {
-                Ok(n) => format!(
-                    "Jest's module wrapper moved line 1's columns: looked up {n} columns left (every line-1 frame of this \
-                     file lands on a segment so, and not all do as printed)"
-                ),
-                Err(why) => why.to_string(),
-            })
-        })
-        .collect();
-    let shifts = choices.iter().map(|&c| shift_of(c)).collect();
-    Resolution {
-        out,
-        chosen,
-        printed,
-        shifts,
-        mismatched,
-        problems,
-        ambiguous,
-        jest,
-    }
-}
-
-/// The positions of the bundles' text to read function names at, known before any map is checked or looked up:
-/// each frame's printed position, where its map's section has neither `scopes` nor function maps (so its name can
-/// only come from code: a subset of [`names_from_code`]'s frames). Reading them while the maps are checked and the
-/// frames looked up overlaps the two longest steps of a large bundle's trace (the bundle's lexical pass and the map's
-/// checkpoints). Names do not depend on it: a text's function scopes answer a position the same whichever positions
-/// were read first (`TextScopes`), and the frames later found unmapped or withheld only cost the read. None when
-/// frames are shifted (`--apply-shift`: their positions wait for the fit check).
-fn early_positions(
-    maps: &[KnownMap],
-    choices: &[Option<usize>],
-    lines: &[StackLine],
-    apply_shift: bool,
-) -> Vec<(usize, TextPosition)> {
-    if apply_shift {
-        return Vec::new();
-    }
-    choices
-        .iter()
-        .zip(lines.iter().filter_map(StackLine::frame))
-        .filter_map(|(&choice, f)| {
-            let (m, p) = (choice?, f.generated?);
-            let index = &maps[m].index;
-            let section = index.section_at(p)?;
-            (index.section_scopes_absent(section) && !index.section_has_function_maps(section))
-                .then_some((
-                    m,
-                    TextPosition {
-                        line: p.line,
-                        column: p.column,
-                    },
-                ))
-        })
-        .collect()
-}
-
-/// Each frame's map (an index into `Catalog::maps`, which choosing may grow) and why, by the one resolver; the
-/// files several bundles could be are said on stderr.
-fn choose(
-    catalog: &mut Catalog,
-    lines: &[StackLine],
-) -> (Vec<(Option<usize>, String)>, Vec<AmbiguousFile>) {
-    // Choosing may load maps (the catalog grows), so choose for every frame first, then look up.
-    let frames: Vec<&StackFrame> = lines.iter().filter_map(StackLine::frame).collect();
     let given = catalog.given();
     let (chosen_bundles, debug_ids) = (catalog.chosen.clone(), catalog.debug_ids.clone());
     let asked = Asked {
@@ -859,29 +643,12 @@ fn choose(
         // given (a Hermes map first, the maps after it continue the chain).
         no_file: (catalog.explicit > 0).then_some(0),
     };
-    let resolved = choose_maps(catalog, &frames, &asked);
-    drop(frames);
-    // A map given without its bundle serves the bundle it was chosen for: that text is the one checked for fit.
-    for c in &resolved.choices {
-        if let Choice::Map {
-            map,
-            bundle: Some(b),
-            ..
-        } = c
-        {
-            let m = &mut catalog.maps[*map];
-            if m.bundle.path().is_none() {
-                m.bundle = BundleFile::Known(b.clone());
-            }
-        }
-    }
-    let chosen: Vec<(Option<usize>, String)> = resolved
-        .choices
-        .iter()
-        .map(|c| (c.map().copied(), c.why().to_string()))
-        .collect();
-    let ambiguous = resolved.ambiguous;
-    for a in &ambiguous {
+    let options = SessionOptions {
+        apply_shift,
+        function_lines: function_lines == FunctionLines::Wanted,
+    };
+    let done = symbolicate_lines(catalog, lines, &asked, options);
+    for a in &done.ambiguous {
         let shown: Vec<String> = a.candidates.iter().map(|p| shown(p)).collect();
         eprintln!(
             "sourcemap-ls: {} bundles could be {} ({}); its frames are not mapped. Choose one with --bundle {}=PATH",
@@ -891,16 +658,103 @@ fn choose(
             file_name_of(&a.file)
         );
     }
-    (chosen, ambiguous)
+    // The session's maps are catalog indexes: frames point into the catalog again.
+    let mut out = done.lines;
+    for f in out.iter_mut().filter_map(SymbolicatedLine::frame_mut) {
+        f.map = f.map.map(|i| done.maps[i]);
+    }
+    let mut fits: Vec<(usize, &Fit)> = done
+        .fits
+        .iter()
+        .map(|(i, fit)| (done.maps[*i], fit))
+        .collect();
+    fits.sort_by_key(|(i, _)| *i);
+    let problems = fit_problems(&catalog.maps, &fits, apply_shift);
+    let chosen = done
+        .choices
+        .iter()
+        .map(|c| (c.map().copied(), c.why().to_string()))
+        .collect();
+    Resolution {
+        out,
+        chosen,
+        printed: done.printed,
+        shifts: done.shifts,
+        mismatched: done.withheld,
+        problems,
+        ambiguous: done.ambiguous,
+        jest: done.jest,
+    }
+}
+
+/// The disk under `--root`, as the session reads it: bundles' and sources' texts, each map's fit (kept in its
+/// `KnownMap`), chains into the maps given on the command line.
+impl SessionPlace for Catalog {
+    fn fit(&self, map: &usize, frames: &[GeneratedPosition]) -> Option<Fit> {
+        self.maps[*map].fit_near(frames).cloned()
+    }
+
+    fn code<'a>(
+        &'a self,
+        maps: &'a [usize],
+        shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
+    ) -> Code<'a> {
+        let known = &self.maps;
+        Box::new(
+            ScopeCache::new(
+                move |i| {
+                    let (path, bytes) = known[maps[i]].bundle.read()?;
+                    Some((path.display().to_string(), String::from_utf8(bytes).ok()?))
+                },
+                move |i, source| {
+                    let m = &known[maps[i]];
+                    let name = m.index.source(source).url.as_deref()?.to_string();
+                    Some((name, original_text(m, source)?))
+                },
+            )
+            // A shifted frame's function is found in the bundle's text as shifted as its position.
+            .with_generated_shift(shift),
+        )
+    }
+
+    /// A chain of maps (a Hermes map's source `app.js`, whose own map was given too) is followed into maps given on
+    /// the command line only, never into one found for another frame's bundle: into the map that names the source's
+    /// file and, when its bundle is known, whose bundle is the file the source resolves to.
+    fn next_map(&self, &from: &usize, source: &str) -> Option<usize> {
+        let maps = &self.maps;
+        let name = file_name_of(source);
+        let mut named = (0..self.explicit)
+            .filter(|&i| i != from && maps[i].names.iter().any(|n| n == name))
+            .peekable();
+        // Resolved only when some given map names the source (a path per mapped frame was 3 ms of a profile).
+        named.peek()?;
+        let resolved = canonical(
+            &maps[from]
+                .dir
+                .join(source.strip_prefix("file://").unwrap_or(source)),
+        );
+        named.find(|&i| {
+            maps[i]
+                .bundle
+                .path()
+                .is_none_or(|b| canonical(&b) == resolved)
+        })
+    }
+
+    /// A map given without its bundle serves the bundle it was chosen for: that text is the one checked for fit.
+    fn serves(&mut self, &map: &usize, bundle: &Path) {
+        let m = &mut self.maps[map];
+        if m.bundle.path().is_none() {
+            m.bundle = BundleFile::Known(bundle.to_path_buf());
+        }
+    }
 }
 
 /// One `map-mismatch` problem per map used that does not fit its bundle, each also warned about on stderr.
-fn fit_problems(maps: &[KnownMap], used: &[usize], apply_shift: bool) -> Vec<Value> {
+fn fit_problems(maps: &[KnownMap], fits: &[(usize, &Fit)], apply_shift: bool) -> Vec<Value> {
     let mut problems = Vec::new();
-    for &i in used {
-        let Some((bundle, report)) = maps[i].fit() else {
-            continue;
-        };
+    for &(i, fit) in fits {
+        let (bundle, report) = (&fit.bundle, &fit.report);
         if let Some(mut problem) = mismatch_problem(report) {
             let applied = match report.shift_lines {
                 Some(n) if apply_shift => {
@@ -919,43 +773,6 @@ fn fit_problems(maps: &[KnownMap], used: &[usize], apply_shift: bool) -> Vec<Val
         }
     }
     problems
-}
-
-/// Frames at positions where the map does not fit its bundle are not answered (the map's answer there is most
-/// likely another place): they stay as printed, with the reason. Returns their numbers.
-fn withhold_misfits(
-    out: &mut [SymbolicatedLine],
-    choices: &[Option<usize>],
-    printed: &[Option<GeneratedPosition>],
-    maps: &[KnownMap],
-    shift_of: impl Fn(Option<usize>) -> Option<i64>,
-) -> Vec<usize> {
-    let mut mismatched = Vec::new();
-    let mut k = 0;
-    for l in out.iter_mut() {
-        let SymbolicatedLine::Frame(f) = l else {
-            continue;
-        };
-        let choice = choices[k];
-        let fit = choice.and_then(|i| maps[i].fit());
-        let shifted = shift_of(choice).is_some();
-        // A frame in a RAM bundle's module or a segment is in another file than the bundle checked.
-        let in_bundle = |p: GeneratedPosition| {
-            choice.is_none_or(|i| frame_space(&maps[i].index, &f.frame, p) == Ok((Space::Main, p)))
-        };
-        let misfit = match (fit, printed[k]) {
-            (Some((_, report)), Some(p)) if !shifted && in_bundle(p) => report.withheld(p),
-            _ => None,
-        };
-        if let Some(why) = misfit {
-            f.original = None;
-            f.ignored = false;
-            f.unresolved = Some(why);
-            mismatched.push(k);
-        }
-        k += 1;
-    }
-    mismatched
 }
 
 #[cfg(test)]

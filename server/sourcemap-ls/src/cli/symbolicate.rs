@@ -14,6 +14,7 @@ use sourcemap_core::bundle::fit::{Checked, FitReport, Verdict};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::map::metro::{metro_file, Space};
+use sourcemap_core::session::Fit;
 use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::input::{self, Encoding, TraceText};
@@ -603,7 +604,7 @@ fn explain(
     out.push(format!("map: {} — chosen because {why}", m.found));
     let fit = m.fit();
     match fit {
-        Some((bundle, report)) => {
+        Some(Fit { bundle, report }) => {
             out.push(format!("bundle text: {}", shown(bundle)));
             out.push(explain_debug_ids(
                 report.bundle_debug_id.as_deref(),
@@ -646,7 +647,7 @@ fn explain(
     }
     if f.frame.format == sourcemap_core::trace::stack::FrameFormat::HermesBytecode
         && m.index.x_hermes_function_offsets.is_none()
-        && fit.is_some_and(|(_, r)| r.text_lines > 1)
+        && fit.is_some_and(|f| f.report.text_lines > 1)
     {
         out.push(
             "Hermes bytecode frame (an offset into the .hbc, on line 1) against the map of the JavaScript \
@@ -656,7 +657,7 @@ fn explain(
         );
     }
     out.push(explain_segment(&m.index, &f.frame, lookup));
-    if let Some((_, report)) = fit {
+    if let Some(Fit { report, .. }) = fit {
         out.push(explain_fit(report, p, shift));
     }
     if let Some(why) = &f.unresolved {

@@ -8,28 +8,21 @@
 //! `frame_bundles.rs`, then loaded like any other.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use sourcemap_core::map::metro::Space;
 use sourcemap_core::source::today::{Status, TodayPosition};
-use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
+use sourcemap_core::trace::stack::{PlainInput, Precision};
 use sourcemap_core::trace::symbolicate::{
-    frame_space, render_frame, render_text, symbolicate, FunctionNameSource, SymbolicatedLine,
-    TextOptions,
+    render_frame, render_text, FunctionNameSource, SymbolicatedLine, TextOptions,
 };
-use sourcemap_core::GeneratedPosition;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Url};
 
 use super::SourceUris;
-use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::workspace::backend::Backend;
-use crate::lsp::workspace::code_scopes::WorkspaceCode;
-use crate::lsp::workspace::frame_bundles::{maps_for_frames, Ambiguous, NoFileMap};
-use crate::lsp::workspace::map_fit::{fit_for_frames, withheld};
+pub use crate::lsp::workspace::frame_bundles::symbolicate_in_workspace;
+use crate::lsp::workspace::frame_bundles::{Ambiguous, NoFileMap};
 use sourcemap_core::trace::document::TraceDocument;
-use sourcemap_core::trace::jest::{take_back_line_one, withhold_unknown_shifts};
 
 #[derive(Debug, Deserialize)]
 pub struct Params {
@@ -113,88 +106,6 @@ struct OriginalAt {
     function_source: Option<FunctionNameSource>,
     /// The map's `sources` string, where `source` shows the workspace path instead.
     map_source: Option<String>,
-}
-
-/// Symbolicates parsed lines against the workspace's maps. Each frame's `map` is an index into the returned maps.
-pub async fn symbolicate_in_workspace(
-    b: &Backend,
-    lines: &[StackLine],
-    uri: Option<&Url>,
-    text: &str,
-    chosen: &HashMap<String, Url>,
-    no_file: &NoFileMap,
-) -> (Vec<SymbolicatedLine>, Vec<Arc<LoadedMap>>, Vec<Ambiguous>) {
-    let (per_frame, ambiguous) = maps_for_frames(b, lines, uri, text, chosen, no_file).await;
-    let mut maps: Vec<Arc<LoadedMap>> = Vec::new();
-    let ids: Vec<std::result::Result<Option<usize>, String>> = per_frame
-        .iter()
-        .map(|m| {
-            let Some(m) = m.as_ref()? else {
-                return Ok(None);
-            };
-            Ok(Some(match maps.iter().position(|k| Arc::ptr_eq(k, m)) {
-                Some(i) => i,
-                None => {
-                    maps.push(m.clone());
-                    maps.len() - 1
-                }
-            }))
-        })
-        .collect();
-    // Jest's module wrapper moves line 1's columns: taken back where the frames tell by how much, else not answered
-    // (`trace::jest`, as the CLI does).
-    let choices: Vec<Option<usize>> = ids.iter().map(|r| r.clone().ok().flatten()).collect();
-    let mut lines = lines.to_vec();
-    let jest = take_back_line_one(&mut lines, &choices, |i| &maps[i].index);
-    let lines = &lines[..];
-    let mut next = ids.into_iter();
-    // Naming functions may read and parse bundles and sources: not on an async worker.
-    let out = tokio::task::block_in_place(|| {
-        symbolicate(
-            lines,
-            |_| {
-                let id = next.next().unwrap_or(Ok(None))?;
-                Ok(id.map(|i| (i, &maps[i].index)))
-            },
-            |_, _| None,
-            &WorkspaceCode { b, maps: &maps },
-        )
-    });
-    // Frames where their map does not fit its bundle are not answered: they stay as printed, with the reason.
-    let mut out = out;
-    tokio::task::block_in_place(|| {
-        let mut fits: HashMap<usize, Option<Arc<sourcemap_core::bundle::fit::FitReport>>> =
-            HashMap::new();
-        // Each map's check reads it near the frames it answers (`fit_for_frames`).
-        let mut frames: HashMap<usize, Vec<GeneratedPosition>> = HashMap::new();
-        for f in out.iter().filter_map(SymbolicatedLine::frame) {
-            if let (Some(i), Some(p)) = (f.map, f.frame.generated) {
-                frames.entry(i).or_default().push(p);
-            }
-        }
-        for l in &mut out {
-            let SymbolicatedLine::Frame(f) = l else {
-                continue;
-            };
-            let (Some(i), Some(p)) = (f.map, f.frame.generated) else {
-                continue;
-            };
-            // A frame in a RAM bundle's module or a segment is in another file than the bundle checked.
-            if frame_space(&maps[i].index, &f.frame, p) != Ok((Space::Main, p)) {
-                continue;
-            }
-            let report = fits
-                .entry(i)
-                .or_insert_with(|| fit_for_frames(b, &maps[i], &frames[&i]));
-            if let Some(why) = withheld(report.as_deref(), p) {
-                f.original = None;
-                f.ignored = false;
-                f.unresolved = Some(why);
-            }
-        }
-    });
-    withhold_unknown_shifts(&mut out, &jest);
-    (out, maps, ambiguous)
 }
 
 /// `sourcemap/symbolicate`: the answer stashed for the output pump (a long log's answer is megabytes: written once,

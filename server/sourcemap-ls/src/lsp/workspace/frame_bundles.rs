@@ -8,16 +8,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
-use sourcemap_core::bundle::resolve::{
-    choose_maps, Asked, Choice, GivenMap, Place, Text, MAX_SAME_NAMED, SEARCH_DEPTH,
-};
+use sourcemap_core::bundle::resolve::{Asked, GivenMap, Place, Text, MAX_SAME_NAMED, SEARCH_DEPTH};
 use sourcemap_core::fs::walk::find_files_named;
-use sourcemap_core::trace::stack::{debug_ids_in, file_name_of, StackFrame, StackLine};
+use sourcemap_core::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace};
+use sourcemap_core::trace::stack::{debug_ids_in, file_name_of, StackLine};
+use sourcemap_core::trace::symbolicate::SymbolicatedLine;
+use sourcemap_core::GeneratedPosition;
 use sourcemap_core::SourceMapIndex;
 use tower_lsp::lsp_types::Url;
 
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::code_scopes::WorkspaceCode;
+use crate::lsp::workspace::map_fit::fit_for_frames;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Ambiguous {
@@ -26,27 +29,23 @@ pub struct Ambiguous {
     pub candidates: Vec<Url>,
 }
 
-/// The map a frame uses, `Ok(None)` when it has none, or why it was not chosen.
-pub type FrameMap = std::result::Result<Option<Arc<LoadedMap>>, String>;
-
 /// A bundle read to judge whether it holds a frame's positions is at most this big.
 const MAX_BUNDLE_BYTES: u64 = 1 << 30;
 
-/// Chooses and loads the map of every frame, in order, by the one policy (`sourcemap_core::bundle::resolve`).
-/// Frames naming the same file share one choice. Blocks (it reads files and loads maps): call on a worker that may
-/// block, as every request's handler here is (`block_in_place`).
-pub async fn maps_for_frames(
+/// Symbolicates `lines` against the workspace's maps: the core's one session (`sourcemap_core::session`: resolve,
+/// fit, name, withhold) over the workspace (`Workspace`). Each frame's `map` is an index into the returned maps.
+/// Blocks (it reads files and loads maps): call on a worker that may block, as every request's handler here is.
+pub async fn symbolicate_in_workspace(
     b: &Backend,
     lines: &[StackLine],
     uri: Option<&Url>,
     text: &str,
     chosen: &HashMap<String, Url>,
     no_file: &NoFileMap,
-) -> (Vec<FrameMap>, Vec<Ambiguous>) {
+) -> (Vec<SymbolicatedLine>, Vec<Arc<LoadedMap>>, Vec<Ambiguous>) {
     let base = uri
         .and_then(|u| u.to_file_path().ok())
         .and_then(|p| p.parent().map(Path::to_path_buf));
-    let frames: Vec<&StackFrame> = lines.iter().filter_map(StackLine::frame).collect();
     let chosen: HashMap<String, PathBuf> = chosen
         .iter()
         .filter_map(|(file, u)| Some((file.clone(), u.to_file_path().ok()?)))
@@ -73,19 +72,15 @@ pub async fn maps_for_frames(
         debug_ids: &debug_ids,
         no_file: no_file_map,
     };
-    let resolved = tokio::task::block_in_place(|| choose_maps(&mut place, &frames, &asked));
-    let out = resolved
-        .choices
-        .into_iter()
-        .map(|c| match c {
-            Choice::Map { map, .. } => Ok(Some(map)),
-            // Why no map answers (a native frame, no bundle of that name, a directory of maps without the
-            // file's map): the reason `--explain` gives, so the editor says it too.
-            Choice::Unmapped { why } => Err(why),
-            Choice::Ambiguous { why } => Err(why),
-        })
-        .collect();
-    let ambiguous = resolved
+    let done = tokio::task::block_in_place(|| {
+        symbolicate_lines(
+            &mut place,
+            lines.to_vec(),
+            &asked,
+            SessionOptions::default(),
+        )
+    });
+    let ambiguous = done
         .ambiguous
         .into_iter()
         .map(|a| Ambiguous {
@@ -97,7 +92,7 @@ pub async fn maps_for_frames(
                 .collect(),
         })
         .collect();
-    (out, ambiguous)
+    (done.lines, done.maps, ambiguous)
 }
 
 /// A map the client names (`sourcemap/profile`'s `map`), as a map given on the command line is: it serves frames
@@ -234,5 +229,21 @@ impl Place for Workspace<'_> {
             .handle
             .block_on(self.b.dev_server_map(file, settings.max_map_bytes))?;
         Some(Ok((map, "fetched from the Metro dev server".into())))
+    }
+}
+
+/// The workspace as the session reads it: each map's fit kept in its entry (`map_fit`), function scopes in the
+/// server's cache (`code_scopes`). No shift is applied in the editor, and no chain of maps followed.
+impl SessionPlace for Workspace<'_> {
+    fn fit(&self, map: &Arc<LoadedMap>, frames: &[GeneratedPosition]) -> Option<Fit> {
+        fit_for_frames(self.b, map, frames)
+    }
+
+    fn code<'a>(
+        &'a self,
+        maps: &'a [Arc<LoadedMap>],
+        _shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
+    ) -> Code<'a> {
+        Box::new(WorkspaceCode { b: self.b, maps })
     }
 }

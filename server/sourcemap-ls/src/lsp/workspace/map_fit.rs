@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use sourcemap_core::bundle::fit::{check_fit, check_fit_near, Checked, FitReport};
 use sourcemap_core::bundle::locate::find_debug_id;
+use sourcemap_core::session::Fit;
 use sourcemap_core::GeneratedPosition;
 
 use crate::lsp::maps::loaded_map::LoadedMap;
@@ -42,16 +43,20 @@ pub fn fit_now(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitR
     })
 }
 
-/// The report for the frames at `frames` of the map's bundle: the whole one when known, else `check_fit_near` (the
-/// same verdicts, reading a large map near the frames only), remembered when it read the whole map. Blocks.
-pub fn fit_for_frames(
-    b: &Backend,
-    m: &LoadedMap,
-    frames: &[GeneratedPosition],
-) -> Option<Arc<FitReport>> {
+/// The report for the frames at `frames` of the map's bundle, with the bundle: the whole one when known, else
+/// `check_fit_near` (the same verdicts, reading a large map near the frames only), remembered when it read the
+/// whole map. Blocks.
+pub fn fit_for_frames(b: &Backend, m: &LoadedMap, frames: &[GeneratedPosition]) -> Option<Fit> {
     let bundle = bundle_text(b, m, None)?;
+    let path = bundle.path.clone();
+    let fit = |report| {
+        Some(Fit {
+            bundle: path,
+            report,
+        })
+    };
     if let Some(known) = m.fits.get(&bundle.key) {
-        return known;
+        return fit(known?);
     }
     let key = bundle.key.clone();
     let text = bundle.read()?;
@@ -67,9 +72,9 @@ pub fn fit_for_frames(
         crate::lsp::maps::heap::release_free_memory();
     }
     if report.checked == Checked::Whole {
-        return m.fits.get_or_compute(key, || Some(report));
+        return fit(m.fits.get_or_compute(key, || Some(report))?);
     }
-    Some(Arc::new(report))
+    fit(Arc::new(report))
 }
 
 /// The reason an answer at `p` is withheld, when the map does not fit its bundle there (the core's one rule and

@@ -1,0 +1,403 @@
+//! The symbolication session: a trace's frames, and where they are read (a [`SessionPlace`]), in; the frames in
+//! original code out — the whole job, written once for every front end (the CLI, the language server, a pipeline
+//! worker), each of which keeps only its place and its rendering.
+//!
+//! The steps, in order, each the core's one rule:
+//! 1. **Resolve** each frame's map (`bundle::resolve::choose_maps`: given maps, bundles by name and URL path, debug
+//!    IDs, directories of maps; several candidates and nothing to tell them apart: not answered, said).
+//! 2. **Fit**: every map used is checked against its bundle's text near the frames it answers (`bundle::fit`) before
+//!    anything is answered from it; `--apply-shift` moves frames by the banner the check found.
+//! 3. **Jest's wrapper** on line 1 is taken back where the frames tell by how much (`trace::jest`).
+//! 4. **Look up and name**: positions first (cheap), to learn which bundles and sources name the frames' functions,
+//!    those parsed in parallel (the bundles' lexical pass already started during step 2: [`early_positions`]), then
+//!    the frames named (`trace::symbolicate`, `trace::function_name`).
+//! 5. **Withhold** frames where the map does not fit its bundle, and line-1 frames whose wrapper shift is unknown:
+//!    they stay as printed, with the reason.
+//!
+//! The frames' `map` fields index [`Symbolication::maps`]; what to do with the answer (print it, turn it into LSP
+//! results, write it into an event) is the caller's.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::bundle::fit::FitReport;
+use crate::bundle::resolve::{choose_maps, AmbiguousFile, Asked, Choice, Place};
+use crate::map::index::{GeneratedPosition, SourceId};
+use crate::map::metro::Space;
+use crate::trace::function_name::CodeScopes;
+use crate::trace::jest::{take_back_line_one, withhold_unknown_shifts};
+use crate::trace::js_scopes::TextPosition;
+use crate::trace::stack::{StackFrame, StackLine};
+use crate::trace::symbolicate::{
+    add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate,
+    SymbolicatedLine,
+};
+
+/// A map's fit against the bundle it describes, as the place read it.
+#[derive(Debug, Clone)]
+pub struct Fit {
+    /// The bundle whose text was checked.
+    pub bundle: PathBuf,
+    pub report: Arc<FitReport>,
+}
+
+/// The function scopes of the session's maps' bundles and sources: map `i` is [`Symbolication::maps`]`[i]`.
+pub type Code<'a> = Box<dyn CodeScopes + Send + Sync + 'a>;
+
+/// What the session asks of where it runs, beyond the resolver's questions ([`Place`]).
+pub trait SessionPlace: Place + Sync
+where
+    Self::Map: Send + Sync,
+{
+    /// The fit of `map` against its bundle's text, checked near `frames` (the positions of the frames it answers;
+    /// a place may keep the report and answer later calls from it). `None` when no bundle text is at hand (nothing
+    /// to check against: the frames are answered).
+    fn fit(&self, map: &Self::Map, frames: &[GeneratedPosition]) -> Option<Fit>;
+    /// The function scopes of `maps`' generated files and sources (the place reads their texts, and may keep what it
+    /// parsed for later sessions); `shift(i)` is how many lines map `i`'s text stands below its map
+    /// ([`CodeScopes::generated_shift`]).
+    fn code<'a>(
+        &'a self,
+        maps: &'a [Self::Map],
+        shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
+    ) -> Code<'a>;
+    /// The map that describes the file `source` of `from` names, when that file is itself generated and its map was
+    /// given (a Hermes map's `app.js`, whose `app.js.map` was given too): a chain of maps. `None` by default.
+    fn next_map(&self, _from: &Self::Map, _source: &str) -> Option<Self::Map> {
+        None
+    }
+    /// `map` was chosen for `bundle`: a map given without its bundle serves that one (its text is the one checked).
+    fn serves(&mut self, _map: &Self::Map, _bundle: &std::path::Path) {}
+}
+
+/// How the session answers.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SessionOptions {
+    /// Look frames up moved by the banner the fit check found (`--apply-shift`); their positions are then not
+    /// checked for fit.
+    pub apply_shift: bool,
+    /// Also find the line of each frame's function in its source (profiles' `functionLine`).
+    pub function_lines: bool,
+}
+
+/// A session's answer.
+pub struct Symbolication<M> {
+    /// The lines, frames answered: each frame's `map` indexes `maps`.
+    pub lines: Vec<SymbolicatedLine>,
+    /// The maps used, each once, in order of first use (the maps given first, whether used or not, so that chains
+    /// can be followed into them).
+    pub maps: Vec<M>,
+    /// Per frame: the resolver's choice (`why` says each step, for `--explain`).
+    pub choices: Vec<Choice<M>>,
+    /// Per frame: its position as printed.
+    pub printed: Vec<Option<GeneratedPosition>>,
+    /// Per frame: the lines it was moved by (`apply_shift`), when it was.
+    pub shifts: Vec<Option<i64>>,
+    /// The frames (by number) withheld because their map does not fit its bundle there.
+    pub withheld: Vec<usize>,
+    /// Each map used with its fit, when it was checked (indexes `maps`).
+    pub fits: Vec<(usize, Fit)>,
+    /// The files several bundles could be, with the candidates.
+    pub ambiguous: Vec<AmbiguousFile>,
+    /// Per frame: what was done about Jest's module wrapper on line 1 (`trace::jest`), for `--explain`.
+    pub jest: Vec<Option<String>>,
+}
+
+/// Symbolicates `lines` where `place` says: see the module documentation.
+pub fn symbolicate_lines<P>(
+    place: &mut P,
+    mut lines: Vec<StackLine>,
+    asked: &Asked<'_, P::Map>,
+    options: SessionOptions,
+) -> Symbolication<P::Map>
+where
+    P: SessionPlace,
+    P::Map: Send + Sync,
+{
+    // 1. Choosing may load maps, so it is done for every frame first.
+    let resolved = {
+        let frames: Vec<&StackFrame> = lines.iter().filter_map(StackLine::frame).collect();
+        choose_maps(place, &frames, asked)
+    };
+    for c in &resolved.choices {
+        if let Choice::Map {
+            map,
+            bundle: Some(b),
+            ..
+        } = c
+        {
+            place.serves(map, b);
+        }
+    }
+    let place: &P = place;
+    // The maps given first (a chain leads only into them), then the others as frames use them.
+    let mut maps: Vec<P::Map> = Vec::new();
+    let id_of =
+        |m: &P::Map, maps: &mut Vec<P::Map>| match maps.iter().position(|k| place.same_map(k, m)) {
+            Some(i) => i,
+            None => {
+                maps.push(m.clone());
+                maps.len() - 1
+            }
+        };
+    for g in asked.given {
+        id_of(&g.map, &mut maps);
+    }
+    let choices: Vec<Option<usize>> = resolved
+        .choices
+        .iter()
+        .map(|c| c.map().map(|m| id_of(m, &mut maps)))
+        .collect();
+    let printed: Vec<Option<GeneratedPosition>> = lines
+        .iter()
+        .filter_map(StackLine::frame)
+        .map(|f| f.generated)
+        .collect();
+    let maps = &maps[..];
+    // 2. Each map used is checked near the frames it answers, once.
+    let mut near: Vec<Vec<GeneratedPosition>> = vec![Vec::new(); maps.len()];
+    for (c, p) in choices.iter().zip(&printed) {
+        if let (Some(i), Some(p)) = (c, p) {
+            near[*i].push(*p);
+        }
+    }
+    let fits: Vec<std::sync::OnceLock<Option<Fit>>> = (0..maps.len())
+        .map(|_| std::sync::OnceLock::new())
+        .collect();
+    let fit_of = |i: usize| {
+        fits[i]
+            .get_or_init(|| place.fit(&maps[i], &near[i]))
+            .as_ref()
+    };
+    let apply_shift = options.apply_shift;
+    // A shift is applied only when asked for (and only then waits for the fit check).
+    let shift_of = |choice: Option<usize>| {
+        if !apply_shift {
+            return None;
+        }
+        choice.and_then(fit_of).and_then(|f| f.report.shift_lines)
+    };
+    let code = place.code(maps, Box::new(move |i| shift_of(Some(i)).unwrap_or(0)));
+    // Each frame's map in turn; a frame no map answers says why (the resolver's words).
+    let map_for = || {
+        let mut next = resolved.choices.iter().zip(&choices);
+        move |_: &StackFrame| match next.next() {
+            Some((_, Some(i))) => Ok(Some((*i, place.index(&maps[*i])))),
+            Some((Choice::Unmapped { why } | Choice::Ambiguous { why }, None)) => Err(why.clone()),
+            _ => Ok(None),
+        }
+    };
+    let chain = |from: usize, source: &str| {
+        let next = place.next_map(&maps[from], source)?;
+        let i = maps.iter().position(|k| place.same_map(k, &next))?;
+        Some((i, place.index(&maps[i])))
+    };
+    let early = early_positions(place, maps, &choices, &lines, apply_shift);
+    let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let jest = std::thread::scope(|scope| {
+        if !early.is_empty() {
+            let (code, early) = (&code, &early);
+            scope.spawn(move || code.prefetch(early, &[]));
+        }
+        for &i in &used {
+            fit_of(i);
+        }
+        if apply_shift {
+            shift_lines(&mut lines, &choices, shift_of);
+        }
+        // 3. Jest's module wrapper moves line 1's columns: per map, the shift all its line-1 frames confirm is taken
+        // back; where none can be told, those frames are not answered.
+        let jest = take_back_line_one(&mut lines, &choices, |i| place.index(&maps[i]));
+        // 4. The positions first, then what names their functions parsed (a bundle the early pass is reading is
+        // waited for, its sources parsed meanwhile).
+        let positions = symbolicate(
+            &lines,
+            map_for(),
+            chain,
+            &crate::trace::function_name::NoCode,
+        );
+        let (generated, mut originals) = code_positions(place, maps, &positions, shift_of);
+        if options.function_lines {
+            originals.extend(function_line_sources(&positions));
+        }
+        code.prefetch(&generated, &originals);
+        jest
+    });
+    let mut out = symbolicate(&lines, map_for(), chain, &*code);
+    if options.function_lines {
+        add_function_lines(&mut out, &*code);
+    }
+    drop(code);
+    // 5. Withheld: misfits, then unknown wrapper shifts.
+    let withheld = withhold_misfits(
+        &mut out,
+        &choices,
+        &printed,
+        fit_of,
+        |c| shift_of(c).is_some(),
+        |i, f, p| frame_space(place.index(&maps[i]), f, p) == Ok((Space::Main, p)),
+    );
+    withhold_unknown_shifts(&mut out, &jest);
+    let jest = jest
+        .into_iter()
+        .map(|j| {
+            j.map(|shift| match shift {
+                Ok(n) => format!(
+                    "Jest's module wrapper moved line 1's columns: looked up {n} columns left (every line-1 frame of this \
+                     file lands on a segment so, and not all do as printed)"
+                ),
+                Err(why) => why.to_string(),
+            })
+        })
+        .collect();
+    let shifts = choices.iter().map(|&c| shift_of(c)).collect();
+    let fits = used
+        .iter()
+        .filter_map(|&i| Some((i, fit_of(i)?.clone())))
+        .collect();
+    let maps = maps.to_vec();
+    Symbolication {
+        lines: out,
+        choices: resolved.choices,
+        maps,
+        printed,
+        shifts,
+        withheld,
+        fits,
+        ambiguous: resolved.ambiguous,
+        jest,
+    }
+}
+
+/// Frames moved up by their map's banner (`apply_shift`).
+fn shift_lines(
+    lines: &mut [StackLine],
+    choices: &[Option<usize>],
+    shift_of: impl Fn(Option<usize>) -> Option<i64>,
+) {
+    let frames = lines.iter_mut().filter_map(|l| match l {
+        StackLine::Frame(f) => Some(f),
+        StackLine::Text(_) => None,
+    });
+    for (f, &choice) in frames.zip(choices) {
+        if let (Some(shift), Some(g)) = (shift_of(choice), f.generated.as_mut()) {
+            g.line = (i64::from(g.line) - shift).max(0) as u32;
+        }
+    }
+}
+
+/// The positions of the bundles' texts (as shifted as their frames) and of the sources that name the looked-up
+/// frames' functions; Metro maps with function maps name frames without code, so nothing is read for them.
+type GeneratedAt = Vec<(usize, TextPosition)>;
+type OriginalAt = Vec<(usize, SourceId, TextPosition)>;
+
+fn code_positions<P: SessionPlace>(
+    place: &P,
+    maps: &[P::Map],
+    positions: &[SymbolicatedLine],
+    shift_of: impl Fn(Option<usize>) -> Option<i64>,
+) -> (GeneratedAt, OriginalAt)
+where
+    P::Map: Send + Sync,
+{
+    let (mut generated, mut originals) = (Vec::new(), Vec::new());
+    for f in positions.iter().filter_map(SymbolicatedLine::frame) {
+        let (Some(m), Some(o), Some(p)) = (f.map, &f.original, f.frame.generated) else {
+            continue;
+        };
+        if !names_from_code(place.index(&maps[m]), p, o.source_id) {
+            continue;
+        }
+        let shift = shift_of(Some(m)).unwrap_or(0);
+        if let Ok(line) = u32::try_from(i64::from(p.line) + shift) {
+            generated.push((
+                m,
+                TextPosition {
+                    line,
+                    column: p.column,
+                },
+            ));
+        }
+        originals.push((
+            m,
+            o.source_id,
+            TextPosition {
+                line: o.line,
+                column: o.column,
+            },
+        ));
+    }
+    (generated, originals)
+}
+
+/// The positions of the bundles' texts to read function names at, known before any map is checked or looked up:
+/// each frame's printed position, where its map's section has neither `scopes` nor function maps (so its name can
+/// only come from code: a subset of [`names_from_code`]'s frames). Reading them while the maps are checked and the
+/// frames looked up overlaps the two longest steps of a large bundle's trace (the bundle's lexical pass and the map's
+/// checkpoints). Names do not depend on it: a text's function scopes answer a position the same whichever positions
+/// were read first (`TextScopes`), and frames later found unmapped or withheld only cost the read. None when frames
+/// are shifted (their positions wait for the fit check).
+fn early_positions<P: SessionPlace>(
+    place: &P,
+    maps: &[P::Map],
+    choices: &[Option<usize>],
+    lines: &[StackLine],
+    apply_shift: bool,
+) -> Vec<(usize, TextPosition)>
+where
+    P::Map: Send + Sync,
+{
+    if apply_shift {
+        return Vec::new();
+    }
+    choices
+        .iter()
+        .zip(lines.iter().filter_map(StackLine::frame))
+        .filter_map(|(&choice, f)| {
+            let (m, p) = (choice?, f.generated?);
+            let index = place.index(&maps[m]);
+            let section = index.section_at(p)?;
+            (index.section_scopes_absent(section) && !index.section_has_function_maps(section))
+                .then_some((
+                    m,
+                    TextPosition {
+                        line: p.line,
+                        column: p.column,
+                    },
+                ))
+        })
+        .collect()
+}
+
+/// Frames at positions where their map does not fit its bundle are not answered (the map's answer there is most
+/// likely another place): they stay as printed, with the reason. Frames shifted on purpose, and frames in a RAM
+/// bundle's module or a segment (another file than the bundle checked), are not checked. Returns their numbers.
+fn withhold_misfits<'f>(
+    out: &mut [SymbolicatedLine],
+    choices: &[Option<usize>],
+    printed: &[Option<GeneratedPosition>],
+    fit_of: impl Fn(usize) -> Option<&'f Fit>,
+    shifted: impl Fn(Option<usize>) -> bool,
+    in_bundle: impl Fn(usize, &StackFrame, GeneratedPosition) -> bool,
+) -> Vec<usize> {
+    let mut withheld = Vec::new();
+    let frames = out.iter_mut().filter_map(SymbolicatedLine::frame_mut);
+    for (k, f) in frames.enumerate() {
+        let choice = choices[k];
+        let (Some(i), Some(p)) = (choice, printed[k]) else {
+            continue;
+        };
+        if shifted(choice) || !in_bundle(i, &f.frame, p) {
+            continue;
+        }
+        if let Some(why) = fit_of(i).and_then(|fit| fit.report.withheld(p)) {
+            f.original = None;
+            f.ignored = false;
+            f.unresolved = Some(why);
+            withheld.push(k);
+        }
+    }
+    withheld
+}
