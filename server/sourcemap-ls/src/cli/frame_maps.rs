@@ -103,7 +103,6 @@ pub(super) struct KnownMap {
     pub(super) bundle: BundleFile,
     /// File names of the bundles this map serves.
     pub(super) names: Vec<String>,
-    pub(super) debug_id: Option<String>,
     /// Directory its relative sources resolve against.
     pub(super) dir: PathBuf,
     /// How the map was found (for `--explain`).
@@ -215,7 +214,6 @@ pub(super) fn load_for(
     };
     Ok(KnownMap {
         bundle,
-        debug_id: index.debug_id.clone(),
         index,
         names,
         dir: map_dir,
@@ -563,7 +561,6 @@ impl Place for Catalog {
         .map_err(|e| eprintln!("sourcemap-ls: map of {file}: {e}"))
         .ok()?;
         self.maps.push(KnownMap {
-            debug_id: index.debug_id.clone(),
             index,
             bundle: BundleFile::None,
             names: vec![file_name_of(file).to_string()],

@@ -10,20 +10,17 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Value};
-use sourcemap_core::bundle::fit::{Checked, FitReport, Verdict};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
-use sourcemap_core::map::metro::{metro_file, Space};
-use sourcemap_core::session::Fit;
-use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
+use sourcemap_core::session::explain::{explain, explain_today, ExplainedMap};
+use sourcemap_core::source::today::TodayPosition;
 use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::input::{self, Encoding, TraceText};
-use sourcemap_core::trace::stack::{PlainInput, Precision, StackFrame, StackLine};
+use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::{
-    first_code_frame, frame_segment_in, frame_space, render_frame, render_text, SymbolicatedFrame,
-    SymbolicatedLine, TextOptions,
+    first_code_frame, render_frame, render_text, SymbolicatedFrame, SymbolicatedLine, TextOptions,
 };
-use sourcemap_core::{GeneratedPosition, SourceMapIndex};
+use sourcemap_core::GeneratedPosition;
 
 use super::frame_maps::{
     frames_today, load_for, original_text, resolve, shown, Catalog, FunctionLines, KnownMap,
@@ -199,7 +196,16 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             .filter_map(SymbolicatedLine::frame)
             .enumerate()
             .map(|(k, f)| {
-                let mut lines = explain(f, &chosen[k], &catalog.maps, printed[k], shifts[k]);
+                let (choice, why) = &chosen[k];
+                let map = choice.map(|i| {
+                    let m = &catalog.maps[i];
+                    ExplainedMap {
+                        found: &m.found,
+                        index: &m.index,
+                        fit: m.fit(),
+                    }
+                });
+                let mut lines = explain(f, why, map, printed[k], shifts[k], &|p| shown(p));
                 lines.extend(jest[k].clone());
                 lines.extend(
                     today[k]
@@ -441,33 +447,6 @@ struct FrameNotes<'a> {
     today: &'a [Option<(PathBuf, TodayPosition)>],
 }
 
-/// `--explain`'s line on a source edited since the build: where the code is in the local file now, or what became of
-/// its line.
-fn explain_today(f: &SymbolicatedFrame, path: &Path, now: TodayPosition) -> String {
-    let build_line = f.original.as_ref().map_or(0, |o| o.line);
-    let file = path.display();
-    match now.status {
-        Status::Unchanged | Status::Moved => format!(
-            "your file now ({file}, edited since the build): this code is at {}:{} ({}); the answer is the build's position",
-            now.line + 1,
-            now.column,
-            moved_by(build_line, now.line)
-        ),
-        Status::Changed => format!(
-            "your file now ({file}, edited since the build): line {} was rewritten (line {} now); the answer is the \
-             build's position",
-            build_line + 1,
-            now.line + 1
-        ),
-        Status::Deleted => format!(
-            "your file now ({file}, edited since the build): line {} is gone (the code after it is at line {}); the \
-             answer is the build's position",
-            build_line + 1,
-            now.line + 1
-        ),
-    }
-}
-
 /// The answer as `--json`: metro-symbolicate's `stack` and `codeFrame` (1-based lines, 0-based columns), with
 /// what sourcemap-ls adds beside them.
 fn print_json(
@@ -582,243 +561,6 @@ fn say_what_was_not_understood(text: &str, out: &[SymbolicatedLine]) {
             },
             if files.len() > 5 { ", …" } else { "" }
         );
-    }
-}
-
-/// How a frame's answer was reached, or why there is none: one line per step.
-fn explain(
-    f: &SymbolicatedFrame,
-    chosen: &(Option<usize>, String),
-    maps: &[KnownMap],
-    printed: Option<GeneratedPosition>,
-    shift: Option<i64>,
-) -> Vec<String> {
-    let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
-    let mut out = Vec::new();
-    let (choice, why) = chosen;
-    let Some(i) = *choice else {
-        out.push(format!("no map: {why}"));
-        return out;
-    };
-    let m = &maps[i];
-    out.push(format!("map: {} — chosen because {why}", m.found));
-    let fit = m.fit();
-    match fit {
-        Some(Fit { bundle, report }) => {
-            out.push(format!("bundle text: {}", shown(bundle)));
-            out.push(explain_debug_ids(
-                report.bundle_debug_id.as_deref(),
-                m.debug_id.as_deref(),
-            ));
-        }
-        None => out.push(
-            "bundle text: not found (no file leads to this map), so the map's fit was not checked"
-                .into(),
-        ),
-    }
-    let Some(p) = printed else {
-        out.push(format!(
-            "no position: {}",
-            f.unresolved.as_deref().unwrap_or("none printed")
-        ));
-        return out;
-    };
-    if f.frame.in_eval {
-        out.push(
-            "ran inside code made by eval: the position is the eval call site, the innermost origin the engine gives"
-                .into(),
-        );
-    }
-    if f.frame.precision == Precision::Line {
-        out.push(
-            "the trace gives a line only: answered at line level, where every segment of that generated line maps to \
-             one original line"
-                .into(),
-        );
-    }
-    let mut lookup = p;
-    if let Some(n) = shift {
-        lookup.line = (i64::from(p.line) - n).max(0) as u32;
-        out.push(format!(
-            "shift applied (--apply-shift): {} looked up as {} ({n:+} lines)",
-            at(p),
-            at(lookup)
-        ));
-    }
-    if f.frame.format == sourcemap_core::trace::stack::FrameFormat::HermesBytecode
-        && m.index.x_hermes_function_offsets.is_none()
-        && fit.is_some_and(|f| f.report.text_lines > 1)
-    {
-        out.push(
-            "Hermes bytecode frame (an offset into the .hbc, on line 1) against the map of the JavaScript \
-             bundle: compose the packager's and the compiler's maps (react-native's compose-source-maps) and \
-             symbolicate with the composed map"
-                .into(),
-        );
-    }
-    out.push(explain_segment(&m.index, &f.frame, lookup));
-    if let Some(Fit { report, .. }) = fit {
-        out.push(explain_fit(report, p, shift));
-    }
-    if let Some(why) = &f.unresolved {
-        let why = if why.starts_with("map-mismatch") {
-            "the map does not fit the bundle here"
-        } else {
-            why
-        };
-        out.push(format!("answer: none ({why})"));
-    } else if let Some(o) = &f.original {
-        out.push(format!(
-            "answer: {}:{}:{}, function {} ({})",
-            o.source.as_deref().unwrap_or("<no source>"),
-            o.line + 1,
-            o.column,
-            o.function.as_deref().unwrap_or("unknown"),
-            o.function_source
-                .and_then(|s| serde_json::to_value(s).ok())
-                .and_then(|v| v.as_str().map(|s| format!("from {s}")))
-                .unwrap_or("no function found".into())
-        ));
-    }
-    out
-}
-
-/// Where `lookup` lands among the map's segments, and what that segment says; for a frame in a RAM bundle's module
-/// or a segment, first where the map places its file.
-fn explain_segment(
-    index: &SourceMapIndex,
-    frame: &StackFrame,
-    lookup: GeneratedPosition,
-) -> String {
-    let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
-    let (space, placed) = match frame_space(index, frame, lookup) {
-        Ok(placed) => placed,
-        Err(why) => return format!("position {}: {why}", at(lookup)),
-    };
-    let file = frame.file.as_deref().unwrap_or("");
-    // The module's source, as Metro's x_metro_module_paths names it.
-    let path = metro_file(file)
-        .and_then(|f| index.module_path(f))
-        .map(|p| format!(" ({p})"))
-        .unwrap_or_default();
-    let moved = match space {
-        Space::Main if placed == lookup => String::new(),
-        Space::Main => format!(
-            "{file} is a module of this RAM bundle{path} starting on the map's line {} (x_facebook_offsets): ",
-            placed.line - lookup.line + 1
-        ),
-        Space::Segment(_) if placed == lookup => {
-            format!("{file} is a segment: looked up in its own map (x_facebook_segments): ")
-        }
-        Space::Segment(_) => format!(
-            "{file} is a module of a segment{path}: looked up in the segment's map, from its line {} (x_facebook_offsets): ",
-            placed.line - lookup.line + 1
-        ),
-    };
-    let lookup = placed;
-    moved
-        + &match frame_segment_in(index, space, lookup) {
-            Ok(Some(hit)) => {
-                let exact = if hit.generated == lookup {
-                    "lands on a segment".to_string()
-                } else {
-                    format!(
-                        "lands {} columns after the segment at {}",
-                        lookup.column - hit.generated.column,
-                        at(hit.generated)
-                    )
-                };
-                match hit.original {
-                    Some(o) => format!(
-                        "position {} {exact}, which the map says is {}:{}:{}{}",
-                        at(lookup),
-                        o.source_url.unwrap_or("<no source>"),
-                        o.line + 1,
-                        o.column,
-                        o.name.map(|n| format!(" (name {n})")).unwrap_or_default()
-                    ),
-                    None => format!(
-                        "position {} {exact} that maps to nothing (a 1-field segment)",
-                        at(lookup)
-                    ),
-                }
-            }
-            Ok(None) => format!(
-                "position {}: no segment at or before it on its line",
-                at(lookup)
-            ),
-            Err(e) => format!("position {}: the map is invalid there: {e}", at(lookup)),
-        }
-}
-
-/// What the fit check says of the map's bundle at `p` (the printed position).
-fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<i64>) -> String {
-    let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
-    let e = &report.evidence;
-    match report.verdict {
-        Verdict::Fits => match report.checked {
-            Checked::Whole => format!(
-                "fit: the map fits its bundle ({} segments checked, {} inside identifiers)",
-                e.segments, e.mid_identifier
-            ),
-            Checked::NearFrames { stretches } => format!(
-                "fit: the map fits its bundle around the frames and across a sample ({} segments checked in {} \
-                 stretches, {} inside identifiers)",
-                e.segments, stretches, e.mid_identifier
-            ),
-        },
-        Verdict::Unknown => format!(
-            "fit: not checked: {}",
-            report.unknown_because.unwrap_or("no evidence")
-        ),
-        Verdict::Misfit if shift.is_some() => format!(
-            "fit: the map fits only shifted by {:+} lines (applied)",
-            report.shift_lines.unwrap_or(0)
-        ),
-        Verdict::Misfit if report.marks(p) => {
-            let e = report.regions.first().map(|r| r.evidence).unwrap_or(report.evidence);
-            let mut s = match (report.shift_lines, &report.debug_id_mismatch) {
-                (_, Some(_)) => "fit: the debug IDs differ, so this frame is not mapped".to_string(),
-                (Some(n), None) => format!(
-                    "fit: the map fits only shifted by {n:+} lines (a banner?), so this frame is not mapped \
-                     (--apply-shift maps it shifted)"
-                ),
-                (None, None) => format!(
-                    "fit: the map stops fitting this bundle at {} ({} of {} segments from there land inside \
-                     identifiers), so this frame is not mapped",
-                    report.first_bad().map(at).unwrap_or_default(),
-                    e.mid_identifier,
-                    e.segments
-                ),
-            };
-            if u64::from(report.map_lines) > report.text_lines.saturating_mul(2) + 10 {
-                s.push_str(&format!(
-                    "; the map describes {} lines, the bundle has {}: a development build's map for a \
-                     production bundle?",
-                    report.map_lines, report.text_lines
-                ));
-            }
-            s
-        }
-        Verdict::Misfit => format!(
-            "fit: this position is before the part of the map that does not fit (from {}): answered",
-            report.first_bad().map(at).unwrap_or_default()
-        ),
-    }
-}
-
-/// The bundle's and the map's debug IDs, compared.
-fn explain_debug_ids(bundle: Option<&str>, map: Option<&str>) -> String {
-    match (bundle, map) {
-        (Some(b), Some(mid)) if b.eq_ignore_ascii_case(mid) => {
-            format!("debug IDs agree: {b}")
-        }
-        (Some(b), Some(mid)) => {
-            format!("debug IDs DIFFER: the bundle's {b}, the map's {mid}")
-        }
-        (Some(b), None) => format!("debug ID: the bundle has {b}, the map none"),
-        (None, Some(mid)) => format!("debug ID: the map has {mid}, the bundle none"),
-        (None, None) => "debug IDs: neither has one".into(),
     }
 }
 

@@ -17,6 +17,8 @@
 //! The frames' `map` fields index [`Symbolication::maps`]; what to do with the answer (print it, turn it into LSP
 //! results, write it into an event) is the caller's.
 
+pub mod explain;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
