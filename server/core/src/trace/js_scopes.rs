@@ -527,10 +527,26 @@ pub fn positions_from(
             mut column,
         },
     ) = from;
+    let mut careful_until = at;
     for &o in offsets {
         let o = o.min(bytes.len()).max(at);
-        // Whole lines are skipped to their breaks; the columns of the last one counted once.
-        while let Some(i) = memchr::memchr3(b'\n', b'\r', 0xE2, &bytes[at..o]) {
+        // Whole lines are skipped to their breaks, a chunk of plain lines at a time where there are such; the
+        // columns of the last line counted once.
+        loop {
+            if at >= careful_until {
+                let skipped = skip_plain_chunks(bytes, at, o, u32::MAX);
+                if skipped.breaks > 0 {
+                    line += skipped.breaks;
+                    column = utf16_units(&bytes[skipped.line_start..skipped.at]);
+                } else {
+                    column += utf16_units(&bytes[at..skipped.at]);
+                }
+                at = skipped.at;
+                careful_until = skipped.careful_until;
+            }
+            let Some(i) = memchr::memchr3(b'\n', b'\r', 0xE2, &bytes[at..o]) else {
+                break;
+            };
             let i = at + i;
             let (len, is_break) = step(bytes, i);
             if is_break {
@@ -547,6 +563,53 @@ pub fn positions_from(
         out.push(TextPosition { line, column });
     }
     out
+}
+
+/// Bytes per chunk [`skip_plain_chunks`] counts at once.
+const PLAIN_CHUNK: usize = 4096;
+
+/// Where a [`skip_plain_chunks`] stopped.
+struct Skipped {
+    at: usize,
+    /// Line breaks passed.
+    breaks: u32,
+    /// Just past the last of them (where the skip started, when none).
+    line_start: usize,
+    /// Read line by line up to here before skipping again: past the `\r` or 0xE2 byte that stopped the skip, or the
+    /// end of the chunk it would not take.
+    careful_until: usize,
+}
+
+/// Skips whole chunks of `bytes[at..end]` while each holds fewer line breaks than are left of `lines`, counting its
+/// `\n`s at once: unminified code's lines are ~40 bytes, and finding them one `memchr3` at a time was a quarter of
+/// naming a large bundle's frames (`perf`, the many-libraries bundle). A chunk holding a `\r` or a byte 0xE2 (which
+/// may start U+2028 or U+2029) stops the skip: the caller reads it line by line.
+fn skip_plain_chunks(bytes: &[u8], mut at: usize, end: usize, lines: u32) -> Skipped {
+    let (mut breaks, mut line_start) = (0u32, at);
+    let careful_until = loop {
+        if at + PLAIN_CHUNK > end {
+            break at + PLAIN_CHUNK;
+        }
+        let chunk = &bytes[at..at + PLAIN_CHUNK];
+        if let Some(i) = memchr::memchr2(b'\r', 0xE2, chunk) {
+            break at + i + 1;
+        }
+        let n = memchr::memchr_iter(b'\n', chunk).count() as u32;
+        if breaks + n >= lines {
+            break at + PLAIN_CHUNK;
+        }
+        if n > 0 {
+            breaks += n;
+            line_start = at + memchr::memrchr(b'\n', chunk).expect("a break") + 1;
+        }
+        at += PLAIN_CHUNK;
+    };
+    Skipped {
+        at,
+        breaks,
+        line_start,
+        careful_until,
+    }
 }
 
 /// UTF-16 units of whole UTF-8 characters: one per character, two for one of four bytes.
@@ -573,9 +636,17 @@ pub fn offsets_of(
             mut column,
         },
     ) = from;
+    let mut careful_until = at;
     for &p in positions {
-        // Whole lines first (to their breaks), then columns.
+        // Whole lines first (to their breaks, a chunk of plain lines at a time where there are such), then columns.
         while line < p.line && at < bytes.len() {
+            if at >= careful_until {
+                // Short of the target line's break: its column is read from a break below.
+                let skipped = skip_plain_chunks(bytes, at, bytes.len(), p.line - line);
+                line += skipped.breaks;
+                at = skipped.at;
+                careful_until = skipped.careful_until;
+            }
             let Some(i) = memchr::memchr3(b'\n', b'\r', 0xE2, &bytes[at..]) else {
                 at = bytes.len();
                 break;
@@ -719,6 +790,49 @@ mod tests {
             offsets_of(text, (0, TextPosition::default()), &[past]),
             [None]
         );
+    }
+
+    /// Long texts, whose chunks of `\n`-only lines are skipped at once (`skip_plain_chunks`), between stretches of
+    /// `\r\n`, lone `\r`, U+2028 and other non-ASCII characters read line by line, and lines longer than a chunk:
+    /// sparse offsets and positions, in both directions, agree with counting each character.
+    #[test]
+    fn sparse_positions_in_long_texts_agree_with_counting_each_character() {
+        let mut text = String::new();
+        for i in 0..3000 {
+            let line = match i % 700 {
+                0..=593 => format!(
+                    "  const v{i} = f({i}) + \"né\"; // {}\n",
+                    "w".repeat(i % 37)
+                ),
+                594..=693 => format!("let a{i} = 'é{i}';\r\n"),
+                694..=698 => format!("x{i}\u{2028}y\r"),
+                _ => "z".repeat(9000) + "\n",
+            };
+            text.push_str(&line);
+        }
+        let naive = naive_positions(&text);
+        for stride in [1usize, 97, 1013, 20_011] {
+            let picked: Vec<(usize, TextPosition)> =
+                naive.iter().step_by(stride).copied().collect();
+            let offsets: Vec<usize> = picked.iter().map(|&(o, _)| o).collect();
+            let want: Vec<TextPosition> = picked.iter().map(|&(_, p)| p).collect();
+            assert_eq!(
+                positions_from(&text, (0, TextPosition::default()), &offsets),
+                want,
+                "stride {stride}"
+            );
+            assert_eq!(
+                offsets_of(&text, (0, TextPosition::default()), &want),
+                offsets.iter().map(|&o| Some(o)).collect::<Vec<_>>(),
+                "stride {stride}"
+            );
+        }
+        // Alone, each position just past a chunk's end (the chunks start at 0): its line began inside the chunk.
+        for &(o, p) in naive.iter().filter(|&&(o, _)| o % PLAIN_CHUNK < 3) {
+            let from = (0, TextPosition::default());
+            assert_eq!(positions_from(&text, from, &[o]), [p], "offset {o}");
+            assert_eq!(offsets_of(&text, from, &[p]), [Some(o)], "offset {o}");
+        }
     }
 
     /// Each `$0` marks a position; the expected answer is the written name of the innermost function there.
