@@ -54,6 +54,9 @@ struct Args {
     /// Only the one-line bundle's rows (`symbolicate` of a few frames in a 22 MB line: time and peak memory).
     #[arg(long)]
     one_line_only: bool,
+    /// Only the many-libraries row (`symbolicate` of 50 frames in a 22 MB unminified bundle vs metro-symbolicate).
+    #[arg(long)]
+    many_only: bool,
     /// Only the editor on the real Metro build after 1,000 hovers across its modules (issue 44; the build made by
     /// `node fixtures/metro-scale/make.mjs`), not the generated Metro-scale rows.
     #[arg(long)]
@@ -913,6 +916,10 @@ fn main() {
     }
     if args.one_line_only {
         one_line::run(&bin, args.samples);
+        return;
+    }
+    if args.many_only {
+        many_libraries_row(&bin, args.samples);
         return;
     }
     if args.profile_only {
