@@ -26,6 +26,7 @@ use crate::bundle::fit::FitReport;
 use crate::bundle::resolve::{choose_maps, AmbiguousFile, Asked, Choice, Place};
 use crate::map::index::{GeneratedPosition, SourceId};
 use crate::map::metro::Space;
+use crate::source::today::{SourceDrift, TodayPosition};
 use crate::trace::function_name::CodeScopes;
 use crate::trace::jest::{take_back_line_one, withhold_unknown_shifts};
 use crate::trace::js_scopes::TextPosition;
@@ -70,6 +71,16 @@ where
     }
     /// `map` was chosen for `bundle`: a map given without its bundle serves that one (its text is the one checked).
     fn serves(&mut self, _map: &Self::Map, _bundle: &std::path::Path) {}
+    /// The local file of `map`'s source `source` and its diff from the build's copy, when the map has that copy and
+    /// the file is an edit of it (`SourceDrift::is_edit_of_build`, and not unchanged); `None` otherwise. Asked once
+    /// per source in a session ([`SessionOptions::today`]).
+    fn todays_source(
+        &self,
+        _map: &Self::Map,
+        _source: SourceId,
+    ) -> Option<(PathBuf, Arc<SourceDrift>)> {
+        None
+    }
 }
 
 /// How the session answers.
@@ -80,6 +91,9 @@ pub struct SessionOptions {
     pub apply_shift: bool,
     /// Also find the line of each frame's function in its source (profiles' `functionLine`).
     pub function_lines: bool,
+    /// Also say where each frame's original position is in its source's file today, when that file was edited since
+    /// the build ([`SessionPlace::todays_source`]; the build's position stays the answer: the crash's truth).
+    pub today: bool,
 }
 
 /// A session's answer.
@@ -103,6 +117,9 @@ pub struct Symbolication<M> {
     pub ambiguous: Vec<AmbiguousFile>,
     /// Per frame: what was done about Jest's module wrapper on line 1 (`trace::jest`), for `--explain`.
     pub jest: Vec<Option<String>>,
+    /// Per frame (with [`SessionOptions::today`]; else empty): the local file edited since the build and where the
+    /// frame's original position is in it now.
+    pub today: Vec<Option<(PathBuf, TodayPosition)>>,
 }
 
 /// Symbolicates `lines` where `place` says: see the module documentation.
@@ -242,23 +259,17 @@ where
         |i, f, p| frame_space(place.index(&maps[i]), f, p) == Ok((Space::Main, p)),
     );
     withhold_unknown_shifts(&mut out, &jest);
-    let jest = jest
-        .into_iter()
-        .map(|j| {
-            j.map(|shift| match shift {
-                Ok(n) => format!(
-                    "Jest's module wrapper moved line 1's columns: looked up {n} columns left (every line-1 frame of this \
-                     file lands on a segment so, and not all do as printed)"
-                ),
-                Err(why) => why.to_string(),
-            })
-        })
-        .collect();
+    let jest = jest_notes(jest);
     let shifts = choices.iter().map(|&c| shift_of(c)).collect();
     let fits = used
         .iter()
         .filter_map(|&i| Some((i, fit_of(i)?.clone())))
         .collect();
+    let today = if options.today {
+        frames_today(place, maps, &out)
+    } else {
+        Vec::new()
+    };
     let maps = maps.to_vec();
     Symbolication {
         lines: out,
@@ -270,7 +281,49 @@ where
         fits,
         ambiguous: resolved.ambiguous,
         jest,
+        today,
     }
+}
+
+/// Where each frame's original position is in its source's local file today, when that file is an edit of the
+/// build's copy (one diff per source); `None` for every other frame.
+fn frames_today<P: SessionPlace>(
+    place: &P,
+    maps: &[P::Map],
+    out: &[SymbolicatedLine],
+) -> Vec<Option<(PathBuf, TodayPosition)>>
+where
+    P::Map: Send + Sync,
+{
+    type TodaysSource = Option<(PathBuf, Arc<SourceDrift>)>;
+    let mut drifts: std::collections::HashMap<(usize, SourceId), TodaysSource> =
+        std::collections::HashMap::new();
+    out.iter()
+        .filter_map(SymbolicatedLine::frame)
+        .map(|f| {
+            let (m, o) = (f.map?, f.original.as_ref()?);
+            let drift = drifts
+                .entry((m, o.source_id))
+                .or_insert_with(|| place.todays_source(&maps[m], o.source_id));
+            let (path, drift) = drift.as_ref()?;
+            Some((path.clone(), drift.position(o.line, o.column)?))
+        })
+        .collect()
+}
+
+/// `--explain`'s line per frame on Jest's module wrapper (`trace::jest`): the columns taken back, or why not.
+fn jest_notes(jest: Vec<Option<Result<u32, &'static str>>>) -> Vec<Option<String>> {
+    jest.into_iter()
+        .map(|j| {
+            j.map(|shift| match shift {
+                Ok(n) => format!(
+                    "Jest's module wrapper moved line 1's columns: looked up {n} columns left (every line-1 frame of this \
+                     file lands on a segment so, and not all do as printed)"
+                ),
+                Err(why) => why.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Frames moved up by their map's banner (`apply_shift`).

@@ -274,31 +274,6 @@ fn read_text(path: &Path) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// Where each frame's original position is in its source's local file today, when the map has the build's copy of
-/// the source and the local file is an edit of it (`SourceDrift::is_edit_of_build`; one diff per source); `None`
-/// for every other frame.
-pub(super) fn frames_today(
-    out: &[SymbolicatedLine],
-    maps: &[KnownMap],
-) -> Vec<Option<(PathBuf, TodayPosition)>> {
-    let mut drifts: HashMap<(usize, SourceId), Option<(PathBuf, SourceDrift)>> = HashMap::new();
-    out.iter()
-        .filter_map(SymbolicatedLine::frame)
-        .map(|f| {
-            let (m, o) = (f.map?, f.original.as_ref()?);
-            let drift = drifts.entry((m, o.source_id)).or_insert_with(|| {
-                let build = maps[m].index.source_content(o.source_id)?;
-                let path = local_source(&maps[m], o.source_id)?;
-                let today = read_text(&path)?;
-                let drift = SourceDrift::between(&build, &today);
-                (!drift.is_unchanged() && drift.is_edit_of_build()).then_some((path, drift))
-            });
-            let (path, drift) = drift.as_ref()?;
-            Some((path.clone(), drift.position(o.line, o.column)?))
-        })
-        .collect()
-}
-
 pub(super) struct Catalog {
     /// The maps given on the command line first, then those discovered from frames.
     pub(super) maps: Vec<KnownMap>,
@@ -592,15 +567,6 @@ pub(super) fn shown(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
-/// Whether frames a Metro function map named get the line their function starts at from the original code
-/// (`symbolicate::add_function_lines`): a profile's rows stand at their function's head; a trace's frames need no
-/// more than their own line, and their sources are then not read.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum FunctionLines {
-    Wanted,
-    NotWanted,
-}
-
 /// The frames of a trace, looked up.
 pub(super) struct Resolution {
     /// The lines with each frame answered (or left with why not).
@@ -619,6 +585,8 @@ pub(super) struct Resolution {
     pub(super) ambiguous: Vec<AmbiguousFile>,
     /// Per frame: what was done about Jest's module wrapper on line 1 (`trace::jest`), for `--explain`.
     pub(super) jest: Vec<Option<String>>,
+    /// Per frame (with `SessionOptions::today`): the local file edited since the build and where the frame is in it.
+    pub(super) today: Vec<Option<(PathBuf, TodayPosition)>>,
 }
 
 /// Symbolicates the lines where the catalog says: the core's one session (`sourcemap_core::session`) does the job;
@@ -627,8 +595,7 @@ pub(super) struct Resolution {
 pub(super) fn resolve(
     catalog: &mut Catalog,
     lines: Vec<StackLine>,
-    apply_shift: bool,
-    function_lines: FunctionLines,
+    options: SessionOptions,
 ) -> Resolution {
     let given = catalog.given();
     let (chosen_bundles, debug_ids) = (catalog.chosen.clone(), catalog.debug_ids.clone());
@@ -640,10 +607,7 @@ pub(super) fn resolve(
         // given (a Hermes map first, the maps after it continue the chain).
         no_file: (catalog.explicit > 0).then_some(0),
     };
-    let options = SessionOptions {
-        apply_shift,
-        function_lines: function_lines == FunctionLines::Wanted,
-    };
+    let apply_shift = options.apply_shift;
     let done = symbolicate_lines(catalog, lines, &asked, options);
     for a in &done.ambiguous {
         let shown: Vec<String> = a.candidates.iter().map(|p| shown(p)).collect();
@@ -681,6 +645,7 @@ pub(super) fn resolve(
         problems,
         ambiguous: done.ambiguous,
         jest: done.jest,
+        today: done.today,
     }
 }
 
@@ -744,6 +709,16 @@ impl SessionPlace for Catalog {
         if m.bundle.path().is_none() {
             m.bundle = BundleFile::Known(bundle.to_path_buf());
         }
+    }
+
+    /// The source's file under the map's folder, diffed with the map's copy.
+    fn todays_source(&self, &map: &usize, source: SourceId) -> Option<(PathBuf, Arc<SourceDrift>)> {
+        let m = &self.maps[map];
+        let build = m.index.source_content(source)?;
+        let path = local_source(m, source)?;
+        let today = read_text(&path)?;
+        let drift = SourceDrift::between(&build, &today);
+        (!drift.is_unchanged() && drift.is_edit_of_build()).then(|| (path, Arc::new(drift)))
     }
 }
 

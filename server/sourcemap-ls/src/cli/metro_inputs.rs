@@ -14,9 +14,10 @@ use sourcemap_core::profile::ProfileError;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use sourcemap_core::{Bias, GeneratedPosition};
 
-use super::frame_maps::{resolve, FunctionLines};
+use super::frame_maps::resolve;
 use super::profile_args::{catalog_of, place, ProfileArgs};
 use super::CliError;
+use sourcemap_core::session::SessionOptions;
 
 /// A Hermes coverage trace or a bytecode size attribution: each position looked up as a frame (its `SourceURL` or
 /// `filename` leads to a map as a profile's URL does; else the first map given), answered in metro-symbolicate's
@@ -57,7 +58,7 @@ pub(super) fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), Cl
         })
         .collect();
     let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, lines, false, FunctionLines::NotWanted);
+    let resolved = resolve(&mut catalog, lines, SessionOptions::default());
     let mut answers: Vec<Option<(&OriginalFrame, bool)>> = vec![None; places.len()];
     answer(&mut answers, positioned.iter().copied(), &resolved.out);
     // metro-symbolicate walks a bytecode range whose first address maps to no source column by column up to its
@@ -119,12 +120,7 @@ pub(super) fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), Cl
             .iter()
             .map(|&(i, position)| place(places[i].0.as_deref(), position, None))
             .collect();
-        Some(resolve(
-            &mut catalog,
-            lines,
-            false,
-            FunctionLines::NotWanted,
-        ))
+        Some(resolve(&mut catalog, lines, SessionOptions::default()))
     };
     if let Some(again) = &again {
         answer(&mut answers, walked.iter().map(|w| w.0), &again.out);
@@ -223,7 +219,7 @@ pub(super) fn run_profmap(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliErr
         })
         .collect();
     let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, frames, false, FunctionLines::NotWanted);
+    let resolved = resolve(&mut catalog, frames, SessionOptions::default());
     let mut answers: Vec<Option<ProfmapAnswer>> = vec![None; lines.len()];
     for (&i, l) in asked.iter().zip(&resolved.out) {
         let Some(o) = l.frame().and_then(|f| f.original.as_ref()) else {

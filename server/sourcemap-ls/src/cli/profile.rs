@@ -16,10 +16,11 @@ use sourcemap_core::profile::{coverage, profmap};
 use sourcemap_core::profile::{Profile, ProfileDoc, Rewrite, Rewrites};
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 
-use super::frame_maps::{resolve, FunctionLines};
+use super::frame_maps::resolve;
 pub use super::profile_args::ProfileArgs;
 use super::profile_args::{catalog_of, place, By, To};
 use super::CliError;
+use sourcemap_core::session::SessionOptions;
 
 /// The input is never written over: `--out` must name another file.
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -84,7 +85,14 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
 
     let sites = Sites::of(&profile);
     let mut catalog = catalog_of(&args)?;
-    let resolved = resolve(&mut catalog, sites.lines(), false, FunctionLines::Wanted);
+    let resolved = resolve(
+        &mut catalog,
+        sites.lines(),
+        SessionOptions {
+            function_lines: true,
+            ..SessionOptions::default()
+        },
+    );
     let originals = originals_of(&resolved.out);
 
     let origins = sites.origins(&profile, &originals, |_, o| {
@@ -217,7 +225,7 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
         })
         .collect();
     let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, lines, false, FunctionLines::NotWanted);
+    let resolved = resolve(&mut catalog, lines, SessionOptions::default());
     let mut originals: Vec<Option<&OriginalFrame>> = vec![None; functions.len()];
     for (&i, o) in positioned.iter().zip(originals_of(&resolved.out)) {
         originals[i] = o;

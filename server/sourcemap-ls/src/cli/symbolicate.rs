@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::session::explain::{explain, explain_today, ExplainedMap};
+use sourcemap_core::session::SessionOptions;
 use sourcemap_core::source::today::TodayPosition;
 use sourcemap_core::trace::document::TraceDocument;
 use sourcemap_core::trace::input::{self, Encoding, TraceText};
@@ -22,10 +23,7 @@ use sourcemap_core::trace::symbolicate::{
 };
 use sourcemap_core::GeneratedPosition;
 
-use super::frame_maps::{
-    frames_today, load_for, original_text, resolve, shown, Catalog, FunctionLines, KnownMap,
-    Resolution,
-};
+use super::frame_maps::{load_for, original_text, resolve, shown, Catalog, KnownMap, Resolution};
 use super::CliError;
 
 #[derive(Args)]
@@ -176,21 +174,19 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         problems,
         ambiguous,
         jest,
+        today,
     } = resolve(
         &mut catalog,
         lines,
-        args.apply_shift,
-        FunctionLines::NotWanted,
+        // Where a source's file was edited since the build, where its code is now: only the JSON answer and
+        // `--explain` say it (plain text reads no local file for it).
+        SessionOptions {
+            apply_shift: args.apply_shift,
+            today: args.json || args.explain,
+            function_lines: false,
+        },
     );
     openable_paths(&mut out, &catalog.maps);
-    // The build's position is the answer (the crash's truth); where the source's file was edited since, where that
-    // code is now goes beside it.
-    // Only the JSON answer and `--explain` say it: plain text reads no local file for it.
-    let today = if args.json || args.explain {
-        frames_today(&out, &catalog.maps)
-    } else {
-        Vec::new()
-    };
     let explained: Vec<Vec<String>> = if args.explain {
         out.iter()
             .filter_map(SymbolicatedLine::frame)
