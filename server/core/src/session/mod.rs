@@ -215,12 +215,13 @@ where
     let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
     used.sort_unstable();
     used.dedup();
-    let jest = std::thread::scope(|scope| {
+    let (jest, looked_up) = std::thread::scope(|scope| {
         if !early.is_empty() {
             let (code, early) = (&code, &early);
-            scope.spawn(move || code.prefetch(early, &[]));
+            scope.spawn(move || code.prefetch_parts(early));
         }
-        for &i in &used {
+        // Maps whose frames have positions: one only frames without a position chose is not read to check it.
+        for &i in used.iter().filter(|&&i| !near[i].is_empty()) {
             fit_of(i);
         }
         if apply_shift {
@@ -229,6 +230,12 @@ where
         // 3. Jest's module wrapper moves line 1's columns: per map, the shift all its line-1 frames confirm is taken
         // back; where none can be told, those frames are not answered.
         let jest = take_back_line_one(&mut lines, &choices, |i| place.index(&maps[i]));
+        // Where each frame is looked up in its bundle's text (line 1 taken back): where its fit is judged.
+        let looked_up: Vec<Option<GeneratedPosition>> = lines
+            .iter()
+            .filter_map(StackLine::frame)
+            .map(|f| f.generated)
+            .collect();
         // 4. The positions first, then what names their functions parsed (a bundle the early pass is reading is
         // waited for, its sources parsed meanwhile).
         let positions = symbolicate(
@@ -242,7 +249,7 @@ where
             originals.extend(function_line_sources(&positions));
         }
         code.prefetch(&generated, &originals);
-        jest
+        (jest, looked_up)
     });
     let mut out = symbolicate(&lines, map_for(), chain, &*code);
     if options.function_lines {
@@ -253,7 +260,7 @@ where
     let withheld = withhold_misfits(
         &mut out,
         &choices,
-        &printed,
+        &looked_up,
         fit_of,
         |c| shift_of(c).is_some(),
         |i, f, p| frame_space(place.index(&maps[i]), f, p) == Ok((Space::Main, p)),
@@ -263,6 +270,7 @@ where
     let shifts = choices.iter().map(|&c| shift_of(c)).collect();
     let fits = used
         .iter()
+        .filter(|&&i| !near[i].is_empty())
         .filter_map(|&i| Some((i, fit_of(i)?.clone())))
         .collect();
     let today = if options.today {
@@ -427,12 +435,14 @@ where
 }
 
 /// Frames at positions where their map does not fit its bundle are not answered (the map's answer there is most
-/// likely another place): they stay as printed, with the reason. Frames shifted on purpose, and frames in a RAM
-/// bundle's module or a segment (another file than the bundle checked), are not checked. Returns their numbers.
+/// likely another place): they stay as printed, with the reason. `looked_up` is where each frame was looked up in
+/// its bundle's text (Jest's line-1 wrapper taken back: the fit report's positions are the file's). Frames shifted
+/// on purpose, and frames in a RAM bundle's module or a segment (another file than the bundle checked), are not
+/// checked. Returns their numbers.
 fn withhold_misfits<'f>(
     out: &mut [SymbolicatedLine],
     choices: &[Option<usize>],
-    printed: &[Option<GeneratedPosition>],
+    looked_up: &[Option<GeneratedPosition>],
     fit_of: impl Fn(usize) -> Option<&'f Fit>,
     shifted: impl Fn(Option<usize>) -> bool,
     in_bundle: impl Fn(usize, &StackFrame, GeneratedPosition) -> bool,
@@ -441,7 +451,7 @@ fn withhold_misfits<'f>(
     let frames = out.iter_mut().filter_map(SymbolicatedLine::frame_mut);
     for (k, f) in frames.enumerate() {
         let choice = choices[k];
-        let (Some(i), Some(p)) = (choice, printed[k]) else {
+        let (Some(i), Some(p)) = (choice, looked_up[k]) else {
             continue;
         };
         if shifted(choice) || !in_bundle(i, &f.frame, p) {

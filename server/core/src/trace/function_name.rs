@@ -57,6 +57,9 @@ pub trait CodeScopes {
         _original: &[(usize, SourceId, TextPosition)],
     ) {
     }
+    /// Reads ahead the parts around generated positions that may or may not be asked later
+    /// ([`TextScopes::answer_parts`]: never a whole parse of a large text). Nothing by default.
+    fn prefetch_parts(&self, _generated: &[(usize, TextPosition)]) {}
 }
 
 /// No code at hand: names come from the maps and the frames only.
@@ -222,6 +225,31 @@ impl CodeScopes for ScopeCache<'_> {
         original: &[(usize, SourceId, TextPosition)],
     ) {
         ScopeCache::prefetch(self, generated, original);
+    }
+
+    fn prefetch_parts(&self, generated: &[(usize, TextPosition)]) {
+        let mut by_bundle: HashMap<usize, Vec<TextPosition>> = HashMap::new();
+        for &(m, p) in generated {
+            by_bundle.entry(m).or_default().push(p);
+        }
+        let mut maps: Vec<_> = by_bundle.into_iter().collect();
+        maps.sort_by_key(|(m, _)| *m);
+        for (m, at) in maps {
+            let file = self
+                .generated
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(m)
+                .or_default()
+                .clone();
+            // Held while reading: the lookups that follow wait for this file, and read only what is still unknown.
+            let mut scopes = file.lock().unwrap_or_else(|e| e.into_inner());
+            if at.iter().any(|&p| scopes.known(p).is_none()) {
+                if let Some((name, text)) = (self.generated_text)(m) {
+                    scopes.answer_parts(&text, &name, Dialect::Generated, &at);
+                }
+            }
+        }
     }
 
     fn generated_shift(&self, map: usize) -> i64 {

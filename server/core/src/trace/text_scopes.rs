@@ -86,6 +86,27 @@ impl TextScopes {
         dialect: Dialect,
         at: &[TextPosition],
     ) {
+        self.answer_with(text, name, dialect, at, true);
+    }
+
+    /// Reads the parts around the positions of `at` in a text parsed in parts, and nothing else: a position only
+    /// the whole text answers (past its line's end, or where no part reads) is left unknown, and a text parsed
+    /// whole is not read. For reading ahead at positions that may turn out to be asked or not (`session`'s early
+    /// read): a guess never costs a whole syntax tree.
+    pub fn answer_parts(&mut self, text: &str, name: &str, dialect: Dialect, at: &[TextPosition]) {
+        if text.len() >= PARSE_IN_PARTS_FROM {
+            self.answer_with(Some(text), name, dialect, at, false);
+        }
+    }
+
+    fn answer_with(
+        &mut self,
+        text: Option<&str>,
+        name: &str,
+        dialect: Dialect,
+        at: &[TextPosition],
+        whole_allowed: bool,
+    ) {
         let mut wanted: Vec<TextPosition> = at
             .iter()
             .copied()
@@ -105,7 +126,7 @@ impl TextScopes {
         } else {
             wanted
         };
-        if !rest.is_empty() {
+        if !rest.is_empty() && whole_allowed {
             self.whole = Some(
                 FunctionScopes::parse(text, name, dialect)
                     .ok()
@@ -350,6 +371,38 @@ mod tests {
         let whole = FunctionScopes::parse(&text, file, dialect).unwrap();
         let (table, _) = tables_around(&text, file, dialect, &[p]).remove(0);
         (table.as_deref().and_then(describe), describe(&whole))
+    }
+
+    /// Reading ahead (`answer_parts`) answers what a part answers, never parses the whole text for a position only
+    /// it answers (left unknown, for `answer` to settle), and does not read a text parsed whole.
+    #[test]
+    fn reading_ahead_reads_parts_only() {
+        let mut text = String::new();
+        let mut line = 0u32;
+        while text.len() < PARSE_IN_PARTS_FROM + 1000 {
+            text.push_str(&format!("function f{line}() {{ return {line}; }}\n"));
+            line += 1;
+        }
+        let inside = TextPosition {
+            line: 7,
+            column: 18,
+        };
+        // Past the text's end: only the whole text says what is there.
+        let past = TextPosition {
+            line: line + 5,
+            column: 0,
+        };
+        let mut scopes = TextScopes::new();
+        scopes.answer_parts(&text, "a.js", Dialect::Generated, &[inside, past]);
+        let named = |t: Parsed| t.and_then(|t| t.innermost(inside).and_then(|f| f.written_name()));
+        assert_eq!(named(scopes.known(inside).unwrap()).as_deref(), Some("f7"));
+        assert!(scopes.known(past).is_none(), "no whole parse for a guess");
+        assert!(scopes.whole.is_none());
+        scopes.answer(Some(&text), "a.js", Dialect::Generated, &[past]);
+        assert!(scopes.known(past).is_some());
+        let mut small = TextScopes::new();
+        small.answer_parts("function g() {}", "a.js", Dialect::Generated, &[inside]);
+        assert!(small.known(inside).is_none());
     }
 
     #[test]
