@@ -111,13 +111,15 @@ impl<'a> ScopeCache<'a> {
     }
 }
 
-/// The scopes of the file `key` of `files`, having answered `at` (reading its text only when some position needs it).
+/// The scopes of the file `key` of `files`, having answered `at` (reading its text only when some position needs it;
+/// `read_ahead`: parts only, see `TextScopes::answer_parts`).
 fn answered<K: std::hash::Hash + Eq + Copy>(
     files: &Files<K>,
     key: K,
     at: &[TextPosition],
     text: impl FnOnce() -> Option<(String, String)>,
     dialect: Dialect,
+    read_ahead: bool,
 ) -> Arc<Mutex<TextScopes>> {
     let file = files
         .lock()
@@ -129,9 +131,12 @@ fn answered<K: std::hash::Hash + Eq + Copy>(
         // Held while parsing: other files parse in parallel under `prefetch`, this one once.
         let mut scopes = file.lock().unwrap_or_else(|e| e.into_inner());
         if at.iter().any(|&p| scopes.known(p).is_none()) {
-            match text() {
-                Some((name, text)) => scopes.answer(Some(&text), &name, dialect, at),
-                None => scopes.answer(None, "", dialect, at),
+            match (text(), read_ahead) {
+                // Reading ahead: parts only (`TextScopes::answer_parts`), and an unreadable text is left for later.
+                (Some((name, text)), true) => scopes.answer_parts(&text, &name, dialect, at),
+                (None, true) => {}
+                (Some((name, text)), false) => scopes.answer(Some(&text), &name, dialect, at),
+                (None, false) => scopes.answer(None, "", dialect, at),
             }
         }
     }
@@ -199,6 +204,7 @@ impl ScopeCache<'_> {
             at,
             || (self.generated_text)(map),
             Dialect::Generated,
+            false,
         )
     }
 
@@ -214,6 +220,7 @@ impl ScopeCache<'_> {
             at,
             || (self.original_text)(map, source),
             Dialect::Original,
+            false,
         )
     }
 }
@@ -235,20 +242,14 @@ impl CodeScopes for ScopeCache<'_> {
         let mut maps: Vec<_> = by_bundle.into_iter().collect();
         maps.sort_by_key(|(m, _)| *m);
         for (m, at) in maps {
-            let file = self
-                .generated
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(m)
-                .or_default()
-                .clone();
-            // Held while reading: the lookups that follow wait for this file, and read only what is still unknown.
-            let mut scopes = file.lock().unwrap_or_else(|e| e.into_inner());
-            if at.iter().any(|&p| scopes.known(p).is_none()) {
-                if let Some((name, text)) = (self.generated_text)(m) {
-                    scopes.answer_parts(&text, &name, Dialect::Generated, &at);
-                }
-            }
+            answered(
+                &self.generated,
+                m,
+                &at,
+                || (self.generated_text)(m),
+                Dialect::Generated,
+                true,
+            );
         }
     }
 
