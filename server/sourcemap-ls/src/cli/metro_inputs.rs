@@ -11,13 +11,54 @@ use sourcemap_core::map::metro::{metro_file, Space};
 use sourcemap_core::profile::coverage;
 use sourcemap_core::profile::profmap::{self, ProfmapAnswer};
 use sourcemap_core::profile::ProfileError;
+use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
-use sourcemap_core::{Bias, GeneratedPosition};
+use sourcemap_core::{Bias, GeneratedPosition, SourceMapIndex};
 
 use super::frame_maps::resolve;
 use super::profile_args::{catalog_of, place, ProfileArgs};
 use super::CliError;
-use sourcemap_core::session::SessionOptions;
+
+/// metro-symbolicate's walk over a bytecode range `(start, end)` of generated line `line` whose first address maps
+/// to no source: column by column, the first segment after `start` and before `end`, on that line, whose mapping has
+/// a source, in the space the map places `file` in (a RAM bundle's module or a segment: `map/metro.rs`).
+fn first_sourced_in_range(
+    index: &SourceMapIndex,
+    file: Option<&str>,
+    line: u32,
+    (start, end): (u32, u32),
+) -> Option<GeneratedPosition> {
+    let file = file
+        .filter(|_| index.has_metro_files())
+        .and_then(metro_file);
+    let (space, placed) = match file {
+        Some(file) => index
+            .metro_position(file, GeneratedPosition { line, column: 0 })
+            .ok()?,
+        None => (Space::Main, GeneratedPosition { line, column: 0 }),
+    };
+    let mut column = start + 1;
+    while column < end {
+        let p = GeneratedPosition {
+            line: placed.line,
+            column,
+        };
+        let Ok(Some(hit)) = index.lookup_in(space, p, Bias::LeastUpperBound) else {
+            return None;
+        };
+        if hit.generated.line != placed.line || hit.generated.column >= end {
+            return None;
+        }
+        if hit.original.is_some_and(|o| o.source_url.is_some()) {
+            return Some(GeneratedPosition {
+                line,
+                column: hit.generated.column,
+            });
+        }
+        column = hit.generated.column + 1;
+    }
+    None
+}
 
 /// A Hermes coverage trace or a bytecode size attribution: each position looked up as a frame (its `SourceURL` or
 /// `filename` leads to a map as a profile's URL does; else the first map given), answered in metro-symbolicate's
@@ -75,42 +116,8 @@ pub(super) fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), Cl
         };
         let index = &catalog.maps[choice].index;
         let line = places[i].1.expect("positioned").line;
-        // A module's or a segment's address is walked where the map places that file (`map/metro.rs`).
-        let file = places[i]
-            .0
-            .as_deref()
-            .filter(|_| index.has_metro_files())
-            .and_then(metro_file);
-        let (space, placed) = match file {
-            Some(file) => match index.metro_position(file, GeneratedPosition { line, column: 0 }) {
-                Ok(placed) => placed,
-                Err(_) => continue,
-            },
-            None => (Space::Main, GeneratedPosition { line, column: 0 }),
-        };
-        let mut column = start + 1;
-        while column < end {
-            let p = GeneratedPosition {
-                line: placed.line,
-                column,
-            };
-            let Ok(Some(hit)) = index.lookup_in(space, p, Bias::LeastUpperBound) else {
-                break;
-            };
-            if hit.generated.line != placed.line || hit.generated.column >= end {
-                break;
-            }
-            if hit.original.is_some_and(|o| o.source_url.is_some()) {
-                walked.push((
-                    i,
-                    GeneratedPosition {
-                        line,
-                        column: hit.generated.column,
-                    },
-                ));
-                break;
-            }
-            column = hit.generated.column + 1;
+        if let Some(p) = first_sourced_in_range(index, places[i].0.as_deref(), line, (start, end)) {
+            walked.push((i, p));
         }
     }
     let again = if walked.is_empty() {

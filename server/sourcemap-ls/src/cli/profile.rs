@@ -14,13 +14,13 @@ use sourcemap_core::profile::sites::Sites;
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy, Row};
 use sourcemap_core::profile::{coverage, profmap};
 use sourcemap_core::profile::{Profile, ProfileDoc, Rewrite, Rewrites};
+use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 
 use super::frame_maps::resolve;
 pub use super::profile_args::ProfileArgs;
 use super::profile_args::{catalog_of, place, By, To};
 use super::CliError;
-use sourcemap_core::session::SessionOptions;
 
 /// The input is never written over: `--out` must name another file.
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -6,14 +6,15 @@ use std::sync::atomic::Ordering;
 
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{
-    Hover, HoverContents, HoverParams, MarkupContent, MarkupKind, Position, Range,
+    Hover, HoverContents, HoverParams, MarkupContent, MarkupKind, Position, Range, Url,
 };
 
 use sourcemap_core::trace::code_frame::code_frame;
 use sourcemap_core::trace::function_name::CodeScopes;
 use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing, OriginalCodeOnly};
+use sourcemap_core::{MappingHit, SourceMapIndex};
 
-use super::document_place::in_map;
+use super::document_place::{in_map, InMap};
 
 use super::source_text;
 use crate::lsp::protocol::errors::internal;
@@ -156,24 +157,7 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     }
     md.push('*');
 
-    let end = match index
-        .segment_end(&hit)
-        .map_err(|e| internal(e.to_string()))?
-    {
-        Some(end) => end,
-        None => match b.rope(&uri) {
-            // The segment runs to the end of the line.
-            Some(rope)
-                if (placed.document_line(hit.generated.line) as usize) < rope.len_lines() =>
-            {
-                let line = rope
-                    .line(placed.document_line(hit.generated.line) as usize)
-                    .to_string();
-                utf16_len(line.trim_end_matches(['\n', '\r']))
-            }
-            _ => hit.generated.column + 1,
-        },
-    };
+    let end = segment_end(b, &uri, index, &hit, &placed)?;
     let line = placed.document_line(hit.generated.line);
     let contents = if b.plain_text_hover.load(Ordering::Relaxed) {
         MarkupContent {
@@ -193,6 +177,34 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
             Position::new(line, end.max(hit.generated.column)),
         )),
     }))
+}
+
+/// Where the hovered segment ends on its document line (UTF-16): the next segment, else the line's end.
+fn segment_end(
+    b: &Backend,
+    uri: &Url,
+    index: &SourceMapIndex,
+    hit: &MappingHit<'_>,
+    placed: &InMap,
+) -> Result<u32> {
+    let end = index
+        .segment_end(hit)
+        .map_err(|e| internal(e.to_string()))?;
+    Ok(match end {
+        Some(end) => end,
+        None => match b.rope(uri) {
+            // The segment runs to the end of the line.
+            Some(rope)
+                if (placed.document_line(hit.generated.line) as usize) < rope.len_lines() =>
+            {
+                let line = rope
+                    .line(placed.document_line(hit.generated.line) as usize)
+                    .to_string();
+                utf16_len(line.trim_end_matches(['\n', '\r']))
+            }
+            _ => hit.generated.column + 1,
+        },
+    })
 }
 
 /// The hover where the map does not fit the bundle: why there is no answer.
