@@ -27,7 +27,7 @@ use crate::map::checkpoints::CheckpointTable;
 use crate::map::error::MappingsLocation;
 use crate::map::prefetch::prefetch;
 use crate::map::segment::{
-    Limits, LineScan, Segment, SegmentCursor, SegmentError, SegmentOriginal, ValidatedCursor,
+    Limits, LineScan, Segment, SegmentError, SegmentOriginal, ValidatedCursor,
 };
 use crate::map::vlq;
 
@@ -91,12 +91,12 @@ pub struct SourceSpan {
 }
 
 impl SourceSpan {
-    const NONE: SourceSpan = SourceSpan {
+    pub(crate) const NONE: SourceSpan = SourceSpan {
         first: u32::MAX,
         last: 0,
     };
 
-    fn add(&mut self, offset: u32) {
+    pub(crate) fn add(&mut self, offset: u32) {
         self.first = self.first.min(offset);
         self.last = self.last.max(offset);
     }
@@ -145,7 +145,7 @@ fn parse_range_mappings(text: &[u8]) -> Result<Vec<(u32, u32)>, SegmentError> {
 }
 
 impl CompactMappings {
-    /// Validates `bytes` completely and builds the checkpoints.
+    /// Validates `bytes` completely and builds the checkpoints (`compact_build`: in stretches at once when long).
     pub fn build(
         bytes: &[u8],
         limits: Limits,
@@ -165,102 +165,21 @@ impl CompactMappings {
             Some(text) => parse_range_mappings(text)?,
             None => Vec::new(),
         };
-        let mut next_range = 0usize;
-        let mut range_segments = Vec::new();
+        crate::map::compact_build::build(bytes, limits, &ranges)
+    }
 
-        let mut checkpoints: Vec<Checkpoint> =
-            Vec::with_capacity(bytes.len() / CHECKPOINT_INTERVAL + 1);
-        let mut unsorted_lines = Vec::new();
-        let mut cursor = SegmentCursor::new(bytes, limits);
-        let mut segments = 0u64;
-        let mut last_cp_offset: Option<usize> = None;
-        let mut line = u32::MAX;
-        let mut line_first_offset = 0u32;
-        let mut line_sorted = true;
-        let mut prev_column = 0u32;
-        let mut segment_in_line = 0u32;
-        let mut last_position = None;
-        let mut source_spans = Some(Vec::new());
-        // A table entry is 8 B; a table longer than a quarter of the VLQ bytes is not kept.
-        let max_spans = bytes.len() / 4 + 16;
-        while let Some(seg) = {
-            let acc = cursor.accumulators();
-            cursor.next_segment().map(|r| r.map(|s| (s, acc)))
-        } {
-            let (seg, acc_before) = seg?;
-            segments += 1;
-            let first_in_line = seg.line != line;
-            if first_in_line {
-                line = seg.line;
-                line_first_offset = seg.offset;
-                line_sorted = true;
-                segment_in_line = 0;
-            } else if seg.column < prev_column && line_sorted {
-                line_sorted = false;
-                unsorted_lines.push(line);
-                // Mid-line checkpoints on this line could skip a smaller column that comes later: drop them.
-                while checkpoints
-                    .last()
-                    .is_some_and(|cp| cp.line == line && cp.offset > line_first_offset)
-                {
-                    checkpoints.pop();
-                }
-                last_cp_offset = checkpoints.last().map(|cp| cp.offset as usize);
-            }
-            segment_in_line += 1;
-            let eligible = first_in_line || (line_sorted && seg.column > prev_column);
-            let far_enough =
-                last_cp_offset.is_none_or(|o| seg.offset as usize - o >= CHECKPOINT_INTERVAL);
-            if eligible && far_enough {
-                checkpoints.push(Checkpoint {
-                    offset: seg.offset,
-                    line: seg.line,
-                    column: seg.column,
-                    accumulators: acc_before,
-                });
-                last_cp_offset = Some(seg.offset as usize);
-            }
-            if let (Some(o), Some(spans)) = (seg.original, source_spans.as_mut()) {
-                let i = o.source as usize;
-                if i >= spans.len() {
-                    if i < max_spans {
-                        spans.resize(i + 1, SourceSpan::NONE);
-                    } else {
-                        source_spans = None;
-                    }
-                }
-                if let Some(spans) = source_spans.as_mut() {
-                    spans[i].add(seg.offset);
-                }
-            }
-            prev_column = seg.column;
-            last_position = Some(match last_position {
-                Some((l, c)) if l == seg.line => (l, seg.column.max(c)),
-                _ => (seg.line, seg.column),
-            });
-            while let Some(&(rl, ri)) = ranges.get(next_range) {
-                if (rl, ri) < (seg.line, segment_in_line) {
-                    return Err(range_out_of_range(rl, ri));
-                }
-                if (rl, ri) == (seg.line, segment_in_line) {
-                    range_segments.push((seg.line, seg.column));
-                    next_range += 1;
-                } else {
-                    break;
-                }
-            }
-        }
-        if let Some(&(rl, ri)) = ranges.get(next_range) {
-            return Err(range_out_of_range(rl, ri));
-        }
-        let lines = if bytes.is_empty() {
-            0
-        } else {
-            memchr::memchr_iter(b';', bytes).count() as u32 + 1
-        };
-        range_segments.sort_unstable();
-        Ok(CompactMappings {
-            checkpoints: CheckpointTable::new(&checkpoints),
+    /// A section's mappings from what `compact_build` found.
+    pub(crate) fn from_parts(
+        checkpoints: &[Checkpoint],
+        last_position: Option<(u32, u32)>,
+        unsorted_lines: Vec<u32>,
+        range_segments: Vec<(u32, u32)>,
+        lines: u32,
+        segments: u64,
+        source_spans: Option<Vec<SourceSpan>>,
+    ) -> Self {
+        CompactMappings {
+            checkpoints: CheckpointTable::new(checkpoints),
             last_position,
             has_unsorted_lines: !unsorted_lines.is_empty(),
             has_range_segments: !range_segments.is_empty(),
@@ -271,7 +190,7 @@ impl CompactMappings {
                 segments,
                 source_spans: source_spans.map(Vec::into_boxed_slice),
             }),
-        })
+        }
     }
 
     /// Where the segments of any of these section-local sources lie: `None` when unknown (decode everything).
@@ -610,7 +529,7 @@ pub fn tie_key(s: &Segment) -> (bool, u32, u32, u32, bool, u32) {
     }
 }
 
-fn range_out_of_range(line: u32, index: u32) -> SegmentError {
+pub(crate) fn range_out_of_range(line: u32, index: u32) -> SegmentError {
     SegmentError {
         location: MappingsLocation {
             byte: 0,

@@ -9,6 +9,7 @@
 
 pub mod checkpoints;
 pub mod compact;
+mod compact_build;
 pub mod error;
 pub(crate) mod fast_read;
 pub mod function_map;

@@ -63,35 +63,110 @@ enum Expect {
 const MAX: i64 = i32::MAX as i64;
 
 /// A forward cursor over `mappings`.
-pub struct SegmentCursor<'a> {
+///
+/// `RELATIVE = false` (the default) decodes from the start of `mappings` and checks every rule. `RELATIVE = true`
+/// decodes a stretch that starts at a line (after a `;`) with accumulators that start at 0, so that stretches can be
+/// decoded at once on several threads: it checks every rule that does not depend on the accumulators' values
+/// (syntax, VLQ, generated columns) and records instead the [`Extent`] of each accumulator, which the caller checks
+/// once the stretches before it tell it the accumulators' real starting values.
+pub struct SegmentCursor<'a, const RELATIVE: bool = false> {
     bytes: &'a [u8],
     pos: usize,
     line: u32,
     segment_in_line: u32,
     column: i64,
-    acc: Accumulators,
+    /// Source, original line, original column, name. Within range once checked (absolute), or relative to the
+    /// stretch's start and possibly negative (relative).
+    acc: [i64; 4],
     expect: Expect,
     limits: Limits,
+    extent: Extent,
 }
 
-impl<'a> SegmentCursor<'a> {
+/// The smallest and largest value each accumulator (source, original line, original column, name) took, relative to
+/// a stretch's start, over the segments that set it (`min > max`: none did). See [`SegmentCursor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extent {
+    pub min: [i64; 4],
+    pub max: [i64; 4],
+}
+
+impl Default for Extent {
+    fn default() -> Self {
+        Extent {
+            min: [i64::MAX; 4],
+            max: [i64::MIN; 4],
+        }
+    }
+}
+
+impl Extent {
+    #[inline(always)]
+    fn note(&mut self, field: usize, value: i64) {
+        self.min[field] = self.min[field].min(value);
+        self.max[field] = self.max[field].max(value);
+    }
+
+    /// Whether every value, once `start` is added, is within the format's ranges for a section with `limits`
+    /// (the rules [`SegmentCursor`] checks per segment when absolute).
+    pub fn fits(&self, start: [i64; 4], limits: Limits) -> bool {
+        let upper = [
+            i64::from(limits.sources) - 1,
+            MAX,
+            MAX,
+            i64::from(limits.names) - 1,
+        ];
+        (0..4).all(|f| {
+            self.min[f] > self.max[f]
+                || (start[f] + self.min[f] >= 0 && start[f] + self.max[f] <= upper[f])
+        })
+    }
+}
+
+impl<'a> SegmentCursor<'a, false> {
     /// A cursor at the start of `mappings`.
     pub fn new(bytes: &'a [u8], limits: Limits) -> Self {
+        SegmentCursor::start(bytes, limits)
+    }
+}
+
+impl<'a> SegmentCursor<'a, true> {
+    /// A cursor over a stretch of `mappings` that starts at a line, with relative accumulators (see the type).
+    pub fn relative(bytes: &'a [u8]) -> Self {
+        SegmentCursor::start(bytes, Limits::default())
+    }
+}
+
+impl<'a, const RELATIVE: bool> SegmentCursor<'a, RELATIVE> {
+    fn start(bytes: &'a [u8], limits: Limits) -> Self {
         SegmentCursor {
             bytes,
             pos: 0,
             line: 0,
             segment_in_line: 0,
             column: 0,
-            acc: Accumulators::default(),
+            acc: [0; 4],
             expect: Expect::LineStart,
             limits,
+            extent: Extent::default(),
         }
     }
 
-    /// The accumulators as they stand (before the next segment).
+    /// The accumulators as they stand (before the next segment). Relative ones are wrapped into `u32`, so that adding
+    /// the stretch's start (wrapping) gives the absolute values once [`Extent::fits`] has said they are in range.
+    #[inline(always)]
     pub fn accumulators(&self) -> Accumulators {
-        self.acc
+        Accumulators {
+            source: self.acc[0] as u32,
+            original_line: self.acc[1] as u32,
+            original_column: self.acc[2] as u32,
+            name: self.acc[3] as u32,
+        }
+    }
+
+    /// The accumulators as they stand, and (relative cursors only) their extent so far.
+    pub fn totals(&self) -> ([i64; 4], Extent) {
+        (self.acc, self.extent)
     }
 
     /// Current generated line (the line of the next segment, once separators are consumed).
@@ -104,6 +179,7 @@ impl<'a> SegmentCursor<'a> {
         self.pos
     }
 
+    #[cold]
     fn error(&self, byte: usize, message: impl Into<String>) -> SegmentError {
         SegmentError {
             location: MappingsLocation {
@@ -115,6 +191,8 @@ impl<'a> SegmentCursor<'a> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn vlq_error(&self, byte: usize, e: VlqError, field: &str) -> SegmentError {
         let message = match e {
             VlqError::InvalidDigit(b'=') => {
@@ -187,27 +265,37 @@ impl<'a> SegmentCursor<'a> {
 
     /// Whether another field of the current segment follows; a byte that is neither a digit nor a separator is an
     /// error here, so that `AAAA.AAAA` says "bad separator" rather than "bad digit".
-    #[inline]
+    #[inline(always)]
     fn more_fields(&self) -> Result<bool, SegmentError> {
         match self.bytes.get(self.pos) {
             None | Some(b',') | Some(b';') => Ok(false),
             Some(&b) if vlq::is_digit(b) => Ok(true),
-            Some(b'=') => Err(self.error(
+            Some(&b) => Err(self.not_a_field(b)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_a_field(&self, b: u8) -> SegmentError {
+        if b == b'=' {
+            return self.error(
                 self.pos,
                 "'=' is not allowed in mappings (base64 padding is not part of VLQ)",
-            )),
-            Some(&b) if b.is_ascii_graphic() => Err(self.error(
+            );
+        }
+        if b.is_ascii_graphic() {
+            return self.error(
                 self.pos,
                 format!(
                     "'{}' is not a separator (',' or ';') or a base64 digit",
                     b as char
                 ),
-            )),
-            Some(&b) => Err(self.error(
-                self.pos,
-                format!("byte 0x{b:02x} is not a separator or a base64 digit"),
-            )),
+            );
         }
+        self.error(
+            self.pos,
+            format!("byte 0x{b:02x} is not a separator or a base64 digit"),
+        )
     }
 
     /// Decodes the next segment, or `None` at the end.
@@ -227,6 +315,7 @@ impl<'a> SegmentCursor<'a> {
         vlq::decode_signed(self.bytes, &mut self.pos).map_err(|e| self.vlq_error(start, e, what))
     }
 
+    #[inline(always)]
     fn decode_segment(&mut self) -> Result<Segment, SegmentError> {
         let start = self.pos;
         let column = self.column + self.field("generated column")?;
@@ -244,16 +333,20 @@ impl<'a> SegmentCursor<'a> {
         if !self.more_fields()? {
             return Ok(segment);
         }
-        let source = i64::from(self.acc.source) + self.field("source index")?;
+        let source = self.acc[0] + self.field("source index")?;
         if !self.more_fields()? {
             return Err(self.error(start, "segment has 2 fields (must have 1, 4 or 5)"));
         }
-        let line = i64::from(self.acc.original_line) + self.field("original line")?;
+        let line = self.acc[1] + self.field("original line")?;
         if !self.more_fields()? {
             return Err(self.error(start, "segment has 3 fields (must have 1, 4 or 5)"));
         }
-        let col = i64::from(self.acc.original_column) + self.field("original column")?;
-        if source < 0 || source >= i64::from(self.limits.sources) {
+        let col = self.acc[2] + self.field("original column")?;
+        if RELATIVE {
+            self.extent.note(0, source);
+            self.extent.note(1, line);
+            self.extent.note(2, col);
+        } else if source < 0 || source >= i64::from(self.limits.sources) {
             return Err(self.error(
                 start,
                 format!(
@@ -262,19 +355,21 @@ impl<'a> SegmentCursor<'a> {
                 ),
             ));
         }
-        if !(0..=MAX).contains(&line) {
+        if !RELATIVE && !(0..=MAX).contains(&line) {
             return Err(self.error(start, format!("original line {line} is out of range")));
         }
-        if !(0..=MAX).contains(&col) {
+        if !RELATIVE && !(0..=MAX).contains(&col) {
             return Err(self.error(start, format!("original column {col} is out of range")));
         }
-        self.acc.source = source as u32;
-        self.acc.original_line = line as u32;
-        self.acc.original_column = col as u32;
+        self.acc[0] = source;
+        self.acc[1] = line;
+        self.acc[2] = col;
         let mut name = None;
         if self.more_fields()? {
-            let n = i64::from(self.acc.name) + self.field("name index")?;
-            if n < 0 || n >= i64::from(self.limits.names) {
+            let n = self.acc[3] + self.field("name index")?;
+            if RELATIVE {
+                self.extent.note(3, n);
+            } else if n < 0 || n >= i64::from(self.limits.names) {
                 return Err(self.error(
                     start,
                     format!(
@@ -283,7 +378,7 @@ impl<'a> SegmentCursor<'a> {
                     ),
                 ));
             }
-            self.acc.name = n as u32;
+            self.acc[3] = n;
             name = Some(n as u32);
         }
         segment.original = Some(SegmentOriginal {

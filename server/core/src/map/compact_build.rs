@@ -1,0 +1,543 @@
+//! Building a section's [`CompactMappings`]: one validating pass over `mappings`, or, for a large section, the same
+//! pass over several stretches at once.
+//!
+//! Why stretches: the editor's first hover on a real Metro build (one 50.6 MB section) waited for this pass alone
+//! for 60 % of its time, on one core (docs/PERFORMANCE.md, "The first hover on two cores"). Each stretch starts
+//! after a `;`, where the generated column restarts at 0 (ECMA-426 §"Mappings structure": "the generated column …
+//! is relative to the previous occurrence in the same line", and resets on each line), so a stretch can be decoded
+//! without what comes before it — except the four accumulators (source, original line, original column, name),
+//! which run across lines. A stretch decodes them relative to its own start and records their extent
+//! ([`Extent`]); once the stretches before it are done, their totals give its real start, and the extent says in
+//! one comparison per accumulator whether every segment was within range.
+//!
+//! The one rule: the stretches' result is used only when every stretch decoded cleanly and every extent fits.
+//! Otherwise the whole text is decoded again in one pass, which finds the first error in text order, the same
+//! error as before stretches existed. `rangeMappings` (rare, and indexed by segments from each line's start) always
+//! take the one pass.
+//!
+//! Where stretches start depends on the text's length alone, never on the number of cores, so the checkpoints are
+//! the same on every machine; a machine with fewer cores decodes more stretches per thread. Checkpoints at a
+//! stretch's start differ from the one pass's (a stretch starts its own spacing), and keep the invariants of
+//! [`CompactMappings`]: each stands at a line's first segment or past a strictly smaller column on a sorted line.
+
+use crate::map::compact::{
+    range_out_of_range, Checkpoint, CompactMappings, SourceSpan, CHECKPOINT_INTERVAL,
+};
+use crate::map::segment::{Accumulators, Extent, Limits, SegmentCursor, SegmentError};
+
+/// A section shorter than two of these is decoded in one pass; longer ones in stretches of about this size.
+const STRETCH_BYTES: usize = 4 << 20;
+/// At most this many stretches, however long the section.
+const MAX_STRETCHES: usize = 16;
+
+/// What one pass over a stretch of `mappings` found. Positions and offsets are relative to the stretch; sources
+/// and accumulators too when the stretch was decoded relative (they are exact for the one pass).
+struct Stretch {
+    checkpoints: Vec<Checkpoint>,
+    unsorted_lines: Vec<u32>,
+    range_segments: Vec<(u32, u32)>,
+    segments: u64,
+    last_position: Option<(u32, u32)>,
+    spans: SpanTable,
+    /// Lines the stretch ended (its `;`s).
+    lines_ended: u32,
+    /// The accumulators at its end, and their extent (relative stretches only).
+    end: [i64; 4],
+    extent: Extent,
+}
+
+/// Per source, where its segments lie (see `SourceSpan`), indexed by a source index that a relative stretch may
+/// see below 0. Dropped when an index reaches `max`, where the table would outweigh the VLQ.
+struct SpanTable {
+    from_zero: Vec<SourceSpan>,
+    below_zero: Vec<SourceSpan>,
+    max: usize,
+    dropped: bool,
+}
+
+impl SpanTable {
+    fn new(max: usize) -> Self {
+        SpanTable {
+            from_zero: Vec::new(),
+            below_zero: Vec::new(),
+            max,
+            dropped: false,
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, source: i64, offset: u32) {
+        if self.dropped {
+            return;
+        }
+        let (table, i) = if source >= 0 {
+            (&mut self.from_zero, source as usize)
+        } else {
+            (&mut self.below_zero, (-source - 1) as usize)
+        };
+        if i >= table.len() {
+            if i >= self.max {
+                self.dropped = true;
+                return;
+            }
+            table.resize(i + 1, SourceSpan::NONE);
+        }
+        table[i].add(offset);
+    }
+}
+
+/// Validates `bytes` completely and builds the checkpoints. See the module documentation.
+pub(crate) fn build(
+    bytes: &[u8],
+    limits: Limits,
+    ranges: &[(u32, u32)],
+) -> Result<CompactMappings, SegmentError> {
+    // A table entry is 8 B; a table longer than a quarter of the VLQ bytes is not kept.
+    let max_spans = bytes.len() / 4 + 16;
+    if ranges.is_empty() {
+        if let Some(built) = build_in_stretches(bytes, limits, max_spans, STRETCH_BYTES) {
+            return Ok(built);
+        }
+    }
+    let stretch = scan(
+        SegmentCursor::new(bytes, limits),
+        ranges,
+        max_spans,
+        bytes.len(),
+    )?;
+    Ok(finish(bytes, stretch))
+}
+
+/// Where each stretch after the first starts (just after a `;`), by the text's length alone; empty for one pass.
+fn stretch_starts(bytes: &[u8], stretch_bytes: usize) -> Vec<usize> {
+    let count = (bytes.len() / stretch_bytes).min(MAX_STRETCHES);
+    let mut starts = Vec::new();
+    if count < 2 {
+        return starts;
+    }
+    for k in 1..count {
+        let target = (bytes.len() / count * k).max(starts.last().copied().unwrap_or(0));
+        match memchr::memchr(b';', &bytes[target..]) {
+            Some(i) if target + i + 1 < bytes.len() => starts.push(target + i + 1),
+            _ => break,
+        }
+    }
+    starts.dedup();
+    starts
+}
+
+/// The stretches decoded at once and joined, or `None` when the text is short or any stretch says the one pass
+/// must decide (an error, or an accumulator out of range once its start is known).
+fn build_in_stretches(
+    bytes: &[u8],
+    limits: Limits,
+    max_spans: usize,
+    stretch_bytes: usize,
+) -> Option<CompactMappings> {
+    let starts = stretch_starts(bytes, stretch_bytes);
+    if starts.is_empty() {
+        return None;
+    }
+    let bounds: Vec<(usize, usize)> = std::iter::once(0)
+        .chain(starts.iter().copied())
+        .zip(starts.iter().copied().chain(std::iter::once(bytes.len())))
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(bounds.len());
+    let decode = |first: usize| -> Vec<(usize, Option<Stretch>)> {
+        (first..bounds.len())
+            .step_by(threads)
+            .map(|i| {
+                let (from, to) = bounds[i];
+                let cursor = SegmentCursor::relative(&bytes[from..to]);
+                (i, scan(cursor, &[], max_spans, to - from).ok())
+            })
+            .collect()
+    };
+    let mut decoded: Vec<(usize, Option<Stretch>)> = std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads).map(|t| s.spawn(move || decode(t))).collect();
+        let mut all = decode(0);
+        for handle in others {
+            all.extend(handle.join().expect("a stretch's decoding panicked"));
+        }
+        all
+    });
+    decoded.sort_unstable_by_key(|(i, _)| *i);
+    let stretches: Vec<Stretch> = decoded.into_iter().map(|(_, s)| s).collect::<Option<_>>()?;
+    let joined = join(stretches, &bounds, limits, max_spans)?;
+    Some(finish(bytes, joined))
+}
+
+/// The stretches as one, absolute: each one's positions, offsets, sources and accumulators moved by what the
+/// stretches before it ended with. `None` when an accumulator leaves its range.
+fn join(
+    stretches: Vec<Stretch>,
+    bounds: &[(usize, usize)],
+    limits: Limits,
+    max_spans: usize,
+) -> Option<Stretch> {
+    let mut start = [0i64; 4];
+    let mut first_line = 0u32;
+    let mut out = Stretch {
+        checkpoints: Vec::with_capacity(stretches.iter().map(|s| s.checkpoints.len()).sum()),
+        unsorted_lines: Vec::new(),
+        range_segments: Vec::new(),
+        segments: 0,
+        last_position: None,
+        spans: SpanTable::new(max_spans),
+        lines_ended: 0,
+        end: [0; 4],
+        extent: Extent::default(),
+    };
+    for (stretch, &(from, _)) in stretches.into_iter().zip(bounds) {
+        if !stretch.extent.fits(start, limits) {
+            return None;
+        }
+        let shift = |a: Accumulators| Accumulators {
+            source: a.source.wrapping_add(start[0] as u32),
+            original_line: a.original_line.wrapping_add(start[1] as u32),
+            original_column: a.original_column.wrapping_add(start[2] as u32),
+            name: a.name.wrapping_add(start[3] as u32),
+        };
+        out.checkpoints
+            .extend(stretch.checkpoints.iter().map(|cp| Checkpoint {
+                offset: cp.offset + from as u32,
+                line: cp.line + first_line,
+                column: cp.column,
+                accumulators: shift(cp.accumulators),
+            }));
+        out.unsorted_lines
+            .extend(stretch.unsorted_lines.iter().map(|l| l + first_line));
+        out.segments += stretch.segments;
+        if let Some((line, column)) = stretch.last_position {
+            out.last_position = Some((line + first_line, column));
+        }
+        out.spans.dropped |= stretch.spans.dropped;
+        let spans = stretch
+            .spans
+            .from_zero
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as i64, s));
+        let below = stretch
+            .spans
+            .below_zero
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (-(i as i64) - 1, s));
+        for (source, span) in spans.chain(below).filter(|(_, s)| !s.is_empty()) {
+            out.spans.add(start[0] + source, span.first + from as u32);
+            out.spans.add(start[0] + source, span.last + from as u32);
+        }
+        for (f, total) in start.iter_mut().enumerate() {
+            *total += stretch.end[f];
+        }
+        first_line += stretch.lines_ended;
+    }
+    Some(out)
+}
+
+/// One pass over a stretch (or the whole text): every segment validated as the cursor does, the checkpoints placed.
+fn scan<const RELATIVE: bool>(
+    mut cursor: SegmentCursor<'_, RELATIVE>,
+    ranges: &[(u32, u32)],
+    max_spans: usize,
+    len: usize,
+) -> Result<Stretch, SegmentError> {
+    let mut next_range = 0usize;
+    let mut range_segments = Vec::new();
+    let mut checkpoints: Vec<Checkpoint> = Vec::with_capacity(len / CHECKPOINT_INTERVAL + 1);
+    let mut unsorted_lines = Vec::new();
+    let mut segments = 0u64;
+    let mut last_cp_offset: Option<usize> = None;
+    let mut line = u32::MAX;
+    let mut line_first_offset = 0u32;
+    let mut line_sorted = true;
+    let mut prev_column = 0u32;
+    let mut segment_in_line = 0u32;
+    let mut last_position = None;
+    let mut spans = SpanTable::new(max_spans);
+    while let Some(seg) = {
+        let acc = cursor.accumulators();
+        cursor.next_segment().map(|r| r.map(|s| (s, acc)))
+    } {
+        let (seg, acc_before) = seg?;
+        segments += 1;
+        let first_in_line = seg.line != line;
+        if first_in_line {
+            line = seg.line;
+            line_first_offset = seg.offset;
+            line_sorted = true;
+            segment_in_line = 0;
+        } else if seg.column < prev_column && line_sorted {
+            line_sorted = false;
+            unsorted_lines.push(line);
+            // Mid-line checkpoints on this line could skip a smaller column that comes later: drop them.
+            while checkpoints
+                .last()
+                .is_some_and(|cp| cp.line == line && cp.offset > line_first_offset)
+            {
+                checkpoints.pop();
+            }
+            last_cp_offset = checkpoints.last().map(|cp| cp.offset as usize);
+        }
+        segment_in_line += 1;
+        let eligible = first_in_line || (line_sorted && seg.column > prev_column);
+        let far_enough =
+            last_cp_offset.is_none_or(|o| seg.offset as usize - o >= CHECKPOINT_INTERVAL);
+        if eligible && far_enough {
+            checkpoints.push(Checkpoint {
+                offset: seg.offset,
+                line: seg.line,
+                column: seg.column,
+                accumulators: acc_before,
+            });
+            last_cp_offset = Some(seg.offset as usize);
+        }
+        if let Some(o) = seg.original {
+            // A relative source is the difference of two indexes below 2^31, so it fits an `i32`.
+            let source = if RELATIVE {
+                i64::from(o.source as i32)
+            } else {
+                i64::from(o.source)
+            };
+            spans.add(source, seg.offset);
+        }
+        prev_column = seg.column;
+        last_position = Some(match last_position {
+            Some((l, c)) if l == seg.line => (l, seg.column.max(c)),
+            _ => (seg.line, seg.column),
+        });
+        while let Some(&(rl, ri)) = ranges.get(next_range) {
+            if (rl, ri) < (seg.line, segment_in_line) {
+                return Err(range_out_of_range(rl, ri));
+            }
+            if (rl, ri) == (seg.line, segment_in_line) {
+                range_segments.push((seg.line, seg.column));
+                next_range += 1;
+            } else {
+                break;
+            }
+        }
+    }
+    if let Some(&(rl, ri)) = ranges.get(next_range) {
+        return Err(range_out_of_range(rl, ri));
+    }
+    let (end, extent) = cursor.totals();
+    Ok(Stretch {
+        checkpoints,
+        unsorted_lines,
+        range_segments,
+        segments,
+        last_position,
+        spans,
+        lines_ended: cursor.line(),
+        end,
+        extent,
+    })
+}
+
+fn finish(bytes: &[u8], s: Stretch) -> CompactMappings {
+    let lines = if bytes.is_empty() {
+        0
+    } else {
+        memchr::memchr_iter(b';', bytes).count() as u32 + 1
+    };
+    let mut range_segments = s.range_segments;
+    range_segments.sort_unstable();
+    let source_spans = (!s.spans.dropped).then_some(s.spans.from_zero);
+    CompactMappings::from_parts(
+        &s.checkpoints,
+        s.last_position,
+        s.unsorted_lines,
+        range_segments,
+        lines,
+        s.segments,
+        source_spans,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::compact::Bias;
+    use crate::map::vlq;
+    use proptest::prelude::*;
+
+    const LIMITS: Limits = Limits {
+        sources: 6,
+        names: 5,
+    };
+
+    /// One pass, as before stretches existed: the reference.
+    fn one_pass(bytes: &[u8], limits: Limits) -> Result<CompactMappings, SegmentError> {
+        let max_spans = bytes.len() / 4 + 16;
+        let stretch = scan(
+            SegmentCursor::new(bytes, limits),
+            &[],
+            max_spans,
+            bytes.len(),
+        )?;
+        Ok(finish(bytes, stretch))
+    }
+
+    /// Stretches of about 64 bytes (at most 16 of them).
+    fn stretched(bytes: &[u8], limits: Limits) -> Option<CompactMappings> {
+        build_in_stretches(bytes, limits, bytes.len() / 4 + 16, 64)
+    }
+
+    /// A segment as generated, absolute: generated column, then (source, line, column, name).
+    type Generated = (u32, Option<(u32, u32, u32, Option<u32>)>);
+
+    fn encode(lines: &[Vec<Generated>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut acc = [0i64; 4];
+        for (i, line) in lines.iter().enumerate() {
+            if i > 0 {
+                out.push(b';');
+            }
+            let mut column = 0i64;
+            for (j, &(c, original)) in line.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                vlq::encode_signed(i64::from(c) - column, &mut out);
+                column = i64::from(c);
+                if let Some((s, l, oc, name)) = original {
+                    for (f, v) in [s, l, oc].into_iter().enumerate() {
+                        vlq::encode_signed(i64::from(v) - acc[f], &mut out);
+                        acc[f] = i64::from(v);
+                    }
+                    if let Some(n) = name {
+                        vlq::encode_signed(i64::from(n) - acc[3], &mut out);
+                        acc[3] = i64::from(n);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn segment() -> impl Strategy<Value = Generated> {
+        let original = (
+            0..6u32,
+            0..3000u32,
+            0..200u32,
+            proptest::option::of(0..5u32),
+        );
+        (0..400u32, proptest::option::weighted(0.85, original))
+    }
+
+    /// Lines of segments; mostly sorted by column, as producers write them, with some that are not.
+    fn mappings() -> impl Strategy<Value = Vec<Vec<Generated>>> {
+        let line = (
+            proptest::collection::vec(segment(), 0..12),
+            any::<bool>(),
+            0..8u8,
+        );
+        proptest::collection::vec(line, 1..120).prop_map(|lines| {
+            lines
+                .into_iter()
+                .map(|(mut segs, _, unsorted)| {
+                    if unsorted != 0 {
+                        segs.sort_by_key(|s| s.0);
+                    }
+                    segs
+                })
+                .collect()
+        })
+    }
+
+    /// Every answer a built section gives, at and around every segment and per source.
+    fn answers(m: &CompactMappings, bytes: &[u8]) -> Vec<String> {
+        let mut out = vec![format!(
+            "{} segments, {} lines, last {:?}",
+            m.segment_count(),
+            m.line_count(),
+            m.last_position()
+        )];
+        let mut positions = Vec::new();
+        m.for_each(bytes, |s| positions.push((s.line, s.column)));
+        for (line, column) in positions {
+            for c in [column.saturating_sub(1), column, column + 1] {
+                out.push(format!(
+                    "{line}:{c} {:?} {:?} {:?}",
+                    m.lookup(bytes, line, c, Bias::GreatestLowerBound),
+                    m.lookup(bytes, line, c, Bias::LeastUpperBound),
+                    m.all_at(bytes, line, c)
+                ));
+            }
+        }
+        for source in 0..LIMITS.sources {
+            out.push(format!("source {source}: {:?}", m.span_of([source])));
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Built in stretches or in one pass, a section answers the same everywhere.
+        #[test]
+        fn stretches_answer_as_one_pass_does(lines in mappings()) {
+            let bytes = encode(&lines);
+            let reference = one_pass(&bytes, LIMITS).unwrap();
+            let built = stretched(&bytes, LIMITS);
+            if stretch_starts(&bytes, 64).is_empty() {
+                prop_assert!(built.is_none());
+            } else {
+                let built = built.expect("valid mappings are built in stretches");
+                prop_assert_eq!(answers(&built, &bytes), answers(&reference, &bytes));
+            }
+        }
+
+        /// A source or name index out of range anywhere, even where a stretch alone cannot tell, is never built in
+        /// stretches: the one pass reports it, as it always did.
+        #[test]
+        fn an_index_out_of_range_is_left_to_the_one_pass(lines in mappings(), sources in 1..6u32, names in 1..5u32) {
+            let bytes = encode(&lines);
+            let limits = Limits { sources, names };
+            match one_pass(&bytes, limits) {
+                Ok(reference) => {
+                    if let Some(built) = stretched(&bytes, limits) {
+                        prop_assert_eq!(answers(&built, &bytes), answers(&reference, &bytes));
+                    }
+                }
+                Err(_) => prop_assert!(stretched(&bytes, limits).is_none()),
+            }
+        }
+    }
+
+    #[test]
+    fn the_public_build_gives_the_one_pass_error_for_broken_text_in_a_late_stretch() {
+        // Balanced: each line ends with the accumulators it started with. 9 MB, so at least two stretches.
+        let line = "AAAA,CACA,CADA;".repeat(600_000);
+        let mut text = line.clone().into_bytes();
+        assert!(!stretch_starts(&text, STRETCH_BYTES).is_empty());
+        assert!(CompactMappings::build(&text, LIMITS, None).is_ok());
+        // A source index of 6 (out of range) near the end: no stretch sees it as absolute.
+        let at = text.len() - 15;
+        text[at..at + 4].copy_from_slice(b"AMAA");
+        let built = CompactMappings::build(&text, LIMITS, None).unwrap_err();
+        assert_eq!(built, one_pass(&text, LIMITS).unwrap_err());
+        assert!(built.message.contains("source index"), "{}", built.message);
+        // A syntax error in the middle.
+        let mut text = line.into_bytes();
+        let at = text.len() / 2;
+        text[at] = b'!';
+        let built = CompactMappings::build(&text, LIMITS, None).unwrap_err();
+        assert_eq!(built, one_pass(&text, LIMITS).unwrap_err());
+    }
+
+    #[test]
+    fn stretches_start_after_a_semicolon_and_depend_on_the_length_only() {
+        let text = "AAAA,CAAC;".repeat(10_000).into_bytes();
+        let starts = stretch_starts(&text, 4096);
+        assert_eq!(starts.len(), MAX_STRETCHES - 1);
+        assert!(starts.windows(2).all(|w| w[0] < w[1]));
+        assert!(starts.iter().all(|&s| text[s - 1] == b';'));
+        assert!(stretch_starts(&text, text.len() / 2 + 1).is_empty());
+        assert!(stretch_starts(b"AAAA,CAAC", 1).is_empty());
+    }
+}
