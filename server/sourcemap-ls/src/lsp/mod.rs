@@ -35,7 +35,10 @@ pub fn run() -> std::io::Result<()> {
         // Messages pass through `large_texts::pump`, which keeps large document texts out of tower-lsp's buffer,
         // and go out through `large_results::pump`, which writes large answers tower-lsp only carries placeholders of.
         let (to_server, from_pump) = tokio::io::duplex(256 << 10);
-        tokio::spawn(transport::large_texts::pump(tokio::io::stdin(), to_server));
+        tokio::spawn(transport::large_texts::pump(
+            transport::stdin_thread::stdin(),
+            to_server,
+        ));
         let (from_server, to_pump) = tokio::io::duplex(256 << 10);
         let out = tokio::spawn(transport::large_results::pump(to_pump, tokio::io::stdout()));
         LspServer::new(from_pump, from_server, socket)
@@ -44,7 +47,8 @@ pub fn run() -> std::io::Result<()> {
         // The server's end of the pipe went with it: the pump writes what is left, then ends.
         let _ = tokio::time::timeout(std::time::Duration::from_secs(5), out).await;
     });
-    // tokio's stdin reader sits in a blocking read that would keep a normal runtime drop waiting forever.
+    // The stdin thread (or tokio's stdin reader) sits in a blocking read that would keep a normal runtime drop
+    // waiting forever.
     runtime.shutdown_background();
     Ok(())
 }
