@@ -45,7 +45,8 @@ fn repo() -> PathBuf {
     std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
 }
 
-/// README.md, then `docs/*.md` in name order: (path relative to the repository, text).
+/// README.md, then `docs/*.md` in name order, then the library's own README (its Rust blocks are also its doctests):
+/// (path relative to the repository, text).
 fn pages() -> Vec<(String, String)> {
     let root = repo();
     let mut names = vec!["README.md".to_string()];
@@ -57,6 +58,7 @@ fn pages() -> Vec<(String, String)> {
         .collect();
     docs.sort();
     names.extend(docs);
+    names.push("server/core/README.md".to_string());
     names
         .into_iter()
         .map(|n| {
@@ -490,6 +492,25 @@ fn the_library_example_is_the_readmes_and_prints_what_it_says() {
                 block.line
             );
         }
+    }
+    // And the other way: each example is on the library's README, whole but its opening comment.
+    let crate_readme = std::fs::read_to_string(repo().join("server/core/README.md")).unwrap();
+    let crate_blocks: Vec<String> = blocks(&crate_readme)
+        .iter()
+        .filter(|b| b.language == "rust")
+        .map(|b| b.lines.join("\n"))
+        .collect();
+    for (path, text) in &example_texts {
+        let body: Vec<&str> = text
+            .lines()
+            .skip_while(|l| l.starts_with("//"))
+            .skip_while(|l| l.is_empty())
+            .collect();
+        let body = body.join("\n");
+        assert!(
+            crate_blocks.iter().any(|b| b.trim_end() == body.trim_end()),
+            "{path}: not on server/core/README.md as it is (its Rust blocks are the crate's doctests)"
+        );
     }
     // The example's own output: this test binary runs again with only the test below, which then runs the example
     // (libtest keeps a test's prints to itself, so the example cannot be read from here).

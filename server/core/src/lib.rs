@@ -1,8 +1,8 @@
-//! The core of sourcemap-ls: a compact, exact source-map index and what is built on it.
-//!
-//! Architecture invariant: this crate knows nothing about LSP, JSON-RPC or editors. It speaks in 0-based generated
-//! lines and UTF-16 columns, byte offsets and plain structs; the `sourcemap-ls` crate converts at its edges.
-
+// The crate's documentation is its README, whose examples are doctests (and `examples/`, run by CI).
+//
+// Architecture invariant: this crate knows nothing about LSP, JSON-RPC or editors. It speaks in 0-based generated
+// lines and UTF-16 columns, byte offsets and plain structs; the `sourcemap-ls` crate converts at its edges.
+#![doc = include_str!("../README.md")]
 // No function over 150 lines (the threshold is in clippy.toml): a longer one is split where it reads best.
 #![warn(clippy::too_many_lines)]
 
