@@ -17,6 +17,7 @@ pub struct LineColumns<'a> {
 }
 
 impl<'a> LineColumns<'a> {
+    /// The columns of `line` (one line's bytes, without its terminator); a non-ASCII line's table is built here.
     pub fn new(line: &'a [u8]) -> Self {
         LineColumns {
             line,

@@ -99,12 +99,19 @@ pub const DETECT: f64 = 25.0;
 /// Counts of each [`Landing`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Evidence {
+    /// Segments observed (those with an original position).
     pub segments: u64,
+    /// Landed at a token start ([`Landing::TokenStart`]).
     pub token_start: u64,
+    /// Landed on a token equal to their name ([`Landing::OnItsName`]).
     pub on_its_name: u64,
+    /// Landed inside an identifier ([`Landing::MidIdentifier`]).
     pub mid_identifier: u64,
+    /// Landed at the end of their line ([`Landing::LineEnd`]).
     pub line_end: u64,
+    /// Landed past the end of their line ([`Landing::PastLineEnd`]).
     pub past_line_end: u64,
+    /// Landed on a line the text does not have ([`Landing::BeyondText`]).
     pub beyond_text: u64,
     /// Named segments looked at (names of 3 or more characters at a token start).
     pub names_checked: u64,
@@ -172,6 +179,7 @@ pub enum Verdict {
 /// What [`check_fit`] found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitReport {
+    /// The verdict.
     pub verdict: Verdict,
     /// Every segment checked.
     pub evidence: Evidence,
@@ -184,8 +192,9 @@ pub struct FitReport {
     pub debug_id_mismatch: Option<(String, String)>,
     /// Why the verdict is [`Verdict::Unknown`].
     pub unknown_because: Option<&'static str>,
-    /// Generated lines the map's segments reach, and lines of the text.
+    /// Generated lines the map's segments reach (1 + the greatest line of a segment).
     pub map_lines: u32,
+    /// Lines of the text.
     pub text_lines: u64,
     /// The bundle's `//# debugId=`, when it has one.
     pub bundle_debug_id: Option<String>,
@@ -201,7 +210,10 @@ pub enum Checked {
     /// Every segment ([`check_fit`]); also every report that is not [`Verdict::Fits`].
     Whole,
     /// The stretches around the frames and a fixed sample across the map, all of which fit ([`check_fit_near`]).
-    NearFrames { stretches: usize },
+    NearFrames {
+        /// How many stretches were read (runs of checkpoints, overlapping ones merged).
+        stretches: usize,
+    },
 }
 
 impl FitReport {
