@@ -41,6 +41,7 @@ use crate::trace::symbolicate::{
 pub struct Fit {
     /// The bundle whose text was checked.
     pub bundle: PathBuf,
+    /// What the check found.
     pub report: Arc<FitReport>,
 }
 
