@@ -205,8 +205,8 @@ pub fn resolve_map_url(bundle: &Path, url: &str) -> Option<PathBuf> {
 }
 
 /// Whether a bundle at `bundle` whose text is `text` leads to the map file `map`: its `sourceMappingURL` names that
-/// file, or it has none and `map` is its sidecar (`BUNDLE.map`, [`sidecars`]). Only then is its text the code `map` describes (an old
-/// build beside a new one is not).
+/// file, or it has none and `map` is its sidecar (`BUNDLE.map`, `sidecars`). Only then is its text the code `map`
+/// describes (an old build beside a new one is not).
 pub fn bundle_leads_to_map(bundle: &Path, text: &[u8], map: &Path) -> bool {
     let same =
         |p: &Path| p == map || std::fs::canonicalize(p).ok() == std::fs::canonicalize(map).ok();

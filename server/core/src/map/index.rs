@@ -935,8 +935,8 @@ impl SourceMapIndex {
     }
 
     /// [`Self::for_each_segment_once`] with each segment as decoded: its section and section-relative position,
-    /// names not looked up ([`Self::segment_name`], [`Section::to_global`]). For passes over every segment that
-    /// need names for few of them (the fit check).
+    /// names not looked up ([`Self::segment_name_if_loaded`], [`Section::to_global`]). For passes over every segment
+    /// that need names for few of them (the fit check).
     pub fn for_each_raw_segment_once(
         &self,
         f: impl FnMut(usize, &Segment),

@@ -61,7 +61,7 @@ impl TextRef {
 pub struct ParsedMap {
     /// Generated (line, column) where this map starts: (0, 0) for a flat map.
     pub offset: (u32, u32),
-    /// JSON path prefix of this map's fields: "" or "sections[3].map.".
+    /// JSON path prefix of this map's fields: `""` or `"sections[3].map."`.
     pub path: String,
     /// The `mappings` string.
     pub mappings: TextRef,

@@ -11,6 +11,8 @@
 //! entry before, a least-upper-bound miss the first after — across original lines, never across sources. On an index
 //! map all sections that list the source are searched together, as if the map were flat (mozilla looks only at the
 //! first such section, and its `allGeneratedPositionsFor` throws).
+//!
+//! [`SourceMapIndex::reverse`]: crate::map::index::SourceMapIndex::reverse
 
 use crate::map::compact::Bias;
 use crate::map::position::GeneratedPosition;

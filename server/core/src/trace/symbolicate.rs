@@ -253,7 +253,7 @@ impl CodeScopes for OriginalCodeOnly<'_> {
 const LINE_LEVEL_SEGMENTS: usize = 4096;
 
 /// Where a line-only frame on generated `line` is answered: the line's first segment, when every segment of the line
-/// (up to [`LINE_LEVEL_SEGMENTS`]) maps to the same original line of the same source, so that the column cannot change
+/// (up to `LINE_LEVEL_SEGMENTS`) maps to the same original line of the same source, so that the column cannot change
 /// the answer at line level. Otherwise (a minified line holding many original lines) the reason there is no answer.
 pub fn line_level(index: &SourceMapIndex, line: u32) -> Result<GeneratedPosition, String> {
     line_level_in(index, Space::Main, line)
