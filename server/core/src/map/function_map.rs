@@ -71,7 +71,8 @@ impl FunctionMap {
     }
 
     /// Decodes a function map's `mappings` against its `names` (the encoding in the module documentation); entries come
-    /// out sorted. `Err` on a malformed VLQ, extra data in an entry, or a line, column or name index out of range.
+    /// out sorted. `Err` on a malformed VLQ, extra data in an entry, a line, column or name index out of range, or
+    /// names over 4 GiB in all.
     pub fn decode(names: Vec<String>, mappings: &str) -> Result<FunctionMap, String> {
         let bytes = mappings.as_bytes();
         let mut entries = Vec::new();
@@ -203,7 +204,7 @@ impl FunctionMap {
 /// xxh3 of those bytes: read back from a map file, they are used only if they still hash to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElementSpan {
-    /// Byte range of the element (its JSON object), from the start of `x_facebook_sources`'s raw JSON.
+    /// Byte range of the source's function map (its JSON object), from the start of the field's raw JSON.
     pub range: Range<usize>,
     /// xxh3-64 of the element's bytes.
     pub hash: u64,

@@ -85,7 +85,8 @@ fn key_of(e: &Event) -> String {
 
 impl<'a> ChromeTraceDoc<'a> {
     /// Reads a trace (a JSON array of events, or an object with `traceEvents`), gathering its `Profile` and
-    /// `ProfileChunk` events per profile (by `pid` and `id`); `Err` when it is not valid JSON or holds no CPU profile.
+    /// `ProfileChunk` events per profile (by `pid` and `id`); `Err` when it cannot be read (not UTF-8 or not JSON, an
+    /// event's `args` malformed) or holds no CPU profile.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ProfileError> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| ProfileError::new(format!("not UTF-8 at byte {}", e.valid_up_to())))?

@@ -124,8 +124,8 @@ pub struct HeapSnapshotDoc<'a> {
 }
 
 impl<'a> HeapSnapshotDoc<'a> {
-    /// Reads a heap snapshot (UTF-8 JSON with `snapshot.meta`); `trace_function_infos` is read only when its fields
-    /// include `line` and `column`.
+    /// Reads a heap snapshot (UTF-8 JSON with `snapshot.meta`); its `trace_function_infos` records are listed only when
+    /// their fields include `line` and `column`.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ProfileError> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| ProfileError::new(format!("not UTF-8 at byte {}", e.valid_up_to())))?;

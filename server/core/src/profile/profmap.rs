@@ -16,7 +16,7 @@
 pub struct ProfmapLine {
     /// The first field, the JIT trampoline, written back as it is.
     pub trampoline: String,
-    /// The second field, the function's name as JSC knew it; the answer's name when the map gives none.
+    /// The second field, JS_NAME: written as the name when the map gives none.
     pub js_name: String,
     /// The bytecode or code offset; `None` when it is 0 or not a number (the line is not looked up).
     pub offset: Option<u32>,

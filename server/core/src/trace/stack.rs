@@ -82,9 +82,10 @@ pub struct StackFrame {
     pub format: FrameFormat,
     /// The function name as written (`Foo.bar`, `new Foo`, `<anonymous>`, `outer/<`), without `async `.
     pub function: Option<String>,
-    /// Marked async by the engine (V8's `at async`, SpiderMonkey's `async*`).
+    /// Marked async by the engine: V8's `async` (`at async fn (…)`, `at fn (async …)`), SpiderMonkey's `CAUSE*` before
+    /// the name.
     pub is_async: bool,
-    /// A constructor call: V8 wrote `new ` before the function's name.
+    /// A constructor call: V8 wrote `new` before the function's name (`at new Foo (…)`).
     pub is_constructor: bool,
     /// The file or URL as written.
     pub file: Option<String>,
