@@ -17,6 +17,7 @@ pub struct LineColumns<'a> {
 }
 
 impl<'a> LineColumns<'a> {
+    /// The columns of `line` (one line's bytes, without its terminator); a non-ASCII line's table is built here.
     pub fn new(line: &'a [u8]) -> Self {
         LineColumns {
             line,
@@ -76,7 +77,7 @@ fn utf8_len(b: u8) -> usize {
 const EARLY: u32 = 1 << 31;
 
 /// The byte offset of every `TABLE_STEP`-th UTF-16 unit of a line; where that unit is the second half of a surrogate
-/// pair, the pair's start, marked [`EARLY`]. (Recording the byte after the pair instead, as this table once did, put
+/// pair, the pair's start, marked `EARLY`. (Recording the byte after the pair instead, as this table once did, put
 /// every column up to the next entry one character late: the fit check and composition on lines with emoji.) Empty
 /// for a line of 2 GB or more, whose offsets would meet the mark.
 pub fn utf16_table(text: &[u8]) -> Box<[u32]> {

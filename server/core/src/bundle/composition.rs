@@ -22,10 +22,15 @@ use crate::MapError;
 /// Byte counts of one generated file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Composition {
+    /// The file's size.
     pub total_bytes: u64,
+    /// Bytes some mapping covers: every source's, and those under 1-field segments.
     pub mapped_bytes: u64,
+    /// Bytes before a line's first mapping or on lines no mapping reaches (what no other count takes).
     pub unmapped_bytes: u64,
+    /// Line terminators (`\n`, `\r\n`).
     pub eol_bytes: u64,
+    /// The last `sourceMappingURL` comment, from its `//` to its line's end.
     pub source_map_comment_bytes: u64,
     /// Bytes under 1-field segments (counted as mapped).
     pub no_source_bytes: u64,
@@ -61,7 +66,9 @@ impl Composition {
 /// Sources grouped by [`package_of`] their name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Package {
+    /// The package's name ([`package_of`]).
     pub name: String,
+    /// Bytes of all its sources.
     pub bytes: u64,
     /// Its sources, largest first.
     pub files: Vec<(SourceId, u64)>,

@@ -30,7 +30,7 @@
 //!
 //! The weights come from measurements on real builds (`fixtures/mapfit`, `tests/mapfit.rs` prints the rates): on
 //! matching maps of esbuild, terser, webpack and Rollup almost no segment lands inside an identifier; swc writes a
-//! few mid-identifier segments all through a correct map (see [`MID_IDENTIFIER_IF_FIT`]); on a map that does not fit,
+//! few mid-identifier segments all through a correct map (see `MID_IDENTIFIER_IF_FIT`); on a map that does not fit,
 //! about a third of the segments land inside identifiers of minified code.
 //!
 //! Lines end at `\n` (a `\r` before it belongs to the terminator). Columns are UTF-16 code units, as in the map.
@@ -99,12 +99,19 @@ pub const DETECT: f64 = 25.0;
 /// Counts of each [`Landing`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Evidence {
+    /// Segments observed (those with an original position).
     pub segments: u64,
+    /// Landed at a token start ([`Landing::TokenStart`]).
     pub token_start: u64,
+    /// Landed on a token equal to their name ([`Landing::OnItsName`]).
     pub on_its_name: u64,
+    /// Landed inside an identifier ([`Landing::MidIdentifier`]).
     pub mid_identifier: u64,
+    /// Landed at the end of their line ([`Landing::LineEnd`]).
     pub line_end: u64,
+    /// Landed past the end of their line ([`Landing::PastLineEnd`]).
     pub past_line_end: u64,
+    /// Landed on a line the text does not have ([`Landing::BeyondText`]).
     pub beyond_text: u64,
     /// Named segments looked at (names of 3 or more characters at a token start).
     pub names_checked: u64,
@@ -172,6 +179,7 @@ pub enum Verdict {
 /// What [`check_fit`] found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitReport {
+    /// The verdict.
     pub verdict: Verdict,
     /// Every segment checked.
     pub evidence: Evidence,
@@ -184,8 +192,9 @@ pub struct FitReport {
     pub debug_id_mismatch: Option<(String, String)>,
     /// Why the verdict is [`Verdict::Unknown`].
     pub unknown_because: Option<&'static str>,
-    /// Generated lines the map's segments reach, and lines of the text.
+    /// Generated lines the map's segments reach (1 + the greatest line of a segment).
     pub map_lines: u32,
+    /// Lines of the text.
     pub text_lines: u64,
     /// The bundle's `//# debugId=`, when it has one.
     pub bundle_debug_id: Option<String>,
@@ -201,7 +210,10 @@ pub enum Checked {
     /// Every segment ([`check_fit`]); also every report that is not [`Verdict::Fits`].
     Whole,
     /// The stretches around the frames and a fixed sample across the map, all of which fit ([`check_fit_near`]).
-    NearFrames { stretches: usize },
+    NearFrames {
+        /// How many stretches were read (runs of checkpoints, overlapping ones merged).
+        stretches: usize,
+    },
 }
 
 impl FitReport {
@@ -627,7 +639,7 @@ fn check_whole(
 }
 
 /// Maps with at least this much VLQ are checked near the frames by [`check_fit_near`]; the whole check of a smaller
-/// one takes a few milliseconds (the same size as [`TWO_THREADS_AFTER_BYTES`]).
+/// one takes a few milliseconds (the same size as `TWO_THREADS_AFTER_BYTES`).
 pub const NEAR_AFTER_BYTES: usize = 4 << 20;
 /// Checkpoints of run-up read before a frame's (each stands for ≥ 128 B of VLQ, some 20 segments: about 600
 /// segments, where the detector needs some 40 of a misfit to see it), and as many after it, so that a stretch that
@@ -644,9 +656,9 @@ const SAMPLE_CHECKPOINTS: usize = 16;
 const UNDECIDED: f64 = 6.0;
 
 /// [`check_fit`] for the frames at `frames` (global generated positions): the same report, read from the stretches
-/// of the map around each frame and a fixed sample across it (the map's head and tail and [`SAMPLE_STRETCHES`] evenly
+/// of the map around each frame and a fixed sample across it (the map's head and tail and `SAMPLE_STRETCHES` evenly
 /// spaced stretches) when all of them fit, each through a detector of its own: no region, no landing past a line's end or
-/// beyond the text, no run of misfit left open above [`UNDECIDED`]. Anything else (a misfit seen anywhere, a debug
+/// beyond the text, no run of misfit left open above `UNDECIDED`. Anything else (a misfit seen anywhere, a debug
 /// ID mismatch, `rangeMappings`, a section that does not decode, a map under [`NEAR_AFTER_BYTES`]) and the whole
 /// check runs: every report that is not [`Verdict::Fits`] is the whole check's, with its regions, messages and shift.
 ///
@@ -1015,7 +1027,7 @@ fn find_shift(
 /// The same evidence as the fit check, for frames instead of segments: an engine reports a call at the start of a
 /// token (V8: the callee's name or `new`; JSC and SpiderMonkey likewise), and the bundler mapped that token, so in
 /// the right bundle a frame lands at a token start on a segment of its own. A position of another build lands inside
-/// an identifier about a third of the time ([`MID_IDENTIFIER_IF_MISFIT`]) and exactly on a segment start only as
+/// an identifier about a third of the time (`MID_IDENTIFIER_IF_MISFIT`) and exactly on a segment start only as
 /// often as segments start there (the density of the section's segments over its text). Measured on the round-trip
 /// corpus (`fixtures/roundtrip`, the `exact` of each reference frame): 1,835 of 1,987 bundled frames start exactly on
 /// a segment in their own bundle (swc, the lowest, 264 of 365).

@@ -18,13 +18,18 @@ pub enum MapOrigin {
     /// A map file on disk.
     File(PathBuf),
     /// Inline in the bundle, as a `data:` URL.
-    DataUrl { bundle: PathBuf },
+    DataUrl {
+        /// The bundle the map was inline in.
+        bundle: PathBuf,
+    },
 }
 
 /// A map's bytes and where they came from.
 #[derive(Debug, Clone)]
 pub struct MapBytes {
+    /// The map file's bytes, or the decoded `data:` URL.
     pub bytes: Vec<u8>,
+    /// Where they came from.
     pub origin: MapOrigin,
 }
 
@@ -200,8 +205,8 @@ pub fn resolve_map_url(bundle: &Path, url: &str) -> Option<PathBuf> {
 }
 
 /// Whether a bundle at `bundle` whose text is `text` leads to the map file `map`: its `sourceMappingURL` names that
-/// file, or it has none and `map` is its sidecar (`BUNDLE.map`, [`sidecars`]). Only then is its text the code `map` describes (an old
-/// build beside a new one is not).
+/// file, or it has none and `map` is its sidecar (`BUNDLE.map`, `sidecars`). Only then is its text the code `map`
+/// describes (an old build beside a new one is not).
 pub fn bundle_leads_to_map(bundle: &Path, text: &[u8], map: &Path) -> bool {
     let same =
         |p: &Path| p == map || std::fs::canonicalize(p).ok() == std::fs::canonicalize(map).ok();
@@ -259,12 +264,16 @@ pub enum BundleMapRef {
 /// How a bundle's map was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FoundBy {
+    /// The bundle's `sourceMappingURL` comment named a file.
     SourceMappingUrl,
+    /// The bundle's `sourceMappingURL` comment held the map, as a `data:` URL.
     DataUrl,
+    /// A file beside the bundle (`BUNDLE.map`, or a script's name with `.map` for its extension).
     Sidecar,
 }
 
 impl FoundBy {
+    /// How it was found, as messages say it (`sourceMappingURL`, `data: URL`, `sidecar`).
     pub fn describe(self) -> &'static str {
         match self {
             FoundBy::SourceMappingUrl => "sourceMappingURL",
@@ -274,9 +283,12 @@ impl FoundBy {
     }
 }
 
+/// A bundle's map as [`find_bundle_map`] found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundMap {
+    /// The map: a file, or the inline bytes.
     pub map: BundleMapRef,
+    /// How it was found.
     pub found_by: FoundBy,
     /// Byte offset and length of the `sourceMappingURL` value in the text searched, when it named the map.
     pub url_at: Option<(usize, usize)>,
@@ -287,19 +299,27 @@ pub struct FoundMap {
 pub enum NoBundleMap {
     /// The `data:` URL cannot be decoded.
     BadDataUrl {
+        /// Why decoding failed.
         error: String,
+        /// Byte offset and length of the `sourceMappingURL` value in the text searched.
         url_at: (usize, usize),
     },
     /// The inline map is bigger than allowed.
     InlineTooBig {
+        /// The decoded map's size.
         bytes: u64,
+        /// The most allowed inline.
         limit: u64,
+        /// Byte offset and length of the `sourceMappingURL` value in the text searched.
         url_at: (usize, usize),
     },
     /// Nothing usable at any of the places tried (each with why); `url_at` when a comment named one of them.
     NotFound {
+        /// The bundle whose map was looked for.
         bundle: PathBuf,
+        /// Each place tried, in order, with why it did not serve.
         tried: Vec<String>,
+        /// Byte offset and length of the `sourceMappingURL` value in the text searched, when there was one.
         url_at: Option<(usize, usize)>,
     },
 }

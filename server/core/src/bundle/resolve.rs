@@ -76,6 +76,7 @@ pub trait Place {
     fn map_error(&self, _bundle: &Path) -> Option<String> {
         None
     }
+    /// The index of a loaded map.
     fn index<'a>(&'a self, map: &'a Self::Map) -> &'a SourceMapIndex;
     /// Whether two handles are the same loaded map.
     fn same_map(&self, a: &Self::Map, b: &Self::Map) -> bool;
@@ -104,6 +105,7 @@ pub trait Place {
 
 /// A map given explicitly (an argument, a request's map).
 pub struct GivenMap<M> {
+    /// The map, as the place keeps it.
     pub map: M,
     /// File names of the bundle it is for: its own name without `.map`, its `file`.
     pub names: Vec<String>,
@@ -113,6 +115,7 @@ pub struct GivenMap<M> {
 
 /// What the caller knows besides the frames.
 pub struct Asked<'a, M> {
+    /// The maps given explicitly (command-line arguments, a request's map).
     pub given: &'a [GivenMap<M>],
     /// Bundles the user chose (`--bundle NAME=PATH`, the client's `bundles`), by the file as printed or its name.
     pub chosen: &'a HashMap<String, PathBuf>,
@@ -128,17 +131,27 @@ pub enum Choice<M> {
     /// Answered from `map`; `bundle` is the generated file it describes, when known (its text is checked for fit
     /// and read for function names). `why` says each step taken, for `--explain`.
     Map {
+        /// The map that answers.
         map: M,
+        /// The generated file it describes, when known.
         bundle: Option<PathBuf>,
+        /// Each step taken, for `--explain`.
         why: String,
     },
     /// No map answers this frame (and none should).
-    Unmapped { why: String },
+    Unmapped {
+        /// Why, for the user.
+        why: String,
+    },
     /// Several bundles could be this frame's, and nothing tells them apart: not answered.
-    Ambiguous { why: String },
+    Ambiguous {
+        /// The candidates, why none was chosen, and how to choose one (`--bundle NAME=PATH`).
+        why: String,
+    },
 }
 
 impl<M> Choice<M> {
+    /// The map that answers, for [`Choice::Map`].
     pub fn map(&self) -> Option<&M> {
         match self {
             Choice::Map { map, .. } => Some(map),
@@ -146,6 +159,7 @@ impl<M> Choice<M> {
         }
     }
 
+    /// Why this answer, whichever it is.
     pub fn why(&self) -> &str {
         match self {
             Choice::Map { why, .. } | Choice::Unmapped { why } | Choice::Ambiguous { why } => why,
@@ -158,6 +172,7 @@ impl<M> Choice<M> {
 pub struct AmbiguousFile {
     /// The file as the trace prints it.
     pub file: String,
+    /// The bundles it could be, one per build (a given map with no bundle at hand is not listed).
     pub candidates: Vec<PathBuf>,
 }
 
@@ -225,7 +240,9 @@ pub fn frame_path_parts(file: &str) -> Option<Vec<String>> {
 
 /// Each frame's choice, in order, and the files left ambiguous.
 pub struct Resolved<M> {
+    /// One choice per frame, in the frames' order.
     pub choices: Vec<Choice<M>>,
+    /// The files left ambiguous, with their candidates.
     pub ambiguous: Vec<AmbiguousFile>,
 }
 

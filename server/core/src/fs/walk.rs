@@ -29,6 +29,7 @@ pub const MAX_FOLDERS: usize = 20_000;
 
 /// One entry met by [`walk`].
 pub struct WalkEntry<'a> {
+    /// The entry's path: the root joined with the names down to it.
     pub path: &'a Path,
     /// A regular file, or a symlink to one.
     pub is_file: bool,

@@ -23,9 +23,13 @@ pub const BLOCK: usize = 16;
 /// before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checkpoint {
+    /// Byte offset of the segment's first digit in the section's `mappings`.
     pub offset: u32,
+    /// 0-based generated line, relative to the section.
     pub line: u32,
+    /// The segment's absolute generated column (0-based), so decoding resumes without the line's earlier deltas.
     pub column: u32,
+    /// The accumulators before the segment, which its relative fields add to.
     pub accumulators: Accumulators,
 }
 
@@ -160,14 +164,17 @@ impl CheckpointTable {
         }
     }
 
+    /// How many checkpoints.
     pub fn len(&self) -> usize {
         self.len as usize
     }
 
+    /// Whether there are no checkpoints.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Heap bytes held: the one allocation of keys, bases, deltas, summary and overflow.
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(&*self.data)
     }

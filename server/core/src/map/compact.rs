@@ -86,7 +86,9 @@ struct ColdParts {
 /// Byte offsets in `mappings` of a source's first and last segment (`first > last`: no segment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SourceSpan {
+    /// Offset of the first segment's first digit.
     pub first: u32,
+    /// Offset of the last segment's first digit.
     pub last: u32,
 }
 
@@ -101,6 +103,7 @@ impl SourceSpan {
         self.last = self.last.max(offset);
     }
 
+    /// Whether no segment names the source.
     pub fn is_empty(&self) -> bool {
         self.first > self.last
     }
@@ -226,14 +229,17 @@ impl CompactMappings {
         }
     }
 
+    /// How many segments `mappings` has.
     pub fn segment_count(&self) -> u64 {
         self.cold.segments
     }
 
+    /// How many generated lines `mappings` has (one more than its `;`s, empty ones included; 0 for empty text).
     pub fn line_count(&self) -> u32 {
         self.cold.lines
     }
 
+    /// How many checkpoints the table holds.
     pub fn checkpoint_count(&self) -> usize {
         self.checkpoints.len()
     }

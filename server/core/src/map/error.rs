@@ -17,6 +17,8 @@ pub struct MappingsLocation {
     pub segment: u32,
 }
 
+/// Where an error is: the JSON field, the section, the place in `mappings`, the byte in the file (see the module
+/// documentation). Displayed with 1-based generated lines and segment numbers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ErrorLocation {
     /// JSON path of the offending field, e.g. `sections[2].map.sources[4]`; empty for the document itself.
@@ -56,11 +58,14 @@ impl fmt::Display for ErrorLocation {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{location}: {message}")]
 pub struct MapError {
+    /// Where the problem is.
     pub location: ErrorLocation,
+    /// What the problem is.
     pub message: String,
 }
 
 impl MapError {
+    /// An error at the JSON path `path`, with no section, `mappings` position or file offset (yet).
     pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
         MapError {
             location: ErrorLocation {
@@ -71,11 +76,13 @@ impl MapError {
         }
     }
 
+    /// The error with its section index set (`None`: not in an index map's section).
     pub fn in_section(mut self, section: Option<usize>) -> Self {
         self.location.section = section;
         self
     }
 
+    /// The error with its byte offset in the map file set.
     pub fn with_file_offset(mut self, offset: Option<usize>) -> Self {
         self.location.file_offset = offset;
         self

@@ -25,6 +25,8 @@ use serde::Deserialize;
 
 use crate::map::vlq;
 
+/// One source's Metro function map, decoded: which function encloses each original position (see the module
+/// documentation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionMap {
     /// The names, one after another (`ends[i]` is where name `i` ends): a Metro map's 73K function names as one
@@ -46,12 +48,12 @@ fn field(bytes: &[u8], pos: &mut usize) -> Result<i64, String> {
 }
 
 impl FunctionMap {
-    /// Heap held: the names' text, 4 bytes a name, 12 bytes an entry.
     /// How many names the map has (each entry's name index is below it).
     pub fn name_count(&self) -> usize {
         self.ends.len()
     }
 
+    /// Heap held: the names' text, 4 bytes a name, 12 bytes an entry.
     pub fn heap_bytes(&self) -> usize {
         self.names.capacity()
             + self.ends.capacity() * std::mem::size_of::<u32>()
@@ -68,6 +70,9 @@ impl FunctionMap {
         self.names.get(start..end)
     }
 
+    /// Decodes a function map's `mappings` against its `names` (the encoding in the module documentation); entries come
+    /// out sorted. `Err` on a malformed VLQ, extra data in an entry, a line, column or name index out of range, or
+    /// names over 4 GiB in all.
     pub fn decode(names: Vec<String>, mappings: &str) -> Result<FunctionMap, String> {
         let bytes = mappings.as_bytes();
         let mut entries = Vec::new();
@@ -199,7 +204,9 @@ impl FunctionMap {
 /// xxh3 of those bytes: read back from a map file, they are used only if they still hash to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElementSpan {
+    /// Byte range of the source's function map (its JSON object), from the start of the field's raw JSON.
     pub range: Range<usize>,
+    /// xxh3-64 of the element's bytes.
     pub hash: u64,
 }
 
@@ -218,6 +225,7 @@ pub struct FunctionMapCache {
 }
 
 impl FunctionMapCache {
+    /// The map kept for (section, local source index), made the most recently used.
     pub fn get(&self, key: (usize, usize)) -> Option<Arc<FunctionMap>> {
         let mut recent = self.recent.lock().expect("function map cache lock");
         let at = recent.iter().position(|(k, _)| *k == key)?;
@@ -227,6 +235,8 @@ impl FunctionMapCache {
         Some(map)
     }
 
+    /// Keeps a decoded map as the most recently used, dropping the least recently used ones while the maps kept hold
+    /// more than [`FUNCTION_MAP_CACHE_BYTES`] (the newest stays, however large).
     pub fn put(&self, key: (usize, usize), map: Arc<FunctionMap>) {
         let mut recent = self.recent.lock().expect("function map cache lock");
         recent.retain(|(k, _)| *k != key);

@@ -30,6 +30,7 @@ pub use crate::map::position::{GeneratedPosition, SourceId, Space};
 /// Where a generated position comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OriginalPosition<'a> {
+    /// The source, as the index numbers it (one id per URL across sections).
     pub source: SourceId,
     /// The source's URL (`sourceRoot` applied); `None` for a `null` entry of `sources`.
     pub source_url: Option<&'a str>,
@@ -37,12 +38,15 @@ pub struct OriginalPosition<'a> {
     pub line: u32,
     /// 0-based.
     pub column: u32,
+    /// The segment's entry of its section's `names`, if it has one; also `None` when the names were left in a map file
+    /// that no longer holds them.
     pub name: Option<&'a str>,
 }
 
 /// A segment found by a lookup, in global generated coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MappingHit<'a> {
+    /// The section the segment is in, by its index among all the index's sections.
     pub section: usize,
     /// Generated position of the segment (not of the query).
     pub generated: GeneratedPosition,
@@ -53,9 +57,12 @@ pub struct MappingHit<'a> {
 /// A source as the index knows it.
 #[derive(Debug, Clone)]
 pub struct Source {
+    /// The source's URL (`sourceRoot` applied); `None` for a `null` entry of `sources`, which is never merged with
+    /// another.
     pub url: Option<Box<str>>,
     /// Its `sourcesContent` entry (the first section that has one).
     content: Option<ContentRef>,
+    /// Listed in the `ignoreList` (or `x_google_ignoreList`) of some section that names it.
     pub ignored: bool,
 }
 
@@ -71,10 +78,13 @@ enum ContentRef {
 /// A source's content as the index can give it.
 #[derive(Debug, Clone)]
 pub enum SourceContent<'a> {
+    /// The content, unescaped; borrowed from the buffer when the literal has no escapes.
     Text(Cow<'a, str>),
     /// In the map file at `range` (a raw JSON string literal): read it there, then [`content_from_file`].
     InFile {
+        /// Byte range of the JSON string literal (quotes included) in the map file.
         range: Range<usize>,
+        /// xxh3-64 of the literal's bytes when the index was built.
         hash: u64,
     },
 }
@@ -137,8 +147,13 @@ pub struct Section {
     function_maps: OnceLock<Box<Result<Vec<Option<ElementSpan>>, String>>>,
     /// The `scopes` field, decoded on first use.
     decoded_scopes: OnceLock<Box<Result<DecodedScopes, String>>>,
+    /// Byte range of the raw JSON of the section's `x_facebook_sources` (Metro function maps) in the map's bytes; the
+    /// field stays at that range in the file once the index sheds its contents.
     pub x_facebook_sources: Option<Range<usize>>,
+    /// Byte range of the raw JSON of the section's `scopes` (ECMA-426 proposal) in the buffer, moved with the buffer
+    /// when the index sheds its contents.
     pub scopes: Option<Range<usize>>,
+    /// The section's map's `debugId` (a UUID; a value that is not one is dropped with a warning).
     pub debug_id: Option<String>,
     /// dart2js made the section's map (`x_org_dartlang_dart2js`).
     dart2js: bool,
@@ -151,10 +166,13 @@ type SpanOfSource<'a> = (usize, &'a ElementSpan, Range<usize>);
 /// What [`SourceMapIndex::decoded_heap`] counts, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DecodedHeap {
+    /// Name tables (`names`) in memory, built at open or on first use.
     pub names: usize,
+    /// Metro function maps: where each source's map is in `x_facebook_sources`, and the maps decoded and kept.
     pub function_maps: usize,
     /// Decoded `scopes` sections (their structs; the proposal's scope trees are counted at their root only).
     pub scopes: usize,
+    /// Reverse indexes built so far (one per source asked about).
     pub reverse: usize,
 }
 
@@ -201,6 +219,7 @@ impl Section {
         &self.sources
     }
 
+    /// Length in bytes of the section's `mappings` text (the string's contents, without quotes).
     pub fn mappings_len(&self) -> usize {
         self.mappings.len()
     }
@@ -210,6 +229,7 @@ impl Section {
         self.names.len()
     }
 
+    /// The section's sources by local index; the same as [`Self::source_ids`].
     pub fn sources(&self) -> &[SourceId] {
         &self.sources
     }
@@ -257,8 +277,12 @@ pub struct IndexOptions {
 #[derive(Debug)]
 pub struct SourceMapIndex {
     buffer: Box<[u8]>,
+    /// Whether the map has `sections`; a flat map is one section at (0, 0).
     pub is_index_map: bool,
+    /// The `file` field: the index map's own, or the flat map's.
     pub file: Option<String>,
+    /// The top-level `debugId`: the index map's own, or the flat map's (a UUID; a value that is not one is dropped with
+    /// a warning).
     pub debug_id: Option<String>,
     sections: Box<[Section]>,
     /// Each section's checkpoints, built on first use. Kept beside `section_starts` rather than in `Section`: a
@@ -272,6 +296,8 @@ pub struct SourceMapIndex {
     /// Fx: URLs are short, and SipHash of 16,500 of them was a visible part of opening a Metro map.
     source_by_url: rustc_hash::FxHashMap<Box<str>, SourceId>,
     reverse: Box<[OnceLock<ReverseIndex>]>,
+    /// Byte range of the raw JSON of the top-level `x_hermes_function_offsets` in the buffer (kept, and moved with the
+    /// buffer, when the index sheds its contents); read by `trace::hermes_crash`.
     pub x_hermes_function_offsets: Option<Range<usize>>,
     /// How many of `sections` are the map's own generated file's; the segments' follow (`map/metro.rs`).
     main_sections: usize,
@@ -282,6 +308,8 @@ pub struct SourceMapIndex {
     /// Metro's `x_facebook_segments`, each a generated file of its own whose sections sit in `sections` after the
     /// map's, sharing its sources (one `SourceId` means one source whichever file a frame was in).
     pub(crate) segments: Box<[MetroSegment]>,
+    /// What the parser accepted with a remark, each located (trailing commas, a `debugId` that is not a UUID, Metro's
+    /// nested index maps and doubled wrapper offsets): the map is usable, though not quite as written.
     pub warnings: Vec<MapError>,
     /// What [`Self::validate_all`] found, once.
     validated: OnceLock<Result<(), MapErrors>>,
@@ -307,6 +335,7 @@ impl SourceMapIndex {
         Self::from_bytes_with(buffer, IndexOptions::default())
     }
 
+    /// Parses a source map with `options`: every section's mappings validated up front unless `options.lazy`.
     pub fn from_bytes_with(mut buffer: Vec<u8>, options: IndexOptions) -> Result<Self, MapErrors> {
         let mut doc = parse_document_with(&mut buffer, true, !options.lazy_names)?;
         if options.lazy_names && !doc.warnings.is_empty() {
@@ -534,6 +563,8 @@ impl SourceMapIndex {
         self.sections[section].mappings.bytes(&self.buffer)
     }
 
+    /// The bytes the index reads its text from: the map as parsed (trailing commas blanked) or, after
+    /// [`Self::shed_contents`], only the fields kept in memory.
     pub fn buffer(&self) -> &[u8] {
         &self.buffer
     }
@@ -543,10 +574,12 @@ impl SourceMapIndex {
         &self.sections[..self.main_sections]
     }
 
+    /// Every source of the map (its segments' included), indexed by [`SourceId`].
     pub fn sources(&self) -> &[Source] {
         &self.sources
     }
 
+    /// The source `id` names; panics on an id from another index.
     pub fn source(&self, id: SourceId) -> &Source {
         &self.sources[id.0 as usize]
     }
@@ -716,6 +749,7 @@ impl SourceMapIndex {
         }
     }
 
+    /// Whether the source is on an ignore list (see [`Source::ignored`]).
     pub fn is_ignored(&self, id: SourceId) -> bool {
         self.source(id).ignored
     }
@@ -901,8 +935,8 @@ impl SourceMapIndex {
     }
 
     /// [`Self::for_each_segment_once`] with each segment as decoded: its section and section-relative position,
-    /// names not looked up ([`Self::segment_name`], [`Section::to_global`]). For passes over every segment that
-    /// need names for few of them (the fit check).
+    /// names not looked up ([`Self::segment_name_if_loaded`], [`Section::to_global`]). For passes over every segment
+    /// that need names for few of them (the fit check).
     pub fn for_each_raw_segment_once(
         &self,
         f: impl FnMut(usize, &Segment),

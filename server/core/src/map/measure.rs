@@ -5,6 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// Forwards every call to the system allocator and counts the live heap bytes (see the module documentation).
 pub struct CountingAllocator;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);

@@ -30,6 +30,7 @@ pub use crate::map::position::Space;
 pub struct MetroFile {
     /// 0: the map itself.
     pub segment: u32,
+    /// The module id `N`; `None` for a segment's own file (`seg-S.js`).
     pub module: Option<u32>,
 }
 

@@ -42,6 +42,7 @@ pub struct NameTable {
 pub struct NamesTooLong;
 
 impl NameTable {
+    /// A table of `names`; `Err` when their texts together exceed 4 GiB.
     pub fn new<S: AsRef<str>>(names: &[S]) -> Result<NameTable, NamesTooLong> {
         let mut text = String::with_capacity(names.iter().map(|n| n.as_ref().len()).sum());
         let mut ends = Vec::with_capacity(names.len());
@@ -157,14 +158,17 @@ impl NameTable {
         Ok(table)
     }
 
+    /// How many names.
     pub fn len(&self) -> usize {
         self.ends.len()
     }
 
+    /// Whether there are no names.
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
 
+    /// Name `index`'s text; `None` past the end.
     pub fn get(&self, index: usize) -> Option<&str> {
         let end = *self.ends.get(index)? as usize;
         let start = match index {
@@ -180,6 +184,7 @@ impl NameTable {
         crate::map::prefetch::prefetch(self.text.as_ptr());
     }
 
+    /// The names in order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         (0..self.len()).filter_map(|i| self.get(i))
     }

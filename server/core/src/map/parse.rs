@@ -19,11 +19,14 @@ use crate::map::raw::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
 /// Text that is either a range of the file buffer (the common case) or, when the JSON string had escapes, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TextRef {
+    /// A range of the file buffer (the string's contents, without its quotes).
     Buffer(Range<usize>),
+    /// The unescaped text, when the JSON string had escapes.
     Owned(Box<[u8]>),
 }
 
 impl TextRef {
+    /// The text's bytes, read from `buffer` when it is a range of it.
     pub fn bytes<'a>(&'a self, buffer: &'a [u8]) -> &'a [u8] {
         match self {
             TextRef::Buffer(r) => &buffer[r.clone()],
@@ -31,6 +34,7 @@ impl TextRef {
         }
     }
 
+    /// Length in bytes.
     pub fn len(&self) -> usize {
         match self {
             TextRef::Buffer(r) => r.len(),
@@ -38,6 +42,7 @@ impl TextRef {
         }
     }
 
+    /// Whether the text is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -56,9 +61,11 @@ impl TextRef {
 pub struct ParsedMap {
     /// Generated (line, column) where this map starts: (0, 0) for a flat map.
     pub offset: (u32, u32),
-    /// JSON path prefix of this map's fields: "" or "sections[3].map.".
+    /// JSON path prefix of this map's fields: `""` or `"sections[3].map."`.
     pub path: String,
+    /// The `mappings` string.
     pub mappings: TextRef,
+    /// `names`, empty when the parser was asked not to keep them (then `names_count` has their number).
     pub names: NameTable,
     /// Where the raw JSON `names` array is in the file.
     pub names_at: Option<Range<usize>>,
@@ -68,7 +75,9 @@ pub struct ParsedMap {
     pub sources: Vec<Option<Box<str>>>,
     /// Per source, the raw JSON string literal (quotes included) of its `sourcesContent` entry.
     pub contents: Vec<Option<Range<usize>>>,
+    /// `ignoreList` (or the older `x_google_ignoreList`): indexes into `sources`, each checked against its length.
     pub ignore_list: Vec<u32>,
+    /// The `rangeMappings` string, if any.
     pub range_mappings: Option<TextRef>,
     /// Raw JSON of `x_facebook_sources`, kept for symbolication.
     pub x_facebook_sources: Option<Range<usize>>,
@@ -76,7 +85,9 @@ pub struct ParsedMap {
     pub scopes: Option<Range<usize>>,
     /// The map has dart2js's `x_org_dartlang_dart2js` member: dart2js made it (see `trace::symbolicate`).
     pub dart2js: bool,
+    /// `debugId`, when it is a UUID (anything else is dropped with a warning).
     pub debug_id: Option<String>,
+    /// The `file` field.
     pub file: Option<String>,
 }
 
@@ -106,9 +117,14 @@ impl ParsedMap {
 /// A whole document.
 #[derive(Debug, Clone)]
 pub struct ParsedDocument {
+    /// Whether the document has `sections`.
     pub is_index_map: bool,
+    /// The `file` field of the document (the index map's own, or the flat map's).
     pub file: Option<String>,
+    /// The `debugId` of the document (the index map's own, or the flat map's), when it is a UUID.
     pub debug_id: Option<String>,
+    /// The regular maps in generated order: one for a flat map, one per section of an index map (a nested index map's
+    /// sections read in place, and empty sections where they leave the start of their section uncovered).
     pub maps: Vec<ParsedMap>,
     /// Raw JSON of `x_hermes_function_offsets` (top level), kept for symbolication.
     pub x_hermes_function_offsets: Option<Range<usize>>,
@@ -119,13 +135,16 @@ pub struct ParsedDocument {
     pub module_paths: Option<Vec<Option<String>>>,
     /// Metro's `x_facebook_segments`: one whole map per segment id (1, 2, …); segment 0 is this document.
     pub segments: Vec<ParsedSegment>,
+    /// What was accepted with a remark (trailing commas, ignored fields and values, Metro quirks), each located.
     pub warnings: Vec<MapError>,
 }
 
 /// One entry of `x_facebook_segments`: a map of its own, read with this document's buffer.
 #[derive(Debug, Clone)]
 pub struct ParsedSegment {
+    /// The segment id (its key in `x_facebook_segments`).
     pub id: u32,
+    /// The segment's map, read as a document of its own.
     pub document: ParsedDocument,
 }
 

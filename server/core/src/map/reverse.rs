@@ -11,16 +11,22 @@
 //! entry before, a least-upper-bound miss the first after — across original lines, never across sources. On an index
 //! map all sections that list the source are searched together, as if the map were flat (mozilla looks only at the
 //! first such section, and its `allGeneratedPositionsFor` throws).
+//!
+//! [`SourceMapIndex::reverse`]: crate::map::index::SourceMapIndex::reverse
 
 use crate::map::compact::Bias;
 use crate::map::position::GeneratedPosition;
 
+/// A segment of one source, keyed by its original position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ReverseEntry {
+    /// 0-based original line.
     pub original_line: u32,
+    /// 0-based original column.
     pub original_column: u32,
     /// 0 when the segment has no name, else 1 + the name's index in its section (mozilla's order: unnamed first).
     name_key: u32,
+    /// The segment's generated position, global (a section's offset applied).
     pub generated: GeneratedPosition,
 }
 
@@ -41,6 +47,7 @@ impl ReverseEntry {
     }
 }
 
+/// One source's segments, sorted by original position, name and generated position (see the module documentation).
 #[derive(Debug, Clone, Default)]
 pub struct ReverseIndex {
     entries: Box<[ReverseEntry]>,
@@ -55,14 +62,17 @@ impl ReverseIndex {
         }
     }
 
+    /// How many segments map into the source.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether no segment maps into the source.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
+    /// Heap bytes held (20 B an entry).
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(&*self.entries)
     }

@@ -36,12 +36,19 @@ use crate::map::vlq::{decode_signed, decode_unsigned, is_digit};
 /// A scope in an original (authored) source. Positions are 0-based `(line, column)`; `end` is exclusive.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OriginalScope {
+    /// Where the scope starts.
     pub start: (u32, u32),
+    /// Where it ends (exclusive).
     pub end: (u32, u32),
+    /// Its name, from `names`.
     pub name: Option<String>,
+    /// Its kind as the generator wrote it, from `names`.
     pub kind: Option<String>,
+    /// Flag 0x4: a function that shows up as a stack frame of its own.
     pub is_stack_frame: bool,
+    /// The variables it declares, from `names`, in order (a generated range's `bindings` follow this order).
     pub variables: Vec<String>,
+    /// Scopes nested inside, in order.
     pub children: Vec<OriginalScope>,
 }
 
@@ -60,22 +67,28 @@ pub enum StackFrameType {
 /// JavaScript expression `binding`; `None`: unavailable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Binding {
+    /// Generated (line, column) where the binding starts.
     pub from: (u32, u32),
+    /// The expression, from `names`.
     pub binding: Option<String>,
 }
 
 /// A range of the generated code. Positions are 0-based `(line, column)`; `end` is exclusive.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeneratedRange {
+    /// Where the range starts.
     pub start: (u32, u32),
+    /// Where it ends (exclusive).
     pub end: (u32, u32),
     /// Index into [`DecodedScopes::flattened`].
     pub definition: Option<usize>,
+    /// How the range shows in a stack trace (flags 0x4 and 0x8).
     pub stack_frame_type: StackFrameType,
     /// One list per variable of the definition scope; the first binding of each starts at `start`.
     pub bindings: Vec<Vec<Binding>>,
     /// `(source index, line, column)` of the call an inlined function body stands for.
     pub call_site: Option<(u32, u32, u32)>,
+    /// Ranges nested inside, in order.
     pub children: Vec<GeneratedRange>,
 }
 
@@ -84,6 +97,7 @@ pub struct GeneratedRange {
 pub struct DecodedScopes {
     /// One entry per source, in order; `None` where the source has no scope tree.
     pub scopes: Vec<Option<OriginalScope>>,
+    /// The top-level generated ranges, in order.
     pub ranges: Vec<GeneratedRange>,
 }
 

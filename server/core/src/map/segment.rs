@@ -14,7 +14,9 @@ use crate::map::vlq::{self, VlqError};
 pub struct SegmentOriginal {
     /// Index into the section's own `sources`.
     pub source: u32,
+    /// 0-based original line.
     pub line: u32,
+    /// 0-based original column.
     pub column: u32,
     /// Index into the section's own `names`.
     pub name: Option<u32>,
@@ -23,33 +25,45 @@ pub struct SegmentOriginal {
 /// One decoded segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Segment {
+    /// 0-based generated line, relative to the section.
     pub line: u32,
+    /// 0-based generated column, absolute on its line (not the field's delta); on the section's first line, counted
+    /// from the section's start column.
     pub column: u32,
     /// Byte offset of the segment's first digit in `mappings`: its identity and its order in the text.
     pub offset: u32,
+    /// `None` for a 1-field segment.
     pub original: Option<SegmentOriginal>,
 }
 
 /// The running accumulators of the format (everything but the generated column resets nowhere).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Accumulators {
+    /// Index into the section's `sources`.
     pub source: u32,
+    /// 0-based original line.
     pub original_line: u32,
+    /// 0-based original column.
     pub original_column: u32,
+    /// Index into the section's `names` (0 until a segment sets it).
     pub name: u32,
 }
 
 /// How many sources and names a section has, to range-check indices.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Limits {
+    /// Length of the section's `sources`.
     pub sources: u32,
+    /// Length of the section's `names`.
     pub names: u32,
 }
 
 /// A decoding failure, located in the `mappings` string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentError {
+    /// Where in `mappings` decoding failed.
     pub location: MappingsLocation,
+    /// What is wrong there.
     pub message: String,
 }
 
@@ -87,7 +101,9 @@ pub struct SegmentCursor<'a, const RELATIVE: bool = false> {
 /// a stretch's start, over the segments that set it (`min > max`: none did). See [`SegmentCursor`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Extent {
+    /// Per accumulator, the smallest relative value.
     pub min: [i64; 4],
+    /// Per accumulator, the largest relative value.
     pub max: [i64; 4],
 }
 
@@ -404,6 +420,7 @@ pub struct ValidatedCursor<'a> {
 }
 
 impl<'a> ValidatedCursor<'a> {
+    /// A cursor at the start of validated `mappings`.
     pub fn new(bytes: &'a [u8]) -> Self {
         ValidatedCursor {
             bytes,
@@ -437,6 +454,7 @@ impl<'a> ValidatedCursor<'a> {
         matches!(self.bytes.get(self.pos), Some(&b) if b != b',' && b != b';')
     }
 
+    /// The next segment; `None` at the end of the text.
     #[inline]
     pub fn next_segment(&mut self) -> Option<Segment> {
         loop {

@@ -84,6 +84,9 @@ fn key_of(e: &Event) -> String {
 }
 
 impl<'a> ChromeTraceDoc<'a> {
+    /// Reads a trace (a JSON array of events, or an object with `traceEvents`), gathering its `Profile` and
+    /// `ProfileChunk` events per profile (by `pid` and `id`); `Err` when it cannot be read (not UTF-8 or not JSON, an
+    /// event's `args` malformed) or holds no CPU profile.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ProfileError> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| ProfileError::new(format!("not UTF-8 at byte {}", e.valid_up_to())))?
@@ -274,6 +277,7 @@ fn offset_in(whole: &str, part: &str) -> usize {
     part.as_ptr() as usize - whole.as_ptr() as usize
 }
 
+/// Reads a Chrome trace into the profile model.
 pub fn read(bytes: &[u8]) -> Result<Profile, ProfileError> {
     Ok(ChromeTraceDoc::parse(bytes)?.profile())
 }

@@ -255,6 +255,7 @@ pub struct CpuProfileDoc<'a> {
 }
 
 impl<'a> CpuProfileDoc<'a> {
+    /// Reads a `.cpuprofile` (UTF-8 JSON with `nodes`), keeping its members as written for writing back.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ProfileError> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| ProfileError::new(format!("not UTF-8 at byte {}", e.valid_up_to())))?;
@@ -286,6 +287,8 @@ impl<'a> CpuProfileDoc<'a> {
         })
     }
 
+    /// The profile model: frames from `nodes`, sample times from `samples` and `timeDeltas` from `startTime`, the end
+    /// from `endTime`.
     pub fn profile(&self) -> Profile {
         let mut warnings = Vec::new();
         let mut list = FrameList::default();
@@ -504,6 +507,7 @@ pub fn write_from(profile: &Profile, rewrites: &Rewrites, out: &mut impl Write) 
     out.write_all(b"]}")
 }
 
+/// Reads a `.cpuprofile` into the profile model.
 pub fn read(bytes: &[u8]) -> Result<Profile, ProfileError> {
     Ok(CpuProfileDoc::parse(bytes)?.profile())
 }

@@ -94,11 +94,13 @@ impl<'de> Member<'de> for TopValue<'de> {
 pub struct TraceFunction {
     /// The record's number (its offset in `trace_function_infos` divided by the field count).
     pub index: usize,
+    /// Its `name`, when the records have the field.
     pub name: Option<String>,
     /// `script_name`, when it names one.
     pub script: Option<String>,
     /// The position as written (1-based; 0 unknown).
     pub line: u64,
+    /// The column as written (1-based; 0 unknown).
     pub column: u64,
     /// The same position 0-based, when both are known (metro-symbolicate skips 0/0).
     pub position: Option<GeneratedPosition>,
@@ -122,6 +124,8 @@ pub struct HeapSnapshotDoc<'a> {
 }
 
 impl<'a> HeapSnapshotDoc<'a> {
+    /// Reads a heap snapshot (UTF-8 JSON with `snapshot.meta`); its `trace_function_infos` records are listed only when
+    /// their fields include `line` and `column`.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, ProfileError> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| ProfileError::new(format!("not UTF-8 at byte {}", e.valid_up_to())))?;

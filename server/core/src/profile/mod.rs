@@ -58,6 +58,7 @@ pub enum ProfileFormat {
 }
 
 impl ProfileFormat {
+    /// The format's name, as messages say it.
     pub fn name(self) -> &'static str {
         match self {
             ProfileFormat::Hermes => "Hermes sampling profile",
@@ -86,6 +87,7 @@ pub struct Code {
     pub function: Option<Arc<str>>,
     /// The script the frame is in (V8's `url`; Hermes source frames: the file in the name).
     pub url: Option<Arc<str>>,
+    /// JavaScript or engine code.
     pub kind: FrameKind,
     /// A Hermes bytecode address (no file: the first map given is the Hermes map).
     pub bytecode: bool,
@@ -113,6 +115,7 @@ pub struct FrameIds {
 }
 
 impl FrameIds {
+    /// Appends the next frame's id.
     pub fn push(&mut self, id: &str) {
         self.text.push_str(id);
         self.ends.push(self.text.len());
@@ -127,14 +130,17 @@ impl FrameIds {
         &self.text[start..end]
     }
 
+    /// How many ids.
     pub fn len(&self) -> usize {
         self.ends.len()
     }
 
+    /// Whether there are no ids.
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
 
+    /// The ids in frame order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + Clone {
         (0..self.len()).map(|i| self.get(i))
     }
@@ -143,7 +149,9 @@ impl FrameIds {
 /// A profile read into call-tree frames and the time sampled in each.
 #[derive(Debug, Clone)]
 pub struct Profile {
+    /// The format it was read from.
     pub format: ProfileFormat,
+    /// The call tree's nodes, linked by `Frame::parent`.
     pub frames: Vec<Frame>,
     /// By frame.
     pub ids: FrameIds,
@@ -155,11 +163,14 @@ pub struct Profile {
     pub self_samples: Vec<u64>,
     /// Every sample's time together, µs.
     pub total_us: f64,
+    /// How many samples were kept (those naming a frame; Hermes samples also need a time stamp).
     pub samples: u64,
     /// Each sample in order: its leaf frame and its time stamp, µs (for converting between formats).
     pub timeline: Vec<(u32, f64)>,
     /// When recording started and ended, µs, where the profile says.
     pub start_us: Option<f64>,
+    /// When recording ended, µs: V8's `endTime`; for a Hermes profile, the last sample's end; for a trace, its last
+    /// sample's time stamp.
     pub end_us: Option<f64>,
     /// What was not valid and left out (samples naming no frame, a parent that loops), for the user.
     pub warnings: Vec<String>,
@@ -250,6 +261,7 @@ impl<'r> Behind<'r> {
 /// A profile that cannot be read, with where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileError {
+    /// What is wrong, and where.
     pub message: String,
 }
 
@@ -297,6 +309,7 @@ impl Strings {
 pub struct Rewrite {
     /// The original function's name; `None` keeps the profile's.
     pub function: Option<String>,
+    /// The original source, as the written profile names it.
     pub source: String,
     /// 0-based.
     pub line: u32,
@@ -332,6 +345,7 @@ impl<'a> Rewrites<'a> {
         self.by_frame.get(frame).copied().flatten()
     }
 
+    /// Frame `frame`'s rewrite; `None`: the frame stays as it is.
     pub fn of(&self, frame: usize) -> Option<&Rewrite> {
         let i = self.by_frame.get(frame).copied().flatten()?;
         self.table.get(i as usize)?.as_ref()
@@ -370,8 +384,11 @@ pub fn detect(bytes: &[u8]) -> Option<ProfileFormat> {
 
 /// A profile as read, kept for writing back with its frames rewritten, in any of the formats.
 pub enum ProfileDoc<'a> {
+    /// A Hermes sampling profile.
     Hermes(hermes::HermesDoc<'a>),
+    /// A V8 `.cpuprofile`.
     Cpu(cpuprofile::CpuProfileDoc<'a>),
+    /// A Chrome DevTools trace.
     Trace(chrome_trace::ChromeTraceDoc<'a>),
 }
 

@@ -14,7 +14,9 @@
 /// One line of a profiler map.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfmapLine {
+    /// The first field, the JIT trampoline, written back as it is.
     pub trampoline: String,
+    /// The second field, JS_NAME: written as the name when the map gives none.
     pub js_name: String,
     /// The bytecode or code offset; `None` when it is 0 or not a number (the line is not looked up).
     pub offset: Option<u32>,
@@ -78,9 +80,13 @@ pub fn read_profmap(bytes: &[u8]) -> Vec<ProfmapLine> {
 /// An original place for a line, in the output bases.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfmapAnswer {
+    /// The original function's name; `None`: the line's JS_NAME is written.
     pub name: Option<String>,
+    /// The original source; `None`: written empty.
     pub source: Option<String>,
+    /// The original line, in the output base; `None`: written empty.
     pub line: Option<u32>,
+    /// The original column, in the output base; `None`: written empty.
     pub column: Option<u32>,
 }
 

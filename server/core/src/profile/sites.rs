@@ -15,9 +15,13 @@ use crate::GeneratedPosition;
 /// One place: a script and a position in it (or a bytecode address), with the function name the profile gives.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Site {
+    /// The script, as the profile names it (`Code::url`).
     pub url: Option<Arc<str>>,
+    /// The position, 0-based: a frame's own, or where its function starts.
     pub position: GeneratedPosition,
+    /// A Hermes bytecode address (`Code::bytecode`).
     pub bytecode: bool,
+    /// The function's name as the profile gives it (`Code::function`).
     pub function: Option<Arc<str>>,
 }
 
@@ -53,6 +57,7 @@ impl Site {
 
 /// Each frame's places: its own, and where its function starts when that is elsewhere.
 pub struct Sites {
+    /// Each distinct place once.
     pub sites: Vec<Site>,
     /// The distinct `(own, function start)` pairs of places, as indexes into `sites`: what a frame is, as far as
     /// mapping it goes.
@@ -62,6 +67,7 @@ pub struct Sites {
 }
 
 impl Sites {
+    /// The places of `profile`'s JavaScript frames that have a position, each once, and each frame's pair of them.
     pub fn of(profile: &Profile) -> Sites {
         let mut sites: Vec<Site> = Vec::new();
         let mut index: FxHashMap<Site, usize> = FxHashMap::default();

@@ -24,8 +24,11 @@ pub struct FrameOrigin {
 /// How rows are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupBy {
+    /// A row per original function (its name, source and line).
     Function,
+    /// A row per original source.
     File,
+    /// A row per package ([`package_of`]).
     Package,
 }
 
@@ -35,14 +38,20 @@ pub struct Row {
     /// The function's name (`(anonymous)` for none); for an unmapped frame, the profile's name. `None` when grouped
     /// by file or package.
     pub function: Option<String>,
+    /// The original source, `None` when grouped by package; for an unmapped frame, the profile's script, if it names
+    /// one.
     pub source: Option<String>,
     /// 0-based.
     pub line: Option<u32>,
+    /// The package of the original source ([`package_of`]); `None` for an unmapped frame.
     pub package: Option<String>,
     /// Not at an original position: engine frames, frames without a map or outside what it maps.
     pub unmapped: bool,
+    /// Time sampled with one of the row's frames as the leaf, µs.
     pub self_us: f64,
+    /// Time sampled in or below the row's frames, µs, each sample counted once however deep a recursion goes.
     pub total_us: f64,
+    /// Samples with one of the row's frames as the leaf.
     pub self_samples: u64,
 }
 

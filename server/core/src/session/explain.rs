@@ -16,6 +16,7 @@ use crate::trace::symbolicate::{frame_segment_in, frame_space, SymbolicatedFrame
 pub struct ExplainedMap<'a> {
     /// How the place found the map (a path and the rule: given, the bundle's comment, a directory of maps…).
     pub found: &'a str,
+    /// The map's index.
     pub index: &'a SourceMapIndex,
     /// Its fit against its bundle, when it was checked.
     pub fit: Option<&'a Fit>,

@@ -9,7 +9,7 @@
 //!    anything is answered from it; `--apply-shift` moves frames by the banner the check found.
 //! 3. **Jest's wrapper** on line 1 is taken back where the frames tell by how much (`trace::jest`).
 //! 4. **Look up and name**: positions first (cheap), to learn which bundles and sources name the frames' functions,
-//!    those parsed in parallel (the bundles' lexical pass already started during step 2: [`early_positions`]), then
+//!    those parsed in parallel (the bundles' lexical pass already started during step 2: `early_positions`), then
 //!    the frames named (`trace::symbolicate`, `trace::function_name`).
 //! 5. **Withhold** frames where the map does not fit its bundle, and line-1 frames whose wrapper shift is unknown:
 //!    they stay as printed, with the reason.
@@ -41,6 +41,7 @@ use crate::trace::symbolicate::{
 pub struct Fit {
     /// The bundle whose text was checked.
     pub bundle: PathBuf,
+    /// What the check found.
     pub report: Arc<FitReport>,
 }
 

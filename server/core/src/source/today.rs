@@ -57,8 +57,11 @@ impl Status {
 /// A position of the build's copy, in today's file (0-based line; the column is the build's, UTF-16 units).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TodayPosition {
+    /// 0-based line in today's file.
     pub line: u32,
+    /// The build's column, unchanged (UTF-16 units).
     pub column: u32,
+    /// What became of the line.
     pub status: Status,
 }
 

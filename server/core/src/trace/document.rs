@@ -47,7 +47,9 @@ enum Piece {
 /// Which crash reporter an event is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
+    /// A Sentry event: frames in `exception.values[].stacktrace.frames[]`.
     Sentry,
+    /// A Bugsnag payload: frames in `events[].exceptions[].stacktrace[]`.
     Bugsnag,
 }
 

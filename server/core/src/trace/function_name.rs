@@ -91,6 +91,8 @@ pub struct ScopeCache<'a> {
 type Files<K> = Mutex<HashMap<K, Arc<Mutex<TextScopes>>>>;
 
 impl<'a> ScopeCache<'a> {
+    /// A cache reading texts through `generated_text` (by map) and `original_text` (by map and source); each returns
+    /// `(file name, text)`, or `None` when the text is not at hand.
     pub fn new(
         generated_text: impl Fn(usize) -> Option<(String, String)> + Send + Sync + 'a,
         original_text: impl Fn(usize, SourceId) -> Option<(String, String)> + Send + Sync + 'a,
@@ -278,14 +280,18 @@ impl CodeScopes for ScopeCache<'_> {
 /// Where a name was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScopeOrigin {
+    /// From the generated file's scopes, the name's tokens looked up in the map.
     Generated,
+    /// From the original source's scopes.
     Original,
 }
 
 /// The frame's function by scope analysis: `Some(name)`, or `None` for an anonymous function or top-level code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScopeAnswer {
+    /// The function's name; `None` for an anonymous function or top-level code (see `top_level`).
     pub function: Option<String>,
+    /// Whose scopes named it.
     pub origin: ScopeOrigin,
     /// The position is in no function at all (module or script top level).
     pub top_level: bool,
@@ -297,7 +303,9 @@ pub struct ScopeAnswer {
 /// look them up, so that names come from the same shifted lines as the frame's original position.
 #[derive(Clone, Copy)]
 pub struct GeneratedCode<'a> {
+    /// The generated file's function scopes, over its text (whose lines may stand below the map's).
     pub scopes: &'a FunctionScopes,
+    /// Lines the text stands below the map's: text line = map line + `shift`.
     pub shift: i64,
 }
 

@@ -28,10 +28,14 @@ pub enum Encoding {
     Utf8,
     /// UTF-8 after a byte-order mark.
     Utf8Bom,
+    /// UTF-16, little-endian.
     Utf16Le {
+        /// Told by a byte-order mark (else by the pattern of NUL bytes).
         bom: bool,
     },
+    /// UTF-16, big-endian.
     Utf16Be {
+        /// Told by a byte-order mark (else by the pattern of NUL bytes).
         bom: bool,
     },
 }
@@ -41,6 +45,7 @@ pub enum Encoding {
 pub struct TraceText {
     /// The text, the byte-order mark left out.
     pub text: String,
+    /// How the bytes were read.
     pub encoding: Encoding,
     /// How many input bytes were not UTF-8 (carried through as they were).
     pub foreign_bytes: usize,

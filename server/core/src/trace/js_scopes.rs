@@ -23,7 +23,9 @@ use oxc_span::{GetSpan, SourceType, Span};
 /// A position in the text: 0-based line, 0-based UTF-16 column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct TextPosition {
+    /// 0-based.
     pub line: u32,
+    /// 0-based, in UTF-16 code units.
     pub column: u32,
 }
 
@@ -60,7 +62,9 @@ pub struct FunctionScopes {
 /// A function found around a position.
 #[derive(Debug, Clone, Copy)]
 pub struct FunctionAt<'a> {
+    /// Where the function starts (a method's or accessor's whole definition, its key included).
     pub start: TextPosition,
+    /// Where the function ends (exclusive).
     pub end: TextPosition,
     /// The name's parts, qualifier first; empty when the function is anonymous.
     pub parts: &'a [NamePart],
@@ -70,6 +74,7 @@ pub struct FunctionAt<'a> {
 }
 
 impl<'a> FunctionAt<'a> {
+    /// The text of `part`, one of this function's name parts.
     pub fn text(&self, part: &NamePart) -> &'a str {
         self.scopes.part_text(part)
     }
@@ -120,10 +125,12 @@ impl FunctionScopes {
         parse_part(text, range, start, file_name, dialect, true)
     }
 
+    /// How many functions the table holds.
     pub fn len(&self) -> usize {
         self.scopes.len()
     }
 
+    /// Whether the text has no function.
     pub fn is_empty(&self) -> bool {
         self.scopes.is_empty()
     }

@@ -78,10 +78,14 @@ pub struct StackFrame {
     /// The input line as written (for JSON input, a compact rendering of the element), but for terminal escape
     /// sequences inside the frame's text, which stand just after it (`as_written` has the line as it came).
     pub raw: String,
+    /// The format the frame was written in.
     pub format: FrameFormat,
     /// The function name as written (`Foo.bar`, `new Foo`, `<anonymous>`, `outer/<`), without `async `.
     pub function: Option<String>,
+    /// Marked async by the engine: V8's `async` (`at async fn (…)`, `at fn (async …)`), SpiderMonkey's `CAUSE*` before
+    /// the name.
     pub is_async: bool,
+    /// A constructor call: V8 wrote `new` before the function's name (`at new Foo (…)`).
     pub is_constructor: bool,
     /// The file or URL as written.
     pub file: Option<String>,
@@ -125,7 +129,9 @@ pub enum Precision {
 /// An input line: a frame, or text passed through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StackLine {
+    /// A frame.
     Frame(StackFrame),
+    /// A line that holds no frame, passed through as it is.
     Text(String),
 }
 
@@ -176,6 +182,7 @@ impl StackLine {
         }
     }
 
+    /// The frame, mutably, if this line is one.
     pub fn frame_mut(&mut self) -> Option<&mut StackFrame> {
         match self {
             StackLine::Frame(f) => Some(f),
@@ -187,7 +194,9 @@ impl StackLine {
 /// Offsets for plain `LINE COLUMN` input, as metro-symbolicate's `--input-line-start` / `--input-column-start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlainInput {
+    /// The number the input gives the first line (default 1): its line `line_start` is generated line 0.
     pub line_start: u32,
+    /// The number the input gives the first column (default 0): its column `column_start` is generated column 0.
     pub column_start: u32,
 }
 

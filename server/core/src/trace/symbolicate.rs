@@ -43,9 +43,13 @@ pub enum FunctionNameSource {
 /// The original side of a frame. Positions are 0-based here; renderers convert.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OriginalFrame {
+    /// The source, as the map's index numbers it.
     pub source_id: SourceId,
+    /// The source's URL as the map gives it (`sourceRoot` applied); `None` for a `null` entry of `sources`.
     pub source: Option<String>,
+    /// 0-based original line.
     pub line: u32,
+    /// 0-based original column.
     pub column: u32,
     /// The `names` entry of the mapping at the frame: the token executed there (often the callee), not the frame's
     /// function.
@@ -53,6 +57,7 @@ pub struct OriginalFrame {
     /// The function the frame is in; `None` with a `function_source` means known to be anonymous (a callback) or
     /// top-level code.
     pub function: Option<String>,
+    /// Where `function` came from; `None` when nothing named it.
     pub function_source: Option<FunctionNameSource>,
     /// 0-based line where that function starts in the original source, when the original code's scopes named it
     /// (`OriginalScopes`): its head, where a frame inside it, or a Hermes bytecode address of its first statement,
@@ -68,9 +73,11 @@ pub struct OriginalFrame {
 /// A frame and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolicatedFrame {
+    /// The frame as parsed.
     pub frame: StackFrame,
     /// The caller's identifier of the map used (see [`symbolicate`]).
     pub map: Option<usize>,
+    /// Where the frame is in the original code; `None` when it stayed as it was (`unresolved` says why).
     pub original: Option<OriginalFrame>,
     /// The original source is ignore-listed (`ignoreList` / `x_google_ignoreList`).
     pub ignored: bool,
@@ -79,10 +86,13 @@ pub struct SymbolicatedFrame {
 }
 
 // A trace has tens of lines: the size of the text variant does not matter.
+/// A trace line after symbolication: a frame and what became of it, or text passed through.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SymbolicatedLine {
+    /// A frame.
     Frame(SymbolicatedFrame),
+    /// A line that holds no frame, passed through as it is.
     Text(String),
 }
 
@@ -95,6 +105,7 @@ impl SymbolicatedLine {
         }
     }
 
+    /// The frame, mutably, if this line is one.
     pub fn frame_mut(&mut self) -> Option<&mut SymbolicatedFrame> {
         match self {
             SymbolicatedLine::Frame(f) => Some(f),
@@ -242,7 +253,7 @@ impl CodeScopes for OriginalCodeOnly<'_> {
 const LINE_LEVEL_SEGMENTS: usize = 4096;
 
 /// Where a line-only frame on generated `line` is answered: the line's first segment, when every segment of the line
-/// (up to [`LINE_LEVEL_SEGMENTS`]) maps to the same original line of the same source, so that the column cannot change
+/// (up to `LINE_LEVEL_SEGMENTS`) maps to the same original line of the same source, so that the column cannot change
 /// the answer at line level. Otherwise (a minified line holding many original lines) the reason there is no answer.
 pub fn line_level(index: &SourceMapIndex, line: u32) -> Result<GeneratedPosition, String> {
     line_level_in(index, Space::Main, line)
@@ -373,6 +384,7 @@ fn frame_function(
 pub struct Enclosing {
     /// `None`: an anonymous function, or top-level code.
     pub function: Option<String>,
+    /// Where the name came from.
     pub source: FunctionNameSource,
     /// In no function at all.
     pub top_level: bool,
@@ -640,6 +652,7 @@ pub fn symbolicate<'a>(
 pub struct TextOptions {
     /// Lines and columns in rewritten frames are shown from these bases (stack traces: 1 and 1).
     pub line_start: u32,
+    /// The base columns are shown from (see `line_start`).
     pub column_start: u32,
     /// Fold runs of ignore-listed frames into one line.
     pub collapse_ignored: bool,

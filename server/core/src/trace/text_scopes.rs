@@ -61,6 +61,7 @@ impl Part {
 }
 
 impl TextScopes {
+    /// The scopes of a text not read yet.
     pub fn new() -> TextScopes {
         TextScopes::default()
     }
