@@ -123,7 +123,7 @@ fn check(map_path: &Path) -> Result<(), String> {
             scopes: vec![None; source_count],
             ranges: Vec::new(),
         },
-        Value::String(s) => decode_scopes(s, &names, source_count)?,
+        Value::String(s) => decode_scopes(s, &names, source_count).map_err(|e| e.to_string())?,
         other => return Err(format!("`scopes` is not a string: {other}")),
     };
 

@@ -135,15 +135,50 @@ fn find_trailing_comment<'a>(text: &'a [u8], key: &str) -> Option<(&'a str, usiz
     None
 }
 
+/// Why a `data:` URL's payload could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DataUrlError {
+    /// The URL does not start with `data:`.
+    #[error("not a data: URL")]
+    NotADataUrl,
+    /// No `,` separates the media type from the payload.
+    #[error("data: URL without ',' before its payload")]
+    NoPayload,
+    /// A `;base64` payload that is not base64 (with or without padding).
+    #[error("invalid base64 in data: URL: {0}")]
+    Base64(base64::DecodeError),
+}
+
+/// Why a map could not be loaded from a path (the map itself, or a bundle that leads to it).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LoadMapError {
+    /// The file could not be read.
+    #[error("cannot read {}: {error}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::sync::Arc<std::io::Error>,
+    },
+    /// The path is a bundle, and no map of it was found.
+    #[error("{0}")]
+    NoMap(NoBundleMap),
+}
+
+impl LoadMapError {
+    fn unreadable(path: &Path) -> impl FnOnce(std::io::Error) -> LoadMapError + '_ {
+        move |error| LoadMapError::Unreadable {
+            path: path.to_path_buf(),
+            error: std::sync::Arc::new(error),
+        }
+    }
+}
+
 /// Decodes a `data:` URL's payload (`;base64` or percent-encoded). Any media type is accepted: tools write
 /// `application/json`, `application/json;charset=utf-8`, `text/plain` and none at all.
-pub fn decode_data_url(url: &str) -> Result<Vec<u8>, String> {
-    let rest = url
-        .strip_prefix("data:")
-        .ok_or_else(|| "not a data: URL".to_string())?;
-    let (meta, data) = rest
-        .split_once(',')
-        .ok_or_else(|| "data: URL without ',' before its payload".to_string())?;
+pub fn decode_data_url(url: &str) -> Result<Vec<u8>, DataUrlError> {
+    let rest = url.strip_prefix("data:").ok_or(DataUrlError::NotADataUrl)?;
+    let (meta, data) = rest.split_once(',').ok_or(DataUrlError::NoPayload)?;
     if meta
         .split(';')
         .any(|p| p.trim().eq_ignore_ascii_case("base64"))
@@ -152,7 +187,7 @@ pub fn decode_data_url(url: &str) -> Result<Vec<u8>, String> {
         base64::engine::general_purpose::STANDARD
             .decode(&cleaned)
             .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(&cleaned))
-            .map_err(|e| format!("invalid base64 in data: URL: {e}"))
+            .map_err(DataUrlError::Base64)
     } else {
         Ok(percent_encoding::percent_decode_str(data).collect())
     }
@@ -221,9 +256,9 @@ pub fn bundle_leads_to_map(bundle: &Path, text: &[u8], map: &Path) -> bool {
 }
 
 /// Loads the map at `path`, or the map of the bundle at `path`.
-pub fn load_map(path: &Path) -> Result<MapBytes, String> {
-    let bytes = crate::fs::files::read_regular(path, u64::MAX)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn load_map(path: &Path) -> Result<MapBytes, LoadMapError> {
+    let bytes =
+        crate::fs::files::read_regular(path, u64::MAX).map_err(LoadMapError::unreadable(path))?;
     // A `.map` file is a map whatever it holds: a broken one must be reported as a broken map.
     if looks_like_map(&bytes) || path.extension().is_some_and(|e| e == "map") {
         return Ok(MapBytes {
@@ -235,8 +270,8 @@ pub fn load_map(path: &Path) -> Result<MapBytes, String> {
 }
 
 /// Finds and loads the map of a bundle whose text is `bundle_text`.
-pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<MapBytes, String> {
-    let found = find_bundle_map(bundle, bundle_text, u64::MAX).map_err(|e| e.to_string())?;
+pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<MapBytes, LoadMapError> {
+    let found = find_bundle_map(bundle, bundle_text, u64::MAX).map_err(LoadMapError::NoMap)?;
     match found.map {
         BundleMapRef::Inline(bytes) => Ok(MapBytes {
             bytes,
@@ -246,7 +281,7 @@ pub fn load_map_for_bundle(bundle: &Path, bundle_text: &[u8]) -> Result<MapBytes
         }),
         BundleMapRef::File(p) => Ok(MapBytes {
             bytes: crate::fs::files::read_regular(&p, u64::MAX)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?,
+                .map_err(LoadMapError::unreadable(&p))?,
             origin: MapOrigin::File(p),
         }),
     }
@@ -300,7 +335,7 @@ pub enum NoBundleMap {
     /// The `data:` URL cannot be decoded.
     BadDataUrl {
         /// Why decoding failed.
-        error: String,
+        error: DataUrlError,
         /// Byte offset and length of the `sourceMappingURL` value in the text searched.
         url_at: (usize, usize),
     },

@@ -43,8 +43,48 @@ struct RawFunctionMap {
     mappings: String,
 }
 
-fn field(bytes: &[u8], pos: &mut usize) -> Result<i64, String> {
-    vlq::decode_signed(bytes, pos).map_err(|e| format!("function map: {e} at byte {pos}"))
+/// Why a function map (`x_facebook_sources`) could not be read. The messages are the ones users see.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum FunctionMapError {
+    /// A malformed VLQ in an entry, at this byte of the map's `mappings`.
+    #[error("function map: {error} at byte {byte}")]
+    Vlq {
+        /// What was wrong with the VLQ.
+        error: vlq::VlqError,
+        /// Where decoding stopped.
+        byte: usize,
+    },
+    /// An entry with more than three fields, starting at this byte.
+    #[error("function map: extra data in entry at byte {byte}")]
+    ExtraData {
+        /// Where the entry starts.
+        byte: usize,
+    },
+    /// An entry whose line, column or name index leaves its range, starting at this byte.
+    #[error("function map: entry out of range at byte {byte}")]
+    OutOfRange {
+        /// Where the entry starts.
+        byte: usize,
+    },
+    /// The names together are longer than the 4 GiB an index holds.
+    #[error("function map: names longer than 4 GiB")]
+    NamesTooLong,
+    /// `x_facebook_sources` is not the JSON Metro writes (an array of per-source arrays).
+    #[error("x_facebook_sources: {0}")]
+    Field(Arc<serde_json::Error>),
+    /// One source's element is not `{"names": […], "mappings": "…"}`.
+    #[error("x_facebook_sources: function map: {0}")]
+    Element(Arc<serde_json::Error>),
+    /// The field was read back from the map file (after its text was shed) and is no longer what was indexed.
+    #[error("x_facebook_sources: the map file no longer holds what was indexed")]
+    FileChanged,
+    /// The field's bytes are not UTF-8.
+    #[error("{0}")]
+    NotUtf8(#[from] std::str::Utf8Error),
+}
+
+fn field(bytes: &[u8], pos: &mut usize) -> Result<i64, FunctionMapError> {
+    vlq::decode_signed(bytes, pos).map_err(|error| FunctionMapError::Vlq { error, byte: *pos })
 }
 
 impl FunctionMap {
@@ -73,7 +113,7 @@ impl FunctionMap {
     /// Decodes a function map's `mappings` against its `names` (the encoding in the module documentation); entries come
     /// out sorted. `Err` on a malformed VLQ, extra data in an entry, a line, column or name index out of range, or
     /// names over 4 GiB in all.
-    pub fn decode(names: Vec<String>, mappings: &str) -> Result<FunctionMap, String> {
+    pub fn decode(names: Vec<String>, mappings: &str) -> Result<FunctionMap, FunctionMapError> {
         let bytes = mappings.as_bytes();
         let mut entries = Vec::new();
         let (mut line, mut name) = (1i64, 0i64);
@@ -98,7 +138,7 @@ impl FunctionMap {
                 }
                 name += n;
                 if pos != end {
-                    return Err(format!("function map: extra data in entry at byte {start}"));
+                    return Err(FunctionMapError::ExtraData { byte: start });
                 }
                 // Lines and columns accumulate across entries: bound them by the u32 they are stored in (unchecked,
                 // `as u32` below would wrap a line of 2^32 to 0).
@@ -108,7 +148,7 @@ impl FunctionMap {
                     || name < 0
                     || name as usize >= names.len()
                 {
-                    return Err(format!("function map: entry out of range at byte {start}"));
+                    return Err(FunctionMapError::OutOfRange { byte: start });
                 }
                 entries.push((line as u32, column as u32, name as u32));
             }
@@ -119,8 +159,7 @@ impl FunctionMap {
         let mut ends = Vec::with_capacity(names.len());
         for n in &names {
             joined.push_str(n);
-            let end = u32::try_from(joined.len())
-                .map_err(|_| "function map: names longer than 4 GiB".to_string())?;
+            let end = u32::try_from(joined.len()).map_err(|_| FunctionMapError::NamesTooLong)?;
             ends.push(end);
         }
         Ok(FunctionMap {
@@ -138,9 +177,9 @@ impl FunctionMap {
         raw: &str,
         keep: Option<usize>,
         kept: &mut Option<FunctionMap>,
-    ) -> Result<Vec<Option<ElementSpan>>, String> {
+    ) -> Result<Vec<Option<ElementSpan>>, FunctionMapError> {
         let list: Vec<Option<Vec<Option<&serde_json::value::RawValue>>>> =
-            serde_json::from_str(raw).map_err(|e| format!("x_facebook_sources: {e}"))?;
+            serde_json::from_str(raw).map_err(|e| FunctionMapError::Field(Arc::new(e)))?;
         let mut decoded = None;
         let spans = list
             .into_iter()
@@ -160,29 +199,31 @@ impl FunctionMap {
                     hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
                 }))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, FunctionMapError>>()?;
         *kept = decoded;
         Ok(spans)
     }
 
     /// One source's function map from its element of `x_facebook_sources` (`{"names": […], "mappings": "…"}`).
-    pub fn decode_element(text: &str) -> Result<FunctionMap, String> {
-        let f: RawFunctionMap = serde_json::from_str(text)
-            .map_err(|e| format!("x_facebook_sources: function map: {e}"))?;
+    pub fn decode_element(text: &str) -> Result<FunctionMap, FunctionMapError> {
+        let f: RawFunctionMap =
+            serde_json::from_str(text).map_err(|e| FunctionMapError::Element(Arc::new(e)))?;
         FunctionMap::decode(f.names, &f.mappings)
     }
 
     /// Decodes `x_facebook_sources` (raw JSON): one function map (or none) per source.
-    pub fn decode_facebook_sources(raw: &str) -> Result<Vec<Option<FunctionMap>>, String> {
+    pub fn decode_facebook_sources(
+        raw: &str,
+    ) -> Result<Vec<Option<FunctionMap>>, FunctionMapError> {
         let list: Vec<Option<Vec<Option<serde_json::Value>>>> =
-            serde_json::from_str(raw).map_err(|e| format!("x_facebook_sources: {e}"))?;
+            serde_json::from_str(raw).map_err(|e| FunctionMapError::Field(Arc::new(e)))?;
         list.into_iter()
             .map(|meta| {
                 let Some(Some(first)) = meta.and_then(|m| m.into_iter().next()) else {
                     return Ok(None);
                 };
                 let f: RawFunctionMap = serde_json::from_value(first)
-                    .map_err(|e| format!("x_facebook_sources: function map: {e}"))?;
+                    .map_err(|e| FunctionMapError::Element(Arc::new(e)))?;
                 FunctionMap::decode(f.names, &f.mappings).map(Some)
             })
             .collect()

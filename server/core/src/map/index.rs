@@ -17,12 +17,12 @@ use std::sync::{Arc, OnceLock};
 
 use crate::map::compact::{Bias, CompactMappings};
 use crate::map::error::{ErrorLocation, MapError, MapErrors};
-use crate::map::function_map::{ElementSpan, FunctionMap, FunctionMapCache};
+use crate::map::function_map::{ElementSpan, FunctionMap, FunctionMapCache, FunctionMapError};
 use crate::map::names::{NameTable, Names, NamesInFile};
 use crate::map::parse::{parse_document, parse_document_with, ParsedMap, TextRef};
 use crate::map::prefetch::prefetch;
 use crate::map::reverse::{ReverseEntry, ReverseIndex};
-use crate::map::scopes::{decode_scopes, DecodedScopes};
+use crate::map::scopes::{decode_scopes, DecodedScopes, ScopesError};
 use crate::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
 
 pub use crate::map::position::{GeneratedPosition, SourceId, Space};
@@ -144,9 +144,9 @@ pub struct Section {
     // moved to `SourceMapIndex::compacts` and single sources went inline).
     /// Where each local source's Metro function map is in `x_facebook_sources`, found on first use (the maps are
     /// decoded per source, `SourceMapIndex::function_maps`).
-    function_maps: OnceLock<Box<Result<Vec<Option<ElementSpan>>, String>>>,
+    function_maps: OnceLock<Box<Result<Vec<Option<ElementSpan>>, FunctionMapError>>>,
     /// The `scopes` field, decoded on first use.
-    decoded_scopes: OnceLock<Box<Result<DecodedScopes, String>>>,
+    decoded_scopes: OnceLock<Box<Result<DecodedScopes, ScopesError>>>,
     /// Byte range of the raw JSON of the section's `x_facebook_sources` (Metro function maps) in the map's bytes; the
     /// field stays at that range in the file once the index sheds its contents.
     pub x_facebook_sources: Option<Range<usize>>,
@@ -1002,7 +1002,7 @@ impl SourceMapIndex {
         source: SourceId,
         line: u32,
         column: u32,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, FunctionMapError> {
         Ok(self
             .function_map_of(section, source)?
             .and_then(|m| m.name_at(line, column).map(str::to_string)))
@@ -1031,21 +1031,21 @@ impl SourceMapIndex {
         section: usize,
         source: SourceId,
         decoded: &mut Option<FunctionMap>,
-    ) -> Result<Option<SpanOfSource<'_>>, String> {
+    ) -> Result<Option<SpanOfSource<'_>>, FunctionMapError> {
         let s = &self.sections[section];
         let Some(range) = s.x_facebook_sources.clone() else {
             return Ok(None);
         };
         let local = s.sources.iter().position(|&g| g == source);
         let mut spans = || {
-            let bytes =
-                match s.facebook_sources_hash {
-                    None => Cow::Borrowed(&self.buffer[range.clone()]),
-                    Some(hash) => Cow::Owned(self.read_back(&range, Some(hash)).ok_or(
-                        "x_facebook_sources: the map file no longer holds what was indexed",
-                    )?),
-                };
-            let raw = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
+            let bytes = match s.facebook_sources_hash {
+                None => Cow::Borrowed(&self.buffer[range.clone()]),
+                Some(hash) => Cow::Owned(
+                    self.read_back(&range, Some(hash))
+                        .ok_or(FunctionMapError::FileChanged)?,
+                ),
+            };
+            let raw = std::str::from_utf8(&bytes)?;
             FunctionMap::element_spans(raw, local, decoded)
         };
         let spans: &Result<_, _> = s.function_maps.get_or_init(|| Box::new(spans()));
@@ -1065,7 +1065,7 @@ impl SourceMapIndex {
         &self,
         section: usize,
         source: SourceId,
-    ) -> Result<Option<Arc<FunctionMap>>, String> {
+    ) -> Result<Option<Arc<FunctionMap>>, FunctionMapError> {
         let mut decoded = None;
         let Some((local, span, field)) = self.function_map_span(section, source, &mut decoded)?
         else {
@@ -1080,11 +1080,12 @@ impl SourceMapIndex {
                 let at = field.start + span.range.start..field.start + span.range.end;
                 let bytes = match self.sections[section].facebook_sources_hash {
                     None => Cow::Borrowed(&self.buffer[at]),
-                    Some(_) => Cow::Owned(self.read_back(&at, Some(span.hash)).ok_or(
-                        "x_facebook_sources: the map file no longer holds what was indexed",
-                    )?),
+                    Some(_) => Cow::Owned(
+                        self.read_back(&at, Some(span.hash))
+                            .ok_or(FunctionMapError::FileChanged)?,
+                    ),
                 };
-                let text = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
+                let text = std::str::from_utf8(&bytes)?;
                 Arc::new(FunctionMap::decode_element(text)?)
             }
         };
@@ -1093,12 +1094,12 @@ impl SourceMapIndex {
     }
 
     /// The section's decoded `scopes` (ECMA-426 proposal), if it has the field; `Err` when it is malformed.
-    pub fn scopes(&self, section: usize) -> Option<Result<&DecodedScopes, String>> {
+    pub fn scopes(&self, section: usize) -> Option<Result<&DecodedScopes, ScopesError>> {
         let s = &self.sections[section];
         let range = s.scopes.clone()?;
         let decode = || {
-            let text: String =
-                serde_json::from_slice(&self.buffer[range]).map_err(|e| format!("scopes: {e}"))?;
+            let text: String = serde_json::from_slice(&self.buffer[range])
+                .map_err(|e| ScopesError::NotAString(Arc::new(e)))?;
             decode_scopes(&text, self.names_of(section), s.sources.len())
         };
         let decoded: &Result<_, _> = s.decoded_scopes.get_or_init(|| Box::new(decode()));
@@ -1422,8 +1423,12 @@ mod tests {
             )
         );
         assert_eq!(
-            before.facebook_function_name(0, SourceId(0), 0, 1),
-            after.facebook_function_name(0, SourceId(0), 0, 1)
+            before
+                .facebook_function_name(0, SourceId(0), 0, 1)
+                .map_err(|e| e.to_string()),
+            after
+                .facebook_function_name(0, SourceId(0), 0, 1)
+                .map_err(|e| e.to_string())
         );
         for id in [SourceId(0), SourceId(1)] {
             let Some(SourceContent::InFile { range, hash }) = after.source_content_ref(id) else {

@@ -34,6 +34,70 @@ pub struct MetroFile {
     pub module: Option<u32>,
 }
 
+/// Why a frame in a Metro RAM bundle's module (`N.js`) or segment (`seg-S.js`) has no place in a map. The messages
+/// are the ones users see.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetroPlaceError {
+    /// The frame is in a segment, and the map has no `x_facebook_segments`.
+    #[error(
+        "the frame is in segment {segment} (seg-{segment}), and this map has no segments (no x_facebook_segments): \
+         that segment's map is needed"
+    )]
+    NoSegments {
+        /// The frame's segment.
+        segment: u32,
+    },
+    /// The frame is in a segment the map does not have.
+    #[error(
+        "the frame is in segment {segment}, and this map has segments {} only",
+        list(has)
+    )]
+    SegmentMissing {
+        /// The frame's segment.
+        segment: u32,
+        /// The segments the map has.
+        has: Vec<u32>,
+    },
+    /// The frame is in a module, and the map (of its segment) has no `x_facebook_offsets`.
+    #[error(
+        "the frame is in module {module} of a RAM bundle, and {} has no x_facebook_offsets to place it",
+        whose(*segment)
+    )]
+    NoOffsets {
+        /// The frame's module.
+        module: u32,
+        /// Its segment (0: the main file).
+        segment: u32,
+    },
+    /// The map's `x_facebook_offsets` do not place the frame's module.
+    #[error(
+        "the frame is in module {module}, which {}'s x_facebook_offsets does not place (no module {module} in this \
+         RAM bundle)",
+        whose(*segment)
+    )]
+    ModuleMissing {
+        /// The frame's module.
+        module: u32,
+        /// Its segment (0: the main file).
+        segment: u32,
+    },
+}
+
+fn list(ids: &[u32]) -> String {
+    ids.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn whose(segment: u32) -> String {
+    if segment == 0 {
+        "this map".to_string()
+    } else {
+        format!("segment {segment}'s map")
+    }
+}
+
 /// `N.js`, `seg-S.js` or `seg-S_N.js` (the whole name, as React Native writes it); `None` for any other name.
 pub fn metro_file(file: &str) -> Option<MetroFile> {
     let digits = |s: &str| {
@@ -113,22 +177,18 @@ impl SourceMapIndex {
     }
 
     /// The generated file `file` names in this map; `Err` says why there is none (a segment the map lacks).
-    pub fn metro_space(&self, file: MetroFile) -> Result<Space, String> {
+    pub fn metro_space(&self, file: MetroFile) -> Result<Space, MetroPlaceError> {
         let Some(space) = self.segment_space(file.segment) else {
-            let ids = self.segment_ids();
-            return Err(if ids.is_empty() {
-                format!(
-                    "the frame is in segment {} (seg-{}), and this map has no segments (no x_facebook_segments): \
-                     that segment's map is needed",
-                    file.segment, file.segment
-                )
+            let has = self.segment_ids();
+            return Err(if has.is_empty() {
+                MetroPlaceError::NoSegments {
+                    segment: file.segment,
+                }
             } else {
-                let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
-                format!(
-                    "the frame is in segment {}, and this map has segments {} only",
-                    file.segment,
-                    ids.join(", ")
-                )
+                MetroPlaceError::SegmentMissing {
+                    segment: file.segment,
+                    has,
+                }
             });
         };
         Ok(space)
@@ -140,7 +200,7 @@ impl SourceMapIndex {
         &self,
         file: MetroFile,
         p: GeneratedPosition,
-    ) -> Result<(Space, GeneratedPosition), String> {
+    ) -> Result<(Space, GeneratedPosition), MetroPlaceError> {
         let space = self.metro_space(file)?;
         let Some(module) = file.module else {
             return Ok((space, p));
@@ -149,15 +209,9 @@ impl SourceMapIndex {
             Space::Main => self.module_offsets.as_deref(),
             Space::Segment(k) => self.segments[k].module_offsets.as_deref(),
         };
-        let whose = if file.segment == 0 {
-            "this map".to_string()
-        } else {
-            format!("segment {}'s map", file.segment)
-        };
+        let segment = file.segment;
         let Some(offsets) = offsets else {
-            return Err(format!(
-                "the frame is in module {module} of a RAM bundle, and {whose} has no x_facebook_offsets to place it"
-            ));
+            return Err(MetroPlaceError::NoOffsets { module, segment });
         };
         match offsets.get(module as usize).copied().flatten() {
             Some(line) => Ok((
@@ -167,10 +221,7 @@ impl SourceMapIndex {
                     column: p.column,
                 },
             )),
-            None => Err(format!(
-                "the frame is in module {module}, which {whose}'s x_facebook_offsets does not place (no module \
-                 {module} in this RAM bundle)"
-            )),
+            None => Err(MetroPlaceError::ModuleMissing { module, segment }),
         }
     }
 }
@@ -222,7 +273,9 @@ mod tests {
         column: u32,
     ) -> Result<(String, u32), String> {
         let f = metro_file(file).expect("a Metro file name");
-        let (space, p) = index.metro_position(f, GeneratedPosition { line, column })?;
+        let (space, p) = index
+            .metro_position(f, GeneratedPosition { line, column })
+            .map_err(|e| e.to_string())?;
         let hit = index
             .lookup_in(space, p, crate::map::compact::Bias::GreatestLowerBound)
             .map_err(|e| e.to_string())?

@@ -31,7 +31,7 @@
 //! "no scope tree" like `A`, and sources after the last scope tree have none.
 
 use crate::map::names::NameTable;
-use crate::map::vlq::{decode_signed, decode_unsigned, is_digit};
+use crate::map::vlq::{decode_signed, decode_unsigned, is_digit, VlqError};
 
 /// A scope in an original (authored) source. Positions are 0-based `(line, column)`; `end` is exclusive.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +119,135 @@ const RANGE_HAS_LINE: u64 = 0x1;
 const RANGE_HAS_DEFINITION: u64 = 0x2;
 const RANGE_IS_STACK_FRAME: u64 = 0x4;
 const RANGE_IS_HIDDEN: u64 = 0x8;
+/// Why the `scopes` field could not be decoded. The messages are the ones users see.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ScopesError {
+    /// One item is malformed or out of place.
+    #[error("scopes: item {item} (byte {byte}): {problem}")]
+    Item {
+        /// The item, 0-based.
+        item: usize,
+        /// Where decoding stopped, in bytes from the field's start.
+        byte: usize,
+        /// What is wrong.
+        problem: ItemProblem,
+    },
+    /// The field is not a JSON string.
+    #[error("scopes: {0}")]
+    NotAString(std::sync::Arc<serde_json::Error>),
+    /// This many original scopes were started and never ended.
+    #[error("scopes: {0} original scope(s) not ended")]
+    ScopesNotEnded(usize),
+    /// This many generated ranges were started and never ended.
+    #[error("scopes: {0} generated range(s) not ended")]
+    RangesNotEnded(usize),
+    /// More original scope trees than the map has sources.
+    #[error("scopes: {trees} original scope entries for {sources} sources")]
+    MoreTreesThanSources {
+        /// The trees.
+        trees: usize,
+        /// The map's sources.
+        sources: usize,
+    },
+}
+
+/// What is wrong with one item of `scopes`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ItemProblem {
+    /// A field the item needs is missing.
+    #[error("missing {0}")]
+    Missing(&'static str),
+    /// A field is not a valid VLQ.
+    #[error("{what}: {error}")]
+    Vlq {
+        /// The field.
+        what: &'static str,
+        /// Why.
+        error: VlqError,
+    },
+    /// A field's value does not fit 32 bits.
+    #[error("{what} {value} does not fit 32 bits")]
+    TooLarge {
+        /// The field.
+        what: &'static str,
+        /// Its value.
+        value: u64,
+    },
+    /// A byte that is not a base64 digit.
+    #[error("{0:?} is not a base64 digit")]
+    NotADigit(char),
+    /// The field ends with the continuation bit set.
+    #[error("VLQ ends in the middle of a number (continuation bit set)")]
+    Unterminated,
+    /// The item has fields after the ones it defines.
+    #[error("{0} item has extra fields")]
+    ExtraFields(&'static str),
+    /// A name index outside `names`.
+    #[error("{what} index {index} is outside `names` (length {len})")]
+    NameOutside {
+        /// Whose name.
+        what: &'static str,
+        /// The index.
+        index: i64,
+        /// How many names the map has.
+        len: usize,
+    },
+    /// A binding's name index (1-based) outside `names`.
+    #[error("binding {value} (1-based) is outside `names` (length {len})")]
+    BindingOutside {
+        /// The 1-based index.
+        value: u64,
+        /// How many names the map has.
+        len: usize,
+    },
+    /// A position that does not fit 32 bits once accumulated.
+    #[error("position does not fit 32 bits")]
+    PositionTooLarge,
+    /// An item where the format does not allow it (the message says which and where).
+    #[error("{0}")]
+    OutOfPlace(&'static str),
+    /// A generated range's definition that is not an original scope.
+    #[error("definition {index} is not an original scope (there are {count})")]
+    NotAScope {
+        /// The definition index.
+        index: i64,
+        /// How many original scopes there are.
+        count: usize,
+    },
+    /// A bindings item whose length is not its definition's variable count.
+    #[error("{got} bindings for a definition scope with {expected} variables")]
+    BindingCount {
+        /// Bindings given.
+        got: usize,
+        /// Variables of the definition scope.
+        expected: usize,
+    },
+    /// A sub-range binding whose values are not (line, column, binding) triples.
+    #[error("sub-range binding needs (line, column, binding) triples, got {0} values")]
+    SubRangeValues(usize),
+    /// A second sub-range binding item for one variable.
+    #[error("second sub-range binding item for variable {0}")]
+    SecondSubRange(usize),
+    /// A call site's source outside `sources`.
+    #[error("call site source {index} is outside `sources` (length {len})")]
+    CallSiteSource {
+        /// The source index.
+        index: u32,
+        /// How many sources the map has.
+        len: usize,
+    },
+    /// A generated range end with neither 1 nor 2 values.
+    #[error("generated range end has {0} values, expected 1 or 2")]
+    RangeEndValues(usize),
+    /// A sub-range binding for a variable the range has no binding for.
+    #[error("sub-range binding for variable {variable}, but the range has {len} bindings")]
+    SubRangeVariable {
+        /// The variable index.
+        variable: usize,
+        /// The range's bindings.
+        len: usize,
+    },
+}
 
 /// The VLQs of one item.
 struct Fields<'a> {
@@ -130,40 +259,41 @@ struct Fields<'a> {
 }
 
 impl Fields<'_> {
-    fn err(&self, message: impl std::fmt::Display) -> String {
-        format!(
-            "scopes: item {} (byte {}): {message}",
-            self.item,
-            self.offset + self.pos
-        )
+    fn err(&self, problem: ItemProblem) -> ScopesError {
+        ScopesError::Item {
+            item: self.item,
+            byte: self.offset + self.pos,
+            problem,
+        }
     }
 
     fn has_more(&self) -> bool {
         self.pos < self.bytes.len()
     }
 
-    fn unsigned(&mut self, what: &str) -> Result<u64, String> {
+    fn unsigned(&mut self, what: &'static str) -> Result<u64, ScopesError> {
         if !self.has_more() {
-            return Err(self.err(format_args!("missing {what}")));
+            return Err(self.err(ItemProblem::Missing(what)));
         }
         decode_unsigned(self.bytes, &mut self.pos)
-            .map_err(|e| self.err(format_args!("{what}: {e}")))
+            .map_err(|error| self.err(ItemProblem::Vlq { what, error }))
     }
 
-    fn unsigned_u32(&mut self, what: &str) -> Result<u32, String> {
+    fn unsigned_u32(&mut self, what: &'static str) -> Result<u32, ScopesError> {
         let v = self.unsigned(what)?;
-        u32::try_from(v).map_err(|_| self.err(format_args!("{what} {v} does not fit 32 bits")))
+        u32::try_from(v).map_err(|_| self.err(ItemProblem::TooLarge { what, value: v }))
     }
 
-    fn signed(&mut self, what: &str) -> Result<i64, String> {
+    fn signed(&mut self, what: &'static str) -> Result<i64, ScopesError> {
         if !self.has_more() {
-            return Err(self.err(format_args!("missing {what}")));
+            return Err(self.err(ItemProblem::Missing(what)));
         }
-        decode_signed(self.bytes, &mut self.pos).map_err(|e| self.err(format_args!("{what}: {e}")))
+        decode_signed(self.bytes, &mut self.pos)
+            .map_err(|error| self.err(ItemProblem::Vlq { what, error }))
     }
 
     /// Reads every remaining VLQ as unsigned.
-    fn rest_unsigned(&mut self, what: &str) -> Result<Vec<u64>, String> {
+    fn rest_unsigned(&mut self, what: &'static str) -> Result<Vec<u64>, ScopesError> {
         let mut out = Vec::new();
         while self.has_more() {
             out.push(self.unsigned(what)?);
@@ -172,23 +302,21 @@ impl Fields<'_> {
     }
 
     /// Checks that the remaining bytes are well-formed VLQs and drops them.
-    fn skip_rest(&mut self) -> Result<(), String> {
+    fn skip_rest(&mut self) -> Result<(), ScopesError> {
         while self.has_more() {
             // Digits are checked one by one rather than decoded, so that an extension's values are not held to
             // the 32-bit range of the items defined here.
             let b = self.bytes[self.pos];
             if !is_digit(b) {
-                return Err(self.err(format_args!("{:?} is not a base64 digit", char::from(b))));
+                return Err(self.err(ItemProblem::NotADigit(char::from(b))));
             }
             let mut end = self.pos;
             loop {
                 let Some(&d) = self.bytes.get(end) else {
-                    return Err(
-                        self.err("VLQ ends in the middle of a number (continuation bit set)")
-                    );
+                    return Err(self.err(ItemProblem::Unterminated));
                 };
                 if !is_digit(d) {
-                    return Err(self.err(format_args!("{:?} is not a base64 digit", char::from(d))));
+                    return Err(self.err(ItemProblem::NotADigit(char::from(d))));
                 }
                 end += 1;
                 // Digits with the continuation bit (value ≥ 32) are 'g'–'z', '0'–'9', '+', '/'.
@@ -202,9 +330,9 @@ impl Fields<'_> {
         Ok(())
     }
 
-    fn no_rest(&self, item: &str) -> Result<(), String> {
+    fn no_rest(&self, item: &'static str) -> Result<(), ScopesError> {
         if self.has_more() {
-            return Err(self.err(format_args!("{item} item has extra fields")));
+            return Err(self.err(ItemProblem::ExtraFields(item)));
         }
         Ok(())
     }
@@ -227,32 +355,37 @@ fn relative_name(
     state: &mut i64,
     delta: i64,
     names: &NameTable,
-    what: &str,
-) -> Result<String, String> {
+    what: &'static str,
+) -> Result<String, ScopesError> {
     let index = *state + delta;
     match usize::try_from(index).ok().and_then(|i| names.get(i)) {
         Some(name) => {
             *state = index;
             Ok(name.to_string())
         }
-        None => Err(f.err(format_args!(
-            "{what} index {index} is outside `names` (length {})",
-            names.len()
-        ))),
+        None => Err(f.err(ItemProblem::NameOutside {
+            what,
+            index,
+            len: names.len(),
+        })),
     }
 }
 
 /// A 1-based absolute binding index; 0 is "unavailable".
-fn binding_name(f: &Fields<'_>, value: u64, names: &NameTable) -> Result<Option<String>, String> {
+fn binding_name(
+    f: &Fields<'_>,
+    value: u64,
+    names: &NameTable,
+) -> Result<Option<String>, ScopesError> {
     if value == 0 {
         return Ok(None);
     }
     match usize::try_from(value - 1).ok().and_then(|i| names.get(i)) {
         Some(name) => Ok(Some(name.to_string())),
-        None => Err(f.err(format_args!(
-            "binding {value} (1-based) is outside `names` (length {})",
-            names.len()
-        ))),
+        None => Err(f.err(ItemProblem::BindingOutside {
+            value,
+            len: names.len(),
+        })),
     }
 }
 
@@ -269,7 +402,7 @@ pub fn decode_scopes(
     scopes: &str,
     names: &NameTable,
     sources: usize,
-) -> Result<DecodedScopes, String> {
+) -> Result<DecodedScopes, ScopesError> {
     let mut d = ScopesDecoder::new(names, sources);
     if scopes.is_empty() {
         return d.finish();
@@ -299,14 +432,18 @@ pub fn decode_scopes(
                 | TAG_ORIGINAL_SCOPE_VARIABLES
         ) && d.seen_range
         {
-            return Err(f.err("original scope item after the first generated range"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "original scope item after the first generated range",
+            )));
         }
 
         match tag {
             TAG_EMPTY => {
                 f.no_rest("empty")?;
                 if !d.scope_stack.is_empty() {
-                    return Err(f.err("empty item inside an original scope"));
+                    return Err(f.err(ItemProblem::OutOfPlace(
+                        "empty item inside an original scope",
+                    )));
                 }
                 d.out.scopes.push(None);
             }
@@ -370,12 +507,12 @@ impl<'n> ScopesDecoder<'n> {
     }
 
     /// An original scope starts: its position, name and kind, relative to the previous ones.
-    fn original_scope_start(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+    fn original_scope_start(&mut self, f: &mut Fields<'_>) -> Result<(), ScopesError> {
         let flags = f.unsigned("flags")?;
         let line = f.unsigned("line")?;
         let column = f.unsigned("column")?;
         let start = accumulate(&mut self.scope_pos, line, column)
-            .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+            .ok_or_else(|| f.err(ItemProblem::PositionTooLarge))?;
         let name = if flags & SCOPE_HAS_NAME != 0 {
             let delta = f.signed("name")?;
             Some(relative_name(
@@ -416,9 +553,11 @@ impl<'n> ScopesDecoder<'n> {
     }
 
     /// The open original scope's variables.
-    fn original_scope_variables(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+    fn original_scope_variables(&mut self, f: &mut Fields<'_>) -> Result<(), ScopesError> {
         if self.scope_stack.is_empty() {
-            return Err(f.err("variables item outside an original scope"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "variables item outside an original scope",
+            )));
         }
         let mut variables = Vec::new();
         while f.has_more() {
@@ -442,16 +581,18 @@ impl<'n> ScopesDecoder<'n> {
     }
 
     /// The open original scope ends; a top-level one is the next source's tree.
-    fn original_scope_end(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+    fn original_scope_end(&mut self, f: &mut Fields<'_>) -> Result<(), ScopesError> {
         let line = f.unsigned("line")?;
         let column = f.unsigned("column")?;
         f.no_rest("original scope end")?;
         let Some(mut scope) = self.scope_stack.pop() else {
-            return Err(f.err("original scope end without a start"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "original scope end without a start",
+            )));
         };
         self.flat_stack.pop();
         scope.end = accumulate(&mut self.scope_pos, line, column)
-            .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+            .ok_or_else(|| f.err(ItemProblem::PositionTooLarge))?;
         match self.scope_stack.last_mut() {
             Some(parent) => parent.children.push(scope),
             None => {
@@ -463,9 +604,11 @@ impl<'n> ScopesDecoder<'n> {
     }
 
     /// A generated range starts: its position, the original scope it is a definition of, its stack-frame type.
-    fn generated_range_start(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+    fn generated_range_start(&mut self, f: &mut Fields<'_>) -> Result<(), ScopesError> {
         if !self.scope_stack.is_empty() {
-            return Err(f.err("generated range inside an unterminated original scope"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "generated range inside an unterminated original scope",
+            )));
         }
         self.seen_range = true;
         let flags = f.unsigned("flags")?;
@@ -476,7 +619,7 @@ impl<'n> ScopesDecoder<'n> {
         };
         let column = f.unsigned("column")?;
         let start = accumulate(&mut self.range_pos, line, column)
-            .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+            .ok_or_else(|| f.err(ItemProblem::PositionTooLarge))?;
         let definition = if flags & RANGE_HAS_DEFINITION != 0 {
             let index = self.definition_index + f.signed("definition")?;
             match usize::try_from(index) {
@@ -485,10 +628,10 @@ impl<'n> ScopesDecoder<'n> {
                     Some(i)
                 }
                 _ => {
-                    return Err(f.err(format_args!(
-                        "definition {index} is not an original scope (there are {})",
-                        self.flat_variables.len()
-                    )))
+                    return Err(f.err(ItemProblem::NotAScope {
+                        index,
+                        count: self.flat_variables.len(),
+                    }))
                 }
             }
         } else {
@@ -502,7 +645,11 @@ impl<'n> ScopesDecoder<'n> {
             (true, true) => StackFrameType::Hidden,
             (true, false) => StackFrameType::Original,
             (false, false) => StackFrameType::None,
-            (false, true) => return Err(f.err("generated range is hidden but not a stack frame")),
+            (false, true) => {
+                return Err(f.err(ItemProblem::OutOfPlace(
+                    "generated range is hidden but not a stack frame",
+                )))
+            }
         };
         self.range_stack.push(OpenRange {
             range: GeneratedRange {
@@ -521,23 +668,28 @@ impl<'n> ScopesDecoder<'n> {
     }
 
     /// The open range's bindings, one per variable of its definition.
-    fn generated_range_bindings(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+    fn generated_range_bindings(&mut self, f: &mut Fields<'_>) -> Result<(), ScopesError> {
         let values = f.rest_unsigned("binding")?;
         let Some(open) = self.range_stack.last_mut() else {
-            return Err(f.err("bindings item outside a generated range"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "bindings item outside a generated range",
+            )));
         };
         if open.has_bindings {
-            return Err(f.err("second bindings item for one generated range"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "second bindings item for one generated range",
+            )));
         }
         let Some(definition) = open.range.definition else {
-            return Err(f.err("bindings item for a generated range without a definition"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "bindings item for a generated range without a definition",
+            )));
         };
         if values.len() != self.flat_variables[definition] {
-            return Err(f.err(format_args!(
-                "{} bindings for a definition scope with {} variables",
-                values.len(),
-                self.flat_variables[definition]
-            )));
+            return Err(f.err(ItemProblem::BindingCount {
+                got: values.len(),
+                expected: self.flat_variables[definition],
+            }));
         }
         let mut bindings = Vec::with_capacity(values.len());
         for v in values {
@@ -552,29 +704,26 @@ impl<'n> ScopesDecoder<'n> {
     }
 
     /// One variable's bindings over sub-ranges of the open range, applied when it ends.
-    fn sub_range_binding(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+    fn sub_range_binding(&mut self, f: &mut Fields<'_>) -> Result<(), ScopesError> {
         let variable = f.unsigned("variable index")?;
         let values = f.rest_unsigned("sub-range binding")?;
         let Some(open) = self.range_stack.last_mut() else {
-            return Err(f.err("sub-range binding item outside a generated range"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "sub-range binding item outside a generated range",
+            )));
         };
         if values.is_empty() || values.len() % 3 != 0 {
-            return Err(f.err(format_args!(
-                "sub-range binding needs (line, column, binding) triples, got {} values",
-                values.len()
-            )));
+            return Err(f.err(ItemProblem::SubRangeValues(values.len())));
         }
         let variable = usize::try_from(variable).unwrap_or(usize::MAX);
         if open.sub_ranges.iter().any(|(v, _)| *v == variable) {
-            return Err(f.err(format_args!(
-                "second sub-range binding item for variable {variable}"
-            )));
+            return Err(f.err(ItemProblem::SecondSubRange(variable)));
         }
         let mut from = open.range.start;
         let mut bindings = Vec::with_capacity(values.len() / 3);
         for triple in values.chunks_exact(3) {
             let position = accumulate(&mut from, triple[0], triple[1])
-                .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+                .ok_or_else(|| f.err(ItemProblem::PositionTooLarge))?;
             bindings.push(Binding {
                 from: position,
                 binding: binding_name(f, triple[2], self.names)?,
@@ -585,52 +734,53 @@ impl<'n> ScopesDecoder<'n> {
     }
 
     /// The open range's call site (an inlined function's).
-    fn call_site(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+    fn call_site(&mut self, f: &mut Fields<'_>) -> Result<(), ScopesError> {
         let source = f.unsigned_u32("call site source")?;
         let line = f.unsigned_u32("call site line")?;
         let column = f.unsigned_u32("call site column")?;
         f.no_rest("call site")?;
         let Some(open) = self.range_stack.last_mut() else {
-            return Err(f.err("call site item outside a generated range"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "call site item outside a generated range",
+            )));
         };
         if open.range.call_site.is_some() {
-            return Err(f.err("second call site for one generated range"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "second call site for one generated range",
+            )));
         }
         if source as usize >= self.sources {
-            return Err(f.err(format_args!(
-                "call site source {source} is outside `sources` (length {})",
-                self.sources
-            )));
+            return Err(f.err(ItemProblem::CallSiteSource {
+                index: source,
+                len: self.sources,
+            }));
         }
         open.range.call_site = Some((source, line, column));
         Ok(())
     }
 
     /// The open generated range ends.
-    fn generated_range_end(&mut self, f: &mut Fields<'_>) -> Result<(), String> {
+    fn generated_range_end(&mut self, f: &mut Fields<'_>) -> Result<(), ScopesError> {
         let values = f.rest_unsigned("position")?;
         let (line, column) = match values[..] {
             [column] => (0, column),
             [line, column] => (line, column),
-            _ => {
-                return Err(f.err(format_args!(
-                    "generated range end has {} values, expected 1 or 2",
-                    values.len()
-                )))
-            }
+            _ => return Err(f.err(ItemProblem::RangeEndValues(values.len()))),
         };
         let Some(open) = self.range_stack.pop() else {
-            return Err(f.err("generated range end without a start"));
+            return Err(f.err(ItemProblem::OutOfPlace(
+                "generated range end without a start",
+            )));
         };
         let mut range = open.range;
         range.end = accumulate(&mut self.range_pos, line, column)
-            .ok_or_else(|| f.err("position does not fit 32 bits"))?;
+            .ok_or_else(|| f.err(ItemProblem::PositionTooLarge))?;
         for (variable, sub) in open.sub_ranges {
             let Some(list) = range.bindings.get_mut(variable) else {
-                return Err(f.err(format_args!(
-                    "sub-range binding for variable {variable}, but the range has {} bindings",
-                    range.bindings.len()
-                )));
+                return Err(f.err(ItemProblem::SubRangeVariable {
+                    variable,
+                    len: range.bindings.len(),
+                }));
             };
             list.extend(sub);
         }
@@ -642,25 +792,19 @@ impl<'n> ScopesDecoder<'n> {
     }
 
     /// Every scope and range ended, and no more trees than sources.
-    fn finish(mut self) -> Result<DecodedScopes, String> {
+    fn finish(mut self) -> Result<DecodedScopes, ScopesError> {
         if !self.scope_stack.is_empty() {
-            return Err(format!(
-                "scopes: {} original scope(s) not ended",
-                self.scope_stack.len()
-            ));
+            return Err(ScopesError::ScopesNotEnded(self.scope_stack.len()));
         }
         if !self.range_stack.is_empty() {
-            return Err(format!(
-                "scopes: {} generated range(s) not ended",
-                self.range_stack.len()
-            ));
+            return Err(ScopesError::RangesNotEnded(self.range_stack.len()));
         }
         let sources = self.sources;
         if self.out.scopes.len() > sources {
-            return Err(format!(
-                "scopes: {} original scope entries for {sources} sources",
-                self.out.scopes.len()
-            ));
+            return Err(ScopesError::MoreTreesThanSources {
+                trees: self.out.scopes.len(),
+                sources,
+            });
         }
         self.out.scopes.resize(sources, None);
         Ok(self.out)

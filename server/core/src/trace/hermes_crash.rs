@@ -4,6 +4,7 @@
 //! is line = segment (0-based), column = function start + offset, exactly as metro-symbolicate computes it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Deserialize;
 
@@ -33,8 +34,35 @@ struct Crash {
     callstack: Vec<serde_json::Value>,
 }
 
+/// Why a Hermes crash report or the map's function offsets could not be read. The messages are the ones users see.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum HermesCrashError {
+    /// The map has no `x_hermes_function_offsets`, which bytecode positions need.
+    #[error("the map has no x_hermes_function_offsets (not a Hermes map?)")]
+    NoFunctionOffsets,
+    /// `x_hermes_function_offsets` is not an object of number arrays.
+    #[error("x_hermes_function_offsets: {0}")]
+    FunctionOffsets(Arc<serde_json::Error>),
+    /// A key of `x_hermes_function_offsets` is not a segment number.
+    #[error("x_hermes_function_offsets: segment {0:?} is not a number")]
+    SegmentNotANumber(String),
+    /// The text is not a JSON object with a `callstack` array.
+    #[error("not a Hermes crash report: {0}")]
+    NotACrashReport(Arc<serde_json::Error>),
+    /// A `callstack` element is not a frame.
+    #[error("callstack frame {raw}: {error}")]
+    Frame {
+        /// The element as JSON.
+        raw: String,
+        /// Why it is not a frame.
+        error: Arc<serde_json::Error>,
+    },
+}
+
 /// The map's `x_hermes_function_offsets`: segment → function id → bytecode offset of the function's start.
-pub fn function_offsets(index: &SourceMapIndex) -> Result<HashMap<u32, Vec<u32>>, String> {
+pub fn function_offsets(
+    index: &SourceMapIndex,
+) -> Result<HashMap<u32, Vec<u32>>, HermesCrashError> {
     function_offsets_in(index, Space::Main)
 }
 
@@ -43,18 +71,18 @@ pub fn function_offsets(index: &SourceMapIndex) -> Result<HashMap<u32, Vec<u32>>
 pub fn function_offsets_in(
     index: &SourceMapIndex,
     space: Space,
-) -> Result<HashMap<u32, Vec<u32>>, String> {
+) -> Result<HashMap<u32, Vec<u32>>, HermesCrashError> {
     let range = index
         .hermes_function_offsets_in(space)
         .cloned()
-        .ok_or("the map has no x_hermes_function_offsets (not a Hermes map?)")?;
+        .ok_or(HermesCrashError::NoFunctionOffsets)?;
     let raw: HashMap<String, Vec<u32>> = serde_json::from_slice(&index.buffer()[range])
-        .map_err(|e| format!("x_hermes_function_offsets: {e}"))?;
+        .map_err(|e| HermesCrashError::FunctionOffsets(Arc::new(e)))?;
     raw.into_iter()
         .map(|(k, v)| {
             k.parse::<u32>()
                 .map(|k| (k, v))
-                .map_err(|_| format!("x_hermes_function_offsets: segment {k:?} is not a number"))
+                .map_err(|_| HermesCrashError::SegmentNotANumber(k))
         })
         .collect()
 }
@@ -83,9 +111,12 @@ pub fn is_hermes_crash(text: &str) -> bool {
 /// segment a frame's `SourceURL` names (`seg-S.js`, `seg-S_N.js`), as metro-symbolicate's
 /// `symbolicateHermesMinidumpTrace` reads them, else of the map itself. A frame in a segment the map lacks keeps no
 /// position here; looked up, its file says why (`symbolicate::frame_space`).
-pub fn parse_hermes_crash(text: &str, index: &SourceMapIndex) -> Result<Vec<StackLine>, String> {
+pub fn parse_hermes_crash(
+    text: &str,
+    index: &SourceMapIndex,
+) -> Result<Vec<StackLine>, HermesCrashError> {
     let crash: Crash =
-        serde_json::from_str(text).map_err(|e| format!("not a Hermes crash report: {e}"))?;
+        serde_json::from_str(text).map_err(|e| HermesCrashError::NotACrashReport(Arc::new(e)))?;
     let mut by_space: HashMap<Space, Option<HashMap<u32, Vec<u32>>>> = HashMap::new();
     crash
         .callstack
@@ -93,7 +124,10 @@ pub fn parse_hermes_crash(text: &str, index: &SourceMapIndex) -> Result<Vec<Stac
         .map(|value| {
             let raw = value.to_string();
             let f: RawFrame =
-                serde_json::from_value(value).map_err(|e| format!("callstack frame {raw}: {e}"))?;
+                serde_json::from_value(value).map_err(|e| HermesCrashError::Frame {
+                    raw: raw.clone(),
+                    error: Arc::new(e),
+                })?;
             let native = f.native_code == Some(true);
             let segment = f.cjs_module_offset.or(f.segment_id);
             let space = f

@@ -14,13 +14,14 @@ use serde::Serialize;
 
 use crate::map::compact::Bias;
 use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
-use crate::map::metro::{metro_file, Space};
+use crate::map::metro::{metro_file, MetroPlaceError, Space};
 use crate::trace::code_frame::code_frame;
 use crate::trace::function_name::{
     function_by_scopes, CodeScopes, GeneratedCode, NoCode, ScopeOrigin,
 };
 use crate::trace::js_scopes::TextPosition;
 use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
+use crate::MapError;
 
 /// Where a frame's function name came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -140,7 +141,7 @@ pub fn symbolicate_frame_with(
         .flatten()
         .map(|file| index.metro_space(file))
     {
-        return unresolved(&why);
+        return unresolved(&why.to_string());
     }
     let Some(p) = frame.generated else {
         return unresolved(if frame.native {
@@ -154,7 +155,7 @@ pub fn symbolicate_frame_with(
     // A frame in one of a RAM bundle's modules or in a segment is placed in the map by its file's name.
     let (space, placed) = match frame_space(index, frame, p) {
         Ok(placed) => placed,
-        Err(why) => return unresolved(&why),
+        Err(why) => return unresolved(&why.to_string()),
     };
     // The bundle's text is not the module's or the segment's: only the original code can name the function.
     let original_only = OriginalCodeOnly(code);
@@ -170,7 +171,7 @@ pub fn symbolicate_frame_with(
         Precision::Column => p,
         Precision::Line => match line_level_in(index, space, p.line) {
             Ok(at) => at,
-            Err(why) => return unresolved(&why),
+            Err(why) => return unresolved(&why.to_string()),
         },
     };
     let hit = match frame_segment_in(index, space, p) {
@@ -217,7 +218,7 @@ pub fn frame_space(
     index: &SourceMapIndex,
     frame: &StackFrame,
     p: GeneratedPosition,
-) -> Result<(Space, GeneratedPosition), String> {
+) -> Result<(Space, GeneratedPosition), MetroPlaceError> {
     let file = index
         .has_metro_files()
         .then(|| frame.file.as_deref().and_then(metro_file))
@@ -252,10 +253,34 @@ impl CodeScopes for OriginalCodeOnly<'_> {
 /// How many segments of a generated line a line-only frame looks at.
 const LINE_LEVEL_SEGMENTS: usize = 4096;
 
+/// Why a line-only frame (a trace that gives no column) has no answer. The messages are the ones users see.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineLevelError {
+    /// The map could not be decoded on that line.
+    #[error("invalid map: {0}")]
+    InvalidMap(MapError),
+    /// No segment of the line maps anywhere.
+    #[error("the trace gives no column, and nothing on this line of the bundle is mapped")]
+    Unmapped,
+    /// The line's segments map to more than one original line, so the column would decide.
+    #[error(
+        "the trace gives no column, and line {} of the bundle maps to more than one original line{}: there is no \
+         column to go by",
+        line + 1,
+        if *one_line_bundle { " (a one-line bundle)" } else { "" }
+    )]
+    ManyLines {
+        /// The generated line (0-based).
+        line: u32,
+        /// Whether the bundle is one line (the line is 0 and nothing is mapped on a next one).
+        one_line_bundle: bool,
+    },
+}
+
 /// Where a line-only frame on generated `line` is answered: the line's first segment, when every segment of the line
 /// (up to `LINE_LEVEL_SEGMENTS`) maps to the same original line of the same source, so that the column cannot change
 /// the answer at line level. Otherwise (a minified line holding many original lines) the reason there is no answer.
-pub fn line_level(index: &SourceMapIndex, line: u32) -> Result<GeneratedPosition, String> {
+pub fn line_level(index: &SourceMapIndex, line: u32) -> Result<GeneratedPosition, LineLevelError> {
     line_level_in(index, Space::Main, line)
 }
 
@@ -264,7 +289,7 @@ pub fn line_level_in(
     index: &SourceMapIndex,
     space: Space,
     line: u32,
-) -> Result<GeneratedPosition, String> {
+) -> Result<GeneratedPosition, LineLevelError> {
     let mut first = None;
     let mut places: Vec<(SourceId, u32)> = Vec::new();
     let mut column = 0;
@@ -276,7 +301,7 @@ pub fn line_level_in(
         ) {
             Ok(Some(hit)) if hit.generated.line == line => hit,
             Ok(_) => break,
-            Err(e) => return Err(format!("invalid map: {e}")),
+            Err(e) => return Err(LineLevelError::InvalidMap(e)),
         };
         if let Some(o) = hit.original {
             first.get_or_insert(hit.generated);
@@ -291,17 +316,20 @@ pub fn line_level_in(
     }
     match (first, places.len()) {
         (Some(at), 1) => Ok(at),
-        (None, _) => Err("the trace gives no column, and nothing on this line of the bundle is mapped".into()),
-        _ => Err(format!(
-            "the trace gives no column, and line {} of the bundle maps to more than one original line{}: there is no \
-             column to go by",
-            line + 1,
-            if line == 0 && index.lookup_in(space, GeneratedPosition { line: 1, column: 0 }, Bias::LeastUpperBound).ok().flatten().is_none() {
-                " (a one-line bundle)"
-            } else {
-                ""
-            }
-        )),
+        (None, _) => Err(LineLevelError::Unmapped),
+        _ => Err(LineLevelError::ManyLines {
+            line,
+            one_line_bundle: line == 0
+                && index
+                    .lookup_in(
+                        space,
+                        GeneratedPosition { line: 1, column: 0 },
+                        Bias::LeastUpperBound,
+                    )
+                    .ok()
+                    .flatten()
+                    .is_none(),
+        }),
     }
 }
 

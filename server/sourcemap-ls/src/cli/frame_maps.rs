@@ -158,7 +158,7 @@ pub(super) fn load_for(
     let (origin, index) = match positions.and_then(|p| sparse_open(path, p, options)) {
         Some(index) => (MapOrigin::File(path.to_path_buf()), index),
         None => {
-            let loaded = load_map(path).map_err(CliError::Map)?;
+            let loaded = load_map(path)?;
             // Lazy: a trace touches a few sections of a map that may have thousands; a section that turns out
             // invalid makes its frames unresolved with the reason, while the JSON and every field are checked here.
             // The error names the file its offsets are in: the map, or the bundle whose inline map it is.

@@ -15,7 +15,7 @@ pub mod validate;
 use std::path::Path;
 use std::process::ExitCode;
 
-use sourcemap_core::bundle::locate::load_map;
+use sourcemap_core::bundle::locate::{load_map, LoadMapError};
 use sourcemap_core::{IndexOptions, MapErrors, SourceMapIndex};
 
 /// Why a subcommand failed.
@@ -26,6 +26,12 @@ pub enum CliError {
     Usage(String),
     /// Exit 1, the reasons already printed (as JSON on stdout).
     Quiet,
+}
+
+impl From<LoadMapError> for CliError {
+    fn from(e: LoadMapError) -> Self {
+        CliError::Map(e.to_string())
+    }
 }
 
 impl CliError {
@@ -78,7 +84,7 @@ pub fn map_named(origin: &sourcemap_core::bundle::locate::MapOrigin) -> String {
 
 /// Reads MAP (a map, or a bundle that leads to one) and indexes it, fully validated.
 pub fn open_index(path: &Path, options: IndexOptions) -> Result<SourceMapIndex, CliError> {
-    let loaded = load_map(path).map_err(CliError::Map)?;
+    let loaded = load_map(path)?;
     let named = map_named(&loaded.origin);
     SourceMapIndex::from_bytes_with(loaded.bytes, options)
         .map_err(|e| CliError::Map(describe(&named, &e)))

@@ -73,7 +73,7 @@ struct Stats {
 }
 
 pub fn run(args: StatsArgs) -> Result<(), CliError> {
-    let loaded = load_map(&args.map).map_err(CliError::Map)?;
+    let loaded = load_map(&args.map)?;
     let file_len = loaded.bytes.len();
     let before = live_bytes() - loaded.bytes.capacity();
     let started = Instant::now();

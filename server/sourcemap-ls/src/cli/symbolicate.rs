@@ -158,10 +158,10 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         if !first.index.has_metro_files() {
             // Said before anything else: a map without function offsets answers no crash frame.
             sourcemap_core::trace::hermes_crash::function_offsets(&first.index)
-                .map_err(CliError::Map)?;
+                .map_err(|e| CliError::Map(e.to_string()))?;
         }
         sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &first.index)
-            .map_err(CliError::Usage)?
+            .map_err(|e| CliError::Usage(e.to_string()))?
     } else {
         document.lines.clone()
     };

@@ -91,7 +91,7 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
     let mut fit = None;
     let mut shown_map = map_path.display().to_string();
     let result: Result<(), CliError> = (|| {
-        let loaded = loaded.map_err(CliError::Map)?;
+        let loaded = loaded?;
         if let MapOrigin::File(p) = &loaded.origin {
             shown_map = p.display().to_string();
         }

@@ -58,7 +58,7 @@ pub fn in_map(index: &SourceMapIndex, uri: &Url, position: Position) -> Result<I
             lines_before: 0,
         }),
         Some(file) => {
-            let (space, at) = index.metro_position(file, p)?;
+            let (space, at) = index.metro_position(file, p).map_err(|e| e.to_string())?;
             Ok(InMap {
                 space,
                 at,
