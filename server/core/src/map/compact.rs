@@ -24,15 +24,14 @@
 
 pub use crate::map::checkpoints::Checkpoint;
 use crate::map::checkpoints::CheckpointTable;
+use crate::map::compact_build::Built;
+pub use crate::map::compact_build::{SourceSpan, CHECKPOINT_INTERVAL};
 use crate::map::error::MappingsLocation;
 use crate::map::prefetch::prefetch;
 use crate::map::segment::{
     Limits, LineScan, Segment, SegmentError, SegmentOriginal, ValidatedCursor,
 };
 use crate::map::vlq;
-
-/// Minimum distance in VLQ bytes between two checkpoints.
-pub const CHECKPOINT_INTERVAL: usize = 128;
 
 /// Which way a lookup rounds when there is no segment exactly at the position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -81,32 +80,6 @@ struct ColdParts {
     /// decodes only that stretch (in a flat bundle a module's segments sit together). `None` when a map names
     /// source indexes so large that the table would outweigh the VLQ.
     source_spans: Option<Box<[SourceSpan]>>,
-}
-
-/// Byte offsets in `mappings` of a source's first and last segment (`first > last`: no segment).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SourceSpan {
-    /// Offset of the first segment's first digit.
-    pub first: u32,
-    /// Offset of the last segment's first digit.
-    pub last: u32,
-}
-
-impl SourceSpan {
-    pub(crate) const NONE: SourceSpan = SourceSpan {
-        first: u32::MAX,
-        last: 0,
-    };
-
-    pub(crate) fn add(&mut self, offset: u32) {
-        self.first = self.first.min(offset);
-        self.last = self.last.max(offset);
-    }
-
-    /// Whether no segment names the source.
-    pub fn is_empty(&self) -> bool {
-        self.first > self.last
-    }
 }
 
 /// Parses `rangeMappings` into (line, 1-based segment index) pairs, sorted.
@@ -168,30 +141,22 @@ impl CompactMappings {
             Some(text) => parse_range_mappings(text)?,
             None => Vec::new(),
         };
-        crate::map::compact_build::build(bytes, limits, &ranges)
+        crate::map::compact_build::build(bytes, limits, &ranges).map(CompactMappings::from_built)
     }
 
     /// A section's mappings from what `compact_build` found.
-    pub(crate) fn from_parts(
-        checkpoints: &[Checkpoint],
-        last_position: Option<(u32, u32)>,
-        unsorted_lines: Vec<u32>,
-        range_segments: Vec<(u32, u32)>,
-        lines: u32,
-        segments: u64,
-        source_spans: Option<Vec<SourceSpan>>,
-    ) -> Self {
+    fn from_built(b: Built) -> Self {
         CompactMappings {
-            checkpoints: CheckpointTable::new(checkpoints),
-            last_position,
-            has_unsorted_lines: !unsorted_lines.is_empty(),
-            has_range_segments: !range_segments.is_empty(),
+            checkpoints: CheckpointTable::new(&b.checkpoints),
+            last_position: b.last_position,
+            has_unsorted_lines: !b.unsorted_lines.is_empty(),
+            has_range_segments: !b.range_segments.is_empty(),
             cold: Box::new(ColdParts {
-                unsorted_lines: unsorted_lines.into_boxed_slice(),
-                range_segments: range_segments.into_boxed_slice(),
-                lines,
-                segments,
-                source_spans: source_spans.map(Vec::into_boxed_slice),
+                unsorted_lines: b.unsorted_lines.into_boxed_slice(),
+                range_segments: b.range_segments.into_boxed_slice(),
+                lines: b.lines,
+                segments: b.segments,
+                source_spans: b.source_spans.map(Vec::into_boxed_slice),
             }),
         }
     }
@@ -535,20 +500,6 @@ pub fn tie_key(s: &Segment) -> (bool, u32, u32, u32, bool, u32) {
     }
 }
 
-pub(crate) fn range_out_of_range(line: u32, index: u32) -> SegmentError {
-    SegmentError {
-        location: MappingsLocation {
-            byte: 0,
-            line,
-            segment: index.saturating_sub(1),
-        },
-        message: format!(
-            "rangeMappings: segment {index} of generated line {} does not exist in mappings",
-            line + 1
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -671,5 +622,185 @@ mod layout {
     #[test]
     fn the_inline_part_is_at_most_48_bytes() {
         assert!(std::mem::size_of::<super::CompactMappings>() <= 48);
+    }
+}
+
+/// `compact_build`'s stretches against its one pass, through the lookups (here: the build cannot import this file).
+#[cfg(test)]
+mod stretch_tests {
+    use super::*;
+    use crate::map::compact_build::{
+        build_in_one_pass, build_in_stretches, stretch_starts, MAX_STRETCHES, STRETCH_BYTES,
+    };
+    use crate::map::vlq;
+    use proptest::prelude::*;
+
+    const LIMITS: Limits = Limits {
+        sources: 6,
+        names: 5,
+    };
+
+    /// One pass, as before stretches existed: the reference.
+    fn one_pass(bytes: &[u8], limits: Limits) -> Result<CompactMappings, SegmentError> {
+        build_in_one_pass(bytes, limits).map(CompactMappings::from_built)
+    }
+
+    /// Stretches of about 64 bytes (at most 16 of them).
+    fn stretched(bytes: &[u8], limits: Limits) -> Option<CompactMappings> {
+        build_in_stretches(bytes, limits, bytes.len() / 4 + 16, 64).map(CompactMappings::from_built)
+    }
+
+    /// A segment as generated, absolute: generated column, then (source, line, column, name).
+    type Generated = (u32, Option<(u32, u32, u32, Option<u32>)>);
+
+    fn encode(lines: &[Vec<Generated>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut acc = [0i64; 4];
+        for (i, line) in lines.iter().enumerate() {
+            if i > 0 {
+                out.push(b';');
+            }
+            let mut column = 0i64;
+            for (j, &(c, original)) in line.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                vlq::encode_signed(i64::from(c) - column, &mut out);
+                column = i64::from(c);
+                if let Some((s, l, oc, name)) = original {
+                    for (f, v) in [s, l, oc].into_iter().enumerate() {
+                        vlq::encode_signed(i64::from(v) - acc[f], &mut out);
+                        acc[f] = i64::from(v);
+                    }
+                    if let Some(n) = name {
+                        vlq::encode_signed(i64::from(n) - acc[3], &mut out);
+                        acc[3] = i64::from(n);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn segment() -> impl Strategy<Value = Generated> {
+        let original = (
+            0..6u32,
+            0..3000u32,
+            0..200u32,
+            proptest::option::of(0..5u32),
+        );
+        (0..400u32, proptest::option::weighted(0.85, original))
+    }
+
+    /// Lines of segments; mostly sorted by column, as producers write them, with some that are not.
+    fn mappings() -> impl Strategy<Value = Vec<Vec<Generated>>> {
+        let line = (
+            proptest::collection::vec(segment(), 0..12),
+            any::<bool>(),
+            0..8u8,
+        );
+        proptest::collection::vec(line, 1..120).prop_map(|lines| {
+            lines
+                .into_iter()
+                .map(|(mut segs, _, unsorted)| {
+                    if unsorted != 0 {
+                        segs.sort_by_key(|s| s.0);
+                    }
+                    segs
+                })
+                .collect()
+        })
+    }
+
+    /// Every answer a built section gives, at and around every segment and per source.
+    fn answers(m: &CompactMappings, bytes: &[u8]) -> Vec<String> {
+        let mut out = vec![format!(
+            "{} segments, {} lines, last {:?}",
+            m.segment_count(),
+            m.line_count(),
+            m.last_position()
+        )];
+        let mut positions = Vec::new();
+        m.for_each(bytes, |s| positions.push((s.line, s.column)));
+        for (line, column) in positions {
+            for c in [column.saturating_sub(1), column, column + 1] {
+                out.push(format!(
+                    "{line}:{c} {:?} {:?} {:?}",
+                    m.lookup(bytes, line, c, Bias::GreatestLowerBound),
+                    m.lookup(bytes, line, c, Bias::LeastUpperBound),
+                    m.all_at(bytes, line, c)
+                ));
+            }
+        }
+        for source in 0..LIMITS.sources {
+            out.push(format!("source {source}: {:?}", m.span_of([source])));
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Built in stretches or in one pass, a section answers the same everywhere.
+        #[test]
+        fn stretches_answer_as_one_pass_does(lines in mappings()) {
+            let bytes = encode(&lines);
+            let reference = one_pass(&bytes, LIMITS).unwrap();
+            let built = stretched(&bytes, LIMITS);
+            if stretch_starts(&bytes, 64).is_empty() {
+                prop_assert!(built.is_none());
+            } else {
+                let built = built.expect("valid mappings are built in stretches");
+                prop_assert_eq!(answers(&built, &bytes), answers(&reference, &bytes));
+            }
+        }
+
+        /// A source or name index out of range anywhere, even where a stretch alone cannot tell, is never built in
+        /// stretches: the one pass reports it, as it always did.
+        #[test]
+        fn an_index_out_of_range_is_left_to_the_one_pass(lines in mappings(), sources in 1..6u32, names in 1..5u32) {
+            let bytes = encode(&lines);
+            let limits = Limits { sources, names };
+            match one_pass(&bytes, limits) {
+                Ok(reference) => {
+                    if let Some(built) = stretched(&bytes, limits) {
+                        prop_assert_eq!(answers(&built, &bytes), answers(&reference, &bytes));
+                    }
+                }
+                Err(_) => prop_assert!(stretched(&bytes, limits).is_none()),
+            }
+        }
+    }
+
+    #[test]
+    fn the_public_build_gives_the_one_pass_error_for_broken_text_in_a_late_stretch() {
+        // Balanced: each line ends with the accumulators it started with. 9 MB, so at least two stretches.
+        let line = "AAAA,CACA,CADA;".repeat(600_000);
+        let mut text = line.clone().into_bytes();
+        assert!(!stretch_starts(&text, STRETCH_BYTES).is_empty());
+        assert!(CompactMappings::build(&text, LIMITS, None).is_ok());
+        // A source index of 6 (out of range) near the end: no stretch sees it as absolute.
+        let at = text.len() - 15;
+        text[at..at + 4].copy_from_slice(b"AMAA");
+        let built = CompactMappings::build(&text, LIMITS, None).unwrap_err();
+        assert_eq!(built, one_pass(&text, LIMITS).unwrap_err());
+        assert!(built.message.contains("source index"), "{}", built.message);
+        // A syntax error in the middle.
+        let mut text = line.into_bytes();
+        let at = text.len() / 2;
+        text[at] = b'!';
+        let built = CompactMappings::build(&text, LIMITS, None).unwrap_err();
+        assert_eq!(built, one_pass(&text, LIMITS).unwrap_err());
+    }
+
+    #[test]
+    fn stretches_start_after_a_semicolon_and_depend_on_the_length_only() {
+        let text = "AAAA,CAAC;".repeat(10_000).into_bytes();
+        let starts = stretch_starts(&text, 4096);
+        assert_eq!(starts.len(), MAX_STRETCHES - 1);
+        assert!(starts.windows(2).all(|w| w[0] < w[1]));
+        assert!(starts.iter().all(|&s| text[s - 1] == b';'));
+        assert!(stretch_starts(&text, text.len() / 2 + 1).is_empty());
+        assert!(stretch_starts(b"AAAA,CAAC", 1).is_empty());
     }
 }

@@ -20,15 +20,54 @@
 //! stretch's start differ from the one pass's (a stretch starts its own spacing), and keep the invariants of
 //! [`CompactMappings`]: each stands at a line's first segment or past a strictly smaller column on a sorted line.
 
-use crate::map::compact::{
-    range_out_of_range, Checkpoint, CompactMappings, SourceSpan, CHECKPOINT_INTERVAL,
-};
+use crate::map::checkpoints::Checkpoint;
+use crate::map::error::MappingsLocation;
 use crate::map::segment::{Accumulators, Extent, Limits, SegmentCursor, SegmentError};
 
+/// Minimum distance in VLQ bytes between two checkpoints.
+pub const CHECKPOINT_INTERVAL: usize = 128;
+
 /// A section shorter than two of these is decoded in one pass; longer ones in stretches of about this size.
-const STRETCH_BYTES: usize = 4 << 20;
+pub(crate) const STRETCH_BYTES: usize = 4 << 20;
 /// At most this many stretches, however long the section.
-const MAX_STRETCHES: usize = 16;
+pub(crate) const MAX_STRETCHES: usize = 16;
+
+/// Byte offsets in `mappings` of a source's first and last segment (`first > last`: no segment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceSpan {
+    /// Offset of the first segment's first digit.
+    pub first: u32,
+    /// Offset of the last segment's first digit.
+    pub last: u32,
+}
+
+impl SourceSpan {
+    pub(crate) const NONE: SourceSpan = SourceSpan {
+        first: u32::MAX,
+        last: 0,
+    };
+
+    pub(crate) fn add(&mut self, offset: u32) {
+        self.first = self.first.min(offset);
+        self.last = self.last.max(offset);
+    }
+
+    /// Whether no segment names the source.
+    pub fn is_empty(&self) -> bool {
+        self.first > self.last
+    }
+}
+
+/// What a build found, for `CompactMappings` to keep: absolute positions, offsets and accumulators.
+pub(crate) struct Built {
+    pub(crate) checkpoints: Vec<Checkpoint>,
+    pub(crate) last_position: Option<(u32, u32)>,
+    pub(crate) unsorted_lines: Vec<u32>,
+    pub(crate) range_segments: Vec<(u32, u32)>,
+    pub(crate) lines: u32,
+    pub(crate) segments: u64,
+    pub(crate) source_spans: Option<Vec<SourceSpan>>,
+}
 
 /// What one pass over a stretch of `mappings` found. Positions and offsets are relative to the stretch; sources
 /// and accumulators too when the stretch was decoded relative (they are exact for the one pass).
@@ -91,7 +130,7 @@ pub(crate) fn build(
     bytes: &[u8],
     limits: Limits,
     ranges: &[(u32, u32)],
-) -> Result<CompactMappings, SegmentError> {
+) -> Result<Built, SegmentError> {
     // A table entry is 8 B; a table longer than a quarter of the VLQ bytes is not kept.
     let max_spans = bytes.len() / 4 + 16;
     if ranges.is_empty() {
@@ -109,7 +148,7 @@ pub(crate) fn build(
 }
 
 /// Where each stretch after the first starts (just after a `;`), by the text's length alone; empty for one pass.
-fn stretch_starts(bytes: &[u8], stretch_bytes: usize) -> Vec<usize> {
+pub(crate) fn stretch_starts(bytes: &[u8], stretch_bytes: usize) -> Vec<usize> {
     let count = (bytes.len() / stretch_bytes).min(MAX_STRETCHES);
     let mut starts = Vec::new();
     if count < 2 {
@@ -128,12 +167,12 @@ fn stretch_starts(bytes: &[u8], stretch_bytes: usize) -> Vec<usize> {
 
 /// The stretches decoded at once and joined, or `None` when the text is short or any stretch says the one pass
 /// must decide (an error, or an accumulator out of range once its start is known).
-fn build_in_stretches(
+pub(crate) fn build_in_stretches(
     bytes: &[u8],
     limits: Limits,
     max_spans: usize,
     stretch_bytes: usize,
-) -> Option<CompactMappings> {
+) -> Option<Built> {
     let starts = stretch_starts(bytes, stretch_bytes);
     if starts.is_empty() {
         return None;
@@ -338,7 +377,7 @@ fn scan<const RELATIVE: bool>(
     })
 }
 
-fn finish(bytes: &[u8], s: Stretch) -> CompactMappings {
+fn finish(bytes: &[u8], s: Stretch) -> Built {
     let lines = if bytes.is_empty() {
         0
     } else {
@@ -346,198 +385,40 @@ fn finish(bytes: &[u8], s: Stretch) -> CompactMappings {
     };
     let mut range_segments = s.range_segments;
     range_segments.sort_unstable();
-    let source_spans = (!s.spans.dropped).then_some(s.spans.from_zero);
-    CompactMappings::from_parts(
-        &s.checkpoints,
-        s.last_position,
-        s.unsorted_lines,
+    Built {
+        checkpoints: s.checkpoints,
+        last_position: s.last_position,
+        unsorted_lines: s.unsorted_lines,
         range_segments,
         lines,
-        s.segments,
-        source_spans,
-    )
+        segments: s.segments,
+        source_spans: (!s.spans.dropped).then_some(s.spans.from_zero),
+    }
 }
 
+pub(crate) fn range_out_of_range(line: u32, index: u32) -> SegmentError {
+    SegmentError {
+        location: MappingsLocation {
+            byte: 0,
+            line,
+            segment: index.saturating_sub(1),
+        },
+        message: format!(
+            "rangeMappings: segment {index} of generated line {} does not exist in mappings",
+            line + 1
+        ),
+    }
+}
+
+/// The one pass alone, for tests that compare it with the stretches.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::map::compact::Bias;
-    use crate::map::vlq;
-    use proptest::prelude::*;
-
-    const LIMITS: Limits = Limits {
-        sources: 6,
-        names: 5,
-    };
-
-    /// One pass, as before stretches existed: the reference.
-    fn one_pass(bytes: &[u8], limits: Limits) -> Result<CompactMappings, SegmentError> {
-        let max_spans = bytes.len() / 4 + 16;
-        let stretch = scan(
-            SegmentCursor::new(bytes, limits),
-            &[],
-            max_spans,
-            bytes.len(),
-        )?;
-        Ok(finish(bytes, stretch))
-    }
-
-    /// Stretches of about 64 bytes (at most 16 of them).
-    fn stretched(bytes: &[u8], limits: Limits) -> Option<CompactMappings> {
-        build_in_stretches(bytes, limits, bytes.len() / 4 + 16, 64)
-    }
-
-    /// A segment as generated, absolute: generated column, then (source, line, column, name).
-    type Generated = (u32, Option<(u32, u32, u32, Option<u32>)>);
-
-    fn encode(lines: &[Vec<Generated>]) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut acc = [0i64; 4];
-        for (i, line) in lines.iter().enumerate() {
-            if i > 0 {
-                out.push(b';');
-            }
-            let mut column = 0i64;
-            for (j, &(c, original)) in line.iter().enumerate() {
-                if j > 0 {
-                    out.push(b',');
-                }
-                vlq::encode_signed(i64::from(c) - column, &mut out);
-                column = i64::from(c);
-                if let Some((s, l, oc, name)) = original {
-                    for (f, v) in [s, l, oc].into_iter().enumerate() {
-                        vlq::encode_signed(i64::from(v) - acc[f], &mut out);
-                        acc[f] = i64::from(v);
-                    }
-                    if let Some(n) = name {
-                        vlq::encode_signed(i64::from(n) - acc[3], &mut out);
-                        acc[3] = i64::from(n);
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    fn segment() -> impl Strategy<Value = Generated> {
-        let original = (
-            0..6u32,
-            0..3000u32,
-            0..200u32,
-            proptest::option::of(0..5u32),
-        );
-        (0..400u32, proptest::option::weighted(0.85, original))
-    }
-
-    /// Lines of segments; mostly sorted by column, as producers write them, with some that are not.
-    fn mappings() -> impl Strategy<Value = Vec<Vec<Generated>>> {
-        let line = (
-            proptest::collection::vec(segment(), 0..12),
-            any::<bool>(),
-            0..8u8,
-        );
-        proptest::collection::vec(line, 1..120).prop_map(|lines| {
-            lines
-                .into_iter()
-                .map(|(mut segs, _, unsorted)| {
-                    if unsorted != 0 {
-                        segs.sort_by_key(|s| s.0);
-                    }
-                    segs
-                })
-                .collect()
-        })
-    }
-
-    /// Every answer a built section gives, at and around every segment and per source.
-    fn answers(m: &CompactMappings, bytes: &[u8]) -> Vec<String> {
-        let mut out = vec![format!(
-            "{} segments, {} lines, last {:?}",
-            m.segment_count(),
-            m.line_count(),
-            m.last_position()
-        )];
-        let mut positions = Vec::new();
-        m.for_each(bytes, |s| positions.push((s.line, s.column)));
-        for (line, column) in positions {
-            for c in [column.saturating_sub(1), column, column + 1] {
-                out.push(format!(
-                    "{line}:{c} {:?} {:?} {:?}",
-                    m.lookup(bytes, line, c, Bias::GreatestLowerBound),
-                    m.lookup(bytes, line, c, Bias::LeastUpperBound),
-                    m.all_at(bytes, line, c)
-                ));
-            }
-        }
-        for source in 0..LIMITS.sources {
-            out.push(format!("source {source}: {:?}", m.span_of([source])));
-        }
-        out
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(300))]
-
-        /// Built in stretches or in one pass, a section answers the same everywhere.
-        #[test]
-        fn stretches_answer_as_one_pass_does(lines in mappings()) {
-            let bytes = encode(&lines);
-            let reference = one_pass(&bytes, LIMITS).unwrap();
-            let built = stretched(&bytes, LIMITS);
-            if stretch_starts(&bytes, 64).is_empty() {
-                prop_assert!(built.is_none());
-            } else {
-                let built = built.expect("valid mappings are built in stretches");
-                prop_assert_eq!(answers(&built, &bytes), answers(&reference, &bytes));
-            }
-        }
-
-        /// A source or name index out of range anywhere, even where a stretch alone cannot tell, is never built in
-        /// stretches: the one pass reports it, as it always did.
-        #[test]
-        fn an_index_out_of_range_is_left_to_the_one_pass(lines in mappings(), sources in 1..6u32, names in 1..5u32) {
-            let bytes = encode(&lines);
-            let limits = Limits { sources, names };
-            match one_pass(&bytes, limits) {
-                Ok(reference) => {
-                    if let Some(built) = stretched(&bytes, limits) {
-                        prop_assert_eq!(answers(&built, &bytes), answers(&reference, &bytes));
-                    }
-                }
-                Err(_) => prop_assert!(stretched(&bytes, limits).is_none()),
-            }
-        }
-    }
-
-    #[test]
-    fn the_public_build_gives_the_one_pass_error_for_broken_text_in_a_late_stretch() {
-        // Balanced: each line ends with the accumulators it started with. 9 MB, so at least two stretches.
-        let line = "AAAA,CACA,CADA;".repeat(600_000);
-        let mut text = line.clone().into_bytes();
-        assert!(!stretch_starts(&text, STRETCH_BYTES).is_empty());
-        assert!(CompactMappings::build(&text, LIMITS, None).is_ok());
-        // A source index of 6 (out of range) near the end: no stretch sees it as absolute.
-        let at = text.len() - 15;
-        text[at..at + 4].copy_from_slice(b"AMAA");
-        let built = CompactMappings::build(&text, LIMITS, None).unwrap_err();
-        assert_eq!(built, one_pass(&text, LIMITS).unwrap_err());
-        assert!(built.message.contains("source index"), "{}", built.message);
-        // A syntax error in the middle.
-        let mut text = line.into_bytes();
-        let at = text.len() / 2;
-        text[at] = b'!';
-        let built = CompactMappings::build(&text, LIMITS, None).unwrap_err();
-        assert_eq!(built, one_pass(&text, LIMITS).unwrap_err());
-    }
-
-    #[test]
-    fn stretches_start_after_a_semicolon_and_depend_on_the_length_only() {
-        let text = "AAAA,CAAC;".repeat(10_000).into_bytes();
-        let starts = stretch_starts(&text, 4096);
-        assert_eq!(starts.len(), MAX_STRETCHES - 1);
-        assert!(starts.windows(2).all(|w| w[0] < w[1]));
-        assert!(starts.iter().all(|&s| text[s - 1] == b';'));
-        assert!(stretch_starts(&text, text.len() / 2 + 1).is_empty());
-        assert!(stretch_starts(b"AAAA,CAAC", 1).is_empty());
-    }
+pub(crate) fn build_in_one_pass(bytes: &[u8], limits: Limits) -> Result<Built, SegmentError> {
+    let max_spans = bytes.len() / 4 + 16;
+    let stretch = scan(
+        SegmentCursor::new(bytes, limits),
+        &[],
+        max_spans,
+        bytes.len(),
+    )?;
+    Ok(finish(bytes, stretch))
 }
