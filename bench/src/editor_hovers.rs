@@ -178,8 +178,9 @@ fn first_hover_without_a_map(bin: &Path, text: &str, at: GeneratedPosition) -> D
     lsp.send_bytes(&open);
     let answer = lsp.request("textDocument/hover", hover_params(&uri, at));
     let elapsed = started.elapsed();
+    // Without a map the server answers no hover (`hover.rs`): anything else means a map was found after all.
     assert!(
-        !answer["result"].to_string().contains("node_modules"),
+        answer["result"].is_null(),
         "the floor's hover found a map: {answer}"
     );
     drop(lsp);

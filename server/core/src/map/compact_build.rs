@@ -190,13 +190,24 @@ pub(crate) fn build_in_stretches(
             .map(|i| {
                 let (from, to) = bounds[i];
                 let cursor = SegmentCursor::relative(&bytes[from..to]);
-                (i, scan(cursor, &[], max_spans, to - from).ok())
+                // A valid relative source is within ±(sources − 1): a table past that serves nothing (the extent
+                // check refuses the stretch), and a malformed map must not grow it to `max_spans` entries.
+                let spans = max_spans.min(limits.sources as usize);
+                (i, scan(cursor, &[], spans, to - from).ok())
             })
             .collect()
     };
     let mut decoded: Vec<(usize, Option<Stretch>)> = std::thread::scope(|s| {
-        let others: Vec<_> = (1..threads).map(|t| s.spawn(move || decode(t))).collect();
-        let mut all = decode(0);
+        let mut all = Vec::with_capacity(bounds.len());
+        let mut others = Vec::new();
+        for t in 1..threads {
+            // A thread the system refuses (a container's process limit) is decoded here instead.
+            match std::thread::Builder::new().spawn_scoped(s, move || decode(t)) {
+                Ok(handle) => others.push(handle),
+                Err(_) => all.extend(decode(t)),
+            }
+        }
+        all.extend(decode(0));
         for handle in others {
             all.extend(handle.join().expect("a stretch's decoding panicked"));
         }
@@ -421,4 +432,31 @@ pub(crate) fn build_in_one_pass(bytes: &[u8], limits: Limits) -> Result<Built, S
         bytes.len(),
     )?;
     Ok(finish(bytes, stretch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::vlq::encode_signed;
+
+    #[test]
+    fn a_wild_relative_source_does_not_grow_the_span_table() {
+        // Source +12,000,000 then −24,000,000, in a few bytes: a relative stretch cannot tell these are out of range
+        // (its start is unknown), so its table is capped at the section's source count and the extent refuses it.
+        let mut text = b"AAAA,C".to_vec();
+        encode_signed(12_000_000, &mut text);
+        text.extend_from_slice(b"AA,C");
+        encode_signed(-24_000_000, &mut text);
+        text.extend_from_slice(b"AA;");
+        let limits = Limits {
+            sources: 6,
+            names: 0,
+        };
+        let stretch = scan(SegmentCursor::relative(&text), &[], 6, text.len()).unwrap();
+        assert!(stretch.spans.from_zero.len() <= 6 && stretch.spans.below_zero.len() <= 6);
+        assert!(stretch.spans.dropped);
+        for start in 0..6 {
+            assert!(!stretch.extent.fits([start, 0, 0, 0], limits));
+        }
+    }
 }
