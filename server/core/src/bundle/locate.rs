@@ -24,6 +24,16 @@ pub enum MapOrigin {
     },
 }
 
+impl MapOrigin {
+    /// The file a map's offsets are in, as errors name it: the map, or `the inline map of BUNDLE`.
+    pub fn named(&self) -> String {
+        match self {
+            MapOrigin::File(map) => map.display().to_string(),
+            MapOrigin::DataUrl { bundle } => format!("the inline map of {}", bundle.display()),
+        }
+    }
+}
+
 /// A map's bytes and where they came from.
 #[derive(Debug, Clone)]
 pub struct MapBytes {

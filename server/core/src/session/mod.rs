@@ -18,6 +18,7 @@
 //! results, write it into an event) is the caller's.
 
 pub mod explain;
+pub mod files;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -34,15 +34,13 @@ impl From<LoadMapError> for CliError {
     }
 }
 
-impl CliError {
-    /// The error's text, as `report` prints it (without the program's name).
-    pub fn message(&self) -> String {
-        match self {
-            CliError::Map(m) | CliError::Usage(m) => m.clone(),
-            CliError::Quiet => "the reasons were printed".into(),
-        }
+impl From<sourcemap_core::session::files::OpenMapError> for CliError {
+    fn from(e: sourcemap_core::session::files::OpenMapError) -> Self {
+        CliError::Map(e.to_string())
     }
+}
 
+impl CliError {
     pub fn report(&self) {
         match self {
             CliError::Map(m) | CliError::Usage(m) => {
@@ -74,12 +72,7 @@ fn describe(named: &str, errors: &MapErrors) -> String {
 /// The file a map's error offsets are in, as errors name it: the map file, or the bundle whose inline map it is
 /// (never the bundle for a map file's offsets).
 pub fn map_named(origin: &sourcemap_core::bundle::locate::MapOrigin) -> String {
-    match origin {
-        sourcemap_core::bundle::locate::MapOrigin::File(map) => map.display().to_string(),
-        sourcemap_core::bundle::locate::MapOrigin::DataUrl { bundle } => {
-            format!("the inline map of {}", bundle.display())
-        }
-    }
+    origin.named()
 }
 
 /// Reads MAP (a map, or a bundle that leads to one) and indexes it, fully validated.

@@ -9,8 +9,9 @@ use sourcemap_core::profile::sites::Site;
 use sourcemap_core::trace::stack::StackLine;
 use sourcemap_core::GeneratedPosition;
 
-use super::frame_maps::{load, Catalog};
+use super::frame_maps::Catalog;
 use super::CliError;
+use sourcemap_core::session::files::KnownMap;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum By {
@@ -84,7 +85,7 @@ pub(super) fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
     let mut explicit = args
         .maps
         .iter()
-        .map(|p| load(p))
+        .map(|p| KnownMap::open(p))
         .collect::<Result<Vec<_>, _>>()?;
     // The profile is never the bundle of a map given for it (`rec.cpuprofile.map` beside `rec.cpuprofile`, as
     // Metro's tooling names them).
@@ -92,7 +93,7 @@ pub(super) fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
         m.bundle.exclude(&args.profile);
     }
     let root = super::frame_maps::root_dir(args.root.as_deref())?;
-    let mut catalog = Catalog::new(explicit, root, false);
+    let mut catalog = Catalog::new(explicit, root);
     catalog.chosen = args.bundles.iter().cloned().collect();
     Ok(catalog)
 }

@@ -23,8 +23,9 @@ use sourcemap_core::trace::symbolicate::{
 };
 use sourcemap_core::GeneratedPosition;
 
-use super::frame_maps::{load_for, original_text, resolve, shown, Catalog, KnownMap, Resolution};
+use super::frame_maps::{resolve, serve_dev_server_maps, Catalog, Resolution};
 use super::CliError;
+use sourcemap_core::session::files::{shown_path, KnownMap};
 
 #[derive(Args)]
 pub struct SymbolicateArgs {
@@ -136,7 +137,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     let mut explicit = args
         .maps
         .iter()
-        .map(|p| load_for(p, positions.as_deref()))
+        .map(|p| KnownMap::open_for(p, positions.as_deref()))
         .collect::<Result<Vec<_>, _>>()?;
     // The trace is never the bundle of a map given for it, whatever the naming says.
     if let Some(trace) = &args.trace {
@@ -145,7 +146,10 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         }
     }
     let root = super::frame_maps::root_dir(args.root.as_deref())?;
-    let mut catalog = Catalog::new(explicit, root, args.dev_server);
+    let mut catalog = Catalog::new(explicit, root);
+    if args.dev_server {
+        serve_dev_server_maps(&mut catalog);
+    }
     catalog.chosen = args.bundles.iter().cloned().collect();
     catalog.map_dirs = map_dirs;
     catalog.debug_ids = sourcemap_core::trace::stack::debug_ids_in(&text);
@@ -201,7 +205,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                         fit: m.fit(),
                     }
                 });
-                let mut lines = explain(f, why, map, printed[k], shifts[k], &|p| shown(p));
+                let mut lines = explain(f, why, map, printed[k], shifts[k], &|p| shown_path(p));
                 lines.extend(jest[k].clone());
                 lines.extend(
                     today[k]
@@ -455,7 +459,7 @@ fn print_json(
 ) {
     // The code frame's source: sourcesContent, else the file next to the map.
     let code_frame = first_code_frame(out, |f| {
-        original_text(&catalog.maps[f.map?], f.original.as_ref()?.source_id)
+        catalog.source_text(f.map?, f.original.as_ref()?.source_id)
     });
     let mut k = 0;
     let stack: Vec<Value> = out

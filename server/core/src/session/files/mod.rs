@@ -1,0 +1,454 @@
+//! The place of files ([`FilesPlace`]): a symbolication session ([`crate::session`]) over the local disk. The maps
+//! given (a bundle or a map each, opened lazily; a large index map cut down to the sections the frames need), the
+//! bundles a frame names under a root, debug IDs, directories of maps, and maps a dev server serves (the caller's
+//! fetcher); every map checked against its bundle ([`KnownMap::fit_near`]). The command line's `symbolicate` and
+//! `profile` run their sessions here; what is worth telling the user on the way (a search that stopped early, a map
+//! that could not be read) is kept in [`FilesPlace::take_notes`], never printed.
+
+mod known_map;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use crate::bundle::locate::{bundle_tail, map_in_directory};
+use crate::bundle::resolve::{Asked, GivenMap, Place, Text, SEARCH_DEPTH};
+use crate::fs::walk::FilesByName;
+use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
+use crate::source::today::SourceDrift;
+use crate::trace::function_name::ScopeCache;
+use crate::trace::stack::{file_name_of, StackLine};
+use crate::trace::symbolicate::SymbolicatedLine;
+use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
+
+pub use known_map::{BundleFile, KnownMap, OpenMapError};
+
+/// Fetches the map of a bundle URL (`http://localhost:8081/index.bundle?…`): the caller's (the core opens no
+/// connection); `Err` says why not.
+pub type ServedMaps = Box<dyn Fn(&str) -> Result<Vec<u8>, String> + Send + Sync>;
+
+/// An inline map (a `data:` URL) of a bundle found by name is decoded up to this size (the server's default
+/// `maxMapBytes`).
+const MAX_INLINE_MAP_BYTES: u64 = 1 << 30;
+
+/// The local disk as a session's place: see the module documentation.
+pub struct FilesPlace {
+    /// The maps given first, then those discovered from frames: a session's maps index this.
+    pub maps: Vec<KnownMap>,
+    /// How many of `maps` were given.
+    given: usize,
+    /// Where bundles that frames name are looked for.
+    root: PathBuf,
+    /// Maps served for bundle URLs, when the caller allows it and no map is given.
+    served_maps: Option<ServedMaps>,
+    /// What the user should hear about, in order (`take_notes`).
+    notes: Vec<String>,
+    /// Bundles chosen for files (`--bundle NAME=PATH`): by the file as printed, or its name.
+    pub chosen: HashMap<String, PathBuf>,
+    /// The debug IDs the input names (`debug_ids_in`).
+    pub debug_ids: Vec<String>,
+    /// The maps loaded for bundles found from frames, by the bundle's path.
+    by_bundle: HashMap<PathBuf, Option<usize>>,
+    /// The files under `root` by name, walked once when a frame first needs one; those inside dependency folders
+    /// (`node_modules`) walked once when a name is not found outside them.
+    files: OnceLock<FilesByName>,
+    dependency_files: OnceLock<FilesByName>,
+    /// Directories of maps given as MAP (their real paths): every frame is answered from `DIR/FILE.map` only.
+    pub map_dirs: Vec<PathBuf>,
+    /// The maps read from them, by real path (`None`: not a map).
+    dir_maps: HashMap<PathBuf, Option<usize>>,
+    /// Why the map a bundle leads to could not be read, by the bundle's real path.
+    broken: HashMap<PathBuf, String>,
+    /// The real paths of the given maps' bundles, for chains of maps (`next_map`): found once per `resolve` (a
+    /// path per mapped frame was 3 ms of a profile), after the session's `serves` has said them.
+    chain_bundles: OnceLock<Vec<Option<PathBuf>>>,
+}
+
+impl FilesPlace {
+    /// The maps given, and the folder under which the bundles frames name are looked for.
+    pub fn new(given: Vec<KnownMap>, root: PathBuf) -> FilesPlace {
+        FilesPlace {
+            given: given.len(),
+            maps: given,
+            root,
+            served_maps: None,
+            notes: Vec::new(),
+            chosen: HashMap::new(),
+            debug_ids: Vec::new(),
+            by_bundle: HashMap::new(),
+            files: OnceLock::new(),
+            dependency_files: OnceLock::new(),
+            map_dirs: Vec::new(),
+            dir_maps: HashMap::new(),
+            broken: HashMap::new(),
+            chain_bundles: OnceLock::new(),
+        }
+    }
+
+    /// A directory of maps' map for `file` (metro-symbolicate's directory mode: `DIR/FILE.map`, `FILE` as the frame
+    /// prints it, resolved against `DIR`), never a file outside `DIR`: the map's real path, symlinks and `..`
+    /// resolved, must lie under `DIR`'s. A file with no map there stays unmapped (metro-symbolicate leaves it as
+    /// printed too).
+    fn map_in_map_dirs(&mut self, file: &str) -> Result<(usize, String), String> {
+        let rel = file.strip_prefix("file://").unwrap_or(file);
+        for dir in self.map_dirs.clone() {
+            let Some(real) = map_in_directory(&dir, file) else {
+                continue;
+            };
+            let at = match self.dir_maps.get(&real) {
+                Some(&known) => known,
+                None => {
+                    // A file that is no map is said once (as for MAP arguments) and leaves its frames unmapped.
+                    let loaded = self.opened(KnownMap::open(&real));
+                    let at = loaded.map(|m| {
+                        self.maps.push(m);
+                        self.maps.len() - 1
+                    });
+                    self.dir_maps.insert(real.clone(), at);
+                    at
+                }
+            };
+            return at
+                .map(|i| {
+                    (
+                        i,
+                        format!(
+                            "{} in the directory of maps {}",
+                            shown_path(&real),
+                            shown_path(&dir)
+                        ),
+                    )
+                })
+                .ok_or_else(|| format!("{} is not a map sourcemap-ls reads", real.display()));
+        }
+        Err(format!(
+            "no {rel}.map in the directory of maps ({}), counting only files whose real path lies inside it: a \
+             directory of maps answers from its own files only",
+            self.map_dirs.iter().map(|d| shown_path(d)).collect::<Vec<_>>().join(", ")
+        ))
+    }
+
+    /// Symbolicates `lines` here: the core's one session ([`symbolicate_lines`]) over the maps given, the bundles
+    /// chosen and the debug IDs; frames that name no file (React Native's `name@L:C`, `LINE COLUMN`, Hermes crash
+    /// reports) use the first map given (a Hermes map first, the maps after it continue the chain). The answer's
+    /// frames (their `map`) and its `fits` name maps by their place in [`FilesPlace::maps`]; its `maps` lists those
+    /// used. What the user should hear about is in [`FilesPlace::take_notes`].
+    pub fn symbolicate(
+        &mut self,
+        lines: Vec<StackLine>,
+        options: SessionOptions,
+    ) -> Symbolication<usize> {
+        let given = self.given_maps();
+        let (chosen, debug_ids) = (self.chosen.clone(), self.debug_ids.clone());
+        let asked = Asked {
+            given: &given,
+            chosen: &chosen,
+            debug_ids: &debug_ids,
+            no_file: (self.given > 0).then_some(0),
+        };
+        // The given maps' bundles may be told by this session (`serves`): found anew.
+        self.chain_bundles = OnceLock::new();
+        let mut done = symbolicate_lines(self, lines, &asked, options);
+        for f in done
+            .lines
+            .iter_mut()
+            .filter_map(SymbolicatedLine::frame_mut)
+        {
+            f.map = f.map.map(|i| done.maps[i]);
+        }
+        for (i, _) in &mut done.fits {
+            *i = done.maps[*i];
+        }
+        done.fits.sort_by_key(|(i, _)| *i);
+        done
+    }
+
+    /// The text of map `map`'s source `source`: its `sourcesContent`, else the file it names (relative to the map).
+    pub fn source_text(&self, map: usize, source: SourceId) -> Option<String> {
+        self.maps.get(map)?.source_text(source)
+    }
+
+    /// A map opened, or why not said once (a file that is no map leaves its frames unmapped).
+    fn opened(&mut self, map: Result<KnownMap, OpenMapError>) -> Option<KnownMap> {
+        map.map_err(|e| self.notes.push(e.to_string())).ok()
+    }
+
+    /// Maps for bundle URLs (`http://…`) are fetched with `fetch` when no map is given (a Metro dev server's).
+    pub fn serve_maps_from(&mut self, fetch: ServedMaps) {
+        self.served_maps = Some(fetch);
+    }
+
+    /// What the user should hear about since the last call, in order: a search by name that stopped early or took
+    /// long, a map that could not be read (each frame it would have answered says so too), a dev server's error.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// The maps given, as the resolver takes them.
+    fn given_maps(&self) -> Vec<GivenMap<usize>> {
+        self.maps[..self.given]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| GivenMap {
+                map: i,
+                names: m.names.clone(),
+                bundle: m.bundle.path(),
+            })
+            .collect()
+    }
+}
+
+/// A note when the search by name under `root` stopped before the end of the tree, or took long: the answer may lack
+/// a bundle, and `--root` narrows the search.
+fn noted(root: &Path, files: FilesByName, notes: &mut Vec<String>) -> FilesByName {
+    if files.truncated() {
+        notes.push(format!(
+            "note: the search for bundles by name under {} stopped after {} folders; give --root \
+             to search where the bundles are",
+            shown_path(root),
+            crate::fs::walk::MAX_FOLDERS
+        ));
+    } else if files.took() > std::time::Duration::from_secs(1) {
+        notes.push(format!(
+            "note: the search for bundles by name under {} took {:.1} s; --root narrows it",
+            shown_path(root),
+            files.took().as_secs_f64()
+        ));
+    }
+    files
+}
+
+/// The disk under `--root`, for the one resolver (`crate::bundle::resolve`).
+impl Place for FilesPlace {
+    type Map = usize;
+
+    fn roots(&self) -> Vec<PathBuf> {
+        vec![self.root.clone()]
+    }
+
+    fn named(&mut self, name: &str) -> Vec<PathBuf> {
+        let (root, notes) = (&self.root, &mut self.notes);
+        let files = self.files.get_or_init(|| {
+            noted(
+                root,
+                FilesByName::new(root, SEARCH_DEPTH, MAX_INDEXED_FILES),
+                notes,
+            )
+        });
+        if !files.named(name).is_empty() {
+            return files.named(name).to_vec();
+        }
+        self.dependency_files
+            .get_or_init(|| {
+                noted(
+                    root,
+                    FilesByName::in_dependencies(root, SEARCH_DEPTH, MAX_INDEXED_FILES),
+                    notes,
+                )
+            })
+            .named(name)
+            .to_vec()
+    }
+
+    fn own_map(&mut self, bundle: &Path) -> Option<usize> {
+        let key = std::fs::canonicalize(bundle).unwrap_or_else(|_| bundle.to_path_buf());
+        if let Some(&known) = self.by_bundle.get(&key) {
+            return known;
+        }
+        // Only a file that leads to a map by its comment or sidecar (read from its tail) is opened as a bundle.
+        let leads = bundle_tail(bundle).is_some_and(|tail| {
+            crate::bundle::locate::find_bundle_map(bundle, &tail, MAX_INLINE_MAP_BYTES).is_ok()
+        });
+        let loaded = match leads.then(|| KnownMap::open(bundle)) {
+            Some(Ok(known)) => Some(known),
+            Some(Err(e)) => {
+                self.broken.insert(key.clone(), e.to_string());
+                None
+            }
+            None => None,
+        };
+        let loaded = loaded.map(|mut known| {
+            known.found = format!(
+                "{} (the bundle {} found under --root {})",
+                known.found,
+                shown_path(bundle),
+                shown_path(&self.root)
+            );
+            self.maps.push(known);
+            self.maps.len() - 1
+        });
+        self.by_bundle.insert(key, loaded);
+        loaded
+    }
+
+    fn text(&mut self, bundle: &Path) -> Option<Text> {
+        let (file, meta) = crate::fs::files::open_regular(bundle).ok()?;
+        if meta.len() > known_map::MAX_GENERATED_BYTES {
+            return None;
+        }
+        // SAFETY: as in `BundleFile::map`.
+        let mapped = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        Some(Box::new(mapped))
+    }
+
+    fn index<'a>(&'a self, map: &'a usize) -> &'a SourceMapIndex {
+        &self.maps[*map].index
+    }
+
+    fn map_error(&self, bundle: &Path) -> Option<String> {
+        let key = std::fs::canonicalize(bundle).unwrap_or_else(|_| bundle.to_path_buf());
+        self.broken.get(&key).cloned()
+    }
+
+    fn same_map(&self, a: &usize, b: &usize) -> bool {
+        a == b
+    }
+
+    fn shown(&self, path: &Path) -> String {
+        shown_path(path)
+    }
+
+    fn map_file(&mut self, path: &Path) -> Option<usize> {
+        let key = canonical(path);
+        if let Some(&known) = self.dir_maps.get(&key) {
+            return known;
+        }
+        let loaded = self.opened(KnownMap::open(&key));
+        let at = loaded.map(|m| {
+            self.maps.push(m);
+            self.maps.len() - 1
+        });
+        self.dir_maps.insert(key, at);
+        at
+    }
+
+    /// A dev server's map for a bundle URL, when the caller fetches them (`serve_maps_from`) and no map is given.
+    fn served(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
+        if !self.map_dirs.is_empty() {
+            return Some(self.map_in_map_dirs(file));
+        }
+        let fetch = self.served_maps.as_ref()?;
+        if !(file.starts_with("http://") && self.given == 0) {
+            return None;
+        }
+        let bytes = match fetch(file) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.notes.push(e);
+                return None;
+            }
+        };
+        let index = SourceMapIndex::from_bytes_with(
+            bytes,
+            IndexOptions {
+                lazy: true,
+                lazy_names: true,
+            },
+        )
+        .map_err(|e| self.notes.push(format!("map of {file}: {e}")))
+        .ok()?;
+        self.maps.push(KnownMap {
+            index,
+            bundle: BundleFile::None,
+            names: vec![file_name_of(file).to_string()],
+            dir: self.root.clone(),
+            found: format!("served by the Metro dev server for {file}"),
+            fit: OnceLock::new(),
+        });
+        Some(Ok((
+            self.maps.len() - 1,
+            "fetched from the Metro dev server".into(),
+        )))
+    }
+}
+
+/// How many files under `--root` are indexed by name, nearest first (a root that holds more is searched in part).
+const MAX_INDEXED_FILES: usize = 500_000;
+
+/// A path with its links resolved, when it exists (paths are compared so).
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// A path as `--explain` shows it: relative to the current directory when it is below it.
+pub fn shown_path(p: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.display().to_string()))
+        .map(|r| if r.is_empty() { ".".to_string() } else { r })
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+/// The disk under `--root`, as the session reads it: bundles' and sources' texts, each map's fit (kept in its
+/// `KnownMap`), chains into the maps given on the command line.
+impl SessionPlace for FilesPlace {
+    fn fit(&self, map: &usize, frames: &[GeneratedPosition]) -> Option<Fit> {
+        self.maps[*map].fit_near(frames).cloned()
+    }
+
+    fn code<'a>(
+        &'a self,
+        maps: &'a [usize],
+        shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
+    ) -> Code<'a> {
+        let known = &self.maps;
+        Box::new(
+            ScopeCache::new(
+                move |i| {
+                    let (path, bytes) = known[maps[i]].bundle.read()?;
+                    Some((path.display().to_string(), String::from_utf8(bytes).ok()?))
+                },
+                move |i, source| {
+                    let m = &known[maps[i]];
+                    let name = m.index.source(source).url.as_deref()?.to_string();
+                    Some((name, m.source_text(source)?))
+                },
+            )
+            // A shifted frame's function is found in the bundle's text as shifted as its position.
+            .with_generated_shift(shift),
+        )
+    }
+
+    /// A chain of maps (a Hermes map's source `app.js`, whose own map was given too) is followed into maps given on
+    /// the command line only, never into one found for another frame's bundle: into the map that names the source's
+    /// file and, when its bundle is known, whose bundle is the file the source resolves to.
+    fn next_map(&self, &from: &usize, source: &str) -> Option<usize> {
+        let maps = &self.maps;
+        let name = file_name_of(source);
+        let mut named = (0..self.given)
+            .filter(|&i| i != from && maps[i].names.iter().any(|n| n == name))
+            .peekable();
+        // Resolved only when some given map names the source (a path per mapped frame was 3 ms of a profile).
+        named.peek()?;
+        let resolved = canonical(
+            &maps[from]
+                .dir
+                .join(source.strip_prefix("file://").unwrap_or(source)),
+        );
+        let bundles = self.chain_bundles.get_or_init(|| {
+            maps[..self.given]
+                .iter()
+                .map(|m| m.bundle.path().map(|p| canonical(&p)))
+                .collect()
+        });
+        named.find(|&i| bundles[i].as_ref().is_none_or(|b| *b == resolved))
+    }
+
+    /// A map given without its bundle serves the bundle it was chosen for: that text is the one checked for fit.
+    fn serves(&mut self, &map: &usize, bundle: &Path) {
+        let m = &mut self.maps[map];
+        if m.bundle.path().is_none() {
+            m.bundle = BundleFile::Known(bundle.to_path_buf());
+        }
+    }
+
+    /// The source's file under the map's folder, diffed with the map's copy.
+    fn todays_source(&self, &map: &usize, source: SourceId) -> Option<(PathBuf, Arc<SourceDrift>)> {
+        let m = &self.maps[map];
+        let build = m.index.source_content(source)?;
+        let path = m.local_source(source)?;
+        let today = known_map::read_text(&path)?;
+        let drift = SourceDrift::between(&build, &today);
+        (!drift.is_unchanged() && drift.is_edit_of_build()).then(|| (path, Arc::new(drift)))
+    }
+}
