@@ -25,7 +25,8 @@ fn main() {
             let _: serde::de::IgnoredAny = serde_json::from_slice(&bytes).expect("JSON");
             floor.push(t.elapsed());
             let t = Instant::now();
-            let parsed = sourcemap_core::map::parse::parse_document(&mut copy).expect("map");
+            let parsed =
+                sourcemap_core::internal::map::parse::parse_document(&mut copy).expect("map");
             parse.push(t.elapsed());
             drop(parsed);
         }

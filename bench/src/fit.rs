@@ -116,7 +116,7 @@ pub fn hostile_rows(quick: bool, samples: usize) {
             jumping.push(',');
         }
         vlq.clear();
-        sourcemap_core::map::vlq::encode_signed(target - column, &mut vlq);
+        sourcemap_core::internal::map::vlq::encode_signed(target - column, &mut vlq);
         jumping.push_str(std::str::from_utf8(&vlq).unwrap());
         jumping.push_str("AAA");
         column = target;

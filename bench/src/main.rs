@@ -24,7 +24,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use sourcemap_core::map::measure::{live_bytes, CountingAllocator};
+use sourcemap_core::internal::map::measure::{live_bytes, CountingAllocator};
 use sourcemap_core::{Bias, GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 use sourcemap_fixtures::{metro, minified, MetroParams, Rng};
 

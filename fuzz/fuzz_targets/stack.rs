@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sourcemap_core::map::function_map::FunctionMap;
+use sourcemap_core::internal::map::function_map::FunctionMap;
 use sourcemap_core::trace::function_name::ScopeCache;
 use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
 use sourcemap_core::trace::stack::{parse_line, parse_stack, PlainInput, StackLine};
@@ -155,9 +155,9 @@ fuzz_target!(|data: &[u8]| {
 
     // The text as the `scopes` field.
     let names =
-        sourcemap_core::map::names::NameTable::new(&["n0", "n1", "n2"]).expect("short names");
+        sourcemap_core::internal::map::names::NameTable::new(&["n0", "n1", "n2"]).expect("short names");
     for sources in [0, 3] {
-        if let Ok(scopes) = sourcemap_core::map::scopes::decode_scopes(&text, &names, sources) {
+        if let Ok(scopes) = sourcemap_core::internal::map::scopes::decode_scopes(&text, &names, sources) {
             let _ = scopes.flattened();
             for (line, column) in [(0, 0), (0, 9), (2, 1), (u32::MAX, u32::MAX)] {
                 let _ = scopes.function_name_at(line, column);

@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sourcemap_core::map::vlq;
+use sourcemap_core::internal::map::vlq;
 
 fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();

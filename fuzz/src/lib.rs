@@ -157,7 +157,7 @@ pub fn exercise_index(index: &SourceMapIndex, data: &[u8]) {
         "seg-1_0.js",
         "seg-4294967295_4294967295.js",
     ] {
-        let Some(file) = sourcemap_core::map::metro::metro_file(name) else {
+        let Some(file) = sourcemap_core::internal::map::metro::metro_file(name) else {
             continue;
         };
         for (line, column) in [(0, 0), (1, 5), (u32::MAX, u32::MAX)] {

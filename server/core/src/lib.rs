@@ -9,13 +9,14 @@
 #![warn(missing_docs)]
 
 pub mod bundle;
-pub mod fs;
-pub mod json;
-pub mod map;
+pub mod internal;
 pub mod profile;
 pub mod session;
 pub mod source;
 pub mod trace;
+
+// The plumbing keeps its short paths inside the crate.
+pub(crate) use internal::{fs, json, map};
 
 pub use map::compact::{Bias, Checkpoint, CompactMappings};
 pub use map::error::{ErrorLocation, MapError, MapErrors, MappingsLocation};

@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use sourcemap_core::map::vlq::encode_signed;
+use sourcemap_core::internal::map::vlq::encode_signed;
 use sourcemap_core::{Bias, GeneratedPosition, SourceMapIndex};
 
 /// Per line, (column step ≥ 1, optional (source, line, column, name)).

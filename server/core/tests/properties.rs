@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use sourcemap_core::map::vlq::encode_signed;
+use sourcemap_core::internal::map::vlq::encode_signed;
 use sourcemap_core::{Bias, GeneratedPosition, SourceMapIndex};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

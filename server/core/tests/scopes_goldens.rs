@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use sourcemap_core::map::names::NameTable;
-use sourcemap_core::map::scopes::{
+use sourcemap_core::internal::map::names::NameTable;
+use sourcemap_core::internal::map::scopes::{
     decode_scopes, Binding, DecodedScopes, GeneratedRange, OriginalScope, StackFrameType,
 };
 

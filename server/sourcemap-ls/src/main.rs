@@ -18,8 +18,8 @@ use clap::{Parser, Subcommand};
 // Counting every allocation costs nothing measurable (first hover, hover latency, symbolicate, validate: within
 // noise of a build without it; docs/PERFORMANCE.md), so `stats` can count in every build.
 #[global_allocator]
-static GLOBAL: sourcemap_core::map::measure::CountingAllocator =
-    sourcemap_core::map::measure::CountingAllocator;
+static GLOBAL: sourcemap_core::internal::map::measure::CountingAllocator =
+    sourcemap_core::internal::map::measure::CountingAllocator;
 
 #[derive(Parser)]
 #[command(

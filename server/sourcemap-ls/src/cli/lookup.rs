@@ -187,7 +187,7 @@ struct BundleText {
 
 impl BundleText {
     fn of(path: &std::path::Path, index: &SourceMapIndex) -> Option<BundleText> {
-        let text = sourcemap_core::fs::files::read_regular(path, 1 << 30).ok()?;
+        let text = sourcemap_core::internal::fs::files::read_regular(path, 1 << 30).ok()?;
         // Hermes bytecode has no lines (its map's columns are offsets on line 1): nothing to check positions by.
         if looks_like_map(&text)
             || path.extension().is_some_and(|e| e == "map")

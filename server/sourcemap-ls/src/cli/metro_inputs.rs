@@ -7,7 +7,7 @@
 use std::io::Write;
 
 use serde_json::{json, Value};
-use sourcemap_core::map::metro::{metro_file, Space};
+use sourcemap_core::internal::map::metro::{metro_file, Space};
 use sourcemap_core::profile::coverage;
 use sourcemap_core::profile::profmap::{self, ProfmapAnswer};
 use sourcemap_core::profile::ProfileError;

@@ -42,7 +42,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
             )));
         }
     }
-    let (file, meta) = sourcemap_core::fs::files::open_regular(&args.profile)
+    let (file, meta) = sourcemap_core::internal::fs::files::open_regular(&args.profile)
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", args.profile.display())))?;
     // SAFETY: a regular file, read while this command runs; a file truncated by another process meanwhile would
     // fault, as for any tool that maps its input. An empty file cannot be mapped on every platform: read instead.

@@ -14,7 +14,7 @@ use sourcemap_core::bundle::locate::load_map;
 use sourcemap_core::{IndexOptions, SourceMapIndex};
 
 use super::CliError;
-use sourcemap_core::map::measure::live_bytes;
+use sourcemap_core::internal::map::measure::live_bytes;
 
 #[derive(Args)]
 pub struct StatsArgs {

@@ -322,7 +322,8 @@ fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
     };
     // `MAP N.js LINE [COLUMN]`: a position in module N of a RAM bundle (or `seg-S_N.js`, `seg-S.js`).
     let module = |p: &PathBuf| {
-        sourcemap_core::map::metro::metro_file(&p.to_string_lossy()).is_some() && !p.exists()
+        sourcemap_core::internal::map::metro::metro_file(&p.to_string_lossy()).is_some()
+            && !p.exists()
     };
     let file = if maps.len() >= 2 && maps.last().is_some_and(module) {
         format!("{} ", maps.pop()?.display())

@@ -231,7 +231,7 @@ fn is_map_file(p: &Path) -> bool {
 
 /// Reads the bundle and checks `index` against it.
 pub fn check_bundle(index: &SourceMapIndex, bundle: &Path) -> Result<FitReport, CliError> {
-    let text = sourcemap_core::fs::files::read_regular(bundle, MAX_BUNDLE_BYTES)
+    let text = sourcemap_core::internal::fs::files::read_regular(bundle, MAX_BUNDLE_BYTES)
         .map_err(|e| CliError::Map(format!("cannot read {}: {e}", bundle.display())))?;
     check_fit(index, &text, find_debug_id(&text))
         .map_err(|e| CliError::Map(format!("{}: {e}", bundle.display())))

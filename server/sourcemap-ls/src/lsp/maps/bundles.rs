@@ -62,7 +62,7 @@ fn tail_of_rope(rope: &Rope) -> Tail {
 
 /// The last `window` bytes of the bundle at `path` (all of it when it is shorter).
 fn tail_of_file(path: &Path, window: u64) -> std::io::Result<Tail> {
-    let (text, complete) = sourcemap_core::fs::files::read_tail(path, window)?;
+    let (text, complete) = sourcemap_core::internal::fs::files::read_tail(path, window)?;
     // Line numbers are unknown in a partial tail; the caller reads the whole file when it needs them.
     Ok(Tail {
         text,
@@ -97,7 +97,7 @@ fn span_in(tail: &Tail, offset: usize, len: usize) -> Option<UrlSpan> {
 /// When the partial `tail` of the bundle at `path` starts inside a `sourceMappingURL=data:` comment line: that
 /// line's length. Scans back for the line's start without holding it, so a huge inline map costs no memory.
 fn cut_inline_map_line(path: &Path, tail: &Tail) -> std::io::Result<Option<u64>> {
-    let (mut f, meta) = sourcemap_core::fs::files::open_regular(path)?;
+    let (mut f, meta) = sourcemap_core::internal::fs::files::open_regular(path)?;
     let tail_start = meta.len().saturating_sub(tail.text.len() as u64);
     let mut chunk = vec![0; TAIL_BYTES as usize];
     let mut end = tail_start;

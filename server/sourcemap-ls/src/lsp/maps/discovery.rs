@@ -4,7 +4,7 @@
 //! files or the `maps` setting change. The walk finds every `*.map` file up to `maxMapBytes`, and every script whose
 //! `sourceMappingURL` comment (read from its last [`TAIL_BYTES`]) or `maps` setting names a local map. Such a script
 //! is linked to that map as its bundle. Dependency and hidden folders (`node_modules`, `target`, `.git`, …) are
-//! skipped (`sourcemap_core::fs::walk`), and the walk stops after [`MAX_ENTRIES`] entries, saying so.
+//! skipped (`sourcemap_core::internal::fs::walk`), and the walk stops after [`MAX_ENTRIES`] entries, saying so.
 //!
 //! [`SourceCatalog`] remembers the sources' file names per map file and stamp. A map whose index was evicted, or
 //! that lists no file of that name, is then not read again to learn it.
@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use sourcemap_core::bundle::locate::{find_source_mapping_url, resolve_map_url};
-use sourcemap_core::fs::walk;
+use sourcemap_core::internal::fs::walk;
 use sourcemap_core::trace::stack::file_name_of;
 use sourcemap_core::SourceMapIndex;
 
@@ -50,7 +50,7 @@ fn is_script(path: &Path) -> bool {
 
 /// The `sourceMappingURL` of the script at `path`, as a local map file, from its last bytes.
 fn map_named_by(path: &Path) -> Option<PathBuf> {
-    let (tail, _) = sourcemap_core::fs::files::read_tail(path, TAIL_BYTES).ok()?;
+    let (tail, _) = sourcemap_core::internal::fs::files::read_tail(path, TAIL_BYTES).ok()?;
     let (url, _) = find_source_mapping_url(&tail)?;
     if url.starts_with("data:") {
         return None;

@@ -60,7 +60,7 @@ pub(super) fn read_unchanged(
     expected: Stamp,
 ) -> Result<Vec<u8>, Arc<LoadError>> {
     let mut file = file;
-    let bytes = sourcemap_core::fs::files::read_whole(&file, expected.len)
+    let bytes = sourcemap_core::internal::fs::files::read_whole(&file, expected.len)
         .and_then(|mut b| std::io::Read::read_to_end(&mut file, &mut b).map(|_| b))
         .map_err(|e| {
             Arc::new(LoadError::Unreadable(format!(

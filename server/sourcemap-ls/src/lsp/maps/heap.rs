@@ -21,7 +21,7 @@ pub fn release_free_memory() {
 /// A request that leaves at least this much freed since the last trim trims again ([`release_if_freed`]).
 const RELEASE_AFTER_FREED_BYTES: usize = 4 << 20;
 
-/// What had been freed at the last trim ([`sourcemap_core::map::measure::freed_bytes`]).
+/// What had been freed at the last trim ([`sourcemap_core::internal::map::measure::freed_bytes`]).
 static FREED_AT_TRIM: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Whether the allocator has been handed back at least [`RELEASE_AFTER_FREED_BYTES`] since the last trim: then
@@ -30,7 +30,7 @@ static FREED_AT_TRIM: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 /// free more; without a trim, glibc kept those pages between live blocks: on the real Metro build
 /// (`sourcemap-bench --hovers-only`, 2026-12-03) the heap held ~17 MB free after 1,000 hovers.
 pub fn freed_enough() -> bool {
-    let freed = sourcemap_core::map::measure::freed_bytes();
+    let freed = sourcemap_core::internal::map::measure::freed_bytes();
     let at = FREED_AT_TRIM.load(std::sync::atomic::Ordering::Relaxed);
     freed.wrapping_sub(at) >= RELEASE_AFTER_FREED_BYTES
 }
@@ -64,7 +64,7 @@ pub fn after_request() {
 pub fn release_if_freed() {
     if freed_enough() {
         FREED_AT_TRIM.store(
-            sourcemap_core::map::measure::freed_bytes(),
+            sourcemap_core::internal::map::measure::freed_bytes(),
             std::sync::atomic::Ordering::Relaxed,
         );
         release_free_memory();

@@ -75,7 +75,7 @@ impl ContentChecks {
         if !index.source(id).has_content() {
             return true;
         }
-        let Ok((file, meta)) = sourcemap_core::fs::files::open_regular(path) else {
+        let Ok((file, meta)) = sourcemap_core::internal::fs::files::open_regular(path) else {
             return false;
         };
         let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
@@ -97,8 +97,9 @@ impl ContentChecks {
                 }
             }
         };
-        let same = sourcemap_core::fs::files::read_open(file, meta.len(), MAX_COMPARED_BYTES)
-            .is_ok_and(|bytes| text_hash(&bytes) == expected);
+        let same =
+            sourcemap_core::internal::fs::files::read_open(file, meta.len(), MAX_COMPARED_BYTES)
+                .is_ok_and(|bytes| text_hash(&bytes) == expected);
         let bytes = key.0.as_os_str().len();
         checks.verdicts.insert((id, key), same, bytes);
         same

@@ -35,7 +35,7 @@ impl FileStamp {
     /// The open file at `path` with its length and stamp: a hover asks for scopes without reading the file when
     /// they are remembered.
     pub fn open(path: &Path) -> Option<(std::fs::File, u64, FileStamp)> {
-        let (file, meta) = sourcemap_core::fs::files::open_regular(path).ok()?;
+        let (file, meta) = sourcemap_core::internal::fs::files::open_regular(path).ok()?;
         #[cfg(unix)]
         let (dev, ino) = {
             use std::os::unix::fs::MetadataExt;

@@ -304,7 +304,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&c).unwrap(), "exports.x = 3;\n");
         // No partial file is left behind.
         let mut partials = 0;
-        let _ = sourcemap_core::fs::walk::walk(dir.path(), 64, |e| {
+        let _ = sourcemap_core::internal::fs::walk::walk(dir.path(), 64, |e| {
             partials += e
                 .path
                 .file_name()

@@ -62,9 +62,12 @@ impl SourceTexts {
             SourceContent::Text(t) => Arc::from(t.as_ref()),
             SourceContent::InFile { range, hash } => {
                 let file = std::fs::File::open(map_file?).ok()?;
-                let raw =
-                    sourcemap_core::fs::files::read_range(&file, range.start as u64, range.len())
-                        .ok()?;
+                let raw = sourcemap_core::internal::fs::files::read_range(
+                    &file,
+                    range.start as u64,
+                    range.len(),
+                )
+                .ok()?;
                 let Some(text) = content_from_file(&raw, hash) else {
                     tracing::debug!(
                         source = id.0,

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use sourcemap_core::fs::files::open_regular;
+use sourcemap_core::internal::fs::files::open_regular;
 use sourcemap_core::{IndexOptions, SourceMapIndex};
 use tokio::sync::OnceCell;
 

@@ -56,7 +56,7 @@ pub async fn composition(b: &Backend, params: DocumentParams) -> Result<Option<A
                 return Ok(None);
             };
             tokio::task::spawn_blocking(move || {
-                sourcemap_core::fs::files::read_regular(&path, MAX_BUNDLE_BYTES)
+                sourcemap_core::internal::fs::files::read_regular(&path, MAX_BUNDLE_BYTES)
             })
             .await
             .map_err(|e| internal(e.to_string()))?

@@ -84,7 +84,7 @@ async fn on_map_file(path: &Path, error: &LoadError, max_bytes: u64) -> Vec<Diag
     // Offsets are into the file as indexed, so the text comes from disk (off the async workers).
     let p = path.to_path_buf();
     let text = tokio::task::spawn_blocking(move || {
-        sourcemap_core::fs::files::read_regular(&p, max_bytes).unwrap_or_default()
+        sourcemap_core::internal::fs::files::read_regular(&p, max_bytes).unwrap_or_default()
     })
     .await
     .unwrap_or_default();

@@ -1,9 +1,9 @@
 //! Where a position of an open document is in its map: the map's own generated file, or, for a file Metro names as
 //! a RAM bundle's module (`js-modules/12.js`) or a segment (`seg-3.js`) opened with the bundle's map (the `maps`
-//! setting), where `sourcemap_core::map::metro` places that file. Hover, go to definition and `originalPosition`
+//! setting), where `sourcemap_core::internal::map::metro` places that file. Hover, go to definition and `originalPosition`
 //! ask here, so a RAM bundle's module hovers as its frames are answered.
 
-use sourcemap_core::map::metro::{metro_file, Space};
+use sourcemap_core::internal::map::metro::{metro_file, Space};
 use sourcemap_core::{Bias, GeneratedPosition, MapError, MappingHit, SourceMapIndex};
 use tower_lsp::lsp_types::{Position, Url};
 

@@ -118,7 +118,7 @@ pub async fn map_info(b: &Backend, params: DocumentParams) -> Result<Option<Answ
         tried: Vec::new(),
         index: None,
         caches: b.maps.budget.report(),
-        heap_bytes: sourcemap_core::map::measure::live_bytes(),
+        heap_bytes: sourcemap_core::internal::map::measure::live_bytes(),
     };
     let found = match b.bundle_map(&uri).await {
         Ok((_, found)) => found,
@@ -146,7 +146,7 @@ pub async fn map_info(b: &Backend, params: DocumentParams) -> Result<Option<Answ
         Err(problem) => answer.problem = Some(problem.to_string()),
     }
     answer.caches = b.maps.budget.report();
-    answer.heap_bytes = sourcemap_core::map::measure::live_bytes();
+    answer.heap_bytes = sourcemap_core::internal::map::measure::live_bytes();
     Ok(Some(answer))
 }
 

@@ -182,7 +182,7 @@ pub async fn source_text(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<A
     }
     let path = b.resolve_source(map, id)?;
     let bytes = tokio::task::spawn_blocking(move || {
-        sourcemap_core::fs::files::read_regular(&path, MAX_SOURCE_FILE_BYTES)
+        sourcemap_core::internal::fs::files::read_regular(&path, MAX_SOURCE_FILE_BYTES)
     })
     .await
     .ok()?

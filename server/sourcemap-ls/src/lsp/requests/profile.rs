@@ -88,7 +88,7 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
                 invalid_params("the profile must be a file: URI or an open document")
             })?;
             tokio::task::spawn_blocking(move || {
-                sourcemap_core::fs::files::read_regular(&path, MAX_PROFILE_BYTES)
+                sourcemap_core::internal::fs::files::read_regular(&path, MAX_PROFILE_BYTES)
                     .map_err(|e| format!("cannot read {}: {e}", path.display()))
             })
             .await

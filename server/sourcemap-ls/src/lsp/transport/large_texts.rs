@@ -98,7 +98,7 @@ fn take_texts(body: &[u8]) -> Option<Vec<u8>> {
     let mut replaced = Vec::with_capacity(texts.len());
     for raw in texts {
         let start = raw.get().as_ptr() as usize - body.as_ptr() as usize;
-        let text = sourcemap_core::json::literal::unescape(raw.get())?;
+        let text = sourcemap_core::internal::json::literal::unescape(raw.get())?;
         replaced.push((start..start + raw.get().len(), text));
     }
     let mut out = Vec::with_capacity(1024);

@@ -26,7 +26,7 @@ use crate::lsp::workspace::backend::Backend;
 const MAX_PARSED_BYTES: u64 = 256 << 20;
 
 fn read(file: std::fs::File, len: u64) -> Option<String> {
-    let bytes = sourcemap_core::fs::files::read_open(file, len, MAX_PARSED_BYTES).ok()?;
+    let bytes = sourcemap_core::internal::fs::files::read_open(file, len, MAX_PARSED_BYTES).ok()?;
     String::from_utf8(bytes).ok()
 }
 

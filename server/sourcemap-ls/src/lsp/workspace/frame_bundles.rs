@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use sourcemap_core::bundle::resolve::{Asked, GivenMap, Place, Text, MAX_SAME_NAMED, SEARCH_DEPTH};
-use sourcemap_core::fs::walk::find_files_named;
+use sourcemap_core::internal::fs::walk::find_files_named;
 use sourcemap_core::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace};
 use sourcemap_core::trace::stack::{debug_ids_in, file_name_of, StackLine};
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
@@ -186,7 +186,8 @@ impl Place for Workspace<'_> {
             }
             return Some(Box::new(text.into_bytes()));
         }
-        let bytes = sourcemap_core::fs::files::read_regular(bundle, MAX_BUNDLE_BYTES).ok()?;
+        let bytes =
+            sourcemap_core::internal::fs::files::read_regular(bundle, MAX_BUNDLE_BYTES).ok()?;
         Some(Box::new(bytes))
     }
 

@@ -63,9 +63,12 @@ pub fn local_source(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<LocalS
                 map.drifts
                     .get_or_compute(TextKey::SourceFile(id, stamp), || {
                         let build = map.source_text(id)?;
-                        let bytes =
-                            sourcemap_core::fs::files::read_open(file, len, MAX_DIFFED_BYTES)
-                                .ok()?;
+                        let bytes = sourcemap_core::internal::fs::files::read_open(
+                            file,
+                            len,
+                            MAX_DIFFED_BYTES,
+                        )
+                        .ok()?;
                         Some(SourceDrift::between(
                             &build,
                             std::str::from_utf8(&bytes).ok()?,
