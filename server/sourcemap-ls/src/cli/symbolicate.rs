@@ -111,6 +111,125 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     };
     // The trace as found: text with any log prefixes, JSON log lines, a crash reporter's event.
     let document = TraceDocument::parse(&text, plain);
+    let mut catalog = place_for(&mut args, &document, &text)?;
+    let lines = if args.hermes_crash {
+        let Some(first) = catalog.maps.first() else {
+            return Err(CliError::Usage(
+                "--hermes-crash needs the Hermes source map as the first MAP".into(),
+            ));
+        };
+        if !first.index.has_metro_files() {
+            // Said before anything else: a map without function offsets answers no crash frame.
+            sourcemap_core::trace::hermes_crash::function_offsets(&first.index)
+                .map_err(|e| CliError::Map(e.to_string()))?;
+        }
+        sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &first.index)
+            .map_err(|e| CliError::Usage(e.to_string()))?
+    } else {
+        document.lines.clone()
+    };
+    let Resolution {
+        mut out,
+        chosen,
+        printed,
+        shifts,
+        mismatched,
+        problems,
+        ambiguous,
+        jest,
+        today,
+    } = resolve(
+        &mut catalog,
+        lines,
+        // Where a source's file was edited since the build, where its code is now: only the JSON answer and
+        // `--explain` say it (plain text reads no local file for it).
+        SessionOptions {
+            apply_shift: args.apply_shift,
+            today: args.json || args.explain,
+            function_lines: false,
+        },
+    );
+    openable_paths(&mut out, &catalog.maps);
+    let explained = if args.explain {
+        explanations(&out, &catalog, &chosen, &printed, &shifts, &jest, &today)
+    } else {
+        Vec::new()
+    };
+    let options = TextOptions {
+        line_start: args.output_line_start,
+        column_start: args.output_column_start,
+        collapse_ignored: args.collapse_ignored,
+    };
+    say_what_was_not_understood(&text, &out);
+    if !args.json {
+        for (k, f) in frames_mut(&mut out).enumerate() {
+            if mismatched.contains(&k) {
+                f.frame.append_note(
+                    "  [map-mismatch: not mapped, the map does not fit this bundle here]",
+                );
+            }
+        }
+        let as_found = !args.hermes_crash && !document.is_plain_text();
+        let mut answer = print_text(&out, as_found.then_some(&document), &explained, options);
+        // The last line's end as it came: none when the input had none.
+        if !text.is_empty() && !text.ends_with('\n') && answer.ends_with('\n') {
+            answer.pop();
+        }
+        write_out(&answer, encoding);
+        return Ok(());
+    }
+    let notes = FrameNotes {
+        explained: &explained,
+        mismatched: &mismatched,
+        today: &today,
+    };
+    print_json(&out, &catalog, &notes, &problems, &ambiguous, options);
+    Ok(())
+}
+
+/// `--explain`'s lines per frame: its map and why, the lookup and the fit (`session::explain`), Jest's wrapper, today's
+/// file.
+fn explanations(
+    out: &[SymbolicatedLine],
+    catalog: &Catalog,
+    chosen: &[(Option<usize>, String)],
+    printed: &[Option<GeneratedPosition>],
+    shifts: &[Option<i64>],
+    jest: &[Option<String>],
+    today: &[Option<(PathBuf, TodayPosition)>],
+) -> Vec<Vec<String>> {
+    out.iter()
+        .filter_map(SymbolicatedLine::frame)
+        .enumerate()
+        .map(|(k, f)| {
+            let (choice, why) = &chosen[k];
+            let map = choice.map(|i| {
+                let m = &catalog.maps[i];
+                ExplainedMap {
+                    found: &m.found,
+                    index: &m.index,
+                    fit: m.fit(),
+                }
+            });
+            let mut lines = explain(f, why, map, printed[k], shifts[k], &|p| shown_path(p));
+            lines.extend(jest[k].clone());
+            lines.extend(
+                today[k]
+                    .as_ref()
+                    .map(|(path, now)| explain_today(f, path, *now)),
+            );
+            lines
+        })
+        .collect()
+}
+
+/// The command line's place: the maps given (a large index map opened near the frames), `--root`, the bundles chosen,
+/// directories of maps, the trace's debug IDs, the dev server when allowed.
+fn place_for(
+    args: &mut SymbolicateArgs,
+    document: &TraceDocument,
+    text: &str,
+) -> Result<Catalog, CliError> {
     // The frames' positions, to open only the parts of a large index map they need: with one map (with several, a
     // frame's position may be followed into another map, where it means something else), and not for Hermes crash
     // reports, whose positions come from the map's function offsets.
@@ -152,102 +271,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     }
     catalog.chosen = args.bundles.iter().cloned().collect();
     catalog.map_dirs = map_dirs;
-    catalog.debug_ids = sourcemap_core::trace::stack::debug_ids_in(&text);
-    let lines = if args.hermes_crash {
-        let Some(first) = catalog.maps.first() else {
-            return Err(CliError::Usage(
-                "--hermes-crash needs the Hermes source map as the first MAP".into(),
-            ));
-        };
-        if !first.index.has_metro_files() {
-            // Said before anything else: a map without function offsets answers no crash frame.
-            sourcemap_core::trace::hermes_crash::function_offsets(&first.index)
-                .map_err(|e| CliError::Map(e.to_string()))?;
-        }
-        sourcemap_core::trace::hermes_crash::parse_hermes_crash(&text, &first.index)
-            .map_err(|e| CliError::Usage(e.to_string()))?
-    } else {
-        document.lines.clone()
-    };
-    let Resolution {
-        mut out,
-        chosen,
-        printed,
-        shifts,
-        mismatched,
-        problems,
-        ambiguous,
-        jest,
-        today,
-    } = resolve(
-        &mut catalog,
-        lines,
-        // Where a source's file was edited since the build, where its code is now: only the JSON answer and
-        // `--explain` say it (plain text reads no local file for it).
-        SessionOptions {
-            apply_shift: args.apply_shift,
-            today: args.json || args.explain,
-            function_lines: false,
-        },
-    );
-    openable_paths(&mut out, &catalog.maps);
-    let explained: Vec<Vec<String>> = if args.explain {
-        out.iter()
-            .filter_map(SymbolicatedLine::frame)
-            .enumerate()
-            .map(|(k, f)| {
-                let (choice, why) = &chosen[k];
-                let map = choice.map(|i| {
-                    let m = &catalog.maps[i];
-                    ExplainedMap {
-                        found: &m.found,
-                        index: &m.index,
-                        fit: m.fit(),
-                    }
-                });
-                let mut lines = explain(f, why, map, printed[k], shifts[k], &|p| shown_path(p));
-                lines.extend(jest[k].clone());
-                lines.extend(
-                    today[k]
-                        .as_ref()
-                        .map(|(path, now)| explain_today(f, path, *now)),
-                );
-                lines
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let options = TextOptions {
-        line_start: args.output_line_start,
-        column_start: args.output_column_start,
-        collapse_ignored: args.collapse_ignored,
-    };
-    say_what_was_not_understood(&text, &out);
-    if !args.json {
-        for (k, f) in frames_mut(&mut out).enumerate() {
-            if mismatched.contains(&k) {
-                f.frame.append_note(
-                    "  [map-mismatch: not mapped, the map does not fit this bundle here]",
-                );
-            }
-        }
-        let as_found = !args.hermes_crash && !document.is_plain_text();
-        let mut answer = print_text(&out, as_found.then_some(&document), &explained, options);
-        // The last line's end as it came: none when the input had none.
-        if !text.is_empty() && !text.ends_with('\n') && answer.ends_with('\n') {
-            answer.pop();
-        }
-        write_out(&answer, encoding);
-        return Ok(());
-    }
-    let notes = FrameNotes {
-        explained: &explained,
-        mismatched: &mismatched,
-        today: &today,
-    };
-    print_json(&out, &catalog, &notes, &problems, &ambiguous, options);
-    Ok(())
+    catalog.debug_ids = sourcemap_core::trace::stack::debug_ids_in(text);
+    Ok(catalog)
 }
 
 /// The trace: metro-symbolicate's positional `MAP LINE [COLUMN]`, the last positional argument when it is not a

@@ -49,6 +49,7 @@ pub async fn document_link(
         &text,
         &Default::default(),
         &NoFileMap::OnlyLoaded,
+        sourcemap_core::session::SessionOptions::default(),
     )
     .await;
     let mut links = Vec::new();

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use sourcemap_core::profile::sites::Sites;
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy};
-use sourcemap_core::trace::symbolicate::{add_function_lines, OriginalFrame, SymbolicatedLine};
+use sourcemap_core::session::SessionOptions;
+use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier, Url};
 
@@ -19,7 +20,6 @@ use super::symbolicate::symbolicate_in_workspace;
 use super::SourceUris;
 use crate::lsp::protocol::errors::invalid_params;
 use crate::lsp::workspace::backend::Backend;
-use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::frame_bundles::NoFileMap;
 
 /// A profile read from disk is at most this big (a recording of minutes is tens of MB).
@@ -115,10 +115,21 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
         None => NoFileMap::Nothing,
     };
     let needs_map = params.map.is_none() && sites.sites.iter().any(|s| s.url.is_none());
-    let (mut out, maps, _) =
-        symbolicate_in_workspace(b, &lines, Some(&uri), "", &HashMap::new(), &no_file).await;
-    // Rows stand at their function's head, also where a Metro function map named the function (it reads sources).
-    tokio::task::block_in_place(|| add_function_lines(&mut out, &WorkspaceCode { b, maps: &maps }));
+    // Rows stand at their function's head (`function_lines`), also where a Metro function map named the function.
+    let options = SessionOptions {
+        function_lines: true,
+        ..SessionOptions::default()
+    };
+    let (out, maps, _) = symbolicate_in_workspace(
+        b,
+        &lines,
+        Some(&uri),
+        "",
+        &HashMap::new(),
+        &no_file,
+        options,
+    )
+    .await;
     let answered: Vec<(Option<usize>, Option<&OriginalFrame>)> = out
         .iter()
         .map(|l| match l {

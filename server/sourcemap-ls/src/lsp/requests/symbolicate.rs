@@ -135,6 +135,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
         &params.text,
         &params.bundles,
         &NoFileMap::OnlyLoaded,
+        sourcemap_core::session::SessionOptions::default(),
     )
     .await;
     let options = TextOptions::default();

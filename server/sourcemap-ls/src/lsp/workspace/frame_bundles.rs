@@ -42,6 +42,7 @@ pub async fn symbolicate_in_workspace(
     text: &str,
     chosen: &HashMap<String, Url>,
     no_file: &NoFileMap,
+    options: SessionOptions,
 ) -> (Vec<SymbolicatedLine>, Vec<Arc<LoadedMap>>, Vec<Ambiguous>) {
     let base = uri
         .and_then(|u| u.to_file_path().ok())
@@ -73,12 +74,7 @@ pub async fn symbolicate_in_workspace(
         no_file: no_file_map,
     };
     let done = tokio::task::block_in_place(|| {
-        symbolicate_lines(
-            &mut place,
-            lines.to_vec(),
-            &asked,
-            SessionOptions::default(),
-        )
+        symbolicate_lines(&mut place, lines.to_vec(), &asked, options)
     });
     let ambiguous = done
         .ambiguous
