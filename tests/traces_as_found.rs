@@ -297,8 +297,22 @@ fn sentry_and_bugsnag_events_come_back_with_original_frames() {
             &json!("parseOrder")
         )
     );
-    assert_eq!(top["data"]["minified"]["lineno"], 1);
-    assert_eq!(top["data"]["minified"]["colno"], 50);
+    // As Sentry stores a processed event: the frames as sent in `raw_stacktrace`, the source's lines around each.
+    let raw = out
+        .pointer("/exception/values/0/raw_stacktrace/frames")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
+    assert_eq!((&raw["lineno"], &raw["colno"]), (&json!(1), &json!(50)));
+    assert_eq!(top["data"]["symbolicated"], true);
+    assert_eq!(
+        top["context_line"],
+        json!("    lines: input.items.map((item) => lineTotal(item)),")
+    );
+    assert_eq!(top["pre_context"].as_array().unwrap().len(), 4);
+    assert_eq!(top["post_context"][0], json!("  };"));
     let bugsnag = json!({
         "apiKey": "0123456789abcdef0123456789abcdef",
         "payloadVersion": "4",

@@ -16,9 +16,10 @@
 //! | Sentry | `exception.values[].stacktrace.frames[]`: `abs_path` (else `filename`), `lineno`, `colno`, `function`; oldest first | 1-based | 1-based | Sentry's developer docs, "Stack Trace Interface" (`lineno`, `colno`: "starting at 1"); sentry-javascript's stack parsers pass V8's numbers through |
 //! | Bugsnag | `events[].exceptions[].stacktrace[]`: `file`, `lineNumber`, `columnNumber`, `method`; innermost first | 1-based | 1-based | Bugsnag's Error Reporting API (payload version 4); bugsnag-js copies error-stack-parser's numbers (as the engine printed them) |
 //!
-//! Written back: Sentry's `abs_path`, `filename`, `lineno`, `colno`, `function` (the minified ones in the frame's
-//! `data.minified`, a field the interface leaves to the sender); Bugsnag's `file`, `lineNumber`, `columnNumber`,
-//! `method` (the minified ones in `minified`).
+//! Written back: a Sentry event as Sentry stores it once processed (each exception's frames as sent kept in its
+//! `raw_stacktrace`; each answered frame's `abs_path`, `filename`, `lineno`, `colno`, `function`, `data.symbolicated`,
+//! and `context_line`, `pre_context`, `post_context` when its source is known: `event_context`); Bugsnag's `file`,
+//! `lineNumber`, `columnNumber`, `method` (the minified ones in `minified`).
 
 use std::ops::Range;
 
@@ -28,7 +29,7 @@ use crate::trace::stack::{
     lines_of, parse_line, parse_metro_json, FrameFormat, PlainInput, Precision, StackFrame,
     StackLine,
 };
-use crate::trace::symbolicate::{render_frame, SymbolicatedLine, TextOptions};
+use crate::trace::symbolicate::{render_frame, SymbolicatedFrame, SymbolicatedLine, TextOptions};
 use crate::GeneratedPosition;
 
 /// One input line (text, or a JSON value) and where its frames are in [`TraceDocument::lines`].
@@ -291,6 +292,16 @@ impl TraceDocument {
 
     /// The document again with each frame replaced by its symbolicated line (`out`, one per `lines` entry).
     pub fn render(&self, out: &[SymbolicatedLine], options: TextOptions) -> String {
+        self.render_with(out, options, &EventOptions::default())
+    }
+
+    /// [`TraceDocument::render`], an event written as `event` says (its sources' lines, one line of JSON).
+    pub fn render_with(
+        &self,
+        out: &[SymbolicatedLine],
+        options: TextOptions,
+        event: &EventOptions<'_>,
+    ) -> String {
         let line_text = |l: &SymbolicatedLine| match l {
             SymbolicatedLine::Frame(f) => render_frame(f, options),
             SymbolicatedLine::Text(t) => t.clone(),
@@ -305,14 +316,21 @@ impl TraceDocument {
                 frames,
             } => {
                 let mut value = value.clone();
+                if *kind == EventKind::Sentry {
+                    keep_raw_stacktraces(&mut value, frames, out);
+                }
                 for (pointer, l) in frames.iter().zip(out) {
                     if let (Some(frame), SymbolicatedLine::Frame(f)) =
                         (value.pointer_mut(pointer), l)
                     {
-                        write_back(*kind, frame, f);
+                        write_back(*kind, frame, f, event.source_text);
                     }
                 }
-                let mut s = serde_json::to_string_pretty(&value).expect("a JSON value serializes");
+                let mut s = if event.compact {
+                    value.to_string()
+                } else {
+                    serde_json::to_string_pretty(&value).expect("a JSON value serializes")
+                };
                 s.push('\n');
                 return s;
             }
@@ -352,11 +370,45 @@ impl TraceDocument {
     }
 }
 
-/// One event frame's original written in, the minified values kept beside.
+/// How [`TraceDocument::render_with`] writes an event.
+#[derive(Default, Clone, Copy)]
+pub struct EventOptions<'a> {
+    /// The text of a symbolicated frame's original source, when known: a Sentry frame then gets the lines around it
+    /// (`context_line`, `pre_context`, `post_context`: `trace::event_context`).
+    pub source_text: Option<&'a dyn Fn(&SymbolicatedFrame) -> Option<String>>,
+    /// The event on one line (a line of NDJSON), not pretty-printed.
+    pub compact: bool,
+}
+
+/// Sentry keeps an exception's frames as they were sent in `raw_stacktrace`, beside the processed `stacktrace`
+/// (symbolicator's `CompletedJsSymbolicationResponse`: `stacktraces` and `raw_stacktraces`, which Sentry stores as
+/// the exception's `stacktrace` and `raw_stacktrace`): for each exception with a frame answered, before any is
+/// written in.
+fn keep_raw_stacktraces(value: &mut Value, frames: &[String], out: &[SymbolicatedLine]) {
+    let mut answered: Vec<&str> = frames
+        .iter()
+        .zip(out)
+        .filter(|(_, l)| matches!(l, SymbolicatedLine::Frame(f) if f.original.is_some()))
+        .filter_map(|(pointer, _)| pointer.split_once("/stacktrace/").map(|(e, _)| e))
+        .collect();
+    answered.dedup();
+    for exception in answered {
+        let Some(e) = value.pointer_mut(exception).and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if let Some(sent) = e.get("stacktrace").cloned() {
+            e.insert("raw_stacktrace".into(), sent);
+        }
+    }
+}
+
+/// One event frame's original written in (Sentry: as Sentry stores a processed frame, the frame as sent kept in its
+/// exception's `raw_stacktrace`; Bugsnag: the minified values kept beside, in `minified`).
 fn write_back(
     kind: EventKind,
     frame: &mut Value,
-    f: &crate::trace::symbolicate::SymbolicatedFrame,
+    f: &SymbolicatedFrame,
+    source_text: Option<&dyn Fn(&SymbolicatedFrame) -> Option<String>>,
 ) {
     let Some(o) = &f.original else {
         return;
@@ -367,20 +419,32 @@ fn write_back(
     let (line, column) = (o.line + 1, o.column + 1);
     match kind {
         EventKind::Sentry => {
-            let minified = json!({
-                "abs_path": obj.get("abs_path"), "filename": obj.get("filename"),
-                "lineno": obj.get("lineno"), "colno": obj.get("colno"), "function": obj.get("function"),
-            });
-            let data = obj.entry("data").or_insert_with(|| json!({}));
-            if let Some(d) = data.as_object_mut() {
-                d.insert("minified".into(), minified);
-            }
             obj.insert("abs_path".into(), json!(o.source));
             obj.insert("filename".into(), json!(o.source));
             obj.insert("lineno".into(), json!(line));
             obj.insert("colno".into(), json!(column));
             if let Some(name) = &o.function {
                 obj.insert("function".into(), json!(name));
+            }
+            // Lines around it from the source, when known; never the bundle's lines the frame was sent with.
+            for key in ["context_line", "pre_context", "post_context"] {
+                obj.remove(key);
+            }
+            let around = source_text.and_then(|text| {
+                crate::trace::event_context::context_lines(
+                    &text(f)?,
+                    o.line as usize,
+                    o.column as usize,
+                )
+            });
+            if let Some((pre, context, post)) = around {
+                obj.insert("pre_context".into(), json!(pre));
+                obj.insert("context_line".into(), json!(context));
+                obj.insert("post_context".into(), json!(post));
+            }
+            let data = obj.entry("data").or_insert_with(|| json!({}));
+            if let Some(d) = data.as_object_mut() {
+                d.insert("symbolicated".into(), json!(true));
             }
         }
         EventKind::Bugsnag => {

@@ -15,7 +15,7 @@ use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::session::explain::{explain, explain_today, ExplainedMap};
 use sourcemap_core::session::SessionOptions;
 use sourcemap_core::source::today::TodayPosition;
-use sourcemap_core::trace::document::TraceDocument;
+use sourcemap_core::trace::document::{EventOptions, TraceDocument};
 use sourcemap_core::trace::input::{self, Encoding, TraceText};
 use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
 use sourcemap_core::trace::symbolicate::{
@@ -170,7 +170,15 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             }
         }
         let as_found = !args.hermes_crash && !document.is_plain_text();
-        let mut answer = print_text(&out, as_found.then_some(&document), &explained, options);
+        // An event's frames get their sources' lines, as Sentry stores them.
+        let source_text =
+            |f: &SymbolicatedFrame| catalog.source_text(f.map?, f.original.as_ref()?.source_id);
+        let event = EventOptions {
+            source_text: Some(&source_text),
+            compact: false,
+        };
+        let as_found = as_found.then_some((&document, &event));
+        let mut answer = print_text(&out, as_found, &explained, options);
         // The last line's end as it came: none when the input had none.
         if !text.is_empty() && !text.ends_with('\n') && answer.ends_with('\n') {
             answer.pop();
@@ -435,13 +443,13 @@ fn frames_mut(out: &mut [SymbolicatedLine]) -> impl Iterator<Item = &mut Symboli
 /// per line, each frame followed by its `--explain` lines.
 fn print_text(
     out: &[SymbolicatedLine],
-    as_found: Option<&TraceDocument>,
+    as_found: Option<(&TraceDocument, &EventOptions)>,
     explained: &[Vec<String>],
     options: TextOptions,
 ) -> String {
-    if let Some(document) = as_found {
+    if let Some((document, event)) = as_found {
         // JSON log lines and events come back in their own shape (valid JSON, frames written in).
-        return document.render(out, options);
+        return document.render_with(out, options, event);
     }
     if explained.is_empty() {
         return render_text(out, options);
