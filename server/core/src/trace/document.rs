@@ -370,12 +370,15 @@ impl TraceDocument {
     }
 }
 
+/// The text of a symbolicated frame's original source, when known.
+pub type SourceText<'a> = &'a dyn Fn(&SymbolicatedFrame) -> Option<String>;
+
 /// How [`TraceDocument::render_with`] writes an event.
 #[derive(Default, Clone, Copy)]
 pub struct EventOptions<'a> {
     /// The text of a symbolicated frame's original source, when known: a Sentry frame then gets the lines around it
     /// (`context_line`, `pre_context`, `post_context`: `trace::event_context`).
-    pub source_text: Option<&'a dyn Fn(&SymbolicatedFrame) -> Option<String>>,
+    pub source_text: Option<SourceText<'a>>,
     /// The event on one line (a line of NDJSON), not pretty-printed.
     pub compact: bool,
 }
@@ -408,7 +411,7 @@ fn write_back(
     kind: EventKind,
     frame: &mut Value,
     f: &SymbolicatedFrame,
-    source_text: Option<&dyn Fn(&SymbolicatedFrame) -> Option<String>>,
+    source_text: Option<SourceText<'_>>,
 ) {
     let Some(o) = &f.original else {
         return;
