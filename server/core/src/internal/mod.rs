@@ -6,6 +6,7 @@
 //! - `json` — JSON read without building values.
 //! - `fs` — files named by input: regular files only, read with a size bound, found nearest first.
 
+pub mod budget;
 pub mod fs;
 pub mod json;
 pub mod map;

@@ -5,6 +5,7 @@
 //! `symbolicate` and `profile` both resolve their frames here.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
@@ -114,7 +115,7 @@ pub(super) fn resolve(
 }
 
 /// One `map-mismatch` problem per map used that does not fit its bundle, each also warned about on stderr.
-fn fit_problems(maps: &[KnownMap], fits: &[(usize, &Fit)], apply_shift: bool) -> Vec<Value> {
+fn fit_problems(maps: &[Arc<KnownMap>], fits: &[(usize, &Fit)], apply_shift: bool) -> Vec<Value> {
     let mut problems = Vec::new();
     for &(i, fit) in fits {
         let (bundle, report) = (&fit.bundle, &fit.report);

@@ -10,6 +10,7 @@ pub mod profile;
 mod profile_args;
 pub mod stats;
 pub mod symbolicate;
+mod symbolicate_stream;
 pub mod validate;
 
 use std::path::Path;

@@ -51,6 +51,21 @@ pub struct SymbolicateArgs {
     /// SourceURL} | {NativeCode: true}]}`), resolved through the first MAP's `x_hermes_function_offsets`.
     #[arg(long)]
     hermes_crash: bool,
+    /// The input is a stream of events, one JSON document per line (Sentry or Bugsnag events, JSON log lines):
+    /// each line is symbolicated alone, in input order, on `--jobs` threads; a line that is not JSON or holds no
+    /// trace comes out as it came. Never buffered whole.
+    #[arg(long)]
+    ndjson: bool,
+    /// With --ndjson: lines worked on at once (default: the machine's cores).
+    #[arg(long, value_name = "N", requires = "ndjson")]
+    jobs: Option<usize>,
+    /// With --ndjson: a folder of maps (and bundles), repeatable. Each frame's map is found by debug ID (the event's
+    /// `debug_meta.images`, or a `//# debugId=` in the frame's bundle), else by the frame's URL path under DIR.
+    #[arg(long = "maps", value_name = "DIR", requires = "ndjson")]
+    map_folders: Vec<PathBuf>,
+    /// With --ndjson: the opened maps kept, in MiB (default: a quarter of the machine's memory, at most 4 GiB).
+    #[arg(long, value_name = "N", requires = "ndjson")]
+    cache_mb: Option<u64>,
     /// Allow fetching maps from a Metro dev server on loopback (frames like `http://localhost:8081/index.bundle?…`
     /// read `…/index.map?…`); no other host is ever contacted.
     #[arg(long)]
@@ -100,6 +115,19 @@ fn position_json(line0: u32, column0: u32) -> (u32, u32) {
 }
 
 pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
+    if args.ndjson {
+        return super::symbolicate_stream::run(super::symbolicate_stream::StreamArgs {
+            maps: args.maps,
+            map_dirs: args.map_folders,
+            root: args.root,
+            jobs: args.jobs,
+            cache_mb: args.cache_mb,
+            plain: PlainInput {
+                line_start: args.input_line_start,
+                column_start: args.input_column_start,
+            },
+        });
+    }
     let TraceText { text, encoding, .. } = read_input(&mut args)?;
     // A Hermes crash report needs no flag: its shape is unmistakable (and read as text, it has no frame).
     if !args.hermes_crash && sourcemap_core::trace::hermes_crash::is_hermes_crash(&text) {
@@ -370,7 +398,7 @@ fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
 /// `sources` entry (no scheme, not absolute) joined to its map's folder, shown relative to the working directory
 /// (climbing with `..` where they share a folder below the root), else absolute. Sources the map gives as absolute paths or URLs (`webpack://…`) are left as the map
 /// writes them.
-fn openable_paths(out: &mut [SymbolicatedLine], maps: &[KnownMap]) {
+pub(super) fn openable_paths(out: &mut [SymbolicatedLine], maps: &[std::sync::Arc<KnownMap>]) {
     for f in frames_mut(out) {
         let (Some(m), Some(o)) = (f.map, f.original.as_mut()) else {
             continue;

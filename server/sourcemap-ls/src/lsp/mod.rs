@@ -10,8 +10,8 @@ mod settings;
 mod transport;
 mod workspace;
 
-pub use maps::budget::DEFAULT_MAX_CACHE_BYTES;
 pub use settings::DEFAULT_MAX_MAP_BYTES;
+pub use sourcemap_core::internal::budget::DEFAULT_MAX_CACHE_BYTES;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

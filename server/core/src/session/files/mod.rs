@@ -5,15 +5,16 @@
 //! `profile` run their sessions here; what is worth telling the user on the way (a search that stopped early, a map
 //! that could not be read) is kept in [`FilesPlace::take_notes`], never printed.
 
+mod disk;
 mod known_map;
+mod map_cache;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::bundle::locate::{bundle_tail, map_in_directory};
-use crate::bundle::resolve::{Asked, GivenMap, Place, Text, SEARCH_DEPTH};
-use crate::fs::walk::FilesByName;
+use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
 use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
 use crate::source::today::SourceDrift;
 use crate::trace::function_name::ScopeCache;
@@ -21,7 +22,9 @@ use crate::trace::stack::{file_name_of, StackLine};
 use crate::trace::symbolicate::SymbolicatedLine;
 use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
+pub use disk::Disk;
 pub use known_map::{BundleFile, KnownMap, OpenMapError};
+pub use map_cache::{CacheStats, MapCache};
 
 /// Fetches the map of a bundle URL (`http://localhost:8081/index.bundle?…`): the caller's (the core opens no
 /// connection); `Err` says why not.
@@ -34,11 +37,13 @@ const MAX_INLINE_MAP_BYTES: u64 = 1 << 30;
 /// The local disk as a session's place: see the module documentation.
 pub struct FilesPlace {
     /// The maps given first, then those discovered from frames: a session's maps index this.
-    pub maps: Vec<KnownMap>,
+    pub maps: Vec<Arc<KnownMap>>,
     /// How many of `maps` were given.
     given: usize,
-    /// Where bundles that frames name are looked for.
-    root: PathBuf,
+    /// Where bundles and maps that frames name are looked for (shared by a pipeline's sessions).
+    disk: Arc<Disk>,
+    /// The debug ID each file the input names has (a Sentry event's `debug_meta.images`), normalized.
+    pub file_debug_ids: HashMap<String, String>,
     /// Maps served for bundle URLs, when the caller allows it and no map is given.
     served_maps: Option<ServedMaps>,
     /// What the user should hear about, in order (`take_notes`).
@@ -49,10 +54,6 @@ pub struct FilesPlace {
     pub debug_ids: Vec<String>,
     /// The maps loaded for bundles found from frames, by the bundle's path.
     by_bundle: HashMap<PathBuf, Option<usize>>,
-    /// The files under `root` by name, walked once when a frame first needs one; those inside dependency folders
-    /// (`node_modules`) walked once when a name is not found outside them.
-    files: OnceLock<FilesByName>,
-    dependency_files: OnceLock<FilesByName>,
     /// Directories of maps given as MAP (their real paths): every frame is answered from `DIR/FILE.map` only.
     pub map_dirs: Vec<PathBuf>,
     /// The maps read from them, by real path (`None`: not a map).
@@ -67,17 +68,24 @@ pub struct FilesPlace {
 impl FilesPlace {
     /// The maps given, and the folder under which the bundles frames name are looked for.
     pub fn new(given: Vec<KnownMap>, root: PathBuf) -> FilesPlace {
+        FilesPlace::on(
+            given.into_iter().map(Arc::new).collect(),
+            Arc::new(Disk::new(vec![root])),
+        )
+    }
+
+    /// The maps given, on a disk shared with other sessions (a pipeline's: one place per event).
+    pub fn on(given: Vec<Arc<KnownMap>>, disk: Arc<Disk>) -> FilesPlace {
         FilesPlace {
             given: given.len(),
             maps: given,
-            root,
+            disk,
+            file_debug_ids: HashMap::new(),
             served_maps: None,
             notes: Vec::new(),
             chosen: HashMap::new(),
             debug_ids: Vec::new(),
             by_bundle: HashMap::new(),
-            files: OnceLock::new(),
-            dependency_files: OnceLock::new(),
             map_dirs: Vec::new(),
             dir_maps: HashMap::new(),
             broken: HashMap::new(),
@@ -99,11 +107,8 @@ impl FilesPlace {
                 Some(&known) => known,
                 None => {
                     // A file that is no map is said once (as for MAP arguments) and leaves its frames unmapped.
-                    let loaded = self.opened(KnownMap::open(&real));
-                    let at = loaded.map(|m| {
-                        self.maps.push(m);
-                        self.maps.len() - 1
-                    });
+                    let loaded = self.open_file(&real);
+                    let at = loaded.map(|m| self.push(m));
                     self.dir_maps.insert(real.clone(), at);
                     at
                 }
@@ -168,9 +173,61 @@ impl FilesPlace {
         self.maps.get(map)?.source_text(source)
     }
 
-    /// A map opened, or why not said once (a file that is no map leaves its frames unmapped).
-    fn opened(&mut self, map: Result<KnownMap, OpenMapError>) -> Option<KnownMap> {
-        map.map_err(|e| self.notes.push(e.to_string())).ok()
+    /// The map file at `path` (canonical), or why not said once (a file that is no map leaves its frames unmapped).
+    fn open_file(&mut self, path: &Path) -> Option<Arc<KnownMap>> {
+        let mut why = None;
+        let map = self.disk.open(path, || {
+            KnownMap::open(path)
+                .map_err(|e| why = Some(e.to_string()))
+                .ok()
+        });
+        self.notes.extend(why);
+        map
+    }
+
+    /// `map` among this session's maps: its place in [`FilesPlace::maps`].
+    fn push(&mut self, map: Arc<KnownMap>) -> usize {
+        match self.maps.iter().position(|m| Arc::ptr_eq(m, &map)) {
+            Some(i) => i,
+            None => {
+                self.maps.push(map);
+                self.maps.len() - 1
+            }
+        }
+    }
+
+    /// The map the disk holds for the debug ID the input gives `file` (a Sentry event's `debug_meta.images`), with
+    /// the bundle of the same ID as its bundle when there is one.
+    fn by_files_debug_id(&mut self, file: &str) -> Option<(usize, String)> {
+        let id = self.file_debug_ids.get(file)?.clone();
+        let map = self.debug_id_map(&id)?;
+        let why = format!("the event's debug ID for {file} is {id}");
+        Some((self.push(map), why))
+    }
+
+    /// A bundle whose comment and sidecar lead to no map, by its `//# debugId=`: the disk's map of that ID.
+    fn by_bundles_debug_id(&mut self, bundle: &Path) -> Option<Arc<KnownMap>> {
+        let tail = bundle_tail(bundle)?;
+        let id =
+            crate::trace::stack::normalize_debug_id(crate::bundle::locate::find_debug_id(&tail)?);
+        self.debug_id_map(&id)
+    }
+
+    /// The disk's map with debug ID `id`, opened, its bundle the disk's bundle of that ID.
+    fn debug_id_map(&mut self, id: &str) -> Option<Arc<KnownMap>> {
+        let disk = self.disk.clone();
+        let (path, bundle) = disk.by_debug_id(id)?;
+        let path = canonical(path);
+        let bundle = bundle.map(Path::to_path_buf);
+        // Opened as the disk's scan opens it (`Disk::with_debug_ids`), when no cache kept it.
+        self.disk.open(&path, || {
+            let mut m = KnownMap::open(&path).ok()?;
+            m.found = format!("{} (debug ID {id})", m.found);
+            if let Some(b) = bundle {
+                m.bundle = BundleFile::Known(b);
+            }
+            Some(m)
+        })
     }
 
     /// Maps for bundle URLs (`http://…`) are fetched with `fetch` when no map is given (a Metro dev server's).
@@ -198,56 +255,16 @@ impl FilesPlace {
     }
 }
 
-/// A note when the search by name under `root` stopped before the end of the tree, or took long: the answer may lack
-/// a bundle, and `--root` narrows the search.
-fn noted(root: &Path, files: FilesByName, notes: &mut Vec<String>) -> FilesByName {
-    if files.truncated() {
-        notes.push(format!(
-            "note: the search for bundles by name under {} stopped after {} folders; give --root \
-             to search where the bundles are",
-            shown_path(root),
-            crate::fs::walk::MAX_FOLDERS
-        ));
-    } else if files.took() > std::time::Duration::from_secs(1) {
-        notes.push(format!(
-            "note: the search for bundles by name under {} took {:.1} s; --root narrows it",
-            shown_path(root),
-            files.took().as_secs_f64()
-        ));
-    }
-    files
-}
-
 /// The disk under `--root`, for the one resolver (`crate::bundle::resolve`).
 impl Place for FilesPlace {
     type Map = usize;
 
     fn roots(&self) -> Vec<PathBuf> {
-        vec![self.root.clone()]
+        self.disk.roots.clone()
     }
 
     fn named(&mut self, name: &str) -> Vec<PathBuf> {
-        let (root, notes) = (&self.root, &mut self.notes);
-        let files = self.files.get_or_init(|| {
-            noted(
-                root,
-                FilesByName::new(root, SEARCH_DEPTH, MAX_INDEXED_FILES),
-                notes,
-            )
-        });
-        if !files.named(name).is_empty() {
-            return files.named(name).to_vec();
-        }
-        self.dependency_files
-            .get_or_init(|| {
-                noted(
-                    root,
-                    FilesByName::in_dependencies(root, SEARCH_DEPTH, MAX_INDEXED_FILES),
-                    notes,
-                )
-            })
-            .named(name)
-            .to_vec()
+        self.disk.named(name, &mut self.notes)
     }
 
     fn own_map(&mut self, bundle: &Path) -> Option<usize> {
@@ -256,27 +273,43 @@ impl Place for FilesPlace {
             return known;
         }
         // Only a file that leads to a map by its comment or sidecar (read from its tail) is opened as a bundle.
-        let leads = bundle_tail(bundle).is_some_and(|tail| {
-            crate::bundle::locate::find_bundle_map(bundle, &tail, MAX_INLINE_MAP_BYTES).is_ok()
+        let leads = bundle_tail(bundle).and_then(|tail| {
+            crate::bundle::locate::find_bundle_map(bundle, &tail, MAX_INLINE_MAP_BYTES).ok()
         });
-        let loaded = match leads.then(|| KnownMap::open(bundle)) {
-            Some(Ok(known)) => Some(known),
-            Some(Err(e)) => {
-                self.broken.insert(key.clone(), e.to_string());
-                None
-            }
-            None => None,
+        // Shared maps are kept by the map file's path (the scan by debug ID keeps them so), an inline map by its
+        // bundle's.
+        let cache_key = match leads.as_ref().map(|found| &found.map) {
+            Some(crate::bundle::locate::BundleMapRef::File(map)) => canonical(map),
+            _ => key.clone(),
         };
-        let loaded = loaded.map(|mut known| {
-            known.found = format!(
-                "{} (the bundle {} found under --root {})",
-                known.found,
-                shown_path(bundle),
-                shown_path(&self.root)
-            );
-            self.maps.push(known);
-            self.maps.len() - 1
-        });
+        let roots = &self.disk.roots;
+        let mut broken = None;
+        let loaded = leads
+            .is_some()
+            .then(|| {
+                self.disk.open(&cache_key, || match KnownMap::open(bundle) {
+                    Ok(mut known) => {
+                        let under: Vec<String> = roots.iter().map(|r| shown_path(r)).collect();
+                        known.found = format!(
+                            "{} (the bundle {} found under --root {})",
+                            known.found,
+                            shown_path(bundle),
+                            under.join(", ")
+                        );
+                        Some(known)
+                    }
+                    Err(e) => {
+                        broken = Some(e.to_string());
+                        None
+                    }
+                })
+            })
+            .flatten()
+            .or_else(|| self.by_bundles_debug_id(bundle));
+        if let Some(why) = broken {
+            self.broken.insert(key.clone(), why);
+        }
+        let loaded = loaded.map(|known| self.push(known));
         self.by_bundle.insert(key, loaded);
         loaded
     }
@@ -313,11 +346,8 @@ impl Place for FilesPlace {
         if let Some(&known) = self.dir_maps.get(&key) {
             return known;
         }
-        let loaded = self.opened(KnownMap::open(&key));
-        let at = loaded.map(|m| {
-            self.maps.push(m);
-            self.maps.len() - 1
-        });
+        let loaded = self.open_file(&key);
+        let at = loaded.map(|m| self.push(m));
         self.dir_maps.insert(key, at);
         at
     }
@@ -326,6 +356,9 @@ impl Place for FilesPlace {
     fn served(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
         if !self.map_dirs.is_empty() {
             return Some(self.map_in_map_dirs(file));
+        }
+        if let Some(by_id) = self.by_files_debug_id(file) {
+            return Some(Ok(by_id));
         }
         let fetch = self.served_maps.as_ref()?;
         if !(file.starts_with("http://") && self.given == 0) {
@@ -347,23 +380,20 @@ impl Place for FilesPlace {
         )
         .map_err(|e| self.notes.push(format!("map of {file}: {e}")))
         .ok()?;
-        self.maps.push(KnownMap {
+        let served = KnownMap {
             index,
             bundle: BundleFile::None,
             names: vec![file_name_of(file).to_string()],
-            dir: self.root.clone(),
+            dir: self.disk.roots.first().cloned().unwrap_or_default(),
             found: format!("served by the Metro dev server for {file}"),
             fit: OnceLock::new(),
-        });
+        };
         Some(Ok((
-            self.maps.len() - 1,
+            self.push(Arc::new(served)),
             "fetched from the Metro dev server".into(),
         )))
     }
 }
-
-/// How many files under `--root` are indexed by name, nearest first (a root that holds more is searched in part).
-const MAX_INDEXED_FILES: usize = 500_000;
 
 /// A path with its links resolved, when it exists (paths are compared so).
 fn canonical(p: &Path) -> PathBuf {
@@ -383,6 +413,10 @@ pub fn shown_path(p: &Path) -> String {
 /// `KnownMap`), chains into the maps given on the command line.
 impl SessionPlace for FilesPlace {
     fn fit(&self, map: &usize, frames: &[GeneratedPosition]) -> Option<Fit> {
+        // A map shared by many sessions is checked whole, once: its verdicts answer every session's frames.
+        if self.disk.cache.is_some() {
+            return self.maps[*map].fit().cloned();
+        }
         self.maps[*map].fit_near(frames).cloned()
     }
 
@@ -436,9 +470,11 @@ impl SessionPlace for FilesPlace {
 
     /// A map given without its bundle serves the bundle it was chosen for: that text is the one checked for fit.
     fn serves(&mut self, &map: &usize, bundle: &Path) {
-        let m = &mut self.maps[map];
-        if m.bundle.path().is_none() {
-            m.bundle = BundleFile::Known(bundle.to_path_buf());
+        // A map shared with other sessions (a pipeline's cache) has its bundle already, or keeps none.
+        if let Some(m) = Arc::get_mut(&mut self.maps[map]) {
+            if m.bundle.path().is_none() {
+                m.bundle = BundleFile::Known(bundle.to_path_buf());
+            }
         }
     }
 

@@ -9,12 +9,12 @@ use sourcemap_core::source::today::SourceDrift;
 use sourcemap_core::trace::text_scopes::TextScopes;
 use sourcemap_core::{SourceId, SourceMapIndex};
 
-use crate::lsp::maps::budget::{CacheBudget, CacheUsage};
 use crate::lsp::maps::local_sources::ContentChecks;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::maps::memo::{Memo, MAX_FIT_REPORTS};
 use crate::lsp::maps::outline::Module;
 use crate::lsp::maps::source_texts::SourceTexts;
+use sourcemap_core::internal::budget::{CacheBudget, CacheUsage};
 
 /// A built index and what the server keeps beside it.
 #[derive(Debug)]

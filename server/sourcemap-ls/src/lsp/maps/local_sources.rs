@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use sourcemap_core::{SourceId, SourceMapIndex};
 
-use crate::lsp::maps::budget::{CacheBudget, CacheUsage, Lru};
+use sourcemap_core::internal::budget::{CacheBudget, CacheUsage, Lru};
 
 /// The biggest local file compared with `sourcesContent` (larger ones are not used in place of the map's text).
 const MAX_COMPARED_BYTES: u64 = 64 << 20;

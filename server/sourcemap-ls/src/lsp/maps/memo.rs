@@ -10,7 +10,7 @@ use std::sync::Arc;
 use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::Url;
 
-use crate::lsp::maps::budget::{CacheBudget, CacheUsage, Lru};
+use sourcemap_core::internal::budget::{CacheBudget, CacheUsage, Lru};
 
 /// How many bundle texts one map keeps fit reports for (a map rarely has more than one bundle): fit reports are
 /// counted in the budget but never evicted by it (`budget`), so they have their own cap.

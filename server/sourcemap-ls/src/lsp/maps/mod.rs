@@ -2,7 +2,6 @@
 //! reloaded when the file changes), what each loaded map keeps beside its index, which map a bundle names, the maps
 //! of the workspace, and where a map's sources are on disk. Nothing here knows the server's state (`Backend`).
 
-pub mod budget;
 pub mod bundles;
 pub mod discovery;
 pub mod file_stamp;

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use sourcemap_core::{content_from_file, SourceContent, SourceId, SourceMapIndex};
 
-use crate::lsp::maps::budget::{CacheBudget, CacheUsage, Lru};
+use sourcemap_core::internal::budget::{CacheBudget, CacheUsage, Lru};
 
 /// The last texts used.
 #[derive(Debug)]
@@ -86,7 +86,7 @@ impl SourceTexts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsp::maps::budget::ENTRY_OVERHEAD;
+    use sourcemap_core::internal::budget::ENTRY_OVERHEAD;
 
     #[test]
     fn recent_texts_stay_within_the_budget() {

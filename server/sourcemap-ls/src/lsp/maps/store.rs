@@ -22,12 +22,12 @@ use sourcemap_core::internal::fs::files::open_regular;
 use sourcemap_core::{IndexOptions, SourceMapIndex};
 use tokio::sync::OnceCell;
 
-use crate::lsp::maps::budget::CacheBudget;
 use crate::lsp::maps::file_stamp::{content_hash, read_unchanged, stamp_of, Stamp, MAX_ATTEMPTS};
 use crate::lsp::maps::load_error::LoadError;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::protocol::progress::Progress;
+use sourcemap_core::internal::budget::CacheBudget;
 
 /// Maps at least this big get a progress notification while they are indexed.
 const PROGRESS_THRESHOLD: u64 = 4 << 20;

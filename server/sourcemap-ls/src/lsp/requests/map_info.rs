@@ -16,13 +16,13 @@ use tower_lsp::lsp_types::Url;
 use sourcemap_core::bundle::fit::Verdict;
 
 use super::{source_uri, DocumentParams};
-use crate::lsp::maps::budget::{BudgetReport, CacheUsage};
 use crate::lsp::maps::bundles::comment_url;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::map_fit::fit_now;
 use crate::lsp::workspace::map_resolution::MapProblem;
+use sourcemap_core::internal::budget::{BudgetReport, CacheUsage};
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,4 +1,4 @@
-//! One memory budget for every cache the server keeps beside its indexes (issue 44): the source texts read back
+//! One memory budget for every cache the server keeps beside its indexes (issue 44), and a pipeline's opened maps: the source texts read back
 //! from maps, the function scopes of bundles and sources, the diffs of edited sources, the verdicts on local files.
 //! Each cache is an [`Lru`] that registers with the server's one [`CacheBudget`]; after every insertion, while all
 //! of them together hold more than the budget, the entry used least recently in any of them is dropped. Evicted
@@ -32,8 +32,11 @@ pub const ENTRY_OVERHEAD: usize = 96;
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct CacheUsage {
+    /// What the cache holds (`sourceTexts`, `maps`…).
     pub kind: &'static str,
+    /// How many entries.
     pub entries: usize,
+    /// Their bytes, overhead included.
     pub bytes: usize,
     /// Whether the budget may evict its entries (fit reports may not).
     pub evictable: bool,
@@ -71,25 +74,30 @@ impl std::fmt::Debug for CacheBudget {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BudgetReport {
+    /// The limit.
     pub budget_bytes: u64,
+    /// What all caches hold together.
     pub used_bytes: u64,
+    /// Entries dropped to keep within the limit, since the start.
     pub evictions: u64,
     /// Each kind of cache, summed over the maps loaded.
     pub kinds: Vec<CacheUsage>,
 }
 
 impl CacheBudget {
-    #[cfg(test)]
+    /// A budget of `limit` bytes (0: the default).
     pub fn new(limit: u64) -> Arc<Self> {
         let b = CacheBudget::default();
         b.limit.store(limit, Ordering::Relaxed);
         Arc::new(b)
     }
 
+    /// Changes the limit (0: the default); entries beyond it go at the next insertion.
     pub fn set_limit(&self, bytes: u64) {
         self.limit.store(bytes, Ordering::Relaxed);
     }
 
+    /// The limit in bytes.
     pub fn limit(&self) -> u64 {
         match self.limit.load(Ordering::Relaxed) {
             0 => DEFAULT_MAX_CACHE_BYTES,
@@ -258,6 +266,7 @@ where
         self.budget.enforce();
     }
 
+    /// Drops `key`'s entry, if any.
     pub fn remove(&self, key: &K) {
         let mut inner = self.inner.lock().expect("lru lock");
         if let Some(old) = inner.slots.remove(key) {

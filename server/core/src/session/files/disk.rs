@@ -1,0 +1,210 @@
+//! What the places of many sessions share ([`Disk`]): the folders bundles and maps are found under, their files by
+//! name (walked once), the maps and bundles found there by debug ID (scanned once), and the opened maps
+//! ([`MapCache`]). The command line's one session has its own; a pipeline's sessions, one per event, share one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use super::map_cache::MapCache;
+use super::{shown_path, KnownMap};
+use crate::bundle::locate::{bundle_tail, find_debug_id};
+use crate::bundle::resolve::SEARCH_DEPTH;
+use crate::fs::walk::FilesByName;
+use crate::trace::stack::normalize_debug_id;
+
+/// How many files under the roots are indexed by name, nearest first (a root that holds more is searched in part).
+const MAX_INDEXED_FILES: usize = 500_000;
+
+/// See the module documentation.
+pub struct Disk {
+    /// Where bundles and maps that frames name are looked for, nearest first.
+    pub(super) roots: Vec<PathBuf>,
+    /// The files under the roots by name, walked once when a frame first needs one; those inside dependency folders
+    /// (`node_modules`) walked once when a name is not found outside them.
+    files: OnceLock<Vec<FilesByName>>,
+    dependency_files: OnceLock<Vec<FilesByName>>,
+    /// Maps by their `debugId`, and bundles by their `//# debugId=` (normalized), under the roots given to
+    /// [`Disk::with_debug_ids`].
+    maps_by_id: HashMap<String, PathBuf>,
+    bundles_by_id: HashMap<String, PathBuf>,
+    /// Opened maps shared by every session, when there are several.
+    pub(super) cache: Option<Arc<MapCache>>,
+}
+
+impl Disk {
+    /// Bundles and maps looked for under `roots`, nearest first.
+    pub fn new(roots: Vec<PathBuf>) -> Disk {
+        Disk {
+            roots,
+            files: OnceLock::new(),
+            dependency_files: OnceLock::new(),
+            maps_by_id: HashMap::new(),
+            bundles_by_id: HashMap::new(),
+            cache: None,
+        }
+    }
+
+    /// Opened maps kept in `cache`, shared by the sessions that share this disk.
+    pub fn with_cache(mut self, cache: Arc<MapCache>) -> Disk {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// Every map (`*.map`) and every bundle with a `//# debugId=` under the roots, by
+    /// debug ID: read once, now. Maps are opened to read their `debugId` and, with a cache, kept in it while it has
+    /// room. Returns notes on what could not be read (a second map with an ID already seen is one).
+    pub fn with_debug_ids(mut self) -> (Disk, Vec<String>) {
+        let mut notes = Vec::new();
+        let mut files = Vec::new();
+        for root in &self.roots {
+            walk(root, SEARCH_DEPTH + 4, &mut files);
+        }
+        // Bundles first, so that each map opened knows the bundle of its ID (its fit and its function names).
+        let mut maps = Vec::new();
+        for path in files {
+            // Maps by their name: a JSON document that is not one (`package.json`) is never opened.
+            if path.extension().is_some_and(|e| e == "map") {
+                maps.push(path);
+                continue;
+            }
+            let Some(tail) = bundle_tail(&path) else {
+                continue;
+            };
+            if let Some(id) = find_debug_id(&tail) {
+                self.bundles_by_id
+                    .entry(normalize_debug_id(id))
+                    .or_insert(path);
+            }
+        }
+        for path in maps {
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            let bundles = &self.bundles_by_id;
+            let open = || {
+                let mut m = KnownMap::open(&path).ok()?;
+                if let Some(id) = m.index.debug_id.as_deref().map(normalize_debug_id) {
+                    m.found = format!("{} (debug ID {id})", m.found);
+                    if let Some(b) = bundles.get(&id) {
+                        m.bundle = super::BundleFile::Known(b.clone());
+                    }
+                }
+                Some(m)
+            };
+            let opened = match &self.cache {
+                Some(cache) => cache.get_or_open(&path, open),
+                None => open().map(Arc::new),
+            };
+            let Some(id) = opened.and_then(|m| m.index.debug_id.as_deref().map(normalize_debug_id))
+            else {
+                continue;
+            };
+            if let Some(first) = self.maps_by_id.get(&id) {
+                notes.push(format!(
+                    "note: {} has the debug ID of {} ({id}); the first is used",
+                    shown_path(&path),
+                    shown_path(first)
+                ));
+                continue;
+            }
+            self.maps_by_id.insert(id, path);
+        }
+        (self, notes)
+    }
+
+    /// The map with debug ID `id` (normalized), and the bundle with the same ID when the roots hold one.
+    pub(super) fn by_debug_id(&self, id: &str) -> Option<(&Path, Option<&Path>)> {
+        let map = self.maps_by_id.get(id)?;
+        Some((map, self.bundles_by_id.get(id).map(PathBuf::as_path)))
+    }
+
+    /// How many maps were found by debug ID.
+    pub fn maps_with_debug_ids(&self) -> usize {
+        self.maps_by_id.len()
+    }
+
+    /// Files named `name` under the roots, nearest first (inside dependency folders only when none is outside);
+    /// a note when the walk stopped early or took long.
+    pub(super) fn named(&self, name: &str, notes: &mut Vec<String>) -> Vec<PathBuf> {
+        let walked = |dependencies: bool, notes: &mut Vec<String>| {
+            self.roots
+                .iter()
+                .map(|root| {
+                    let files = if dependencies {
+                        FilesByName::in_dependencies(root, SEARCH_DEPTH, MAX_INDEXED_FILES)
+                    } else {
+                        FilesByName::new(root, SEARCH_DEPTH, MAX_INDEXED_FILES)
+                    };
+                    noted(root, files, notes)
+                })
+                .collect::<Vec<_>>()
+        };
+        let outside: Vec<PathBuf> = self
+            .files
+            .get_or_init(|| walked(false, notes))
+            .iter()
+            .flat_map(|f| f.named(name).iter().cloned())
+            .collect();
+        if !outside.is_empty() {
+            return outside;
+        }
+        self.dependency_files
+            .get_or_init(|| walked(true, notes))
+            .iter()
+            .flat_map(|f| f.named(name).iter().cloned())
+            .collect()
+    }
+
+    /// The map at `path` (canonical), opened by `open`, through the cache when there is one.
+    pub(super) fn open(
+        &self,
+        path: &Path,
+        open: impl FnOnce() -> Option<KnownMap>,
+    ) -> Option<Arc<KnownMap>> {
+        match &self.cache {
+            Some(cache) => cache.get_or_open(path, open),
+            None => open().map(Arc::new),
+        }
+    }
+}
+
+/// Regular files under `dir`, `depth` folders down, in a stable order (hidden folders and dependency folders
+/// skipped).
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let Ok(kind) = e.file_type() else { continue };
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if kind.is_dir() {
+            if depth > 0 && !name.starts_with('.') && name != "node_modules" {
+                walk(&e.path(), depth - 1, out);
+            }
+        } else if kind.is_file() {
+            out.push(e.path());
+        }
+    }
+}
+
+/// A note when the search by name under `root` stopped before the end of the tree, or took long: the answer may lack
+/// a bundle, and `--root` narrows the search.
+fn noted(root: &Path, files: FilesByName, notes: &mut Vec<String>) -> FilesByName {
+    if files.truncated() {
+        notes.push(format!(
+            "note: the search for bundles by name under {} stopped after {} folders; give --root \
+             to search where the bundles are",
+            shown_path(root),
+            crate::fs::walk::MAX_FOLDERS
+        ));
+    } else if files.took() > std::time::Duration::from_secs(1) {
+        notes.push(format!(
+            "note: the search for bundles by name under {} took {:.1} s; --root narrows it",
+            shown_path(root),
+            files.took().as_secs_f64()
+        ));
+    }
+    files
+}

@@ -1,0 +1,342 @@
+//! `sourcemap-ls symbolicate --ndjson [MAP ...] [--maps DIR ...] [--jobs N] [--cache-mb N]`: a stream of events,
+//! one JSON document per line (Sentry or Bugsnag events, JSON log lines), symbolicated line by line on N threads,
+//! in input order. Each line is the core's one session (`FilesPlace`, one per line) over a `Disk` every line shares:
+//! the folders of `--maps` (maps found by debug ID, then by the frame's URL path) and the opened maps (`MapCache`,
+//! `--cache-mb`). A line that is not JSON, or holds no trace, comes out as it came (counted, said on stderr once per
+//! kind); nothing stops the run.
+//!
+//! Memory is bounded: at most `4 × N` lines are read ahead of the one being written, and the maps kept are within
+//! the cache's budget (a map larger than the budget is opened for the line that needs it and dropped).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+
+use serde_json::Value;
+use sourcemap_core::session::files::{Disk, FilesPlace, KnownMap, MapCache};
+use sourcemap_core::session::SessionOptions;
+use sourcemap_core::trace::document::{EventOptions, TraceDocument};
+use sourcemap_core::trace::stack::{debug_ids_in, normalize_debug_id, PlainInput, StackLine};
+use sourcemap_core::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine, TextOptions};
+
+use super::CliError;
+
+/// Lines read ahead per job, at most.
+const AHEAD_PER_JOB: usize = 4;
+
+/// What the stream needs from the command line.
+pub(super) struct StreamArgs {
+    pub(super) maps: Vec<PathBuf>,
+    pub(super) map_dirs: Vec<PathBuf>,
+    pub(super) root: Option<PathBuf>,
+    pub(super) jobs: Option<usize>,
+    pub(super) cache_mb: Option<u64>,
+    pub(super) plain: PlainInput,
+}
+
+/// How a line came out.
+enum Outcome {
+    /// Frames read: how many, and how many answered.
+    Symbolicated {
+        frames: u64,
+        mapped: u64,
+    },
+    NotJson,
+    NoTrace,
+}
+
+/// What the run counts, for the last line on stderr.
+#[derive(Default)]
+struct Counts {
+    lines: AtomicU64,
+    symbolicated: AtomicU64,
+    frames: AtomicU64,
+    mapped: AtomicU64,
+    not_json: AtomicU64,
+    no_trace: AtomicU64,
+}
+
+/// The stream's shared state: the maps given, the disk, what was said.
+struct Stream {
+    given: Vec<Arc<KnownMap>>,
+    disk: Arc<Disk>,
+    plain: PlainInput,
+    counts: Counts,
+    /// Notes said once each (a million events with the same missing map say it once).
+    said: Mutex<HashSet<String>>,
+}
+
+pub(super) fn run(args: StreamArgs) -> Result<(), CliError> {
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let budget = args
+        .cache_mb
+        .map_or_else(default_cache_bytes, |mb| mb.saturating_mul(1 << 20));
+    let cache = MapCache::new(budget);
+    let given = args
+        .maps
+        .iter()
+        .map(|p| KnownMap::open(p).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut roots = args
+        .map_dirs
+        .iter()
+        .map(|d| {
+            std::fs::canonicalize(d)
+                .ok()
+                .filter(|d| d.is_dir())
+                .ok_or_else(|| CliError::Usage(format!("--maps {}: no such folder", d.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if roots.is_empty() || args.root.is_some() {
+        roots.push(super::frame_maps::root_dir(args.root.as_deref())?);
+    }
+    let (disk, notes) = Disk::new(roots).with_cache(cache.clone()).with_debug_ids();
+    for note in notes {
+        eprintln!("sourcemap-ls: {note}");
+    }
+    let stream = Stream {
+        given,
+        disk: Arc::new(disk),
+        plain: args.plain,
+        counts: Counts::default(),
+        said: Mutex::new(HashSet::new()),
+    };
+    pump(&stream, jobs)?;
+    let c = &stream.counts;
+    let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let stats = cache.stats();
+    eprintln!(
+        "sourcemap-ls: {} lines: {} symbolicated ({} frames, {} mapped), {} passed through ({} not JSON, {} without \
+         a trace); maps: {} opened, hit ratio {:.2}",
+        n(&c.lines),
+        n(&c.symbolicated),
+        n(&c.frames),
+        n(&c.mapped),
+        n(&c.not_json) + n(&c.no_trace),
+        n(&c.not_json),
+        n(&c.no_trace),
+        stats.misses,
+        stats.hit_ratio()
+    );
+    Ok(())
+}
+
+/// A quarter of the machine's memory, at most 4 GiB (1 GiB when it cannot be read).
+fn default_cache_bytes() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let kb = m.lines().find_map(|l| l.strip_prefix("MemTotal:"))?;
+        kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok()
+    });
+    total.map_or(1 << 30, |kb| (kb * 1024 / 4).min(4 << 30))
+}
+
+/// Reads stdin line by line, answers lines on `jobs` threads and writes them in input order.
+fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
+    let ahead = jobs * AHEAD_PER_JOB;
+    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, Vec<u8>)>(ahead);
+    let work_rx = Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Vec<u8>)>();
+    // A token per line in flight: the writer gives one back per line written.
+    let (token_tx, token_rx) = mpsc::sync_channel::<()>(ahead);
+    for _ in 0..ahead {
+        token_tx.send(()).expect("tokens fit");
+    }
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let (work_rx, done_tx) = (&work_rx, done_tx.clone());
+            scope.spawn(move || loop {
+                let next = work_rx.lock().expect("work lock").recv();
+                let Ok((seq, line)) = next else { break };
+                let out = answer_line(stream, seq, &line);
+                if done_tx.send((seq, out)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done_tx);
+        let writer = scope.spawn(move || write_in_order(done_rx, token_tx));
+        let mut input = std::io::stdin().lock();
+        let mut seq = 0;
+        loop {
+            if token_rx.recv().is_err() {
+                break;
+            }
+            let mut line = Vec::new();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("sourcemap-ls: reading stdin: {e}");
+                    break;
+                }
+            }
+            if work_tx.send((seq, line)).is_err() {
+                break;
+            }
+            seq += 1;
+        }
+        drop(work_tx);
+        writer.join().expect("the writer does not panic")
+    })
+}
+
+/// Writes answers as their turn comes; a token goes back for each.
+fn write_in_order(
+    done: mpsc::Receiver<(u64, Vec<u8>)>,
+    tokens: mpsc::SyncSender<()>,
+) -> Result<(), CliError> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut waiting: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
+    let mut next = 0;
+    for (seq, line) in done {
+        waiting.insert(seq, line);
+        while let Some(line) = waiting.remove(&next) {
+            // A closed stdout (`| head`) ends the run.
+            if out.write_all(&line).is_err() {
+                return Ok(());
+            }
+            next += 1;
+            let _ = tokens.send(());
+        }
+        if waiting.is_empty() {
+            let _ = out.flush();
+        }
+    }
+    out.flush()
+        .map_err(|e| CliError::Usage(format!("writing stdout: {e}")))
+}
+
+/// One line's answer: the line symbolicated in its own shape, or the line as it came.
+fn answer_line(stream: &Stream, seq: u64, line: &[u8]) -> Vec<u8> {
+    let c = &stream.counts;
+    c.lines.fetch_add(1, Ordering::Relaxed);
+    let (body, end) = split_line_end(line);
+    let outcome = symbolicate_line(stream, seq, body);
+    match outcome {
+        (Outcome::Symbolicated { frames, mapped }, Some(mut text)) => {
+            c.symbolicated.fetch_add(1, Ordering::Relaxed);
+            c.frames.fetch_add(frames, Ordering::Relaxed);
+            c.mapped.fetch_add(mapped, Ordering::Relaxed);
+            text.extend_from_slice(end);
+            text
+        }
+        (Outcome::NotJson, _) => {
+            c.not_json.fetch_add(1, Ordering::Relaxed);
+            say_once(
+                stream,
+                "note: lines that are not JSON pass through unchanged",
+            );
+            line.to_vec()
+        }
+        _ => {
+            c.no_trace.fetch_add(1, Ordering::Relaxed);
+            say_once(
+                stream,
+                "note: JSON lines without a stack trace pass through unchanged",
+            );
+            line.to_vec()
+        }
+    }
+}
+
+/// A line without its end (`\n` or `\r\n`), and the end.
+fn split_line_end(line: &[u8]) -> (&[u8], &[u8]) {
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    let body = body.strip_suffix(b"\r").unwrap_or(body);
+    (body, &line[body.len()..])
+}
+
+fn symbolicate_line(stream: &Stream, seq: u64, body: &[u8]) -> (Outcome, Option<Vec<u8>>) {
+    let Ok(text) = std::str::from_utf8(body) else {
+        return (Outcome::NotJson, None);
+    };
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return (Outcome::NotJson, None);
+    };
+    let document = TraceDocument::parse(text, stream.plain);
+    let frames = document
+        .lines
+        .iter()
+        .filter(|l| matches!(l, StackLine::Frame(f) if !f.native))
+        .count() as u64;
+    if frames == 0 {
+        return (Outcome::NoTrace, None);
+    }
+    let mut place = FilesPlace::on(stream.given.clone(), stream.disk.clone());
+    place.debug_ids = debug_ids_in(text);
+    place.file_debug_ids = sentry_debug_ids(&value);
+    let mut answer = place.symbolicate(document.lines.clone(), SessionOptions::default());
+    super::symbolicate::openable_paths(&mut answer.lines, &place.maps);
+    for note in place.take_notes() {
+        say_once(stream, &note);
+    }
+    for a in &answer.ambiguous {
+        say_once(
+            stream,
+            &format!(
+                "{} bundles could be {}; its frames are not mapped (first on line {}). Choose one with \
+                 --bundle {}=PATH",
+                a.candidates.len(),
+                a.file,
+                seq + 1,
+                sourcemap_core::trace::stack::file_name_of(&a.file)
+            ),
+        );
+    }
+    let mapped = answer
+        .lines
+        .iter()
+        .filter_map(SymbolicatedLine::frame)
+        .filter(|f| f.original.is_some())
+        .count() as u64;
+    let source_text =
+        |f: &SymbolicatedFrame| place.source_text(f.map?, f.original.as_ref()?.source_id);
+    let event = EventOptions {
+        source_text: Some(&source_text),
+        compact: true,
+    };
+    let rendered = document.render_with(&answer.lines, TextOptions::default(), &event);
+    // One line out for one line in.
+    let rendered = rendered.strip_suffix('\n').unwrap_or(&rendered);
+    (
+        Outcome::Symbolicated { frames, mapped },
+        Some(rendered.as_bytes().to_vec()),
+    )
+}
+
+/// A Sentry event's debug IDs by file: `debug_meta.images[]` of type `sourcemap`, `code_file` → `debug_id` (Sentry's
+/// developer docs, "Debug Meta Interface": source map images; the JavaScript SDKs fill them from the bundles'
+/// `//# debugId=` for each frame's `abs_path`).
+fn sentry_debug_ids(event: &Value) -> HashMap<String, String> {
+    event
+        .pointer("/debug_meta/images")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|i| i.get("type").and_then(Value::as_str) == Some("sourcemap"))
+        .filter_map(|i| {
+            let file = i.get("code_file")?.as_str()?;
+            let id = i.get("debug_id")?.as_str()?;
+            Some((file.to_string(), normalize_debug_id(id)))
+        })
+        .collect()
+}
+
+/// A note on stderr, the first time it is made.
+fn say_once(stream: &Stream, note: &str) {
+    if stream
+        .said
+        .lock()
+        .expect("said lock")
+        .insert(note.to_string())
+    {
+        for line in note.lines() {
+            eprintln!("sourcemap-ls: {line}");
+        }
+    }
+}
