@@ -282,6 +282,30 @@ impl TraceDocument {
         }
     }
 
+    /// The debug ID of each file an event names, normalized: a Sentry event's `debug_meta.images[]` of type
+    /// `sourcemap`, `code_file` → `debug_id` (Sentry's developer docs, "Debug Meta Interface": source map images,
+    /// which the JavaScript SDKs fill from each bundle's `//# debugId=` for the frames' `abs_path`).
+    pub fn debug_ids_by_file(&self) -> std::collections::HashMap<String, String> {
+        let Shape::Event { value, .. } = &self.shape else {
+            return Default::default();
+        };
+        value
+            .pointer("/debug_meta/images")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|i| i.get("type").and_then(Value::as_str) == Some("sourcemap"))
+            .filter_map(|i| {
+                let file = i.get("code_file")?.as_str()?;
+                let id = i.get("debug_id")?.as_str()?;
+                Some((
+                    file.to_string(),
+                    crate::trace::stack::normalize_debug_id(id),
+                ))
+            })
+            .collect()
+    }
+
     /// Whether the input was a crash reporter's event (then `render` gives JSON).
     pub fn event_kind(&self) -> Option<EventKind> {
         match &self.shape {

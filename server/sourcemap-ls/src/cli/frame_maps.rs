@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
-use sourcemap_core::session::files::{shown_path, FilesPlace, KnownMap};
+use sourcemap_core::session::files::{shown_path, Disk, FilesPlace, KnownMap, MapCache};
 use sourcemap_core::session::{Fit, SessionOptions};
 use sourcemap_core::source::today::TodayPosition;
 use sourcemap_core::trace::stack::{file_name_of, StackLine};
@@ -21,6 +21,39 @@ use super::CliError;
 
 /// The command line's place: the local disk.
 pub(super) type Catalog = FilesPlace;
+
+/// Where bundles and maps are found: the folders of `--maps` (their maps by debug ID, scanned now), and `--root`
+/// when given or when no folder is (default: the current directory); the notes of the scan said on stderr.
+pub(super) fn disk_of(
+    map_folders: &[PathBuf],
+    root: Option<&Path>,
+    cache: Option<Arc<MapCache>>,
+) -> Result<Arc<Disk>, CliError> {
+    let mut roots = map_folders
+        .iter()
+        .map(|d| {
+            std::fs::canonicalize(d)
+                .ok()
+                .filter(|d| d.is_dir())
+                .ok_or_else(|| CliError::Usage(format!("--maps {}: no such folder", d.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if roots.is_empty() || root.is_some() {
+        roots.push(root_dir(root)?);
+    }
+    let mut disk = Disk::new(roots);
+    if let Some(cache) = cache {
+        disk = disk.with_cache(cache);
+    }
+    if map_folders.is_empty() {
+        return Ok(Arc::new(disk));
+    }
+    let (disk, notes) = disk.with_debug_ids();
+    for note in notes {
+        eprintln!("sourcemap-ls: {note}");
+    }
+    Ok(Arc::new(disk))
+}
 
 /// A Metro dev server's maps for bundle URLs (`--dev-server`): loopback only.
 pub(super) fn serve_dev_server_maps(catalog: &mut Catalog) {

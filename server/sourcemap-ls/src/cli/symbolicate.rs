@@ -7,6 +7,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{json, Value};
@@ -59,9 +60,9 @@ pub struct SymbolicateArgs {
     /// With --ndjson: lines worked on at once (default: the machine's cores).
     #[arg(long, value_name = "N", requires = "ndjson")]
     jobs: Option<usize>,
-    /// With --ndjson: a folder of maps (and bundles), repeatable. Each frame's map is found by debug ID (the event's
+    /// A folder of maps (and bundles), repeatable. Each frame's map is found by debug ID (the event's
     /// `debug_meta.images`, or a `//# debugId=` in the frame's bundle), else by the frame's URL path under DIR.
-    #[arg(long = "maps", value_name = "DIR", requires = "ndjson")]
+    #[arg(long = "maps", value_name = "DIR")]
     map_folders: Vec<PathBuf>,
     /// With --ndjson: the opened maps kept, in MiB (default: a quarter of the machine's memory, at most 4 GiB).
     #[arg(long, value_name = "N", requires = "ndjson")]
@@ -300,8 +301,9 @@ fn place_for(
             m.bundle.exclude(trace);
         }
     }
-    let root = super::frame_maps::root_dir(args.root.as_deref())?;
-    let mut catalog = Catalog::new(explicit, root);
+    let disk = super::frame_maps::disk_of(&args.map_folders, args.root.as_deref(), None)?;
+    let mut catalog = Catalog::on(explicit.into_iter().map(Arc::new).collect(), disk);
+    catalog.file_debug_ids = document.debug_ids_by_file();
     if args.dev_server {
         serve_dev_server_maps(&mut catalog);
     }

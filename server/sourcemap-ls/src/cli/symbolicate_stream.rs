@@ -8,17 +8,16 @@
 //! Memory is bounded: at most `4 × N` lines are read ahead of the one being written, and the maps kept are within
 //! the cache's budget (a map larger than the budget is opened for the line that needs it and dropped).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
-use serde_json::Value;
 use sourcemap_core::session::files::{Disk, FilesPlace, KnownMap, MapCache};
 use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::document::{EventOptions, TraceDocument};
-use sourcemap_core::trace::stack::{debug_ids_in, normalize_debug_id, PlainInput, StackLine};
+use sourcemap_core::trace::stack::{debug_ids_in, PlainInput, StackLine};
 use sourcemap_core::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine, TextOptions};
 
 use super::CliError;
@@ -82,26 +81,11 @@ pub(super) fn run(args: StreamArgs) -> Result<(), CliError> {
         .iter()
         .map(|p| KnownMap::open(p).map(Arc::new))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut roots = args
-        .map_dirs
-        .iter()
-        .map(|d| {
-            std::fs::canonicalize(d)
-                .ok()
-                .filter(|d| d.is_dir())
-                .ok_or_else(|| CliError::Usage(format!("--maps {}: no such folder", d.display())))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if roots.is_empty() || args.root.is_some() {
-        roots.push(super::frame_maps::root_dir(args.root.as_deref())?);
-    }
-    let (disk, notes) = Disk::new(roots).with_cache(cache.clone()).with_debug_ids();
-    for note in notes {
-        eprintln!("sourcemap-ls: {note}");
-    }
+    let disk =
+        super::frame_maps::disk_of(&args.map_dirs, args.root.as_deref(), Some(cache.clone()))?;
     let stream = Stream {
         given,
-        disk: Arc::new(disk),
+        disk,
         plain: args.plain,
         counts: Counts::default(),
         said: Mutex::new(HashSet::new()),
@@ -255,9 +239,9 @@ fn symbolicate_line(stream: &Stream, seq: u64, body: &[u8]) -> (Outcome, Option<
     let Ok(text) = std::str::from_utf8(body) else {
         return (Outcome::NotJson, None);
     };
-    let Ok(value) = serde_json::from_str::<Value>(text) else {
+    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
         return (Outcome::NotJson, None);
-    };
+    }
     let document = TraceDocument::parse(text, stream.plain);
     let frames = document
         .lines
@@ -269,7 +253,7 @@ fn symbolicate_line(stream: &Stream, seq: u64, body: &[u8]) -> (Outcome, Option<
     }
     let mut place = FilesPlace::on(stream.given.clone(), stream.disk.clone());
     place.debug_ids = debug_ids_in(text);
-    place.file_debug_ids = sentry_debug_ids(&value);
+    place.file_debug_ids = document.debug_ids_by_file();
     let mut answer = place.symbolicate(document.lines.clone(), SessionOptions::default());
     super::symbolicate::openable_paths(&mut answer.lines, &place.maps);
     for note in place.take_notes() {
@@ -307,24 +291,6 @@ fn symbolicate_line(stream: &Stream, seq: u64, body: &[u8]) -> (Outcome, Option<
         Outcome::Symbolicated { frames, mapped },
         Some(rendered.as_bytes().to_vec()),
     )
-}
-
-/// A Sentry event's debug IDs by file: `debug_meta.images[]` of type `sourcemap`, `code_file` → `debug_id` (Sentry's
-/// developer docs, "Debug Meta Interface": source map images; the JavaScript SDKs fill them from the bundles'
-/// `//# debugId=` for each frame's `abs_path`).
-fn sentry_debug_ids(event: &Value) -> HashMap<String, String> {
-    event
-        .pointer("/debug_meta/images")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|i| i.get("type").and_then(Value::as_str) == Some("sourcemap"))
-        .filter_map(|i| {
-            let file = i.get("code_file")?.as_str()?;
-            let id = i.get("debug_id")?.as_str()?;
-            Some((file.to_string(), normalize_debug_id(id)))
-        })
-        .collect()
 }
 
 /// A note on stderr, the first time it is made.
