@@ -295,6 +295,11 @@ where
     pub fn len(&self) -> usize {
         self.inner.lock().expect("lru lock").slots.len()
     }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl<K, V> Evictable for Lru<K, V>
