@@ -15,6 +15,7 @@ mod process;
 #[path = "support/roundtrip_build.rs"]
 mod roundtrip_build;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -266,4 +267,259 @@ fn a_stream_of_real_events_comes_back_in_order_as_each_alone() {
         mapped * 100 >= frames * 95,
         "{mapped} of {frames} frames mapped"
     );
+}
+
+/// A `redis-server` (Debian's, `scripts/test-deps`) on a free loopback port, stopped when dropped.
+struct Redis {
+    child: std::process::Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .arg(dir.path())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server must be installed for this test (scripts/test-deps installs it)");
+        let url = format!("redis://127.0.0.1:{port}/0");
+        let started = std::time::Instant::now();
+        loop {
+            let up = redis::Client::open(url.as_str())
+                .and_then(|c| c.get_connection())
+                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c));
+            if up.is_ok() {
+                break;
+            }
+            assert!(
+                started.elapsed().as_secs() < 20,
+                "redis-server did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Redis {
+            child,
+            url,
+            _dir: dir,
+        }
+    }
+
+    fn connection(&self) -> redis::Connection {
+        redis::Client::open(self.url.as_str())
+            .unwrap()
+            .get_connection()
+            .unwrap()
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A stream's entries: (ID, field → value).
+fn entries(c: &mut redis::Connection, stream: &str) -> Vec<(String, HashMap<String, String>)> {
+    redis::cmd("XRANGE")
+        .arg(stream)
+        .arg("-")
+        .arg("+")
+        .query(c)
+        .unwrap()
+}
+
+/// Two workers on one stream of real events, one killed with SIGKILL mid-stream: at the end every input has its
+/// output (the same event as `symbolicate --ndjson` gives), the dead letters are exactly the malformed inputs,
+/// nothing is pending, and the living worker stops on SIGTERM with exit 0.
+#[test]
+fn two_workers_share_a_stream_and_one_dies() {
+    let dist = roundtrip_build::built();
+    let id = "9c4a0ef1-51d2-4cf1-a267-535f4e37bb17";
+    let bundle = "esbuild/lodash-scenarios.js";
+    let maps = tempfile::tempdir().unwrap();
+    with_debug_id(&dist, maps.path(), bundle, id);
+    let s = stream(&dist, bundle, id);
+    let lines: Vec<&str> = s.input.lines().collect();
+    let events: Vec<&str> = s.events.iter().map(|&i| lines[i]).collect();
+    // What each event becomes alone in a stream (the first test holds that to `symbolicate` of each alone).
+    let want = output_with_stdin(
+        bin()
+            .args(["symbolicate", "--ndjson", "--maps"])
+            .arg(maps.path()),
+        &(events.join("\n") + "\n"),
+    );
+    let want: Vec<Value> = std::str::from_utf8(&want.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(want.len(), events.len());
+
+    let redis = Redis::start();
+    let mut c = redis.connection();
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    let mut malformed = std::collections::BTreeSet::new();
+    for (k, event) in events.iter().enumerate() {
+        let id: String = redis::cmd("XADD")
+            .arg("in")
+            .arg("*")
+            .arg("event")
+            .arg(*event)
+            .query(&mut c)
+            .unwrap();
+        by_id.insert(id, k);
+        if k % 40 == 7 {
+            // An entry with no event, and one whose event is not JSON.
+            let none: String = redis::cmd("XADD")
+                .arg("in")
+                .arg("*")
+                .arg("message")
+                .arg("hello")
+                .query(&mut c)
+                .unwrap();
+            let text: String = redis::cmd("XADD")
+                .arg("in")
+                .arg("*")
+                .arg("event")
+                .arg("TypeError: x\n    at f (app.js:1:2)")
+                .query(&mut c)
+                .unwrap();
+            malformed.insert(none);
+            malformed.insert(text);
+        }
+    }
+    let worker = |name: &str| {
+        bin()
+            .args([
+                "worker",
+                "--redis",
+                &redis.url,
+                "--stream",
+                "in",
+                "--group",
+                "symbolicators",
+            ])
+            .args([
+                "--consumer",
+                name,
+                "--output",
+                "out",
+                "--dead-letter",
+                "dead",
+            ])
+            .args(["--jobs", "1", "--claim-idle-ms", "1500", "--maps"])
+            .arg(maps.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut a = worker("a");
+    let mut b = worker("b");
+    let started = std::time::Instant::now();
+    let len =
+        |c: &mut redis::Connection, s: &str| redis::cmd("XLEN").arg(s).query::<usize>(c).unwrap();
+    while len(&mut c, "out") < 10 {
+        assert!(started.elapsed().as_secs() < 240, "no output");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    a.kill().unwrap();
+    a.wait().unwrap();
+    // What the dead worker had taken and not acknowledged: the living one must claim it.
+    let left: Vec<redis::Value> = redis::cmd("XPENDING")
+        .arg("in")
+        .arg("symbolicators")
+        .arg("-")
+        .arg("+")
+        .arg(1000)
+        .arg("a")
+        .query(&mut c)
+        .unwrap();
+    // Until every input has its answer and nothing is pending.
+    let pending = |c: &mut redis::Connection| -> u64 {
+        let summary: Vec<redis::Value> = redis::cmd("XPENDING")
+            .arg("in")
+            .arg("symbolicators")
+            .query(c)
+            .unwrap();
+        match summary.first() {
+            Some(redis::Value::Int(n)) => *n as u64,
+            _ => 0,
+        }
+    };
+    loop {
+        let out: std::collections::HashSet<String> = entries(&mut c, "out")
+            .into_iter()
+            .map(|(_, f)| f["source_id"].clone())
+            .collect();
+        let dead = len(&mut c, "dead");
+        if out.len() + dead >= events.len() + malformed.len() && pending(&mut c) == 0 {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 300,
+            "{} outputs, {dead} dead letters, of {} inputs",
+            out.len(),
+            events.len() + malformed.len()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // SIGTERM: the living worker finishes and exits 0.
+    unsafe { libc::kill(b.id() as i32, libc::SIGTERM) };
+    let status = b.wait().unwrap();
+    let mut said = String::new();
+    std::io::Read::read_to_string(b.stderr.as_mut().unwrap(), &mut said).unwrap();
+    assert!(
+        status.success(),
+        "the worker exits 0 on SIGTERM: {status:?}\n{said}"
+    );
+    let claimed: usize = said
+        .rsplit_once("events done, ")
+        .and_then(|(_, rest)| rest.split(' ').next()?.parse().ok())
+        .expect("the worker's last line");
+    assert!(
+        claimed >= left.len(),
+        "{} entries left pending by the dead worker, {claimed} claimed:\n{said}",
+        left.len()
+    );
+    eprintln!(
+        "the killed worker left {} entries pending; the living one claimed {claimed}",
+        left.len()
+    );
+
+    // Every event's output (a repeat, delivery being at least once, is the same), each as the stream gives it.
+    let mut answered = std::collections::HashSet::new();
+    for (_, fields) in entries(&mut c, "out") {
+        let source = &fields["source_id"];
+        let k = by_id[source];
+        let got: Value = serde_json::from_str(&fields["event"]).unwrap();
+        assert_eq!(
+            got, want[k],
+            "entry {source}: not what the event gives alone"
+        );
+        answered.insert(source.clone());
+    }
+    assert_eq!(answered.len(), events.len(), "every event has its output");
+    let dead: std::collections::BTreeSet<String> = entries(&mut c, "dead")
+        .into_iter()
+        .map(|(_, f)| {
+            assert!(!f["reason"].is_empty());
+            f["source_id"].clone()
+        })
+        .collect();
+    assert_eq!(
+        dead, malformed,
+        "the dead letters are the malformed entries"
+    );
+    assert_eq!(pending(&mut c), 0, "nothing pending");
 }

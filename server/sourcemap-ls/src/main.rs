@@ -50,6 +50,10 @@ enum Command {
     /// A stack trace (V8, JSC/Safari, Firefox, Hermes, React Native, Metro JSON, or `LINE COLUMN` lines) from stdin
     /// or --trace, mapped to original sources and function names.
     Symbolicate(cli::symbolicate::SymbolicateArgs),
+    /// A consumer in a Redis Streams consumer group: each entry's `event` symbolicated (maps from --maps DIR, by
+    /// debug ID, then URL path) and added to --output with `source_id`, then acknowledged; any number of workers on
+    /// any number of machines share one stream. SIGTERM finishes the batch in hand and exits 0.
+    Worker(cli::worker::WorkerArgs),
     /// A CPU profile of a bundle (Hermes sampling profile, V8 .cpuprofile, Chrome trace) in original functions: the
     /// top functions by self and total time; --json, --by file|package, --out FILE for the profile with original
     /// names (--to cpuprofile converts a Hermes profile). Also heap snapshots, Hermes coverage traces and
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
         Some(Command::Validate(a)) => cli::validate::run(a),
         Some(Command::Stats(a)) => cli::stats::run(a),
         Some(Command::Symbolicate(a)) => cli::symbolicate::run(a),
+        Some(Command::Worker(a)) => cli::worker::run(a),
         Some(Command::Profile(a)) => cli::profile::run(a),
         Some(Command::Explore(a)) => cli::explore::run(a),
         None => {

@@ -1,6 +1,7 @@
 //! Subcommands. Each reports a bad or unreadable map as exit 1 with the reasons on stderr, and a bad argument as
 //! exit 2.
 
+mod event_queue;
 pub mod explore;
 mod frame_maps;
 pub mod lookup;
@@ -8,10 +9,12 @@ mod metro_inputs;
 mod one_based;
 pub mod profile;
 mod profile_args;
+mod redis_queue;
 pub mod stats;
 pub mod symbolicate;
 mod symbolicate_stream;
 pub mod validate;
+pub mod worker;
 
 use std::path::Path;
 use std::process::ExitCode;

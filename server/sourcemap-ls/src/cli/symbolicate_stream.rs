@@ -36,12 +36,9 @@ pub(super) struct StreamArgs {
 }
 
 /// How a line came out.
-enum Outcome {
-    /// Frames read: how many, and how many answered.
-    Symbolicated {
-        frames: u64,
-        mapped: u64,
-    },
+pub(super) enum Outcome {
+    /// Frames read and looked up (counted in the stream's counts).
+    Symbolicated,
     NotJson,
     NoTrace,
 }
@@ -58,7 +55,7 @@ struct Counts {
 }
 
 /// The stream's shared state: the maps given, the disk, what was said.
-struct Stream {
+pub(super) struct Stream {
     given: Vec<Arc<KnownMap>>,
     disk: Arc<Disk>,
     plain: PlainInput,
@@ -68,28 +65,8 @@ struct Stream {
 }
 
 pub(super) fn run(args: StreamArgs) -> Result<(), CliError> {
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    let budget = args
-        .cache_mb
-        .map_or_else(default_cache_bytes, |mb| mb.saturating_mul(1 << 20));
-    let cache = MapCache::new(budget);
-    let given = args
-        .maps
-        .iter()
-        .map(|p| KnownMap::open(p).map(Arc::new))
-        .collect::<Result<Vec<_>, _>>()?;
-    let disk =
-        super::frame_maps::disk_of(&args.map_dirs, args.root.as_deref(), Some(cache.clone()))?;
-    let stream = Stream {
-        given,
-        disk,
-        plain: args.plain,
-        counts: Counts::default(),
-        said: Mutex::new(HashSet::new()),
-    };
+    let jobs = jobs_or_cores(args.jobs);
+    let (stream, cache) = Stream::open(&args)?;
     pump(&stream, jobs)?;
     let c = &stream.counts;
     let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
@@ -108,6 +85,42 @@ pub(super) fn run(args: StreamArgs) -> Result<(), CliError> {
         stats.hit_ratio()
     );
     Ok(())
+}
+
+/// `--jobs`, or the machine's cores.
+pub(super) fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+impl Stream {
+    /// Frames read from events so far.
+    pub(super) fn frames_done(&self) -> u64 {
+        self.counts.frames.load(Ordering::Relaxed)
+    }
+
+    /// The maps given, the folders of `--maps` scanned, the cache of `--cache-mb`.
+    pub(super) fn open(args: &StreamArgs) -> Result<(Stream, Arc<MapCache>), CliError> {
+        let budget = args
+            .cache_mb
+            .map_or_else(default_cache_bytes, |mb| mb.saturating_mul(1 << 20));
+        let cache = MapCache::new(budget);
+        let given = args
+            .maps
+            .iter()
+            .map(|p| KnownMap::open(p).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let disk =
+            super::frame_maps::disk_of(&args.map_dirs, args.root.as_deref(), Some(cache.clone()))?;
+        let stream = Stream {
+            given,
+            disk,
+            plain: args.plain,
+            counts: Counts::default(),
+            said: Mutex::new(HashSet::new()),
+        };
+        Ok((stream, cache))
+    }
 }
 
 /// A quarter of the machine's memory, at most 4 GiB (1 GiB when it cannot be read).
@@ -202,10 +215,8 @@ fn answer_line(stream: &Stream, seq: u64, line: &[u8]) -> Vec<u8> {
     let (body, end) = split_line_end(line);
     let outcome = symbolicate_line(stream, seq, body);
     match outcome {
-        (Outcome::Symbolicated { frames, mapped }, Some(mut text)) => {
+        (Outcome::Symbolicated, Some(mut text)) => {
             c.symbolicated.fetch_add(1, Ordering::Relaxed);
-            c.frames.fetch_add(frames, Ordering::Relaxed);
-            c.mapped.fetch_add(mapped, Ordering::Relaxed);
             text.extend_from_slice(end);
             text
         }
@@ -235,7 +246,13 @@ fn split_line_end(line: &[u8]) -> (&[u8], &[u8]) {
     (body, &line[body.len()..])
 }
 
-fn symbolicate_line(stream: &Stream, seq: u64, body: &[u8]) -> (Outcome, Option<Vec<u8>>) {
+/// One event (a line without its end) symbolicated alone, in its own shape on one line; `None` beside
+/// `NotJson` and `NoTrace`. `seq` is its place in the input (notes name it).
+pub(super) fn symbolicate_line(
+    stream: &Stream,
+    seq: u64,
+    body: &[u8],
+) -> (Outcome, Option<Vec<u8>>) {
     let Ok(text) = std::str::from_utf8(body) else {
         return (Outcome::NotJson, None);
     };
@@ -278,6 +295,8 @@ fn symbolicate_line(stream: &Stream, seq: u64, body: &[u8]) -> (Outcome, Option<
         .filter_map(SymbolicatedLine::frame)
         .filter(|f| f.original.is_some())
         .count() as u64;
+    stream.counts.frames.fetch_add(frames, Ordering::Relaxed);
+    stream.counts.mapped.fetch_add(mapped, Ordering::Relaxed);
     let source_text =
         |f: &SymbolicatedFrame| place.source_text(f.map?, f.original.as_ref()?.source_id);
     let event = EventOptions {
@@ -287,10 +306,7 @@ fn symbolicate_line(stream: &Stream, seq: u64, body: &[u8]) -> (Outcome, Option<
     let rendered = document.render_with(&answer.lines, TextOptions::default(), &event);
     // One line out for one line in.
     let rendered = rendered.strip_suffix('\n').unwrap_or(&rendered);
-    (
-        Outcome::Symbolicated { frames, mapped },
-        Some(rendered.as_bytes().to_vec()),
-    )
+    (Outcome::Symbolicated, Some(rendered.as_bytes().to_vec()))
 }
 
 /// A note on stderr, the first time it is made.

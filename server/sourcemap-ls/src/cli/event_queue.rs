@@ -1,0 +1,43 @@
+//! The stream side of `sourcemap-ls worker` ([`EventQueue`]): what the worker needs of a consumer group, so that the
+//! engine that coordinates workers is the queue's, never ours. Redis Streams is the one here (`redis_queue.rs`).
+//!
+//! A Kafka consumer group maps onto it: the topic's partitions are the stream, a consumer group the group; `next` is
+//! a poll; `ack` commits the offsets of a batch once every entry of it has been written (a batch is acknowledged in
+//! input order, so the committed offset never passes an entry not yet written); a consumer that dies has its
+//! partitions rebalanced to the living ones, which read again from the last committed offset (Kafka's counterpart of
+//! claiming pending entries); the delivery count, which Kafka does not keep, is kept in a header written back with
+//! a retried entry, or in a small table by offset. No broker is reachable from this project's machines, so only the
+//! Redis side is built and tested.
+
+use std::time::Duration;
+
+/// One entry delivered to this consumer.
+#[derive(Debug, Clone)]
+pub(super) struct Delivery {
+    /// The entry's ID in the input (the output's `source_id`).
+    pub(super) id: String,
+    /// The event's JSON (the entry's `event` field); `None` when the entry has none.
+    pub(super) event: Option<Vec<u8>>,
+    /// How many times the entry was delivered, this time included.
+    pub(super) deliveries: u64,
+}
+
+/// See the module documentation. Errors are the queue's words; the worker says them and tries again.
+pub(super) trait EventQueue {
+    /// Up to `max` entries: first those another consumer left pending too long (claimed), else new ones, waiting up
+    /// to `block` for them.
+    fn next(&mut self, max: usize, block: Duration) -> Result<Vec<Delivery>, String>;
+    /// Writes the symbolicated `event` of input entry `source_id` to the output.
+    fn publish(&mut self, source_id: &str, event: &[u8]) -> Result<(), String>;
+    /// Writes input entry `source_id` to the dead letters, with why and the entry's event as it came (if any).
+    fn dead_letter(
+        &mut self,
+        source_id: &str,
+        event: Option<&[u8]>,
+        reason: &str,
+    ) -> Result<(), String>;
+    /// Acknowledges input entries once their output (or dead letter) is written.
+    fn ack(&mut self, ids: &[String]) -> Result<(), String>;
+    /// How many entries the group has delivered and not had acknowledged (all consumers).
+    fn pending(&mut self) -> Result<u64, String>;
+}
