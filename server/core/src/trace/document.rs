@@ -407,6 +407,17 @@ pub struct EventOptions<'a> {
     pub compact: bool,
 }
 
+/// `source` (a map's `sources` entry) resolved against the URL of the minified file `base`, when `base` is a URL
+/// (`https://cdn.example.com/static/app.js` and `../src/a.js`: `https://cdn.example.com/src/a.js`); a source that is
+/// itself a URL stays as it is.
+fn joined_to_url(base: &str, source: &str) -> Option<String> {
+    let base = url::Url::parse(base).ok()?;
+    if base.cannot_be_a_base() {
+        return None;
+    }
+    Some(base.join(source).ok()?.to_string())
+}
+
 /// Sentry keeps an exception's frames as they were sent in `raw_stacktrace`, beside the processed `stacktrace`
 /// (symbolicator's `CompletedJsSymbolicationResponse`: `stacktraces` and `raw_stacktraces`, which Sentry stores as
 /// the exception's `stacktrace` and `raw_stacktrace`): for each exception with a frame answered, before any is
@@ -446,7 +457,14 @@ fn write_back(
     let (line, column) = (o.line + 1, o.column + 1);
     match kind {
         EventKind::Sentry => {
-            obj.insert("abs_path".into(), json!(o.source));
+            // Sentry's `abs_path` is the source joined to the minified file's URL, `filename` the map's name for it
+            // (symbolicator's `symbolicate_js_frame`: `join_paths(source_file_base, filename)`).
+            let sent = obj.get("abs_path").and_then(Value::as_str);
+            let abs_path = match (sent, o.source.as_deref()) {
+                (Some(sent), Some(source)) => joined_to_url(sent, source),
+                _ => None,
+            };
+            obj.insert("abs_path".into(), json!(abs_path.or_else(|| o.source.clone())));
             obj.insert("filename".into(), json!(o.source));
             obj.insert("lineno".into(), json!(line));
             obj.insert("colno".into(), json!(column));
