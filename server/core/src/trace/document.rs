@@ -343,11 +343,27 @@ impl TraceDocument {
                 if *kind == EventKind::Sentry {
                     keep_raw_stacktraces(&mut value, frames, out);
                 }
+                // Each source's text read once per event, however many frames it has.
+                let mut texts: std::collections::HashMap<_, Option<String>> = Default::default();
                 for (pointer, l) in frames.iter().zip(out) {
                     if let (Some(frame), SymbolicatedLine::Frame(f)) =
                         (value.pointer_mut(pointer), l)
                     {
-                        write_back(*kind, frame, f, event.source_text);
+                        let around = match (kind, event.source_text, &f.original) {
+                            (EventKind::Sentry, Some(read), Some(o)) => texts
+                                .entry((f.map, o.source_id))
+                                .or_insert_with(|| read(f))
+                                .as_deref()
+                                .and_then(|text| {
+                                    crate::trace::event_context::context_lines(
+                                        text,
+                                        o.line as usize,
+                                        o.column as usize,
+                                    )
+                                }),
+                            _ => None,
+                        };
+                        write_back(*kind, frame, f, around);
                     }
                 }
                 let mut s = if event.compact {
@@ -446,7 +462,7 @@ fn write_back(
     kind: EventKind,
     frame: &mut Value,
     f: &SymbolicatedFrame,
-    source_text: Option<SourceText<'_>>,
+    around: Option<(Vec<String>, String, Vec<String>)>,
 ) {
     let Some(o) = &f.original else {
         return;
@@ -475,13 +491,6 @@ fn write_back(
             for key in ["context_line", "pre_context", "post_context"] {
                 obj.remove(key);
             }
-            let around = source_text.and_then(|text| {
-                crate::trace::event_context::context_lines(
-                    &text(f)?,
-                    o.line as usize,
-                    o.column as usize,
-                )
-            });
             if let Some((pre, context, post)) = around {
                 obj.insert("pre_context".into(), json!(pre));
                 obj.insert("context_line".into(), json!(context));

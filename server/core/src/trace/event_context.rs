@@ -21,7 +21,13 @@ pub fn context_lines(
     column: usize,
 ) -> Option<(Vec<String>, String, Vec<String>)> {
     let first = line.saturating_sub(CONTEXT_LINES);
-    let mut lines = source.lines().skip(first);
+    // Where line `first` starts: `\n`s counted a vector at a time (`str::lines` splits at `\n`, a `\r` before it
+    // dropped), not the lines walked one by one.
+    let start = match first {
+        0 => 0,
+        n => memchr::memchr_iter(b'\n', source.as_bytes()).nth(n - 1)? + 1,
+    };
+    let mut lines = source[start..].lines();
     let pre = (&mut lines)
         .take(line - first)
         .map(|l| cut_around(l, column))
