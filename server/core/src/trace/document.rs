@@ -480,7 +480,10 @@ fn write_back(
                 (Some(sent), Some(source)) => joined_to_url(sent, source),
                 _ => None,
             };
-            obj.insert("abs_path".into(), json!(abs_path.or_else(|| o.source.clone())));
+            obj.insert(
+                "abs_path".into(),
+                json!(abs_path.or_else(|| o.source.clone())),
+            );
             obj.insert("filename".into(), json!(o.source));
             obj.insert("lineno".into(), json!(line));
             obj.insert("colno".into(), json!(column));

@@ -21,7 +21,11 @@
 //! Each answer is either a name, or "anonymous" (a callback, or top-level code), with where it came from.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use crate::internal::budget::{CacheBudget, Lru};
 
 use crate::map::compact::Bias;
 use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
@@ -86,9 +90,73 @@ pub struct ScopeCache<'a> {
     generated_shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
     generated: Files<usize>,
     original: Files<(usize, SourceId)>,
+    shared: Option<Sharing<'a>>,
 }
 
 type Files<K> = Mutex<HashMap<K, Arc<Mutex<TextScopes>>>>;
+
+/// Where a session's texts are found among the scopes kept across sessions.
+struct Sharing<'a> {
+    scopes: &'a SharedScopes,
+    generated: Box<dyn Fn(usize) -> Option<TextKey> + Send + Sync + 'a>,
+    original: Box<dyn Fn(usize, SourceId) -> Option<TextKey> + Send + Sync + 'a>,
+}
+
+/// A text's identity across sessions: its file (a bundle, or the map whose source it is), the file's length and
+/// modification time, and for a source its index in the map.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TextKey {
+    /// The bundle, or the map holding the source.
+    pub file: PathBuf,
+    /// The file's length.
+    pub len: u64,
+    /// The file's modification time, when the system gives one.
+    pub modified: Option<SystemTime>,
+    /// The source's index in the map; `None` for a bundle.
+    pub source: Option<u32>,
+}
+
+impl TextKey {
+    /// The key of the file at `file` as it is now (`source`: a map's source), when the file can be read.
+    pub fn of(file: &std::path::Path, source: Option<u32>) -> Option<TextKey> {
+        let meta = std::fs::metadata(file).ok()?;
+        Some(TextKey {
+            file: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            source,
+        })
+    }
+}
+
+/// What the scopes of one text are counted at in the budget: they hold the functions' ranges and names and the
+/// answers asked for, never the text, so a fixed estimate.
+const SHARED_SCOPES_BYTES: usize = 64 << 10;
+
+/// Texts' function scopes kept across sessions (a pipeline's, one session per event) under a memory budget, least
+/// recently used first. A text's scopes answer a position the same whichever positions were asked first
+/// ([`TextScopes`]), so a later session parses only the parts no earlier one needed, and names nothing differently.
+pub struct SharedScopes {
+    texts: Arc<Lru<TextKey, Arc<Mutex<TextScopes>>>>,
+}
+
+impl SharedScopes {
+    /// Scopes kept under `budget` (with whatever else it holds).
+    pub fn new(budget: &Arc<CacheBudget>) -> SharedScopes {
+        SharedScopes {
+            texts: Lru::new("scopes", budget),
+        }
+    }
+
+    fn get(&self, key: TextKey) -> Arc<Mutex<TextScopes>> {
+        if let Some(kept) = self.texts.get(&key) {
+            return kept;
+        }
+        let fresh: Arc<Mutex<TextScopes>> = Arc::default();
+        self.texts.insert(key, fresh.clone(), SHARED_SCOPES_BYTES);
+        fresh
+    }
+}
 
 impl<'a> ScopeCache<'a> {
     /// A cache reading texts through `generated_text` (by map) and `original_text` (by map and source); each returns
@@ -103,7 +171,38 @@ impl<'a> ScopeCache<'a> {
             generated_shift: Box::new(|_| 0),
             generated: Mutex::default(),
             original: Mutex::default(),
+            shared: None,
         }
+    }
+
+    /// Texts' scopes taken from, and kept in, `scopes` (across sessions), each text known by its key
+    /// (`generated_key` by map, `original_key` by map and source; `None`: this session's own).
+    pub fn sharing(
+        mut self,
+        scopes: &'a SharedScopes,
+        generated_key: impl Fn(usize) -> Option<TextKey> + Send + Sync + 'a,
+        original_key: impl Fn(usize, SourceId) -> Option<TextKey> + Send + Sync + 'a,
+    ) -> Self {
+        self.shared = Some(Sharing {
+            scopes,
+            generated: Box::new(generated_key),
+            original: Box::new(original_key),
+        });
+        self
+    }
+
+    fn fresh_generated(&self, map: usize) -> Arc<Mutex<TextScopes>> {
+        self.shared
+            .as_ref()
+            .and_then(|s| Some(s.scopes.get((s.generated)(map)?)))
+            .unwrap_or_default()
+    }
+
+    fn fresh_original(&self, map: usize, source: SourceId) -> Arc<Mutex<TextScopes>> {
+        self.shared
+            .as_ref()
+            .and_then(|s| Some(s.scopes.get((s.original)(map, source)?)))
+            .unwrap_or_default()
     }
 
     /// The line shift of each map's generated text ([`CodeScopes::generated_shift`]); none by default.
@@ -122,12 +221,13 @@ fn answered<K: std::hash::Hash + Eq + Copy>(
     text: impl FnOnce() -> Option<(String, String)>,
     dialect: Dialect,
     read_ahead: bool,
+    fresh: impl FnOnce() -> Arc<Mutex<TextScopes>>,
 ) -> Arc<Mutex<TextScopes>> {
     let file = files
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .entry(key)
-        .or_default()
+        .or_insert_with(fresh)
         .clone();
     {
         // Held while parsing: other files parse in parallel under `prefetch`, this one once.
@@ -207,6 +307,7 @@ impl ScopeCache<'_> {
             || (self.generated_text)(map),
             Dialect::Generated,
             false,
+            || self.fresh_generated(map),
         )
     }
 
@@ -223,6 +324,7 @@ impl ScopeCache<'_> {
             || (self.original_text)(map, source),
             Dialect::Original,
             false,
+            || self.fresh_original(map, source),
         )
     }
 }
@@ -251,6 +353,7 @@ impl CodeScopes for ScopeCache<'_> {
                 || (self.generated_text)(m),
                 Dialect::Generated,
                 true,
+                || self.fresh_generated(m),
             );
         }
     }

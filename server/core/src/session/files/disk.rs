@@ -11,6 +11,7 @@ use super::{shown_path, KnownMap};
 use crate::bundle::locate::{bundle_tail, find_debug_id};
 use crate::bundle::resolve::SEARCH_DEPTH;
 use crate::fs::walk::FilesByName;
+use crate::trace::function_name::SharedScopes;
 use crate::trace::stack::normalize_debug_id;
 
 /// How many files under the roots are indexed by name, nearest first (a root that holds more is searched in part).
@@ -30,6 +31,8 @@ pub struct Disk {
     bundles_by_id: HashMap<String, PathBuf>,
     /// Opened maps shared by every session, when there are several.
     pub(super) cache: Option<Arc<MapCache>>,
+    /// The function scopes of their texts, under the cache's budget.
+    pub(super) scopes: Option<SharedScopes>,
 }
 
 impl Disk {
@@ -42,11 +45,14 @@ impl Disk {
             maps_by_id: HashMap::new(),
             bundles_by_id: HashMap::new(),
             cache: None,
+            scopes: None,
         }
     }
 
-    /// Opened maps kept in `cache`, shared by the sessions that share this disk.
+    /// Opened maps kept in `cache`, and the function scopes of their texts under its budget, shared by the sessions
+    /// that share this disk.
     pub fn with_cache(mut self, cache: Arc<MapCache>) -> Disk {
+        self.scopes = Some(SharedScopes::new(cache.budget()));
         self.cache = Some(cache);
         self
     }

@@ -108,6 +108,8 @@ impl BundleFile {
 
 /// A map the place knows: given, found for a bundle, in a directory of maps, or served.
 pub struct KnownMap {
+    /// The map's file (an inline map's: its bundle); `None` for a map served over the network.
+    pub file: Option<PathBuf>,
     /// The map, opened lazily.
     pub index: SourceMapIndex,
     /// Where the generated file the map describes may be (its function scopes name frames), read only when a frame
@@ -232,7 +234,12 @@ impl KnownMap {
             }
             MapOrigin::File(map) => shown_path(map),
         };
+        let file = Some(match &origin {
+            MapOrigin::File(map) => map.clone(),
+            MapOrigin::DataUrl { bundle } => bundle.clone(),
+        });
         Ok(KnownMap {
+            file,
             bundle,
             index,
             names,

@@ -109,6 +109,11 @@ impl MapCache {
         map
     }
 
+    /// The budget the maps are kept under (other caches may share it).
+    pub fn budget(&self) -> &Arc<CacheBudget> {
+        &self.budget
+    }
+
     /// What the cache did so far.
     pub fn stats(&self) -> CacheStats {
         CacheStats {

@@ -17,7 +17,7 @@ use crate::bundle::locate::{bundle_tail, map_in_directory};
 use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
 use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
 use crate::source::today::SourceDrift;
-use crate::trace::function_name::ScopeCache;
+use crate::trace::function_name::{ScopeCache, TextKey};
 use crate::trace::stack::{file_name_of, StackLine};
 use crate::trace::symbolicate::SymbolicatedLine;
 use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
@@ -381,6 +381,7 @@ impl Place for FilesPlace {
         .map_err(|e| self.notes.push(format!("map of {file}: {e}")))
         .ok()?;
         let served = KnownMap {
+            file: None,
             index,
             bundle: BundleFile::None,
             names: vec![file_name_of(file).to_string()],
@@ -426,21 +427,28 @@ impl SessionPlace for FilesPlace {
         shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
     ) -> Code<'a> {
         let known = &self.maps;
-        Box::new(
-            ScopeCache::new(
-                move |i| {
-                    let (path, bytes) = known[maps[i]].bundle.read()?;
-                    Some((path.display().to_string(), String::from_utf8(bytes).ok()?))
-                },
-                move |i, source| {
-                    let m = &known[maps[i]];
-                    let name = m.index.source(source).url.as_deref()?.to_string();
-                    Some((name, m.source_text(source)?))
-                },
-            )
-            // A shifted frame's function is found in the bundle's text as shifted as its position.
-            .with_generated_shift(shift),
+        let cache = ScopeCache::new(
+            move |i| {
+                let (path, bytes) = known[maps[i]].bundle.read()?;
+                Some((path.display().to_string(), String::from_utf8(bytes).ok()?))
+            },
+            move |i, source| {
+                let m = &known[maps[i]];
+                let name = m.index.source(source).url.as_deref()?.to_string();
+                Some((name, m.source_text(source)?))
+            },
         )
+        // A shifted frame's function is found in the bundle's text as shifted as its position.
+        .with_generated_shift(shift);
+        // Sessions sharing a disk share what they parsed: a text by its file as it is now.
+        let Some(shared) = self.disk.scopes.as_ref() else {
+            return Box::new(cache);
+        };
+        Box::new(cache.sharing(
+            shared,
+            move |i| TextKey::of(&known[maps[i]].bundle.path()?, None),
+            move |i, source| TextKey::of(known[maps[i]].file.as_deref()?, Some(source.0)),
+        ))
     }
 
     /// A chain of maps (a Hermes map's source `app.js`, whose own map was given too) is followed into maps given on
