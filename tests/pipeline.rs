@@ -523,3 +523,54 @@ fn two_workers_share_a_stream_and_one_dies() {
     );
     assert_eq!(pending(&mut c), 0, "nothing pending");
 }
+
+/// SIGHUP scans the folders of maps again: an event whose map was not there is answered once the map is added and
+/// the signal sent, by the same process.
+#[test]
+fn sighup_scans_the_folders_of_maps_again() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/demo/dist");
+    let event = json!({"exception": {"values": [{"stacktrace": {"frames": [
+        {"abs_path": "https://shop.example.com/app.min.js", "lineno": 1, "colno": 51}]}}]}})
+    .to_string();
+    let mut child = bin()
+        .args(["symbolicate", "--ndjson", "--jobs", "1", "--maps"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut answer = |input: &mut std::process::ChildStdin| {
+        writeln!(input, "{event}").unwrap();
+        input.flush().unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    let before = answer(&mut input);
+    assert_eq!(
+        before.pointer("/exception/values/0/stacktrace/frames/0/lineno"),
+        Some(&json!(1)),
+        "no map yet: {before}"
+    );
+    for f in ["app.min.js", "app.min.js.map"] {
+        std::fs::copy(demo.join(f), dir.path().join(f)).unwrap();
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let after = answer(&mut input);
+    let top = after
+        .pointer("/exception/values/0/stacktrace/frames/0")
+        .unwrap();
+    assert_eq!(
+        (&top["function"], &top["lineno"]),
+        (&json!("parseOrder"), &json!(5)),
+        "{after}"
+    );
+    drop(input);
+    assert!(child.wait().unwrap().success());
+}

@@ -11,8 +11,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex, RwLock};
 
 use sourcemap_core::session::files::{Disk, FilesPlace, KnownMap, MapCache};
 use sourcemap_core::session::SessionOptions;
@@ -57,7 +57,13 @@ struct Counts {
 /// The stream's shared state: the maps given, the disk, what was said.
 pub(super) struct Stream {
     given: Vec<Arc<KnownMap>>,
-    disk: Arc<Disk>,
+    /// The folders of `--maps` and the cache: scanned again, with a new cache, on SIGHUP.
+    disk: RwLock<(Arc<Disk>, Arc<MapCache>)>,
+    map_dirs: Vec<PathBuf>,
+    root: Option<PathBuf>,
+    budget: u64,
+    /// Set by SIGHUP: the folders are scanned again before the next line.
+    rescan: Arc<AtomicBool>,
     plain: PlainInput,
     counts: Counts,
     /// Notes said once each (a million events with the same missing map say it once).
@@ -66,11 +72,11 @@ pub(super) struct Stream {
 
 pub(super) fn run(args: StreamArgs) -> Result<(), CliError> {
     let jobs = jobs_or_cores(args.jobs);
-    let (stream, cache) = Stream::open(&args)?;
+    let stream = Stream::open(&args)?;
     pump(&stream, jobs)?;
     let c = &stream.counts;
     let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
-    let stats = cache.stats();
+    let stats = stream.cache().stats();
     eprintln!(
         "sourcemap-ls: {} lines: {} symbolicated ({} frames, {} mapped), {} passed through ({} not JSON, {} without \
          a trace); maps: {} opened, hit ratio {:.2}",
@@ -99,27 +105,64 @@ impl Stream {
         self.counts.frames.load(Ordering::Relaxed)
     }
 
-    /// The maps given, the folders of `--maps` scanned, the cache of `--cache-mb`.
-    pub(super) fn open(args: &StreamArgs) -> Result<(Stream, Arc<MapCache>), CliError> {
+    /// The maps given, the folders of `--maps` scanned, the cache of `--cache-mb`; SIGHUP watched.
+    pub(super) fn open(args: &StreamArgs) -> Result<Stream, CliError> {
         let budget = args
             .cache_mb
             .map_or_else(default_cache_bytes, |mb| mb.saturating_mul(1 << 20));
-        let cache = MapCache::new(budget);
         let given = args
             .maps
             .iter()
             .map(|p| KnownMap::open(p).map(Arc::new))
             .collect::<Result<Vec<_>, _>>()?;
-        let disk =
-            super::frame_maps::disk_of(&args.map_dirs, args.root.as_deref(), Some(cache.clone()))?;
-        let stream = Stream {
+        let rescan = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGHUP, rescan.clone())
+            .map_err(|e| CliError::Usage(format!("cannot watch for SIGHUP: {e}")))?;
+        let disk = Stream::scan(&args.map_dirs, args.root.as_deref(), budget)?;
+        Ok(Stream {
             given,
-            disk,
+            disk: RwLock::new(disk),
+            map_dirs: args.map_dirs.clone(),
+            root: args.root.clone(),
+            budget,
+            rescan,
             plain: args.plain,
             counts: Counts::default(),
             said: Mutex::new(HashSet::new()),
-        };
-        Ok((stream, cache))
+        })
+    }
+
+    fn scan(
+        map_dirs: &[PathBuf],
+        root: Option<&std::path::Path>,
+        budget: u64,
+    ) -> Result<(Arc<Disk>, Arc<MapCache>), CliError> {
+        let cache = MapCache::new(budget);
+        let disk = super::frame_maps::disk_of(map_dirs, root, Some(cache.clone()))?;
+        Ok((disk, cache))
+    }
+
+    /// The folders scanned again, with a new cache (a map replaced under the same name is read anew), when SIGHUP
+    /// asked for it since the last call. Lines in flight finish on the disk they started with.
+    pub(super) fn rescan_if_asked(&self) {
+        if !self.rescan.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        match Stream::scan(&self.map_dirs, self.root.as_deref(), self.budget) {
+            Ok(disk) => {
+                *self.disk.write().expect("disk lock") = disk;
+                eprintln!("sourcemap-ls: SIGHUP: the folders of maps scanned again");
+            }
+            Err(e) => {
+                e.report();
+                eprintln!("sourcemap-ls: SIGHUP: the folders as they were stay");
+            }
+        }
+    }
+
+    /// The cache the lines use now.
+    pub(super) fn cache(&self) -> Arc<MapCache> {
+        self.disk.read().expect("disk lock").1.clone()
     }
 }
 
@@ -172,6 +215,8 @@ fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
                     break;
                 }
             }
+            // After the read: a SIGHUP that came while it waited applies to this line.
+            stream.rescan_if_asked();
             if work_tx.send((seq, line)).is_err() {
                 break;
             }
@@ -268,7 +313,8 @@ pub(super) fn symbolicate_line(
     if frames == 0 {
         return (Outcome::NoTrace, None);
     }
-    let mut place = FilesPlace::on(stream.given.clone(), stream.disk.clone());
+    let disk = stream.disk.read().expect("disk lock").0.clone();
+    let mut place = FilesPlace::on(stream.given.clone(), disk);
     place.debug_ids = debug_ids_in(text);
     place.file_debug_ids = document.debug_ids_by_file();
     let mut answer = place.symbolicate(document.lines.clone(), SessionOptions::default());

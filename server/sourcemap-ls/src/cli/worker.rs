@@ -8,7 +8,7 @@
 //! An entry that is not an event (no `event` field, not a JSON object), or that was delivered more than
 //! [`MAX_DELIVERIES`] times without being acknowledged, goes to the dead letters with `source_id` and `reason`, and
 //! is acknowledged: never lost, never retried forever. SIGTERM (or SIGINT): no new entry is read, the batch in hand
-//! is finished and acknowledged, and the worker exits 0. Every 10 s a line on stderr says events/s, frames/s, the
+//! is finished and acknowledged, and the worker exits 0. SIGHUP: the folders of maps are scanned again. Every 10 s a line on stderr says events/s, frames/s, the
 //! cache's hit ratio and the group's pending entries.
 
 use std::path::PathBuf;
@@ -78,7 +78,7 @@ pub fn run(args: WorkerArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Usage(format!("cannot watch for signals: {e}")))?;
     }
     let jobs = jobs_or_cores(args.jobs);
-    let (stream, cache) = Stream::open(&StreamArgs {
+    let stream = Stream::open(&StreamArgs {
         maps: Vec::new(),
         map_dirs: args.map_folders.clone(),
         root: None,
@@ -123,7 +123,8 @@ pub fn run(args: WorkerArgs) -> Result<(), CliError> {
                 eprintln!("sourcemap-ls: {e}");
             }
         }
-        report.maybe_say(&stream, &cache, &mut queue);
+        stream.rescan_if_asked();
+        report.maybe_say(&stream, &stream.cache(), &mut queue);
     }
     eprintln!(
         "sourcemap-ls: worker {consumer}: stopped, {} events done, {} claimed from other workers, {} dead letters",
