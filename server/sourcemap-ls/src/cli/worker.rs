@@ -140,7 +140,15 @@ fn work(stream: &Stream, batch: &[Delivery], jobs: usize) -> Vec<Done> {
         let parts: Vec<_> = batch
             .chunks(chunk)
             .map(|part| {
-                scope.spawn(move || part.iter().map(|d| one(stream, d)).collect::<Vec<_>>())
+                scope.spawn(move || {
+                    // An event the job fails on (a defect of ours) becomes a dead letter, never a stopped worker.
+                    part.iter()
+                        .map(|d| {
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(stream, d)))
+                                .unwrap_or(Done::DeadLetter("an internal error while symbolicating it"))
+                        })
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
         parts
