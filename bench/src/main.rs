@@ -15,6 +15,7 @@ mod editor;
 mod editor_hovers;
 mod fit;
 mod one_line;
+mod pipeline;
 mod profile;
 mod today;
 
@@ -57,6 +58,9 @@ struct Args {
     /// Only the many-libraries row (`symbolicate` of 50 frames in a 22 MB unminified bundle vs metro-symbolicate).
     #[arg(long)]
     many_only: bool,
+    /// Only the crash-pipeline rows (`symbolicate --ndjson`: events/s, one job and every core, vs metro-symbolicate).
+    #[arg(long)]
+    pipeline: bool,
     /// Only the editor on the real Metro build after 1,000 hovers across its modules (issue 44; the build made by
     /// `node fixtures/metro-scale/make.mjs`), not the generated Metro-scale rows.
     #[arg(long)]
@@ -916,6 +920,10 @@ fn main() {
     }
     if args.one_line_only {
         one_line::run(&bin, args.samples);
+        return;
+    }
+    if args.pipeline {
+        pipeline::run(&bin, args.samples);
         return;
     }
     if args.many_only {

@@ -193,12 +193,16 @@ fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
                 let next = work_rx.lock().expect("work lock").recv();
                 let Ok((seq, line)) = next else { break };
                 // A line the job fails on (a defect of ours) comes out as it came: the run goes on, in order.
-                let answered =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer_line(stream, seq, &line)));
+                let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    answer_line(stream, seq, &line)
+                }));
                 let out = answered.unwrap_or_else(|_| {
                     say_once(
                         stream,
-                        &format!("line {}: an internal error; the line passes through unchanged", seq + 1),
+                        &format!(
+                            "line {}: an internal error; the line passes through unchanged",
+                            seq + 1
+                        ),
                     );
                     line.clone()
                 });

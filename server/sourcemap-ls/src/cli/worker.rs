@@ -144,8 +144,10 @@ fn work(stream: &Stream, batch: &[Delivery], jobs: usize) -> Vec<Done> {
                     // An event the job fails on (a defect of ours) becomes a dead letter, never a stopped worker.
                     part.iter()
                         .map(|d| {
-                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(stream, d)))
-                                .unwrap_or(Done::DeadLetter("an internal error while symbolicating it"))
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                one(stream, d)
+                            }))
+                            .unwrap_or(Done::DeadLetter("an internal error while symbolicating it"))
                         })
                         .collect::<Vec<_>>()
                 })
