@@ -63,8 +63,14 @@ impl Disk {
     pub fn with_debug_ids(mut self) -> (Disk, Vec<String>) {
         let mut notes = Vec::new();
         let mut files = Vec::new();
+        // The one folder walk (nearest first, dependency, build and hidden folders skipped).
         for root in &self.roots {
-            walk(root, SEARCH_DEPTH + 4, &mut files);
+            let _ = crate::fs::walk::walk(root, SEARCH_DEPTH + 4, |e| {
+                if e.is_file {
+                    files.push(e.path.to_path_buf());
+                }
+                std::ops::ControlFlow::Continue(())
+            });
         }
         // Bundles first, so that each map opened knows the bundle of its ID (its fit and its function names).
         let mut maps = Vec::new();
@@ -169,28 +175,6 @@ impl Disk {
         match &self.cache {
             Some(cache) => cache.get_or_open(path, open),
             None => open().map(Arc::new),
-        }
-    }
-}
-
-/// Regular files under `dir`, `depth` folders down, in a stable order (hidden folders and dependency folders
-/// skipped).
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let Ok(kind) = e.file_type() else { continue };
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if kind.is_dir() {
-            if depth > 0 && !name.starts_with('.') && name != "node_modules" {
-                walk(&e.path(), depth - 1, out);
-            }
-        } else if kind.is_file() {
-            out.push(e.path());
         }
     }
 }
