@@ -314,10 +314,12 @@ pub(super) fn symbolicate_line(
     let Ok(text) = std::str::from_utf8(body) else {
         return (Outcome::NotJson, None);
     };
-    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+    let document = TraceDocument::parse(text, stream.plain);
+    // A document read as an event, Metro's JSON or a JSON line was JSON already; only one read as text is checked
+    // (a line of text is no event, whatever frames it holds).
+    if document.is_plain_text() && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
         return (Outcome::NotJson, None);
     }
-    let document = TraceDocument::parse(text, stream.plain);
     let frames = document
         .lines
         .iter()
