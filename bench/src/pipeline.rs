@@ -6,18 +6,54 @@
 //! - warm: the 110 events repeated 10 times (15 bundles, many events: the cache holds them all);
 //! - churn: the same events with a 1 MiB cache (smaller than the maps: an event opens its maps again);
 //! - cold: each event once (every bundle seen for the first time early on).
+//!
+//! Beside it, on the same events and in the same run:
+//! - Sentry's engine (`symbolic-sourcemapcache`, the `sentry-engine` binary of this crate, built with `--features
+//!   sentry`): one cache per bundle + map shared by every event, each frame looked up with its scope name, as
+//!   symbolicator does per event; one thread and every core, and with the same 1 MiB budget on churn;
+//! - `sourcemap-ls worker` through a real `redis-server` (started here on a loopback port): the events are in a
+//!   stream before the workers start; the time is from their start to the last output entry; one worker and two,
+//!   each `--jobs 1`; the peak is each worker's own (`VmHWM`);
+//! - the function names each engine gives, against the names node printed running the original program (the
+//!   corpus's truth), on the frames whose answered position is a frame of the original trace.
 
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use std::fmt::Write as _;
+use std::io::Write as _;
 
 use serde_json::{json, Value};
 
 use crate::one_line::{mb, whole_process_median};
 
-/// The corpus's bundled traces as Sentry events (frames oldest first, V8's 1-based lines and columns), with the map
-/// and trace of each for metro-symbolicate.
-fn events(dist: &Path) -> Vec<(String, String, String)> {
+#[path = "../../tests/support/names.rs"]
+mod names;
+
+/// An event of the corpus: the Sentry event, its map and bundled trace (for metro-symbolicate) and the original
+/// trace (the truth).
+struct Case {
+    event: String,
+    map: String,
+    trace: String,
+    original: String,
+}
+
+/// A V8 frame line, `at [NAME (]FILE:LINE:COLUMN[)]`: (name, file, line, column).
+fn v8_frame(line: &str) -> Option<(Option<&str>, &str, u32, u32)> {
+    let l = line.trim().strip_prefix("at ")?;
+    let (function, location) = match l.rsplit_once(" (") {
+        Some((f, loc)) => (Some(f), loc.strip_suffix(')')?),
+        None => (None, l),
+    };
+    let (rest, column) = location.rsplit_once(':')?;
+    let (file, line) = rest.rsplit_once(':')?;
+    Some((function, file, line.parse().ok()?, column.parse().ok()?))
+}
+
+/// The corpus's bundled traces as Sentry events (frames oldest first, V8's 1-based lines and columns).
+fn events(dist: &Path) -> Vec<Case> {
     let cases: Value =
         serde_json::from_str(&std::fs::read_to_string(dist.join("cases.json")).unwrap()).unwrap();
     let prefix = format!("{}/", std::fs::canonicalize(dist).unwrap().display());
@@ -30,19 +66,12 @@ fn events(dist: &Path) -> Vec<(String, String, String)> {
             let trace = case["bundled"].as_str().unwrap();
             let mut frames: Vec<Value> = trace
                 .lines()
-                .filter_map(|l| {
-                    let l = l.trim().strip_prefix("at ")?;
-                    let (function, location) = match l.rsplit_once(" (") {
-                        Some((f, loc)) => (Some(f), loc.strip_suffix(')')?),
-                        None => (None, l),
-                    };
-                    let (file, rest) = location.split_once(':')?;
-                    let (line, column) = rest.split_once(':')?;
-                    let file = file.strip_prefix(&prefix)?;
+                .filter_map(v8_frame)
+                .filter_map(|(function, file, line, column)| {
                     Some(json!({
-                        "abs_path": format!("https://cdn.example.com/{file}"),
-                        "lineno": line.parse::<u32>().ok()?,
-                        "colno": column.parse::<u32>().ok()?,
+                        "abs_path": format!("https://cdn.example.com/{}", file.strip_prefix(&prefix)?),
+                        "lineno": line,
+                        "colno": column,
                         "function": function,
                     }))
                 })
@@ -59,10 +88,19 @@ fn events(dist: &Path) -> Vec<(String, String, String)> {
                 .join(case["map"].as_str().unwrap_or_default())
                 .display()
                 .to_string();
-            (event.to_string(), map, trace.to_string())
+            Case {
+                event: event.to_string(),
+                map,
+                trace: trace.to_string(),
+                original: case["original"].as_str().unwrap_or_default().to_string(),
+            }
         })
         .collect()
 }
+
+
+/// One engine's rows: a command per (jobs, cache budget).
+type Engine<'a> = (&'a str, Box<dyn Fn(usize, Option<usize>) -> Command + 'a>);
 
 pub fn run(bin: &Path, samples: usize) {
     let dist = Path::new("fixtures/roundtrip/dist");
@@ -73,91 +111,322 @@ pub fn run(bin: &Path, samples: usize) {
         );
         return;
     }
-    let events = events(dist);
+    let cases = events(dist);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let sentry = bin.with_file_name("sentry-engine");
     println!(
         "\n### Crash pipelines: events per second (issue 46)\n\n{} real events (the round-trip corpus's crashes as \
-         Sentry events), `symbolicate --ndjson --maps {}`, whole process, medians of {samples}.\n",
-        events.len(),
+         Sentry events), maps under {}, whole process, medians of {samples}.\n",
+        cases.len(),
         dist.display()
     );
-    println!("| scenario | events | jobs | time | events/s | events/s per core | peak memory |\n|---|---|---|---|---|---|---|");
-    let line = |n: usize| -> String {
-        events
+    let mut engines: Vec<Engine> = vec![(
+        "symbolicate --ndjson",
+        Box::new(|jobs, cache_mb| {
+            let mut c = Command::new(bin);
+            c.args(["symbolicate", "--ndjson", "--jobs", &jobs.to_string(), "--maps"])
+                .arg(dist);
+            if let Some(mb) = cache_mb {
+                c.args(["--cache-mb", &mb.to_string()]);
+            }
+            c
+        }),
+    )];
+    if sentry.exists() {
+        engines.push((
+            "Sentry's engine",
+            Box::new(|jobs, cache_mb| {
+                let mut c = Command::new(&sentry);
+                c.args(["--jobs", &jobs.to_string(), "--maps"]).arg(dist);
+                if let Some(mb) = cache_mb {
+                    c.args(["--cache-mb", &mb.to_string()]);
+                }
+                c
+            }),
+        ));
+    } else {
+        println!(
+            "(Sentry's engine: skipped, build it with `cargo build --release -p sourcemap-bench --features sentry \
+             --bin sentry-engine`)\n"
+        );
+    }
+    let redis = which("redis-server");
+    if redis.is_none() {
+        println!("(the worker through Redis: skipped, `redis-server` is not installed: scripts/test-deps)\n");
+    }
+    println!(
+        "| scenario | events | engine | jobs | time | events/s | events/s per core | peak memory |\n\
+         |---|---|---|---|---|---|---|---|"
+    );
+    let input = |n: usize| -> String {
+        cases
             .iter()
             .cycle()
             .take(n)
-            .map(|(e, _, _)| e.as_str())
+            .map(|c| c.event.as_str())
             .collect::<Vec<_>>()
             .join("\n")
             + "\n"
     };
-    let warm = line(events.len() * 10);
-    let cold = line(events.len());
-    let mut warm_one_job = 0.0;
+    let warm = input(cases.len() * 10);
+    let cold = input(cases.len());
+    // events/s per core, by (scenario, engine).
+    let mut rates: Vec<(&str, &str, f64)> = Vec::new();
     for (scenario, input, cache_mb) in [
         ("warm", &warm, None),
         ("churn (1 MiB cache)", &warm, Some(1)),
         ("cold", &cold, None),
     ] {
         let count = input.lines().count();
-        for jobs in [1, cores] {
-            let (took, peak) = whole_process_median(
-                samples,
-                || {
-                    let mut c = Command::new(bin);
-                    c.args([
-                        "symbolicate",
-                        "--ndjson",
-                        "--jobs",
-                        &jobs.to_string(),
-                        "--maps",
-                    ])
-                    .arg(dist);
-                    if let Some(mb) = cache_mb {
-                        c.args(["--cache-mb", &mb.to_string()]);
-                    }
-                    c
-                },
-                input,
-            );
-            let rate = count as f64 / took.as_secs_f64();
-            if scenario == "warm" && jobs == 1 {
-                warm_one_job = rate;
+        for (engine, command) in &engines {
+            let mut best = 0.0f64;
+            for jobs in [1, cores] {
+                let (took, peak) = whole_process_median(samples, || command(jobs, cache_mb), input);
+                let rate = count as f64 / took.as_secs_f64();
+                best = best.max(rate / jobs as f64);
+                println!(
+                    "| {scenario} | {count} | {engine} | {jobs} | {:.2} s | {rate:.0} | {:.0} | {} |",
+                    took.as_secs_f64(),
+                    rate / jobs as f64,
+                    mb(peak)
+                );
             }
-            println!(
-                "| {scenario} | {count} | {jobs} | {:.2} s | {rate:.0} | {:.0} | {} |",
-                took.as_secs_f64(),
-                rate / jobs as f64,
-                mb(peak)
-            );
+            rates.push((scenario, engine, best));
+        }
+        if redis.is_some() {
+            for workers in [1, 2] {
+                let runs: Vec<(Duration, u64)> = (0..samples.max(1))
+                    .map(|_| through_redis(bin, dist, input, workers, cache_mb))
+                    .collect();
+                let took = crate::median(runs.iter().map(|r| r.0).collect());
+                let peak = runs.iter().map(|r| r.1).max().unwrap_or(0);
+                let rate = count as f64 / took.as_secs_f64();
+                rates.push((scenario, if workers == 1 { "1 worker" } else { "2 workers" }, rate));
+                println!(
+                    "| {scenario} | {count} | `worker` through Redis | {workers} × 1 | {:.2} s | {rate:.0} | {:.0} | \
+                     {} each |",
+                    took.as_secs_f64(),
+                    rate / workers as f64,
+                    mb(peak)
+                );
+            }
         }
     }
     let metro = Path::new("fixtures/metro-reference/node_modules/.bin/metro-symbolicate");
-    if !metro.exists() {
+    let mut metro_rate = None;
+    if metro.exists() {
+        // One process per event, as a pipeline built on it runs: 20 events.
+        let sample: Vec<&Case> = cases.iter().step_by(cases.len() / 20).take(20).collect();
+        let started = Instant::now();
+        let mut peak = 0;
+        for case in &sample {
+            let (_, p) = crate::one_line::whole_process(Command::new(metro).arg(&case.map), &case.trace);
+            peak = peak.max(p);
+        }
+        let took: Duration = started.elapsed();
+        let rate = sample.len() as f64 / took.as_secs_f64();
+        metro_rate = Some(rate);
+        println!(
+            "| cold | {} | metro-symbolicate, a process per event | 1 | {:.2} s | {rate:.1} | {rate:.1} | {} |",
+            sample.len(),
+            took.as_secs_f64(),
+            mb(peak)
+        );
+    } else {
         println!("\n(metro-symbolicate: skipped, fixtures/metro-reference is not installed)");
-        return;
     }
-    // One process per event, as a pipeline built on it runs: 20 events.
-    let sample: Vec<&(String, String, String)> =
-        events.iter().step_by(events.len() / 20).take(20).collect();
+
+    let rate = |scenario: &str, engine: &str| {
+        rates
+            .iter()
+            .find(|r| r.0 == scenario && r.1 == engine)
+            .map(|r| r.2)
+    };
+    println!("\nPer core, each engine at its best of one job and every core:\n");
+    for scenario in ["warm", "churn (1 MiB cache)", "cold"] {
+        let ours = rate(scenario, "symbolicate --ndjson").unwrap_or(0.0);
+        let mut said = format!("- {scenario}: `symbolicate --ndjson` {ours:.0} events/s per core");
+        if let Some(theirs) = rate(scenario, "Sentry's engine") {
+            let _ = write!(said, ", **{:.1}× Sentry's engine** ({theirs:.0})", ours / theirs);
+        }
+        if let (Some(one), Some(two)) = (rate(scenario, "1 worker"), rate(scenario, "2 workers")) {
+            let _ = write!(said, "; 2 workers **{:.2}× one worker**", two / one);
+        }
+        println!("{said}");
+    }
+    if let Some(metro) = metro_rate {
+        println!(
+            "- warm, one job: {:.0}× metro-symbolicate's events/s (a process per event)",
+            rate("warm", "symbolicate --ndjson").unwrap_or(0.0) / metro
+        );
+    }
+
+    // Names against the truth, on the cold input (each event once).
+    println!(
+        "\nFunction names against node's, on the frames whose answer is a frame of the original trace (same file, \
+         line and column), compared as the round-trip test compares them (`tests/support/names.rs`):\n\n\
+         | engine | frames | mapped | at a frame of the original trace | right names | share |\n|---|---|---|---|---|---|"
+    );
+    for (engine, command) in &engines {
+        let out = output_of(command(cores, None), &cold);
+        let got: Vec<&str> = out.lines().collect();
+        let (mut frames, mut mapped, mut paired, mut right) = (0, 0, 0, 0);
+        for (case, line) in cases.iter().zip(&got) {
+            let truth: Vec<(Option<&str>, &str, u32, u32)> =
+                case.original.lines().filter_map(v8_frame).collect();
+            let event: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+            let answered = event
+                .pointer("/exception/values/0/stacktrace/frames")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for f in &answered {
+                frames += 1;
+                if f.pointer("/data/symbolicated") != Some(&Value::Bool(true)) {
+                    continue;
+                }
+                mapped += 1;
+                let (Some(file), Some(l), Some(c)) = (
+                    f["filename"].as_str(),
+                    f["lineno"].as_u64(),
+                    f["colno"].as_u64(),
+                ) else {
+                    continue;
+                };
+                let Some(t) = truth.iter().find(|t| {
+                    u64::from(t.2) == l && u64::from(t.3) == c && same_file(t.1, file)
+                }) else {
+                    continue;
+                };
+                paired += 1;
+                if names::simple_name(t.0) == names::simple_name(f["function"].as_str()) {
+                    right += 1;
+                }
+            }
+        }
+        println!(
+            "| {engine} | {frames} | {mapped} | {paired} | {right} | {:.1} % |",
+            100.0 * right as f64 / paired.max(1) as f64
+        );
+    }
+}
+
+/// Whether a source as a map names it (`../../node_modules/x.js`, `webpack://app/./src/a.js`) is the file at `path`:
+/// its path, without a scheme and `.`/`..` parts, is a tail of `path` (the longest that is).
+fn same_file(path: &str, source: &str) -> bool {
+    let source = source.split_once("://").map_or(source, |(_, rest)| rest);
+    let parts: Vec<&str> = source
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .collect();
+    (0..parts.len()).any(|i| path.ends_with(&format!("/{}", parts[i..].join("/"))))
+}
+
+/// stdout of a process fed `input`.
+fn output_of(mut command: Command, input: &str) -> String {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the process starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().expect("the process ends");
+    let _ = writer.join();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+/// `workers` workers (`--jobs 1` each) through a fresh `redis-server` on a loopback port, the input already in the
+/// stream: the time from their start to the last output entry, and the largest worker's peak memory (`VmHWM`, read
+/// before it is stopped).
+fn through_redis(
+    bin: &Path,
+    dist: &Path,
+    input: &str,
+    workers: usize,
+    cache_mb: Option<usize>,
+) -> (Duration, u64) {
+    let dir = std::env::temp_dir().join(format!("sourcemap-bench-redis-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no", "--dir"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server starts");
+    let url = format!("redis://127.0.0.1:{port}/0");
     let started = Instant::now();
-    let mut peak = 0;
-    for (_, map, trace) in &sample {
-        let (_, p) = crate::one_line::whole_process(Command::new(metro).arg(map), trace);
-        peak = peak.max(p);
+    let mut c = loop {
+        let connection = redis::Client::open(url.as_str()).and_then(|c| c.get_connection());
+        if let Ok(mut c) = connection {
+            if redis::cmd("PING").query::<String>(&mut c).is_ok() {
+                break c;
+            }
+        }
+        assert!(started.elapsed().as_secs() < 20, "redis-server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let events: Vec<&str> = input.lines().collect();
+    for chunk in events.chunks(500) {
+        let mut pipe = redis::pipe();
+        for event in chunk {
+            pipe.cmd("XADD").arg("in").arg("*").arg("event").arg(*event).ignore();
+        }
+        pipe.query::<()>(&mut c).unwrap();
     }
-    let took: Duration = started.elapsed();
-    let rate = sample.len() as f64 / took.as_secs_f64();
-    println!(
-        "| metro-symbolicate, a process per event | {} | 1 | {:.2} s | {rate:.1} | {rate:.1} | {} |",
-        sample.len(),
-        took.as_secs_f64(),
-        mb(peak)
-    );
-    println!(
-        "\nwarm, one job: **{:.0}× metro-symbolicate's events/s** (a process per event). Sentry's engine \
-         (`symbolic-sourcemapcache`) is not measured here yet.",
-        warm_one_job / rate
-    );
+    let started = Instant::now();
+    let mut children: Vec<std::process::Child> = (0..workers)
+        .map(|k| {
+            let mut w = Command::new(bin);
+            w.args(["worker", "--redis", &url, "--stream", "in", "--group", "g"])
+                .args(["--consumer", &format!("w{k}"), "--output", "out", "--jobs", "1", "--maps"])
+                .arg(dist);
+            if let Some(mb) = cache_mb {
+                w.args(["--cache-mb", &mb.to_string()]);
+            }
+            w.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("the worker starts")
+        })
+        .collect();
+    let len = |c: &mut redis::Connection| redis::cmd("XLEN").arg("out").query::<usize>(c).unwrap_or(0);
+    while len(&mut c) < events.len() {
+        assert!(started.elapsed().as_secs() < 600, "the workers did not finish");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let took = started.elapsed();
+    let mut peak = 0;
+    for child in &mut children {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        let kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0);
+        peak = peak.max(kb * 1024);
+        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    }
+    for child in &mut children {
+        let _ = child.wait();
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    (took, peak)
 }

@@ -22,9 +22,11 @@
 //! `lineNumber`, `columnNumber`, `method` (the minified ones in `minified`).
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::trace::event_context::LinedText;
 use crate::trace::stack::{
     lines_of, parse_line, parse_metro_json, FrameFormat, PlainInput, Precision, StackFrame,
     StackLine,
@@ -344,7 +346,8 @@ impl TraceDocument {
                     keep_raw_stacktraces(&mut value, frames, out);
                 }
                 // Each source's text read once per event, however many frames it has.
-                let mut texts: std::collections::HashMap<_, Option<String>> = Default::default();
+                let mut texts: std::collections::HashMap<_, Option<Arc<LinedText>>> =
+                    Default::default();
                 for (pointer, l) in frames.iter().zip(out) {
                     if let (Some(frame), SymbolicatedLine::Frame(f)) =
                         (value.pointer_mut(pointer), l)
@@ -355,11 +358,7 @@ impl TraceDocument {
                                 .or_insert_with(|| read(f))
                                 .as_deref()
                                 .and_then(|text| {
-                                    crate::trace::event_context::context_lines(
-                                        text,
-                                        o.line as usize,
-                                        o.column as usize,
-                                    )
+                                    text.context_lines(o.line as usize, o.column as usize)
                                 }),
                             _ => None,
                         };
@@ -411,7 +410,7 @@ impl TraceDocument {
 }
 
 /// The text of a symbolicated frame's original source, when known.
-pub type SourceText<'a> = &'a dyn Fn(&SymbolicatedFrame) -> Option<String>;
+pub type SourceText<'a> = &'a dyn Fn(&SymbolicatedFrame) -> Option<Arc<LinedText>>;
 
 /// How [`TraceDocument::render_with`] writes an event.
 #[derive(Default, Clone, Copy)]

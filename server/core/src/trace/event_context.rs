@@ -15,11 +15,7 @@ pub const CONTEXT_LINES: usize = 5;
 
 /// The lines around `line` (0-based) of `source`, the frame's line cut around `column` (a byte offset in it, as
 /// Sentry's column is used): `(pre_context, context_line, post_context)`; `None` when the source has no such line.
-pub fn context_lines(
-    source: &str,
-    line: usize,
-    column: usize,
-) -> Option<(Vec<String>, String, Vec<String>)> {
+pub fn context_lines(source: &str, line: usize, column: usize) -> Option<Context> {
     let first = line.saturating_sub(CONTEXT_LINES);
     // Where line `first` starts: `\n`s counted a vector at a time (`str::lines` splits at `\n`, a `\r` before it
     // dropped), not the lines walked one by one.
@@ -27,9 +23,17 @@ pub fn context_lines(
         0 => 0,
         n => memchr::memchr_iter(b'\n', source.as_bytes()).nth(n - 1)? + 1,
     };
-    let mut lines = source[start..].lines();
+    context_from(&source[start..], line - first, column)
+}
+
+/// `(pre_context, context_line, post_context)`.
+pub type Context = (Vec<String>, String, Vec<String>);
+
+/// The context of the line `before` lines into `from`, which starts where the first line of context does.
+fn context_from(from: &str, before: usize, column: usize) -> Option<Context> {
+    let mut lines = from.lines();
     let pre = (&mut lines)
-        .take(line - first)
+        .take(before)
         .map(|l| cut_around(l, column))
         .collect();
     let context = cut_around(lines.next()?, column);
@@ -38,6 +42,47 @@ pub fn context_lines(
         .map(|l| cut_around(l, column))
         .collect();
     Some((pre, context, post))
+}
+
+/// A source's text with where each line starts: the context of a frame found without counting the lines before it.
+/// A pipeline keeps these across events (finding line 3,000 of a 9 MB source by its newlines, per frame and per
+/// event, was a third of its time).
+#[derive(Debug)]
+pub struct LinedText {
+    text: String,
+    /// The byte offset of each line's start after the first (`\n` + 1).
+    starts: Vec<u32>,
+}
+
+impl LinedText {
+    /// The text, its lines found once.
+    pub fn new(text: String) -> LinedText {
+        // Offsets fit in 32 bits: texts above 4 GiB are not read for context.
+        let starts = memchr::memchr_iter(b'\n', text.as_bytes())
+            .map(|i| (i + 1) as u32)
+            .collect();
+        LinedText { text, starts }
+    }
+
+    /// The whole text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Bytes held (for a cache's budget).
+    pub fn bytes(&self) -> usize {
+        self.text.len() + 4 * self.starts.len()
+    }
+
+    /// What [`context_lines`] gives for this text.
+    pub fn context_lines(&self, line: usize, column: usize) -> Option<Context> {
+        let first = line.saturating_sub(CONTEXT_LINES);
+        let start = match first {
+            0 => 0,
+            n => *self.starts.get(n - 1)? as usize,
+        };
+        context_from(&self.text[start..], line - first, column)
+    }
 }
 
 /// A line cut to about 140 bytes around `column` (see the module documentation).
@@ -110,6 +155,21 @@ mod tests {
             cut_around(&hearts, 70),
             "{snip} 🧡💛💚💙💜.❤️🧡💛💚💙💜.❤️🧡💛💚💙💜.❤️🧡💛💚💙💜.❤️🧡💛💚💙💜.❤️🧡💛 {snip}"
         );
+    }
+
+    /// The kept line starts give what counting the newlines gives, at every line, `\r\n` and a last line without
+    /// a newline included.
+    #[test]
+    fn a_lined_text_gives_the_same_context() {
+        let source: String = (1..=30)
+            .map(|n| format!("line {n}{}", if n % 3 == 0 { "\r\n" } else { "\n" }))
+            .collect::<String>()
+            + "last";
+        let lined = LinedText::new(source.clone());
+        for line in 0..35 {
+            assert_eq!(lined.context_lines(line, 2), context_lines(&source, line, 2), "line {line}");
+        }
+        assert_eq!(lined.text(), source);
     }
 
     #[test]

@@ -201,7 +201,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         let as_found = !args.hermes_crash && !document.is_plain_text();
         // An event's frames get their sources' lines, as Sentry stores them.
         let source_text =
-            |f: &SymbolicatedFrame| catalog.source_text(f.map?, f.original.as_ref()?.source_id);
+            |f: &SymbolicatedFrame| catalog.source_lines(f.map?, f.original.as_ref()?.source_id);
         let event = EventOptions {
             source_text: Some(&source_text),
             compact: false,

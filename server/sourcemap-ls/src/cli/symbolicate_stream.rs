@@ -359,7 +359,7 @@ pub(super) fn symbolicate_line(
     stream.counts.frames.fetch_add(frames, Ordering::Relaxed);
     stream.counts.mapped.fetch_add(mapped, Ordering::Relaxed);
     let source_text =
-        |f: &SymbolicatedFrame| place.source_text(f.map?, f.original.as_ref()?.source_id);
+        |f: &SymbolicatedFrame| place.source_lines(f.map?, f.original.as_ref()?.source_id);
     let event = EventOptions {
         source_text: Some(&source_text),
         compact: true,

@@ -11,7 +11,9 @@ use super::{shown_path, KnownMap};
 use crate::bundle::locate::{bundle_tail, find_debug_id};
 use crate::bundle::resolve::SEARCH_DEPTH;
 use crate::fs::walk::FilesByName;
-use crate::trace::function_name::SharedScopes;
+use crate::internal::budget::Lru;
+use crate::trace::event_context::LinedText;
+use crate::trace::function_name::{SharedScopes, TextKey};
 use crate::trace::stack::normalize_debug_id;
 
 /// How many files under the roots are indexed by name, nearest first (a root that holds more is searched in part).
@@ -33,6 +35,9 @@ pub struct Disk {
     pub(super) cache: Option<Arc<MapCache>>,
     /// The function scopes of their texts, under the cache's budget.
     pub(super) scopes: Option<SharedScopes>,
+    /// Sources' texts from maps' `sourcesContent`, unescaped and lined, under the cache's budget (a pipeline's
+    /// events give context lines from the same few sources).
+    pub(super) texts: Option<Arc<Lru<TextKey, Arc<LinedText>>>>,
 }
 
 impl Disk {
@@ -46,13 +51,15 @@ impl Disk {
             bundles_by_id: HashMap::new(),
             cache: None,
             scopes: None,
+            texts: None,
         }
     }
 
-    /// Opened maps kept in `cache`, and the function scopes of their texts under its budget, shared by the sessions
-    /// that share this disk.
+    /// Opened maps kept in `cache`, and the function scopes and sources' texts of them under its budget, shared by
+    /// the sessions that share this disk.
     pub fn with_cache(mut self, cache: Arc<MapCache>) -> Disk {
         self.scopes = Some(SharedScopes::new(cache.budget()));
+        self.texts = Some(Lru::new("sourceTexts", cache.budget()));
         self.cache = Some(cache);
         self
     }

@@ -17,6 +17,7 @@ use crate::bundle::locate::{bundle_tail, map_in_directory};
 use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
 use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
 use crate::source::today::SourceDrift;
+use crate::trace::event_context::LinedText;
 use crate::trace::function_name::{ScopeCache, TextKey};
 use crate::trace::stack::{file_name_of, StackLine};
 use crate::trace::symbolicate::SymbolicatedLine;
@@ -171,6 +172,24 @@ impl FilesPlace {
     /// The text of map `map`'s source `source`: its `sourcesContent`, else the file it names (relative to the map).
     pub fn source_text(&self, map: usize, source: SourceId) -> Option<String> {
         self.maps.get(map)?.source_text(source)
+    }
+
+    /// [`FilesPlace::source_text`] with where its lines start, for an event's context lines. A text from a map's
+    /// `sourcesContent` is kept across the sessions sharing this place's disk (by the map file as it is now); a
+    /// source read from its own file is read again each time (it may have changed).
+    pub fn source_lines(&self, map: usize, source: SourceId) -> Option<Arc<LinedText>> {
+        let m = self.maps.get(map)?;
+        let shared = (self.disk.texts.as_ref()).filter(|_| m.index.source(source).has_content());
+        let Some(texts) = shared else {
+            return Some(Arc::new(LinedText::new(m.source_text(source)?)));
+        };
+        let key = TextKey::of(m.file.as_deref()?, Some(source.0))?;
+        if let Some(kept) = texts.get(&key) {
+            return Some(kept);
+        }
+        let lined = Arc::new(LinedText::new(m.source_text(source)?));
+        texts.insert(key, lined.clone(), lined.bytes());
+        Some(lined)
     }
 
     /// The map file at `path` (canonical), or why not said once (a file that is no map leaves its frames unmapped).
