@@ -98,7 +98,6 @@ fn events(dist: &Path) -> Vec<Case> {
         .collect()
 }
 
-
 /// One engine's rows: a command per (jobs, cache budget).
 type Engine<'a> = (&'a str, Box<dyn Fn(usize, Option<usize>) -> Command + 'a>);
 
@@ -124,8 +123,14 @@ pub fn run(bin: &Path, samples: usize) {
         "symbolicate --ndjson",
         Box::new(|jobs, cache_mb| {
             let mut c = Command::new(bin);
-            c.args(["symbolicate", "--ndjson", "--jobs", &jobs.to_string(), "--maps"])
-                .arg(dist);
+            c.args([
+                "symbolicate",
+                "--ndjson",
+                "--jobs",
+                &jobs.to_string(),
+                "--maps",
+            ])
+            .arg(dist);
             if let Some(mb) = cache_mb {
                 c.args(["--cache-mb", &mb.to_string()]);
             }
@@ -201,7 +206,15 @@ pub fn run(bin: &Path, samples: usize) {
                 let took = crate::median(runs.iter().map(|r| r.0).collect());
                 let peak = runs.iter().map(|r| r.1).max().unwrap_or(0);
                 let rate = count as f64 / took.as_secs_f64();
-                rates.push((scenario, if workers == 1 { "1 worker" } else { "2 workers" }, rate));
+                rates.push((
+                    scenario,
+                    if workers == 1 {
+                        "1 worker"
+                    } else {
+                        "2 workers"
+                    },
+                    rate,
+                ));
                 println!(
                     "| {scenario} | {count} | `worker` through Redis | {workers} × 1 | {:.2} s | {rate:.0} | {:.0} | \
                      {} each |",
@@ -220,7 +233,8 @@ pub fn run(bin: &Path, samples: usize) {
         let started = Instant::now();
         let mut peak = 0;
         for case in &sample {
-            let (_, p) = crate::one_line::whole_process(Command::new(metro).arg(&case.map), &case.trace);
+            let (_, p) =
+                crate::one_line::whole_process(Command::new(metro).arg(&case.map), &case.trace);
             peak = peak.max(p);
         }
         let took: Duration = started.elapsed();
@@ -247,7 +261,11 @@ pub fn run(bin: &Path, samples: usize) {
         let ours = rate(scenario, "symbolicate --ndjson").unwrap_or(0.0);
         let mut said = format!("- {scenario}: `symbolicate --ndjson` {ours:.0} events/s per core");
         if let Some(theirs) = rate(scenario, "Sentry's engine") {
-            let _ = write!(said, ", **{:.1}× Sentry's engine** ({theirs:.0})", ours / theirs);
+            let _ = write!(
+                said,
+                ", **{:.1}× Sentry's engine** ({theirs:.0})",
+                ours / theirs
+            );
         }
         if let (Some(one), Some(two)) = (rate(scenario, "1 worker"), rate(scenario, "2 workers")) {
             let _ = write!(said, "; 2 workers **{:.2}× one worker**", two / one);
@@ -293,9 +311,10 @@ pub fn run(bin: &Path, samples: usize) {
                 ) else {
                     continue;
                 };
-                let Some(t) = truth.iter().find(|t| {
-                    u64::from(t.2) == l && u64::from(t.3) == c && same_file(t.1, file)
-                }) else {
+                let Some(t) = truth
+                    .iter()
+                    .find(|t| u64::from(t.2) == l && u64::from(t.3) == c && same_file(t.1, file))
+                else {
                     continue;
                 };
                 paired += 1;
@@ -381,14 +400,22 @@ fn through_redis(
                 break c;
             }
         }
-        assert!(started.elapsed().as_secs() < 20, "redis-server did not start");
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "redis-server did not start"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     let events: Vec<&str> = input.lines().collect();
     for chunk in events.chunks(500) {
         let mut pipe = redis::pipe();
         for event in chunk {
-            pipe.cmd("XADD").arg("in").arg("*").arg("event").arg(*event).ignore();
+            pipe.cmd("XADD")
+                .arg("in")
+                .arg("*")
+                .arg("event")
+                .arg(*event)
+                .ignore();
         }
         pipe.query::<()>(&mut c).unwrap();
     }
@@ -397,30 +424,49 @@ fn through_redis(
         .map(|k| {
             let mut w = Command::new(bin);
             w.args(["worker", "--redis", &url, "--stream", "in", "--group", "g"])
-                .args(["--consumer", &format!("w{k}"), "--output", "out", "--jobs", "1", "--maps"])
+                .args([
+                    "--consumer",
+                    &format!("w{k}"),
+                    "--output",
+                    "out",
+                    "--jobs",
+                    "1",
+                    "--maps",
+                ])
                 .arg(dist);
             if let Some(mb) = cache_mb {
                 w.args(["--cache-mb", &mb.to_string()]);
             }
-            w.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("the worker starts")
+            w.stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("the worker starts")
         })
         .collect();
-    let len = |c: &mut redis::Connection| redis::cmd("XLEN").arg("out").query::<usize>(c).unwrap_or(0);
+    let len =
+        |c: &mut redis::Connection| redis::cmd("XLEN").arg("out").query::<usize>(c).unwrap_or(0);
     while len(&mut c) < events.len() {
-        assert!(started.elapsed().as_secs() < 600, "the workers did not finish");
+        assert!(
+            started.elapsed().as_secs() < 600,
+            "the workers did not finish"
+        );
         std::thread::sleep(Duration::from_millis(2));
     }
     let took = started.elapsed();
     let mut peak = 0;
     for child in &mut children {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
         let kb: u64 = status
             .lines()
             .find_map(|l| l.strip_prefix("VmHWM:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap_or(0);
         peak = peak.max(kb * 1024);
-        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status();
     }
     for child in &mut children {
         let _ = child.wait();

@@ -99,7 +99,10 @@ impl Caches {
                         .map(|(k, _)| k.clone())
                         .unwrap();
                     let (gone, _) = s.entries.remove(&oldest).unwrap();
-                    let freed = gone.get().and_then(|b| b.as_ref().ok()).map_or(0, |b| b.len());
+                    let freed = gone
+                        .get()
+                        .and_then(|b| b.as_ref().ok())
+                        .map_or(0, |b| b.len());
                     s.bytes -= freed;
                 }
             }

@@ -96,6 +96,10 @@ pub struct SessionOptions {
     /// Also say where each frame's original position is in its source's file today, when that file was edited since
     /// the build ([`SessionPlace::todays_source`]; the build's position stays the answer: the crash's truth).
     pub today: bool,
+    /// Threads one session may work on at once (parsing bundles and sources side by side); `None`: every core. A
+    /// caller that runs sessions side by side (`symbolicate --ndjson --jobs N`, one per event) gives 1: its events
+    /// are the parallelism, and a session's own threads then only cost their start (a fifth of a warm event's time).
+    pub threads: Option<usize>,
 }
 
 /// A session's answer.
@@ -217,10 +221,18 @@ where
     let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
     used.sort_unstable();
     used.dedup();
+    let threads = options
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let (jest, looked_up) = std::thread::scope(|scope| {
         if !early.is_empty() {
             let (code, early) = (&code, &early);
-            scope.spawn(move || code.prefetch_parts(early));
+            // Read ahead beside the fit checks, or first when the session has one thread.
+            if threads > 1 {
+                scope.spawn(move || code.prefetch_parts(early));
+            } else {
+                code.prefetch_parts(early);
+            }
         }
         // Maps whose frames have positions: one only frames without a position chose is not read to check it.
         for &i in used.iter().filter(|&&i| !near[i].is_empty()) {
@@ -250,7 +262,7 @@ where
         if options.function_lines {
             originals.extend(function_line_sources(&positions));
         }
-        code.prefetch(&generated, &originals);
+        code.prefetch(&generated, &originals, threads);
         (jest, looked_up)
     });
     let mut out = symbolicate(&lines, map_for(), chain, &*code);

@@ -167,7 +167,11 @@ mod tests {
             + "last";
         let lined = LinedText::new(source.clone());
         for line in 0..35 {
-            assert_eq!(lined.context_lines(line, 2), context_lines(&source, line, 2), "line {line}");
+            assert_eq!(
+                lined.context_lines(line, 2),
+                context_lines(&source, line, 2),
+                "line {line}"
+            );
         }
         assert_eq!(lined.text(), source);
     }

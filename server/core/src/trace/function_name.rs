@@ -59,6 +59,7 @@ pub trait CodeScopes {
         &self,
         _generated: &[(usize, TextPosition)],
         _original: &[(usize, SourceId, TextPosition)],
+        _threads: usize,
     ) {
     }
     /// Reads ahead the parts around generated positions that may or may not be asked later
@@ -254,6 +255,7 @@ impl ScopeCache<'_> {
         &self,
         generated: &[(usize, TextPosition)],
         original: &[(usize, SourceId, TextPosition)],
+        threads: usize,
     ) {
         let mut by_bundle: HashMap<usize, Vec<TextPosition>> = HashMap::new();
         for &(m, p) in generated {
@@ -277,24 +279,26 @@ impl ScopeCache<'_> {
             Job::Generated(m, p) => (std::cmp::Reverse(p.len()), 0, *m, 0),
             Job::Original((m, s), p) => (std::cmp::Reverse(p.len()), 1, *m, s.0),
         });
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(jobs.len());
         let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            match jobs.get(i) {
+                None => break,
+                Some(Job::Generated(m, at)) => {
+                    self.answer_generated(*m, at);
+                }
+                Some(Job::Original((m, s), at)) => {
+                    self.answer_original(*m, *s, at);
+                }
+            }
+        };
+        let threads = threads.min(jobs.len());
+        if threads <= 1 {
+            return work();
+        }
         std::thread::scope(|scope| {
             for _ in 0..threads {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    match jobs.get(i) {
-                        None => break,
-                        Some(Job::Generated(m, at)) => {
-                            self.answer_generated(*m, at);
-                        }
-                        Some(Job::Original((m, s), at)) => {
-                            self.answer_original(*m, *s, at);
-                        }
-                    }
-                });
+                scope.spawn(work);
             }
         });
     }
@@ -334,8 +338,9 @@ impl CodeScopes for ScopeCache<'_> {
         &self,
         generated: &[(usize, TextPosition)],
         original: &[(usize, SourceId, TextPosition)],
+        threads: usize,
     ) {
-        ScopeCache::prefetch(self, generated, original);
+        ScopeCache::prefetch(self, generated, original, threads);
     }
 
     fn prefetch_parts(&self, generated: &[(usize, TextPosition)]) {

@@ -176,6 +176,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             apply_shift: args.apply_shift,
             today: args.json || args.explain,
             function_lines: false,
+            threads: None,
         },
     );
     openable_paths(&mut out, &catalog.maps);
@@ -401,6 +402,11 @@ fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
 /// (climbing with `..` where they share a folder below the root), else absolute. Sources the map gives as absolute paths or URLs (`webpack://…`) are left as the map
 /// writes them.
 pub(super) fn openable_paths(out: &mut [SymbolicatedLine], maps: &[std::sync::Arc<KnownMap>]) {
+    let Ok(cwd) = std::env::current_dir() else {
+        return;
+    };
+    // Each map's folder resolved once, not once per frame.
+    let mut dirs: std::collections::HashMap<usize, PathBuf> = std::collections::HashMap::new();
     for f in frames_mut(out) {
         let (Some(m), Some(o)) = (f.map, f.original.as_mut()) else {
             continue;
@@ -412,11 +418,10 @@ pub(super) fn openable_paths(out: &mut [SymbolicatedLine], maps: &[std::sync::Ar
             continue;
         }
         let Some(map) = maps.get(m) else { continue };
-        let Ok(cwd) = std::env::current_dir() else {
-            continue;
-        };
         // The map's folder as the system resolves it (a symlinked `dist/`), then the source's `..` taken lexically.
-        let dir = std::fs::canonicalize(cwd.join(&map.dir)).unwrap_or_else(|_| cwd.join(&map.dir));
+        let dir = dirs.entry(m).or_insert_with(|| {
+            std::fs::canonicalize(cwd.join(&map.dir)).unwrap_or_else(|_| cwd.join(&map.dir))
+        });
         let joined = lexically_normal(&dir.join(source));
         let shown = from_dir(&cwd, &joined);
         if shown != source {

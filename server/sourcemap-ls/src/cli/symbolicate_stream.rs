@@ -332,7 +332,12 @@ pub(super) fn symbolicate_line(
     let mut place = FilesPlace::on(stream.given.clone(), disk);
     place.debug_ids = debug_ids_in(text);
     place.file_debug_ids = document.debug_ids_by_file();
-    let mut answer = place.symbolicate(document.lines.clone(), SessionOptions::default());
+    // The events are the parallelism (`--jobs`): each session works on its own thread only.
+    let one_thread = SessionOptions {
+        threads: Some(1),
+        ..SessionOptions::default()
+    };
+    let mut answer = place.symbolicate(document.lines.clone(), one_thread);
     super::symbolicate::openable_paths(&mut answer.lines, &place.maps);
     for note in place.take_notes() {
         say_once(stream, &note);
