@@ -61,7 +61,9 @@ struct Caches {
 
 #[derive(Default)]
 struct CacheState {
-    entries: HashMap<PathBuf, (Arc<OnceLock<Built>>, u64)>,
+    /// Bundle → its cell (built once, whoever asks first), when it was last used, and its size once built (0
+    /// before: a cache being built is never the one dropped).
+    entries: HashMap<PathBuf, (Arc<OnceLock<Built>>, u64, usize)>,
     tick: u64,
     bytes: usize,
 }
@@ -75,7 +77,7 @@ impl Caches {
             let entry = s
                 .entries
                 .entry(bundle.to_path_buf())
-                .or_insert_with(|| (Arc::default(), tick));
+                .or_insert_with(|| (Arc::default(), tick, 0));
             entry.1 = tick;
             entry.0.clone()
         };
@@ -89,20 +91,25 @@ impl Caches {
         if built_now {
             let size = built.as_ref().map_or(0, |b| b.len());
             let mut s = self.state.lock().unwrap();
-            s.bytes += size;
+            if let Some(entry) = s
+                .entries
+                .get_mut(bundle)
+                .filter(|e| Arc::ptr_eq(&e.0, &cell))
+            {
+                entry.2 = size;
+                s.bytes += size;
+            }
             if let Some(budget) = self.budget {
-                while s.bytes > budget && s.entries.len() > 1 {
+                // Least recently used first, the one just built last.
+                while s.bytes > budget {
                     let oldest = s
                         .entries
                         .iter()
-                        .min_by_key(|(_, (_, t))| *t)
-                        .map(|(k, _)| k.clone())
-                        .unwrap();
-                    let (gone, _) = s.entries.remove(&oldest).unwrap();
-                    let freed = gone
-                        .get()
-                        .and_then(|b| b.as_ref().ok())
-                        .map_or(0, |b| b.len());
+                        .filter(|(k, e)| e.2 > 0 && k.as_path() != bundle)
+                        .min_by_key(|(_, e)| e.1)
+                        .map(|(k, _)| k.clone());
+                    let Some(oldest) = oldest else { break };
+                    let (_, _, freed) = s.entries.remove(&oldest).unwrap();
                     s.bytes -= freed;
                 }
             }

@@ -454,7 +454,8 @@ impl SessionPlace for FilesPlace {
             move |i, source| {
                 let m = &known[maps[i]];
                 let name = m.index.source(source).url.as_deref()?.to_string();
-                Some((name, m.source_text(source)?))
+                // The text the event's context lines read too: unescaped once, kept across sessions.
+                Some((name, self.source_lines(maps[i], source)?.text().to_string()))
             },
         )
         // A shifted frame's function is found in the bundle's text as shifted as its position.
