@@ -102,6 +102,14 @@ pub struct SessionOptions {
     pub threads: Option<usize>,
 }
 
+impl SessionOptions {
+    /// The threads a session works on: [`SessionOptions::threads`], else every core.
+    fn threads(&self) -> usize {
+        (self.threads)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
+
 /// A session's answer.
 pub struct Symbolication<M> {
     /// The lines, frames answered: each frame's `map` indexes `maps`.
@@ -221,18 +229,14 @@ where
     let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
     used.sort_unstable();
     used.dedup();
-    let threads = options
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = options.threads();
     let (jest, looked_up) = std::thread::scope(|scope| {
-        if !early.is_empty() {
-            let (code, early) = (&code, &early);
-            // Read ahead beside the fit checks, or first when the session has one thread.
-            if threads > 1 {
-                scope.spawn(move || code.prefetch_parts(early));
-            } else {
-                code.prefetch_parts(early);
-            }
+        // Read ahead beside the fit checks, or first when the session has one thread.
+        let (code, early) = (&code, &early);
+        match (early.is_empty(), threads > 1) {
+            (true, _) => {}
+            (false, true) => drop(scope.spawn(move || code.prefetch_parts(early))),
+            (false, false) => code.prefetch_parts(early),
         }
         // Maps whose frames have positions: one only frames without a position chose is not read to check it.
         for &i in used.iter().filter(|&&i| !near[i].is_empty()) {
