@@ -12,6 +12,7 @@ use crate::bundle::locate::{bundle_tail, find_debug_id};
 use crate::bundle::resolve::SEARCH_DEPTH;
 use crate::fs::walk::FilesByName;
 use crate::internal::budget::Lru;
+use crate::session::Fit;
 use crate::trace::event_context::LinedText;
 use crate::trace::function_name::{SharedScopes, TextKey};
 use crate::trace::stack::normalize_debug_id;
@@ -38,6 +39,8 @@ pub struct Disk {
     /// Sources' texts from maps' `sourcesContent`, unescaped and lined, under the cache's budget (a pipeline's
     /// events give context lines from the same few sources).
     pub(super) texts: Option<Arc<Lru<TextKey, Arc<LinedText>>>>,
+    /// Fit verdicts by the map's and the bundle's files, counted in the cache's budget (pinned: see `KEPT_FITS`).
+    pub(super) fits: Option<Arc<Lru<(TextKey, TextKey), Option<Fit>>>>,
 }
 
 impl Disk {
@@ -52,6 +55,7 @@ impl Disk {
             cache: None,
             scopes: None,
             texts: None,
+            fits: None,
         }
     }
 
@@ -60,6 +64,7 @@ impl Disk {
     pub fn with_cache(mut self, cache: Arc<MapCache>) -> Disk {
         self.scopes = Some(SharedScopes::new(cache.budget()));
         self.texts = Some(Lru::new("sourceTexts", cache.budget()));
+        self.fits = Some(Lru::pinned("fits", cache.budget()));
         self.cache = Some(cache);
         self
     }

@@ -431,11 +431,41 @@ pub fn shown_path(p: &Path) -> String {
 
 /// The disk under `--root`, as the session reads it: bundles' and sources' texts, each map's fit (kept in its
 /// `KnownMap`), chains into the maps given on the command line.
+/// What a fit verdict is counted at in the budget (an estimate: the report without its misfit regions, each of which
+/// adds 256 bytes).
+const FIT_BYTES: usize = 4 << 10;
+
+/// Fit verdicts kept at most. They are pinned in the budget (counted, never evicted for other entries): a verdict
+/// costs a whole read of its map, and a small budget that evicts maps, texts and scopes in turn would otherwise
+/// evict the verdicts with them and check each map again at each event.
+const KEPT_FITS: usize = 256;
+
 impl SessionPlace for FilesPlace {
     fn fit(&self, map: &usize, frames: &[GeneratedPosition]) -> Option<Fit> {
-        // A map shared by many sessions is checked whole, once: its verdicts answer every session's frames.
+        // A map shared by many sessions is checked whole, once: its verdicts answer every session's frames. The
+        // verdict outlives the opened map in the cache (a map opened again, the cache being smaller than the maps,
+        // is not checked again): kept by the map's and the bundle's files as they are now.
         if self.disk.cache.is_some() {
-            return self.maps[*map].fit().cloned();
+            let m = &self.maps[*map];
+            let key = match (&m.file, &m.bundle, &self.disk.fits) {
+                (Some(file), BundleFile::Known(bundle), Some(_)) => {
+                    TextKey::of(file, None).zip(TextKey::of(bundle, None))
+                }
+                _ => None,
+            };
+            let Some((key, fits)) = key.zip(self.disk.fits.as_ref()) else {
+                return m.fit().cloned();
+            };
+            if let Some(kept) = fits.get(&key) {
+                return kept;
+            }
+            let fit = m.fit().cloned();
+            let regions = fit.as_ref().map_or(0, |f| f.report.regions.len());
+            fits.insert(key, fit.clone(), FIT_BYTES + 256 * regions);
+            if fits.len() > KEPT_FITS {
+                fits.drop_oldest();
+            }
+            return fit;
         }
         self.maps[*map].fit_near(frames).cloned()
     }
