@@ -40,8 +40,11 @@ pub struct Disk {
     /// events give context lines from the same few sources).
     pub(super) texts: Option<Arc<Lru<TextKey, Arc<LinedText>>>>,
     /// Fit verdicts by the map's and the bundle's files, counted in the cache's budget (pinned: see `KEPT_FITS`).
-    pub(super) fits: Option<Arc<Lru<(TextKey, TextKey), Option<Fit>>>>,
+    pub(super) fits: Option<Arc<FitVerdicts>>,
 }
+
+/// Fit verdicts by the map's file and the bundle's.
+pub(super) type FitVerdicts = Lru<(TextKey, TextKey), Option<Fit>>;
 
 impl Disk {
     /// Bundles and maps looked for under `roots`, nearest first.
