@@ -3,9 +3,12 @@
 //! the same run. The events are the round-trip corpus's real crashes (`fixtures/roundtrip`: five bundlers' builds of
 //! lodash, React and three.js run under node), each a Sentry event whose frames name their bundle by URL, found by
 //! URL path under `--maps fixtures/roundtrip/dist`. Three scenarios:
-//! - warm: the 110 events repeated 10 times (15 bundles, many events: the cache holds them all);
-//! - churn: the same events with a 1 MiB cache (smaller than the maps: an event opens its maps again);
-//! - cold: each event once (every bundle seen for the first time early on).
+//! - warm: the 110 events repeated 30 times (15 bundles, many events: the cache holds them all);
+//! - churn: the 110 events repeated 10 times with a 1 MiB cache (smaller than the maps: an event opens its maps
+//!   again);
+//! - cold: each event once, each with a bundle of its own (the event's bundle and map linked into a release folder
+//!   of its own under `target/bench-pipeline-cold`, the event's URLs into that folder): every event's maps and code
+//!   are new.
 //!
 //! Beside it, on the same events and in the same run:
 //! - Sentry's engine (`symbolic-sourcemapcache`, the `sentry-engine` binary of this crate, built with `--features
@@ -99,7 +102,7 @@ fn events(dist: &Path) -> Vec<Case> {
 }
 
 /// One engine's rows: a command per (jobs, cache budget).
-type Engine<'a> = (&'a str, Box<dyn Fn(usize, Option<usize>) -> Command + 'a>);
+type Engine<'a> = (&'a str, Box<dyn Fn(usize, Option<usize>, &Path) -> Command + 'a>);
 
 pub fn run(bin: &Path, samples: usize) {
     let dist = Path::new("fixtures/roundtrip/dist");
@@ -121,7 +124,7 @@ pub fn run(bin: &Path, samples: usize) {
     );
     let mut engines: Vec<Engine> = vec![(
         "symbolicate --ndjson",
-        Box::new(|jobs, cache_mb| {
+        Box::new(|jobs, cache_mb, dir| {
             let mut c = Command::new(bin);
             c.args([
                 "symbolicate",
@@ -130,7 +133,7 @@ pub fn run(bin: &Path, samples: usize) {
                 &jobs.to_string(),
                 "--maps",
             ])
-            .arg(dist);
+            .arg(dir);
             if let Some(mb) = cache_mb {
                 c.args(["--cache-mb", &mb.to_string()]);
             }
@@ -140,9 +143,9 @@ pub fn run(bin: &Path, samples: usize) {
     if sentry.exists() {
         engines.push((
             "Sentry's engine",
-            Box::new(|jobs, cache_mb| {
+            Box::new(|jobs, cache_mb, dir| {
                 let mut c = Command::new(&sentry);
-                c.args(["--jobs", &jobs.to_string(), "--maps"]).arg(dist);
+                c.args(["--jobs", &jobs.to_string(), "--maps"]).arg(dir);
                 if let Some(mb) = cache_mb {
                     c.args(["--cache-mb", &mb.to_string()]);
                 }
@@ -173,20 +176,24 @@ pub fn run(bin: &Path, samples: usize) {
             .join("\n")
             + "\n"
     };
-    let warm = input(cases.len() * 10);
-    let cold = input(cases.len());
+    // Warm is a steady state: enough events that each process's start (the scan of the folder, Redis's group) is
+    // small beside them. Churn, slower per event, keeps ten rounds.
+    let warm = input(cases.len() * 30);
+    let churn = input(cases.len() * 10);
+    let once = input(cases.len());
+    let (cold_dir, cold) = cold_releases(dist, &cases);
     // events/s per core, by (scenario, engine).
     let mut rates: Vec<(&str, &str, f64)> = Vec::new();
-    for (scenario, input, cache_mb) in [
-        ("warm", &warm, None),
-        ("churn (1 MiB cache)", &warm, Some(1)),
-        ("cold", &cold, None),
+    for (scenario, input, cache_mb, dir) in [
+        ("warm", &warm, None, dist),
+        ("churn (1 MiB cache)", &churn, Some(1), dist),
+        ("cold (a bundle per event)", &cold, None, cold_dir.as_path()),
     ] {
         let count = input.lines().count();
         for (engine, command) in &engines {
             let mut best = 0.0f64;
             for jobs in [1, cores] {
-                let (took, peak) = whole_process_median(samples, || command(jobs, cache_mb), input);
+                let (took, peak) = whole_process_median(samples, || command(jobs, cache_mb, dir), input);
                 let rate = count as f64 / took.as_secs_f64();
                 best = best.max(rate / jobs as f64);
                 println!(
@@ -201,7 +208,7 @@ pub fn run(bin: &Path, samples: usize) {
         if redis.is_some() {
             for workers in [1, 2] {
                 let runs: Vec<(Duration, u64)> = (0..samples.max(1))
-                    .map(|_| through_redis(bin, dist, input, workers, cache_mb))
+                    .map(|_| through_redis(bin, dir, input, workers, cache_mb))
                     .collect();
                 let took = crate::median(runs.iter().map(|r| r.0).collect());
                 let peak = runs.iter().map(|r| r.1).max().unwrap_or(0);
@@ -257,7 +264,7 @@ pub fn run(bin: &Path, samples: usize) {
             .map(|r| r.2)
     };
     println!("\nPer core, each engine at its best of one job and every core:\n");
-    for scenario in ["warm", "churn (1 MiB cache)", "cold"] {
+    for scenario in ["warm", "churn (1 MiB cache)", "cold (a bundle per event)"] {
         let ours = rate(scenario, "symbolicate --ndjson").unwrap_or(0.0);
         let mut said = format!("- {scenario}: `symbolicate --ndjson` {ours:.0} events/s per core");
         if let Some(theirs) = rate(scenario, "Sentry's engine") {
@@ -286,7 +293,7 @@ pub fn run(bin: &Path, samples: usize) {
          | engine | frames | mapped | at a frame of the original trace | right names | share |\n|---|---|---|---|---|---|"
     );
     for (engine, command) in &engines {
-        let out = output_of(command(cores, None), &cold);
+        let out = output_of(command(cores, None, dist), &once);
         let got: Vec<&str> = out.lines().collect();
         let (mut frames, mut mapped, mut paired, mut right) = (0, 0, 0, 0);
         for (case, line) in cases.iter().zip(&got) {
@@ -328,6 +335,33 @@ pub fn run(bin: &Path, samples: usize) {
             100.0 * right as f64 / paired.max(1) as f64
         );
     }
+}
+
+/// Each event with a release of its own: its bundle and map hard-linked into `target/bench-pipeline-cold/rN/`
+/// (the same bytes, another file to every cache), its URLs moved there. The folder and the events.
+fn cold_releases(dist: &Path, cases: &[Case]) -> (PathBuf, String) {
+    let dir = PathBuf::from("target/bench-pipeline-cold");
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut events = String::new();
+    for (i, case) in cases.iter().enumerate() {
+        let release = dir.join(format!("r{i}"));
+        let map = Path::new(&case.map);
+        let bundle = map.with_extension("");
+        let inside = bundle.strip_prefix(dist).expect("the corpus's bundles are under dist");
+        std::fs::create_dir_all(release.join(inside).parent().unwrap()).unwrap();
+        for file in [&bundle, &map.to_path_buf()] {
+            let to = release.join(file.strip_prefix(dist).unwrap());
+            if std::fs::hard_link(file, &to).is_err() {
+                std::fs::copy(file, &to).unwrap();
+            }
+        }
+        events.push_str(&case.event.replace(
+            "https://cdn.example.com/",
+            &format!("https://cdn.example.com/r{i}/"),
+        ));
+        events.push('\n');
+    }
+    (dir, events)
 }
 
 /// Whether a source as a map names it (`../../node_modules/x.js`, `webpack://app/./src/a.js`) is the file at `path`:

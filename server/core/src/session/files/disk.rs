@@ -105,6 +105,9 @@ impl Disk {
             }
         }
         for path in maps {
+            if !may_have_debug_id(&path) {
+                continue;
+            }
             let path = std::fs::canonicalize(&path).unwrap_or(path);
             let bundles = &self.bundles_by_id;
             let open = || {
@@ -212,4 +215,20 @@ fn noted(root: &Path, files: FilesByName, notes: &mut Vec<String>) -> FilesByNam
         ));
     }
     files
+}
+
+/// Whether the map at `path` holds the text `"debugId"` at all: a map without it has no debug ID (its `debugId` key
+/// is that text, unless written with `\u` escapes, which no producer does), so only the others are opened. A folder
+/// of releases holds thousands of maps, most without one; reading them for the text is a search at memory speed, an
+/// open parses and indexes each.
+fn may_have_debug_id(path: &Path) -> bool {
+    let Ok((file, _)) = crate::fs::files::open_regular(path) else {
+        return false;
+    };
+    // SAFETY: as in `BundleFile::map`: a regular file, read while this scan runs.
+    let Ok(bytes) = (unsafe { memmap2::Mmap::map(&file) }) else {
+        // A file that cannot be mapped (empty) is opened as before, to say what it is.
+        return true;
+    };
+    memchr::memmem::find(&bytes, b"\"debugId\"").is_some()
 }
