@@ -102,7 +102,10 @@ fn events(dist: &Path) -> Vec<Case> {
 }
 
 /// One engine's rows: a command per (jobs, cache budget).
-type Engine<'a> = (&'a str, Box<dyn Fn(usize, Option<usize>, &Path) -> Command + 'a>);
+type Engine<'a> = (
+    &'a str,
+    Box<dyn Fn(usize, Option<usize>, &Path) -> Command + 'a>,
+);
 
 pub fn run(bin: &Path, samples: usize) {
     let dist = Path::new("fixtures/roundtrip/dist");
@@ -193,7 +196,8 @@ pub fn run(bin: &Path, samples: usize) {
         for (engine, command) in &engines {
             let mut best = 0.0f64;
             for jobs in [1, cores] {
-                let (took, peak) = whole_process_median(samples, || command(jobs, cache_mb, dir), input);
+                let (took, peak) =
+                    whole_process_median(samples, || command(jobs, cache_mb, dir), input);
                 let rate = count as f64 / took.as_secs_f64();
                 best = best.max(rate / jobs as f64);
                 println!(
@@ -347,7 +351,9 @@ fn cold_releases(dist: &Path, cases: &[Case]) -> (PathBuf, String) {
         let release = dir.join(format!("r{i}"));
         let map = Path::new(&case.map);
         let bundle = map.with_extension("");
-        let inside = bundle.strip_prefix(dist).expect("the corpus's bundles are under dist");
+        let inside = bundle
+            .strip_prefix(dist)
+            .expect("the corpus's bundles are under dist");
         std::fs::create_dir_all(release.join(inside).parent().unwrap()).unwrap();
         for file in [&bundle, &map.to_path_buf()] {
             let to = release.join(file.strip_prefix(dist).unwrap());

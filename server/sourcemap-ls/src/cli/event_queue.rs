@@ -22,20 +22,26 @@ pub(super) struct Delivery {
     pub(super) deliveries: u64,
 }
 
+/// What the worker writes for an input entry `source_id`.
+pub(super) enum Written<'a> {
+    /// The symbolicated event, to the output.
+    Event { source_id: &'a str, event: &'a [u8] },
+    /// The entry to the dead letters, with why and its event as it came (if any).
+    DeadLetter {
+        source_id: &'a str,
+        event: Option<&'a [u8]>,
+        reason: &'a str,
+    },
+}
+
 /// See the module documentation. Errors are the queue's words; the worker says them and tries again.
 pub(super) trait EventQueue {
     /// Up to `max` entries: first those another consumer left pending too long (claimed), else new ones, waiting up
     /// to `block` for them.
     fn next(&mut self, max: usize, block: Duration) -> Result<Vec<Delivery>, String>;
-    /// Writes the symbolicated `event` of input entry `source_id` to the output.
-    fn publish(&mut self, source_id: &str, event: &[u8]) -> Result<(), String>;
-    /// Writes input entry `source_id` to the dead letters, with why and the entry's event as it came (if any).
-    fn dead_letter(
-        &mut self,
-        source_id: &str,
-        event: Option<&[u8]>,
-        reason: &str,
-    ) -> Result<(), String>;
+    /// Writes a batch's outputs and dead letters, all or an error (then nothing of the batch is acknowledged, and
+    /// whatever was written is written again when its entries come back: delivery is at least once).
+    fn write(&mut self, out: &[Written<'_>]) -> Result<(), String>;
     /// Acknowledges input entries once their output (or dead letter) is written.
     fn ack(&mut self, ids: &[String]) -> Result<(), String>;
     /// How many entries the group has delivered and not had acknowledged (all consumers).

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use redis::{Connection, Value};
 
-use super::event_queue::{Delivery, EventQueue};
+use super::event_queue::{Delivery, EventQueue, Written};
 
 /// Where a worker reads and writes.
 pub(super) struct RedisStreams {
@@ -27,6 +27,8 @@ pub(super) struct RedisQueue {
     connection: Option<Connection>,
     /// Where the next `XAUTOCLAIM` scan of the pending entries starts.
     cursor: String,
+    /// When pending entries were last looked for and none was found.
+    last_claim: Option<std::time::Instant>,
 }
 
 fn said(e: redis::RedisError) -> String {
@@ -40,6 +42,7 @@ impl RedisQueue {
             at,
             connection: None,
             cursor: "0-0".into(),
+            last_claim: None,
         };
         queue.connection()?;
         Ok(queue)
@@ -139,9 +142,18 @@ impl RedisQueue {
 
 impl EventQueue for RedisQueue {
     fn next(&mut self, max: usize, block: Duration) -> Result<Vec<Delivery>, String> {
-        let claimed = self.claim(max)?;
-        if !claimed.is_empty() {
-            return Ok(claimed);
+        // Pending entries are looked for at most every half `claim_idle` (an entry is claimable only once idle that
+        // long), and again at once while there are some: a look per batch was a round trip per few events.
+        let due = self
+            .last_claim
+            .is_none_or(|t| t.elapsed() >= self.at.claim_idle / 2);
+        if due {
+            let claimed = self.claim(max)?;
+            if !claimed.is_empty() {
+                self.last_claim = None;
+                return Ok(claimed);
+            }
+            self.last_claim = Some(std::time::Instant::now());
         }
         let reply: Value = self.with(|c, at| {
             redis::cmd("XREADGROUP")
@@ -178,38 +190,44 @@ impl EventQueue for RedisQueue {
         Ok(out)
     }
 
-    fn publish(&mut self, source_id: &str, event: &[u8]) -> Result<(), String> {
+    fn write(&mut self, out: &[Written<'_>]) -> Result<(), String> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        // One round trip for the batch; an error reply from any command fails the whole (not acknowledged).
         self.with(|c, at| {
-            redis::cmd("XADD")
-                .arg(&at.output)
-                .arg("*")
-                .arg("event")
-                .arg(event)
-                .arg("source_id")
-                .arg(source_id)
-                .query::<Value>(c)
-        })
-        .map(drop)
-    }
-
-    fn dead_letter(
-        &mut self,
-        source_id: &str,
-        event: Option<&[u8]>,
-        reason: &str,
-    ) -> Result<(), String> {
-        self.with(|c, at| {
-            let mut cmd = redis::cmd("XADD");
-            cmd.arg(&at.dead_letter)
-                .arg("*")
-                .arg("source_id")
-                .arg(source_id)
-                .arg("reason")
-                .arg(reason);
-            if let Some(event) = event {
-                cmd.arg("event").arg(event);
+            let mut pipe = redis::pipe();
+            for w in out {
+                match w {
+                    Written::Event { source_id, event } => {
+                        pipe.cmd("XADD")
+                            .arg(&at.output)
+                            .arg("*")
+                            .arg("event")
+                            .arg(*event)
+                            .arg("source_id")
+                            .arg(*source_id);
+                    }
+                    Written::DeadLetter {
+                        source_id,
+                        event,
+                        reason,
+                    } => {
+                        let cmd = pipe
+                            .cmd("XADD")
+                            .arg(&at.dead_letter)
+                            .arg("*")
+                            .arg("source_id")
+                            .arg(*source_id)
+                            .arg("reason")
+                            .arg(*reason);
+                        if let Some(event) = event {
+                            cmd.arg("event").arg(*event);
+                        }
+                    }
+                }
             }
-            cmd.query::<Value>(c)
+            pipe.query::<Vec<Value>>(c)
         })
         .map(drop)
     }

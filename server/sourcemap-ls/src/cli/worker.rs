@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use sourcemap_core::trace::stack::PlainInput;
 
-use super::event_queue::{Delivery, EventQueue};
+use super::event_queue::{Delivery, EventQueue, Written};
 use super::redis_queue::{RedisQueue, RedisStreams};
 use super::symbolicate_stream::{jobs_or_cores, symbolicate_line, Outcome, Stream, StreamArgs};
 use super::CliError;
@@ -108,7 +108,7 @@ pub fn run(args: WorkerArgs) -> Result<(), CliError> {
     eprintln!("sourcemap-ls: worker {consumer}: {jobs} jobs");
     let mut report = Report::new();
     while !stop.load(Ordering::Relaxed) {
-        let batch = match queue.next(jobs * 4, Duration::from_millis(500)) {
+        let batch = match queue.next(jobs * BATCH_PER_JOB, Duration::from_millis(500)) {
             Ok(batch) => batch,
             Err(e) => {
                 eprintln!("sourcemap-ls: {e}; trying again in 1 s");
@@ -133,25 +133,26 @@ pub fn run(args: WorkerArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Entries taken at once per job: a batch costs two round trips to the queue besides its read (its outputs, its
+/// acknowledgement), so a few per job made the queue, not the work, the cost; a batch is also what a worker killed
+/// mid-way leaves for another to claim.
+const BATCH_PER_JOB: usize = 16;
+
 /// The batch symbolicated on `jobs` threads, in order.
 fn work(stream: &Stream, batch: &[Delivery], jobs: usize) -> Vec<Done> {
+    // An event the job fails on (a defect of ours) becomes a dead letter, never a stopped worker.
+    let guarded = |d: &Delivery| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| one(stream, d)))
+            .unwrap_or(Done::DeadLetter("an internal error while symbolicating it"))
+    };
+    if jobs <= 1 {
+        return batch.iter().map(guarded).collect();
+    }
     let chunk = batch.len().div_ceil(jobs).max(1);
     std::thread::scope(|scope| {
         let parts: Vec<_> = batch
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    // An event the job fails on (a defect of ours) becomes a dead letter, never a stopped worker.
-                    part.iter()
-                        .map(|d| {
-                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                one(stream, d)
-                            }))
-                            .unwrap_or(Done::DeadLetter("an internal error while symbolicating it"))
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|part| scope.spawn(move || part.iter().map(guarded).collect::<Vec<_>>()))
             .collect();
         parts
             .into_iter()
@@ -187,15 +188,26 @@ fn deliver(
     done: Vec<Done>,
     report: &mut Report,
 ) -> Result<(), String> {
-    for (d, done) in batch.iter().zip(done) {
-        match done {
-            Done::Publish(event) => queue.publish(&d.id, &event)?,
-            Done::DeadLetter(reason) => {
-                queue.dead_letter(&d.id, d.event.as_deref(), reason)?;
-                report.dead += 1;
-            }
-        }
-    }
+    let written: Vec<Written<'_>> = batch
+        .iter()
+        .zip(&done)
+        .map(|(d, done)| match done {
+            Done::Publish(event) => Written::Event {
+                source_id: &d.id,
+                event,
+            },
+            Done::DeadLetter(reason) => Written::DeadLetter {
+                source_id: &d.id,
+                event: d.event.as_deref(),
+                reason,
+            },
+        })
+        .collect();
+    queue.write(&written)?;
+    report.dead += done
+        .iter()
+        .filter(|d| matches!(d, Done::DeadLetter(_)))
+        .count() as u64;
     let ids: Vec<String> = batch.iter().map(|d| d.id.clone()).collect();
     queue.ack(&ids)?;
     report.events += batch.len() as u64;
