@@ -429,8 +429,6 @@ pub fn shown_path(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
-/// The disk under `--root`, as the session reads it: bundles' and sources' texts, each map's fit (kept in its
-/// `KnownMap`), chains into the maps given on the command line.
 /// What a fit verdict is counted at in the budget (an estimate: the report without its misfit regions, each of which
 /// adds 256 bytes).
 const FIT_BYTES: usize = 4 << 10;
@@ -440,6 +438,8 @@ const FIT_BYTES: usize = 4 << 10;
 /// evict the verdicts with them and check each map again at each event.
 const KEPT_FITS: usize = 256;
 
+/// The disk under `--root`, as the session reads it: bundles' and sources' texts, each map's fit (kept in its
+/// `KnownMap`), chains into the maps given on the command line.
 impl SessionPlace for FilesPlace {
     fn fit(&self, map: &usize, frames: &[GeneratedPosition]) -> Option<Fit> {
         // A map shared by many sessions is checked whole, once: its verdicts answer every session's frames. The
