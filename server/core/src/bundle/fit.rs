@@ -39,8 +39,6 @@
 //! table of one byte offset per 32 UTF-16 units the first time a segment lands on it (each line at most once), so no
 //! map, however hostile, makes the check more than linear in the sizes of the text and the map.
 
-use std::collections::HashMap;
-
 use crate::bundle::columns::{byte_with_table, utf16_table};
 use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
@@ -333,7 +331,10 @@ struct Text<'a> {
     starts: Vec<u32>,
     /// Per line: 0 not looked at, 1 ASCII, 2 not ASCII (its table is in `tables`).
     kind: Vec<u8>,
-    tables: HashMap<u32, Box<[u32]>>,
+    /// The non-ASCII lines' tables, sorted by line: segments come in generated order, so the line asked is nearly
+    /// always the last one here (a hash lookup per segment was a tenth of a cold event's fit
+    /// check).
+    tables: Vec<(u32, Box<[u32]>)>,
 }
 
 impl<'a> Text<'a> {
@@ -348,7 +349,7 @@ impl<'a> Text<'a> {
             bytes,
             starts,
             kind: vec![0; lines],
-            tables: HashMap::new(),
+            tables: Vec::new(),
         }
     }
 
@@ -395,13 +396,26 @@ impl<'a> Text<'a> {
         if self.kind[n] == 0 {
             self.kind[n] = if text.is_ascii() { 1 } else { 2 };
             if self.kind[n] == 2 {
-                self.tables.insert(n as u32, utf16_table(text));
+                let at = self
+                    .tables
+                    .partition_point(|(line, _)| (*line as usize) < n);
+                self.tables.insert(at, (n as u32, utf16_table(text)));
             }
         }
         if self.kind[n] == 1 {
             return ((column as usize) <= text.len()).then_some(column as usize);
         }
-        byte_with_table(text, &self.tables[&(n as u32)], column)
+        let table = match self.tables.last() {
+            Some((line, table)) if *line as usize == n => table,
+            _ => {
+                let at = self
+                    .tables
+                    .binary_search_by_key(&(n as u32), |(line, _)| *line)
+                    .expect("a non-ASCII line's table is built when it is first looked at");
+                &self.tables[at].1
+            }
+        };
+        byte_with_table(text, table, column)
     }
 }
 
