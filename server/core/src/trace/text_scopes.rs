@@ -17,7 +17,16 @@ use crate::trace::js_scopes::{
 use crate::trace::js_slices::levels_around_from;
 
 /// Texts at least this long are parsed in parts; shorter ones whole.
-pub const PARSE_IN_PARTS_FROM: usize = 1 << 20;
+///
+/// 1 MiB until issue 46: a crash pipeline's event meets each bundle and source once (its cold scenario), and a whole
+/// parse of a 300 KB bundle and of `lodash.js` for the dozen frames of one trace was half of the event's time. On the
+/// round-trip corpus's 110 events, each with a bundle of its own (`symbolicate --ndjson --jobs 1`, 4 runs each):
+/// 1.53–1.85 s with 1 MiB, 1.35–1.47 s with 64 KiB, and 1.45–1.50 s parsing in parts only when at most 16 or 32
+/// positions are asked at once; the output byte-identical. A real trace's frames cluster in a few functions, which
+/// one part answers together; 50 positions spread at random cost 1.2–2.5× a whole parse ("Function names in parts",
+/// docs/PERFORMANCE.md), a few milliseconds on a text this size. Below 64 KiB a whole parse costs about what the
+/// lexical pass does.
+pub const PARSE_IN_PARTS_FROM: usize = 64 << 10;
 
 /// A table of function scopes, or `None` when the text could not be read or parsed.
 pub type Parsed = Option<Arc<FunctionScopes>>;
