@@ -332,8 +332,8 @@ struct Text<'a> {
     /// Per line: 0 not looked at, 1 ASCII, 2 not ASCII (its table is in `tables`).
     kind: Vec<u8>,
     /// The non-ASCII lines' tables, sorted by line: segments come in generated order, so the line asked is nearly
-    /// always the last one here (a hash lookup per segment was a tenth of a cold event's fit
-    /// check).
+    /// always the last one here, where a hash map took a SipHash per segment (110 cold crash events, whole process,
+    /// 4 runs in turn: 1.53–1.66 s with the hash map, 1.48–1.63 s with this; docs/PERFORMANCE.md).
     tables: Vec<(u32, Box<[u32]>)>,
 }
 
