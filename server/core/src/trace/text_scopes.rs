@@ -24,8 +24,7 @@ use crate::trace::js_slices::levels_around_from;
 /// 1.53–1.85 s with 1 MiB, 1.35–1.47 s with 64 KiB, and 1.45–1.50 s parsing in parts only when at most 16 or 32
 /// positions are asked at once; the output byte-identical. A real trace's frames cluster in a few functions, which
 /// one part answers together; 50 positions spread at random cost 1.2–2.5× a whole parse ("Function names in parts",
-/// docs/PERFORMANCE.md), a few milliseconds on a text this size. Below 64 KiB a whole parse costs about what the
-/// lexical pass does.
+/// docs/PERFORMANCE.md). Thresholds below 64 KiB were not measured.
 pub const PARSE_IN_PARTS_FROM: usize = 64 << 10;
 
 /// A table of function scopes, or `None` when the text could not be read or parsed.
