@@ -103,29 +103,55 @@ struct Sharing<'a> {
     original: Box<dyn Fn(usize, SourceId) -> Option<TextKey> + Send + Sync + 'a>,
 }
 
-/// A text's identity across sessions: its file (a bundle, or the map whose source it is), the file's length and
-/// modification time, and for a source its index in the map.
+/// A text's identity across sessions: the file it is in as the file is now, or, for a source a map carries, what
+/// the text is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct TextKey {
-    /// The bundle, or the map holding the source.
-    pub file: PathBuf,
-    /// The file's length.
-    pub len: u64,
-    /// The file's modification time, when the system gives one.
-    pub modified: Option<SystemTime>,
-    /// The source's index in the map; `None` for a bundle.
-    pub source: Option<u32>,
+pub enum TextKey {
+    /// A file as it is now.
+    File {
+        /// The bundle, or the map holding the source.
+        file: PathBuf,
+        /// The file's length.
+        len: u64,
+        /// The file's modification time, when the system gives one.
+        modified: Option<SystemTime>,
+        /// The source's index in the map; `None` for a bundle.
+        source: Option<u32>,
+    },
+    /// A source in a map's `sourcesContent`, by its content: the same in every map that carries the same text (a
+    /// library's file, in each release's map), so a pipeline that meets each release once parses it once.
+    Content {
+        /// [`SourceMapIndex::source_content_id`].
+        hash: u128,
+        /// The literal's length.
+        len: usize,
+        /// The source's file name, which chooses how it is parsed (`.ts`, `.jsx`…).
+        name: Box<str>,
+    },
 }
 
 impl TextKey {
     /// The key of the file at `file` as it is now (`source`: a map's source), when the file can be read.
     pub fn of(file: &std::path::Path, source: Option<u32>) -> Option<TextKey> {
         let meta = std::fs::metadata(file).ok()?;
-        Some(TextKey {
+        Some(TextKey::File {
             file: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
             len: meta.len(),
             modified: meta.modified().ok(),
             source,
+        })
+    }
+
+    /// The key of a source by its content in `index`, when the index has it.
+    pub fn of_content(index: &SourceMapIndex, source: SourceId) -> Option<TextKey> {
+        let (hash, len) = index.source_content_id(source)?;
+        let url = index.source(source).url.as_deref().unwrap_or("");
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        let name = path.rsplit('/').next().unwrap_or(path);
+        Some(TextKey::Content {
+            hash,
+            len,
+            name: name.into(),
         })
     }
 }
@@ -951,5 +977,37 @@ mod tests {
             answer(&index, generated, Some(original), (0, 32)),
             anonymous(ScopeOrigin::Original, true)
         );
+    }
+
+    /// A source carried by two maps is one text to the cache when its literal's bytes and its file name are the
+    /// same; a file name that reads it in another dialect, or other bytes, make it another.
+    #[test]
+    fn a_source_is_known_by_its_content_and_dialect() {
+        let key = |sources: &[&str], contents: &[&str], i: u32| {
+            let json = serde_json::json!({
+                "version": 3, "sources": sources, "sourcesContent": contents, "names": [], "mappings": "",
+            });
+            let index = SourceMapIndex::from_bytes(json.to_string().into_bytes()).unwrap();
+            TextKey::of_content(&index, SourceId(i))
+        };
+        let lodash = "function a() {}\n";
+        let r1 = key(
+            &["../node_modules/lodash/lodash.js", "app.js"],
+            &[lodash, "x"],
+            0,
+        );
+        let r2 = key(&["webpack://r2/lodash/lodash.js?v=2"], &[lodash], 0);
+        assert!(r1.is_some());
+        assert_eq!(r1, r2);
+        assert_ne!(r1, key(&["lodash.ts"], &[lodash], 0));
+        assert_ne!(r1, key(&["lodash.js"], &["function b() {}\n"], 0));
+        assert_eq!(r1, key(&["app.js", "lodash.js"], &["x", lodash], 1));
+        let without: Option<TextKey> = {
+            let json =
+                serde_json::json!({"version": 3, "sources": ["a.js"], "names": [], "mappings": ""});
+            let index = SourceMapIndex::from_bytes(json.to_string().into_bytes()).unwrap();
+            TextKey::of_content(&index, SourceId(0))
+        };
+        assert_eq!(without, None);
     }
 }

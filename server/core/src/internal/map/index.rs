@@ -598,6 +598,20 @@ impl SourceMapIndex {
         }
     }
 
+    /// What the source's content is, without unescaping it: xxh3-128 of its `sourcesContent` literal's bytes, and
+    /// their length. Two maps whose literals have the same bytes carry the same text (a library's file in each
+    /// release's map), so what is worked out from one text serves the other; the same text escaped otherwise gets
+    /// another identity, which costs only the sharing. `None` without content, or once the index has shed it.
+    pub fn source_content_id(&self, id: SourceId) -> Option<(u128, usize)> {
+        match self.source(id).content.as_ref()? {
+            ContentRef::Buffer(range) => Some((
+                xxhash_rust::xxh3::xxh3_128(&self.buffer[range.clone()]),
+                range.len(),
+            )),
+            ContentRef::File { .. } => None,
+        }
+    }
+
     /// The source's content, or where it is in the map file once the index has shed contents.
     pub fn source_content_ref(&self, id: SourceId) -> Option<SourceContent<'_>> {
         match self.source(id).content.clone()? {

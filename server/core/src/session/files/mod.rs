@@ -11,7 +11,7 @@ mod map_cache;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bundle::locate::{bundle_tail, map_in_directory};
 use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
@@ -183,13 +183,24 @@ impl FilesPlace {
         let Some(texts) = shared else {
             return Some(Arc::new(LinedText::new(m.source_text(source)?)));
         };
-        let key = TextKey::of(m.file.as_deref()?, Some(source.0))?;
+        let key = self.source_key(map, source)?;
         if let Some(kept) = texts.get(&key) {
             return Some(kept);
         }
         let lined = Arc::new(LinedText::new(m.source_text(source)?));
         texts.insert(key, lined.clone(), lined.bytes());
         Some(lined)
+    }
+
+    /// A source's text across sessions: what it is, where the map carries it (each release's copy of a library is
+    /// one text), else the map's file as it is now and the source's index.
+    fn source_key(&self, map: usize, source: SourceId) -> Option<TextKey> {
+        let m = self.maps.get(map)?;
+        let by_content = (m.source_keys.lock().unwrap_or_else(|e| e.into_inner()))
+            .entry(source)
+            .or_insert_with(|| TextKey::of_content(&m.index, source))
+            .clone();
+        by_content.or_else(|| TextKey::of(m.file.as_deref()?, Some(source.0)))
     }
 
     /// The map file at `path` (canonical), or why not said once (a file that is no map leaves its frames unmapped).
@@ -407,6 +418,7 @@ impl Place for FilesPlace {
             dir: self.disk.roots.first().cloned().unwrap_or_default(),
             found: format!("served by the Metro dev server for {file}"),
             fit: OnceLock::new(),
+            source_keys: Mutex::default(),
         };
         Some(Ok((
             self.push(Arc::new(served)),
@@ -497,7 +509,7 @@ impl SessionPlace for FilesPlace {
         Box::new(cache.sharing(
             shared,
             move |i| TextKey::of(&known[maps[i]].bundle.path()?, None),
-            move |i, source| TextKey::of(known[maps[i]].file.as_deref()?, Some(source.0)),
+            move |i, source| self.source_key(maps[i], source),
         ))
     }
 
