@@ -8,7 +8,9 @@
 //!   again);
 //! - cold: each event once, each with a bundle of its own (the event's bundle and map linked into a release folder
 //!   of its own under `target/bench-pipeline-cold`, the event's URLs into that folder): every event's maps and code
-//!   are new.
+//!   are new. The releases' maps carry the same sources (as an app's releases carry the same libraries), which a
+//!   source's content identifies;
+//! - cold, every source new: the same with each release's sources made its own (`cold_releases`).
 //!
 //! Beside it, on the same events and in the same run:
 //! - Sentry's engine (`symbolic-sourcemapcache`, the `sentry-engine` binary of this crate, built with `--features
@@ -184,13 +186,15 @@ pub fn run(bin: &Path, samples: usize) {
     let warm = input(cases.len() * 30);
     let churn = input(cases.len() * 10);
     let once = input(cases.len());
-    let (cold_dir, cold) = cold_releases(dist, &cases);
+    let (cold_dir, cold) = cold_releases(dist, &cases, false);
+    let (new_dir, cold_new) = cold_releases(dist, &cases, true);
     // events/s per core, by (scenario, engine).
     let mut rates: Vec<(&str, &str, f64)> = Vec::new();
     for (scenario, input, cache_mb, dir) in [
         ("warm", &warm, None, dist),
         ("churn (1 MiB cache)", &churn, Some(1), dist),
         ("cold (a bundle per event)", &cold, None, cold_dir.as_path()),
+        ("cold, every source new", &cold_new, None, new_dir.as_path()),
     ] {
         let count = input.lines().count();
         for (engine, command) in &engines {
@@ -268,7 +272,12 @@ pub fn run(bin: &Path, samples: usize) {
             .map(|r| r.2)
     };
     println!("\nPer core, each engine at its best of one job and every core:\n");
-    for scenario in ["warm", "churn (1 MiB cache)", "cold (a bundle per event)"] {
+    for scenario in [
+        "warm",
+        "churn (1 MiB cache)",
+        "cold (a bundle per event)",
+        "cold, every source new",
+    ] {
         let ours = rate(scenario, "symbolicate --ndjson").unwrap_or(0.0);
         let mut said = format!("- {scenario}: `symbolicate --ndjson` {ours:.0} events/s per core");
         if let Some(theirs) = rate(scenario, "Sentry's engine") {
@@ -343,8 +352,17 @@ pub fn run(bin: &Path, samples: usize) {
 
 /// Each event with a release of its own: its bundle and map hard-linked into `target/bench-pipeline-cold/rN/`
 /// (the same bytes, another file to every cache), its URLs moved there. The folder and the events.
-fn cold_releases(dist: &Path, cases: &[Case]) -> (PathBuf, String) {
-    let dir = PathBuf::from("target/bench-pipeline-cold");
+///
+/// The releases' maps carry the same sources, as an app's releases carry the same libraries (`lodash.js` is in 50 of
+/// the 110 maps): a source's scopes and lines are shared by their content. With `sources_new`, every source of a
+/// release's map is made its own (a comment line naming the release appended to its `sourcesContent`, after every
+/// position a frame names), so that nothing of an event was seen before: the cold scenario at its worst.
+fn cold_releases(dist: &Path, cases: &[Case], sources_new: bool) -> (PathBuf, String) {
+    let dir = PathBuf::from(if sources_new {
+        "target/bench-pipeline-cold-new"
+    } else {
+        "target/bench-pipeline-cold"
+    });
     let _ = std::fs::remove_dir_all(&dir);
     let mut events = String::new();
     for (i, case) in cases.iter().enumerate() {
@@ -357,7 +375,18 @@ fn cold_releases(dist: &Path, cases: &[Case]) -> (PathBuf, String) {
         std::fs::create_dir_all(release.join(inside).parent().unwrap()).unwrap();
         for file in [&bundle, &map.to_path_buf()] {
             let to = release.join(file.strip_prefix(dist).unwrap());
-            if std::fs::hard_link(file, &to).is_err() {
+            if sources_new && file.as_path() == map {
+                let mut json: Value =
+                    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+                if let Some(Value::Array(contents)) = json.get_mut("sourcesContent") {
+                    for content in contents.iter_mut() {
+                        if let Value::String(text) = content {
+                            let _ = write!(text, "\n// release r{i}\n");
+                        }
+                    }
+                }
+                std::fs::write(&to, serde_json::to_vec(&json).unwrap()).unwrap();
+            } else if std::fs::hard_link(file, &to).is_err() {
                 std::fs::copy(file, &to).unwrap();
             }
         }
