@@ -266,6 +266,26 @@ where
         self.budget.enforce();
     }
 
+    /// Counts `key`'s entry at `bytes` of heap from now (a value that grew since it was kept), then evicts across
+    /// the budget, as [`Lru::insert`] would. Nothing when the key is not kept.
+    pub fn resize(&self, key: &K, bytes: usize) {
+        let bytes = bytes + ENTRY_OVERHEAD;
+        if !self.pinned && bytes as u64 > self.budget.limit() {
+            self.remove(key);
+            return;
+        }
+        {
+            let mut inner = self.inner.lock().expect("lru lock");
+            let inner = &mut *inner;
+            let Some(slot) = inner.slots.get_mut(key) else {
+                return;
+            };
+            inner.bytes = inner.bytes - slot.bytes + bytes;
+            slot.bytes = bytes;
+        }
+        self.budget.enforce();
+    }
+
     /// Drops `key`'s entry, if any.
     pub fn remove(&self, key: &K) {
         let mut inner = self.inner.lock().expect("lru lock");
@@ -360,6 +380,28 @@ mod tests {
             report.kinds.iter().map(|k| k.kind).collect::<Vec<_>>(),
             ["a", "b"]
         );
+    }
+
+    #[test]
+    fn an_entry_that_grew_is_counted_again_and_evicts_the_oldest() {
+        let budget = CacheBudget::new(3 * (100 + ENTRY_OVERHEAD) as u64);
+        let scopes: Arc<Lru<u32, u32>> = Lru::new("scopes", &budget);
+        scopes.insert(1, 10, 100);
+        scopes.insert(2, 20, 100);
+        scopes.insert(3, 30, 0);
+        assert_eq!(scopes.len(), 3);
+        // The newest grows to what two entries held: the oldest goes.
+        scopes.resize(&3, 200);
+        assert_eq!(
+            (scopes.get(&1), scopes.get(&2), scopes.get(&3)),
+            (None, Some(20), Some(30))
+        );
+        assert_eq!(scopes.usage().bytes, 300 + 2 * ENTRY_OVERHEAD);
+        // Larger than the whole budget: not kept; an absent key: nothing.
+        scopes.resize(&3, 10_000);
+        scopes.resize(&9, 10);
+        assert_eq!((scopes.len(), scopes.get(&3)), (1, None));
+        assert_eq!(scopes.usage().bytes, 100 + ENTRY_OVERHEAD);
     }
 
     #[test]

@@ -94,7 +94,8 @@ pub struct ScopeCache<'a> {
     shared: Option<Sharing<'a>>,
 }
 
-type Files<K> = Mutex<HashMap<K, Arc<Mutex<TextScopes>>>>;
+/// Each file's scopes, with its key among the scopes kept across sessions when they are kept there.
+type Files<K> = Mutex<HashMap<K, (Arc<Mutex<TextScopes>>, Option<TextKey>)>>;
 
 /// Where a session's texts are found among the scopes kept across sessions.
 struct Sharing<'a> {
@@ -156,10 +157,6 @@ impl TextKey {
     }
 }
 
-/// What the scopes of one text are counted at in the budget: they hold the functions' ranges and names and the
-/// answers asked for, never the text, so a fixed estimate.
-const SHARED_SCOPES_BYTES: usize = 64 << 10;
-
 /// Texts' function scopes kept across sessions (a pipeline's, one session per event) under a memory budget, least
 /// recently used first. A text's scopes answer a position the same whichever positions were asked first
 /// ([`TextScopes`]), so a later session parses only the parts no earlier one needed, and names nothing differently.
@@ -175,13 +172,20 @@ impl SharedScopes {
         }
     }
 
-    fn get(&self, key: TextKey) -> Arc<Mutex<TextScopes>> {
+    fn get(&self, key: TextKey) -> (Arc<Mutex<TextScopes>>, Option<TextKey>) {
         if let Some(kept) = self.texts.get(&key) {
-            return kept;
+            return (kept, Some(key));
         }
         let fresh: Arc<Mutex<TextScopes>> = Arc::default();
-        self.texts.insert(key, fresh.clone(), SHARED_SCOPES_BYTES);
-        fresh
+        let bytes = fresh.lock().map_or(0, |s| s.heap_bytes());
+        self.texts.insert(key.clone(), fresh.clone(), bytes);
+        (fresh, Some(key))
+    }
+
+    /// Counts the text `key`'s scopes at what they hold now: parsing more of a text makes them grow, and the budget
+    /// counts what is held, not an estimate.
+    fn grew(&self, key: &TextKey, scopes: &TextScopes) {
+        self.texts.resize(key, scopes.heap_bytes());
     }
 }
 
@@ -218,18 +222,26 @@ impl<'a> ScopeCache<'a> {
         self
     }
 
-    fn fresh_generated(&self, map: usize) -> Arc<Mutex<TextScopes>> {
+    fn fresh_generated(&self, map: usize) -> (Arc<Mutex<TextScopes>>, Option<TextKey>) {
         self.shared
             .as_ref()
             .and_then(|s| Some(s.scopes.get((s.generated)(map)?)))
             .unwrap_or_default()
     }
 
-    fn fresh_original(&self, map: usize, source: SourceId) -> Arc<Mutex<TextScopes>> {
+    fn fresh_original(
+        &self,
+        map: usize,
+        source: SourceId,
+    ) -> (Arc<Mutex<TextScopes>>, Option<TextKey>) {
         self.shared
             .as_ref()
             .and_then(|s| Some(s.scopes.get((s.original)(map, source)?)))
             .unwrap_or_default()
+    }
+
+    fn kept(&self) -> Option<&SharedScopes> {
+        self.shared.as_ref().map(|s| s.scopes)
     }
 
     /// The line shift of each map's generated text ([`CodeScopes::generated_shift`]); none by default.
@@ -241,6 +253,8 @@ impl<'a> ScopeCache<'a> {
 
 /// The scopes of the file `key` of `files`, having answered `at` (reading its text only when some position needs it;
 /// `read_ahead`: parts only, see `TextScopes::answer_parts`).
+/// `kept`: the scopes kept across sessions, where the file's are counted again once they grew.
+#[allow(clippy::too_many_arguments)]
 fn answered<K: std::hash::Hash + Eq + Copy>(
     files: &Files<K>,
     key: K,
@@ -248,9 +262,10 @@ fn answered<K: std::hash::Hash + Eq + Copy>(
     text: impl FnOnce() -> Option<(String, String)>,
     dialect: Dialect,
     read_ahead: bool,
-    fresh: impl FnOnce() -> Arc<Mutex<TextScopes>>,
+    fresh: impl FnOnce() -> (Arc<Mutex<TextScopes>>, Option<TextKey>),
+    kept: Option<&SharedScopes>,
 ) -> Arc<Mutex<TextScopes>> {
-    let file = files
+    let (file, shared_key) = files
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .entry(key)
@@ -266,6 +281,9 @@ fn answered<K: std::hash::Hash + Eq + Copy>(
                 (None, true) => {}
                 (Some((name, text)), false) => scopes.answer(Some(&text), &name, dialect, at),
                 (None, false) => scopes.answer(None, "", dialect, at),
+            }
+            if let Some((kept, key)) = kept.zip(shared_key.as_ref()) {
+                kept.grew(key, &scopes);
             }
         }
     }
@@ -338,6 +356,7 @@ impl ScopeCache<'_> {
             Dialect::Generated,
             false,
             || self.fresh_generated(map),
+            self.kept(),
         )
     }
 
@@ -355,6 +374,7 @@ impl ScopeCache<'_> {
             Dialect::Original,
             false,
             || self.fresh_original(map, source),
+            self.kept(),
         )
     }
 }
@@ -385,6 +405,7 @@ impl CodeScopes for ScopeCache<'_> {
                 Dialect::Generated,
                 true,
                 || self.fresh_generated(m),
+                self.kept(),
             );
         }
     }
