@@ -44,7 +44,16 @@ pub struct Disk {
 }
 
 /// Fit verdicts by the map's file and the bundle's.
-pub(super) type FitVerdicts = Lru<(TextKey, TextKey), Option<Fit>>;
+pub(super) type FitVerdicts = Lru<(TextKey, TextKey), KeptFit>;
+
+/// What is kept of a map's fit against its bundle across sessions.
+#[derive(Clone)]
+pub(super) enum KeptFit {
+    /// One session checked near its frames only (`KnownMap::fit_near_only`): the next checks the whole map.
+    NearOnce,
+    /// The whole check's verdict, for every later session.
+    Whole(Option<Fit>),
+}
 
 impl Disk {
     /// Bundles and maps looked for under `roots`, nearest first.

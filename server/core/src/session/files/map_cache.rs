@@ -2,9 +2,10 @@
 //! use it, never twice at once, and keeps what its budget holds, least recently used going first (the budget is
 //! `internal::budget`'s, the one the language server's caches share).
 //!
-//! A map is kept with its checkpoints built (every section, once): its fit is then checked over the whole map, once,
-//! and answers every later event (a check near one event's frames would not answer another's). Its size in the
-//! budget is its buffer and its checkpoints.
+//! A map is kept with its checkpoints built (every section, once). Its first event checks its fit near that event's
+//! frames only (`KnownMap::fit_first_near`: a pipeline meets most maps once, a release's first events); from its
+//! second, the fit is checked over the whole map, once, and answers every later event (a check near one event's
+//! frames would not answer another's). Its size in the budget is its buffer and its checkpoints.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

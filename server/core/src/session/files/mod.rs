@@ -24,6 +24,7 @@ use crate::trace::symbolicate::SymbolicatedLine;
 use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
 pub use disk::Disk;
+use disk::KeptFit;
 pub use known_map::{BundleFile, KnownMap, OpenMapError};
 pub use map_cache::{CacheStats, MapCache};
 
@@ -454,9 +455,12 @@ const KEPT_FITS: usize = 256;
 /// `KnownMap`), chains into the maps given on the command line.
 impl SessionPlace for FilesPlace {
     fn fit(&self, map: &usize, frames: &[GeneratedPosition]) -> Option<Fit> {
-        // A map shared by many sessions is checked whole, once: its verdicts answer every session's frames. The
-        // verdict outlives the opened map in the cache (a map opened again, the cache being smaller than the maps,
-        // is not checked again): kept by the map's and the bundle's files as they are now.
+        // A map shared by many sessions is checked whole, once, from its second session on: its verdicts answer
+        // every later session's frames. Its first session checks near its frames only (`fit_near_only`: a
+        // pipeline meets most maps once). What is kept outlives the opened map in the cache (a map opened again,
+        // the cache being smaller than the maps, is not checked again): kept by the map's and the bundle's files as
+        // they are now. Kept per opened map instead, a 1 MiB cache checked near at every event: 1,100 events took
+        // 11.1–11.3 s against 8.6–9.0 s.
         if self.disk.cache.is_some() {
             let m = &self.maps[*map];
             let key = match (&m.file, &m.bundle, &self.disk.fits) {
@@ -468,12 +472,20 @@ impl SessionPlace for FilesPlace {
             let Some((key, fits)) = key.zip(self.disk.fits.as_ref()) else {
                 return m.fit().cloned();
             };
-            if let Some(kept) = fits.get(&key) {
-                return kept;
+            match fits.get(&key) {
+                Some(KeptFit::Whole(kept)) => return kept,
+                None if !frames.is_empty() => {
+                    fits.insert(key, KeptFit::NearOnce, 0);
+                    if fits.len() > KEPT_FITS {
+                        fits.drop_oldest();
+                    }
+                    return m.fit_near_only(frames);
+                }
+                _ => {}
             }
             let fit = m.fit().cloned();
             let regions = fit.as_ref().map_or(0, |f| f.report.regions.len());
-            fits.insert(key, fit.clone(), FIT_BYTES + 256 * regions);
+            fits.insert(key, KeptFit::Whole(fit.clone()), FIT_BYTES + 256 * regions);
             if fits.len() > KEPT_FITS {
                 fits.drop_oldest();
             }
