@@ -14,54 +14,19 @@
 mod process;
 #[path = "support/roundtrip_build.rs"]
 mod roundtrip_build;
+#[path = "support/sentry_event.rs"]
+mod sentry_event;
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
 use process::output_with_stdin;
+use sentry_event::sentry_event;
 use serde_json::{json, Value};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
-}
-
-/// The bundled trace's frames as a Sentry event's (oldest first, 1-based lines and columns as V8 prints them), each
-/// bundle named by its URL.
-fn sentry_event(id: usize, trace: &str, dist: &Path, host: &str) -> Value {
-    let prefix = format!("{}/", dist.display());
-    let mut frames: Vec<Value> = trace
-        .lines()
-        .filter_map(|l| {
-            let l = l.trim().strip_prefix("at ")?;
-            let (function, location) = match l.rsplit_once(" (") {
-                Some((f, loc)) => (Some(f), loc.strip_suffix(')')?),
-                None => (None, l),
-            };
-            let (file, rest) = location.split_once(':')?;
-            let (line, column) = rest.split_once(':')?;
-            let file = file.strip_prefix(&prefix)?;
-            Some(json!({
-                "abs_path": format!("{host}/{file}"),
-                "filename": format!("~/{file}"),
-                "lineno": line.parse::<u32>().ok()?,
-                "colno": column.parse::<u32>().ok()?,
-                "function": function,
-                "in_app": true,
-            }))
-        })
-        .collect();
-    frames.reverse();
-    let (kind, message) = trace
-        .lines()
-        .next()
-        .and_then(|l| l.split_once(": "))
-        .unwrap_or(("Error", ""));
-    json!({
-        "event_id": format!("{id:032x}"),
-        "platform": "javascript",
-        "exception": {"values": [{"type": kind, "value": message, "stacktrace": {"frames": frames}}]},
-    })
 }
 
 struct Stream {
@@ -82,6 +47,7 @@ fn stream(dist: &Path, debug_id_bundle: &str, debug_id: &str) -> Stream {
         "{\"exception\": {\"values\": [".to_string(),
         "\u{1b}[31mError\u{1b}[0m not json either".to_string(),
     ];
+    let prefix = format!("{}/", dist.display());
     let mut lines = Vec::new();
     let (mut passed, mut events) = (Vec::new(), Vec::new());
     for (i, case) in cases["cases"].as_array().unwrap().iter().enumerate() {
@@ -94,13 +60,13 @@ fn stream(dist: &Path, debug_id_bundle: &str, debug_id: &str) -> Stream {
         let names_debug_id = trace.contains(debug_id_bundle);
         if names_debug_id {
             // Served from a path nothing lies under: only the debug ID finds the map.
-            let mut event = sentry_event(i, trace, dist, "https://cdn.example.com/v2");
+            let mut event = sentry_event(i, trace, &prefix, "https://cdn.example.com/v2");
             let file = format!("https://cdn.example.com/v2/{debug_id_bundle}");
             event["debug_meta"] =
                 json!({"images": [{"type": "sourcemap", "code_file": file, "debug_id": debug_id}]});
             lines.push(event.to_string());
         } else if i % 2 == 0 {
-            lines.push(sentry_event(i, trace, dist, "https://cdn.example.com").to_string());
+            lines.push(sentry_event(i, trace, &prefix, "https://cdn.example.com").to_string());
         } else {
             let log = json!({"level": 50, "time": 1_700_000_000_000u64 + i as u64, "err": {"type": "TypeError", "stack": trace}, "msg": "crash"});
             lines.push(log.to_string());

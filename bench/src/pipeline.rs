@@ -29,12 +29,16 @@ use std::time::{Duration, Instant};
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::one_line::{mb, whole_process_median};
 
 #[path = "../../tests/support/names.rs"]
 mod names;
+#[path = "../../tests/support/sentry_event.rs"]
+mod sentry_event;
+
+use sentry_event::{sentry_event, v8_frame};
 
 /// An event of the corpus: the Sentry event, its map and bundled trace (for metro-symbolicate) and the original
 /// trace (the truth).
@@ -43,18 +47,6 @@ struct Case {
     map: String,
     trace: String,
     original: String,
-}
-
-/// A V8 frame line, `at [NAME (]FILE:LINE:COLUMN[)]`: (name, file, line, column).
-fn v8_frame(line: &str) -> Option<(Option<&str>, &str, u32, u32)> {
-    let l = line.trim().strip_prefix("at ")?;
-    let (function, location) = match l.rsplit_once(" (") {
-        Some((f, loc)) => (Some(f), loc.strip_suffix(')')?),
-        None => (None, l),
-    };
-    let (rest, column) = location.rsplit_once(':')?;
-    let (file, line) = rest.rsplit_once(':')?;
-    Some((function, file, line.parse().ok()?, column.parse().ok()?))
 }
 
 /// The corpus's bundled traces as Sentry events (frames oldest first, V8's 1-based lines and columns).
@@ -69,23 +61,7 @@ fn events(dist: &Path) -> Vec<Case> {
         .enumerate()
         .map(|(i, case)| {
             let trace = case["bundled"].as_str().unwrap();
-            let mut frames: Vec<Value> = trace
-                .lines()
-                .filter_map(v8_frame)
-                .filter_map(|(function, file, line, column)| {
-                    Some(json!({
-                        "abs_path": format!("https://cdn.example.com/{}", file.strip_prefix(&prefix)?),
-                        "lineno": line,
-                        "colno": column,
-                        "function": function,
-                    }))
-                })
-                .collect();
-            frames.reverse();
-            let event = json!({
-                "event_id": format!("{i:032x}"),
-                "exception": {"values": [{"type": "TypeError", "stacktrace": {"frames": frames}}]},
-            });
+            let event = sentry_event(i, trace, &prefix, "https://cdn.example.com");
             // `cases.json` names maps from the corpus's folder.
             let map = dist
                 .parent()
