@@ -3,7 +3,7 @@
 //! `internal::budget`'s, the one the language server's caches share).
 //!
 //! A map is kept with its checkpoints built (every section, once). Its first event checks its fit near that event's
-//! frames only (`KnownMap::fit_first_near`: a pipeline meets most maps once, a release's first events); from its
+//! frames only (`KnownMap::fit_near_only`: a pipeline meets most maps once, a release's first events); from its
 //! second, the fit is checked over the whole map, once, and answers every later event (a check near one event's
 //! frames would not answer another's). Its size in the budget is its buffer and its checkpoints.
 
