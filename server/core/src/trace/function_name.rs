@@ -147,12 +147,10 @@ impl TextKey {
     pub fn of_content(index: &SourceMapIndex, source: SourceId) -> Option<TextKey> {
         let (hash, len) = index.source_content_id(source)?;
         let url = index.source(source).url.as_deref().unwrap_or("");
-        let path = url.split(['?', '#']).next().unwrap_or(url);
-        let name = path.rsplit('/').next().unwrap_or(path);
         Some(TextKey::Content {
             hash,
             len,
-            name: name.into(),
+            name: crate::trace::stack::file_name_of(url).into(),
         })
     }
 }
@@ -177,8 +175,8 @@ impl SharedScopes {
             return (kept, Some(key));
         }
         let fresh: Arc<Mutex<TextScopes>> = Arc::default();
-        let bytes = fresh.lock().map_or(0, |s| s.heap_bytes());
-        self.texts.insert(key.clone(), fresh.clone(), bytes);
+        // Nothing parsed yet: counted once it is (`grew`).
+        self.texts.insert(key.clone(), fresh.clone(), 0);
         (fresh, Some(key))
     }
 
