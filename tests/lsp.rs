@@ -1665,3 +1665,94 @@ fn evicted_caches_give_the_same_answers_and_map_info_shows_their_sizes() {
     assert_eq!(backwards.into_iter().rev().collect::<Vec<_>>(), first);
     c.shutdown();
 }
+
+/// VS Code's spelling of a file URI: every character outside `[A-Za-z0-9-._~/]` of the path percent-encoded
+/// (`vscode-uri`'s `encodeURIComponentFast`), so `@` is `%40` and a space `%20`.
+fn vscode_uri(path: &Path) -> String {
+    let mut out = String::from("file://");
+    for b in path.to_str().unwrap().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Identity, not spelling (issue 55): a bundle under a scoped package (`%40scope`) or a folder with a space (`%20`),
+/// opened under VS Code's spelling of its URI, is one document with the file the server finds by path. An unsaved
+/// banner prepended to it is checked: `map-mismatch` published under the client's URI, and a hover sent at once,
+/// before any diagnostic, never answers from the text before the edit (neither at the old place of the code nor
+/// past the line's end).
+#[test]
+fn an_edit_under_any_spelling_of_a_uri_is_checked_and_never_answered_from_the_old_text() {
+    let demo = fixtures().join("demo/dist");
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(dir.path(), json!({}), false);
+    for folder in ["node_modules/@scope/pkg/dist", "my app/dist"] {
+        let d = dir.path().join(folder);
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["app.min.js", "app.min.js.map"] {
+            std::fs::copy(demo.join(f), d.join(f)).unwrap();
+        }
+        let bundle = d.join("app.min.js");
+        let u = vscode_uri(&bundle);
+        assert!(u.contains("%40") || u.contains("%20"), "{u}");
+        let text = std::fs::read_to_string(&bundle).unwrap();
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": u, "languageId": "javascript", "version": 1, "text": text}}),
+        );
+        c.wait_for("the bundle's first diagnostics", |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == u
+                && m["params"]["diagnostics"] == json!([])
+        });
+        // `e`'s `r.items.map`: the crash's top frame, 1:50.
+        let before = hover_text(&c.result("textDocument/hover", at(&u, (0, 49))));
+        assert!(before.contains("orders.js:5:"), "{folder}: {before}");
+        // The banner (12 columns on line 1), and at once the same code at its new place and the old place.
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [
+                {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "/* banner */"}
+            ]}),
+        );
+        for column in [49, 49 + 12] {
+            let h = hover_text(&c.result("textDocument/hover", at(&u, (0, column))));
+            assert!(h.contains("map-mismatch"), "{folder} 1:{column}: {h}");
+            assert!(!h.contains("orders.js:"), "{folder} 1:{column}: {h}");
+        }
+        let end = text.lines().next().unwrap().encode_utf16().count() as u32 + 12;
+        let h = hover_text(&c.result("textDocument/hover", at(&u, (0, end + 5))));
+        assert!(h.contains("past the end of line 1"), "{folder}: {h}");
+        c.wait_for("map-mismatch under the client's URI", |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == u
+                && m["params"]["diagnostics"][0]["code"] == "map-mismatch"
+        });
+        // Go to definition is refused the same way.
+        let r = c.request("textDocument/definition", at(&u, (0, 49 + 12)));
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("map-mismatch"),
+            "{folder}: {r}"
+        );
+        // The banner taken back: answered again.
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [
+                {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 12}}, "text": ""}
+            ]}),
+        );
+        let after = hover_text(&c.result("textDocument/hover", at(&u, (0, 49))));
+        assert_eq!(after, before, "{folder}");
+        c.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+    }
+    c.shutdown();
+}

@@ -42,6 +42,7 @@
 use crate::bundle::columns::{byte_with_table, utf16_table};
 use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
+use crate::trace::stack::normalize_debug_id;
 
 /// Where a segment lands in the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -574,7 +575,7 @@ fn opening(index: &SourceMapIndex, text: &[u8], bundle_debug_id: Option<&str>) -
     let mut report = FitReport::new(Verdict::Fits);
     report.bundle_debug_id = bundle_debug_id.map(str::to_string);
     if let (Some(bundle), Some(map)) = (bundle_debug_id, index.debug_id.as_deref()) {
-        if !bundle.eq_ignore_ascii_case(map) {
+        if normalize_debug_id(bundle) != normalize_debug_id(map) {
             report.verdict = Verdict::Misfit;
             report.debug_id_mismatch = Some((bundle.to_string(), map.to_string()));
         }

@@ -36,7 +36,7 @@ pub(crate) fn read<'b>(
 
 /// Which member of a map a key names (keys with escapes never get here).
 fn field(key: &[u8]) -> Option<usize> {
-    const FIELDS: [&[u8]; 19] = [
+    const FIELDS: [&[u8]; 20] = [
         b"version",
         b"file",
         b"sourceRoot",
@@ -56,6 +56,7 @@ fn field(key: &[u8]) -> Option<usize> {
         b"x_facebook_segments",
         b"x_metro_module_paths",
         b"x_org_dartlang_dart2js",
+        b"debug_id",
     ];
     FIELDS.iter().position(|f| *f == key)
 }
@@ -152,7 +153,8 @@ impl<'b> Reader<'b> {
                         15 => m.x_facebook_offsets = raw,
                         16 => m.x_facebook_segments = raw,
                         17 => m.x_metro_module_paths = raw,
-                        _ => m.x_org_dartlang_dart2js = raw,
+                        18 => m.x_org_dartlang_dart2js = raw,
+                        _ => m.debug_id_snake = raw,
                     }
                 }
             }
@@ -249,6 +251,7 @@ mod tests {
             ignore_list: d.ignore_list,
             x_google_ignore_list: d.x_google_ignore_list,
             debug_id: d.debug_id,
+            debug_id_snake: d.debug_id_snake,
             range_mappings: d.range_mappings,
             sections: d.sections.map(|()| list),
             x_facebook_sources: d.x_facebook_sources,

@@ -554,7 +554,7 @@ impl<'b> Parser<'b> {
         };
         self.version(raw.version, top("version"));
         let file = self.optional_string(raw.file, top("file"));
-        let debug_id = self.debug_id(raw.debug_id, top("debugId"));
+        let debug_id = self.debug_id(raw.debug_id, raw.debug_id_snake, &prefix);
         if raw.mappings.is_some() {
             self.error(
                 format!("{prefix}mappings"),
@@ -859,20 +859,44 @@ impl<'b> Parser<'b> {
         }
     }
 
-    fn debug_id(&mut self, raw: Option<Raw>, at: Field) -> Option<String> {
-        let id = self.optional_string(raw, at)?;
-        if is_uuid(&id) {
-            Some(id)
-        } else {
+    /// The map's debug ID: `debugId` (the ECMA-426 debug ID proposal's spelling) or `debug_id` (what `sentry-cli
+    /// sourcemaps inject` writes), a UUID with or without its dashes, in either case (`is_debug_id`). When both are
+    /// there and differ, `debugId` is taken and the other named in a warning.
+    fn debug_id(&mut self, camel: Option<Raw>, snake: Option<Raw>, prefix: &str) -> Option<String> {
+        let mut read = |raw: Option<Raw>, name: &'static str| {
+            let at = Field { prefix, name };
+            let id = self.optional_string(raw, at)?;
+            if is_debug_id(&id) {
+                return Some(id);
+            }
             let offset = raw.map(|r| self.offset_of(r));
             self.warnings.push(
-                MapError::at(
-                    at.path(),
-                    format!("`debugId` {id:?} is not a UUID; ignored"),
-                )
-                .with_file_offset(offset),
+                MapError::at(at.path(), format!("`{name}` {id:?} is not a UUID; ignored"))
+                    .with_file_offset(offset),
             );
             None
+        };
+        let camel_id = read(camel, "debugId");
+        let snake_id = read(snake, "debug_id");
+        match (camel_id, snake_id) {
+            (Some(c), Some(s)) => {
+                if crate::trace::stack::normalize_debug_id(&c)
+                    != crate::trace::stack::normalize_debug_id(&s)
+                {
+                    let offset = snake.map(|r| self.offset_of(r));
+                    self.warnings.push(
+                        MapError::at(
+                            format!("{prefix}debug_id"),
+                            format!(
+                                "`debug_id` {s:?} differs from `debugId` {c:?}; `debugId` is used"
+                            ),
+                        )
+                        .with_file_offset(offset),
+                    );
+                }
+                Some(c)
+            }
+            (c, s) => c.or(s),
         }
     }
 
@@ -940,7 +964,7 @@ impl<'b> Parser<'b> {
         self.version(raw.version, f("version"));
         let file = self.optional_string(raw.file, f("file"));
         let source_root = self.optional_string(raw.source_root, f("sourceRoot"));
-        let debug_id = self.debug_id(raw.debug_id, f("debugId"));
+        let debug_id = self.debug_id(raw.debug_id, raw.debug_id_snake, &path);
 
         let sources = self.sources(raw.sources, source_root.as_deref(), &path);
         let mut contents = self.contents(raw.sources_content.as_ref(), &path);
@@ -1355,13 +1379,18 @@ pub fn apply_source_root(root: Option<&str>, source: &str) -> String {
 }
 
 /// The canonical 8-4-4-4-12 hexadecimal form.
-fn is_uuid(s: &str) -> bool {
+/// A debug ID as producers write it: a UUID, 8-4-4-4-12 hex digits (the ECMA-426 debug ID proposal; `sentry-cli`
+/// writes lowercase), or the same 32 digits without dashes (Sentry's `DebugId` parses both, in either case).
+fn is_debug_id(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, &c)| match i {
+    match b.len() {
+        36 => b.iter().enumerate().all(|(i, &c)| match i {
             8 | 13 | 18 | 23 => c == b'-',
             _ => c.is_ascii_hexdigit(),
-        })
+        }),
+        32 => b.iter().all(u8::is_ascii_hexdigit),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -1507,6 +1536,63 @@ mod tests {
                 valid >= 10,
                 "only {valid} valid index maps with sections in 300"
             );
+        }
+    }
+
+    /// Debug IDs as producers write them: `debugId` (ECMA-426's proposal), `debug_id` (`sentry-cli sourcemaps
+    /// inject`, Sentry's bundler plugins), both, upper case, without dashes; anything else is no ID.
+    #[test]
+    fn debug_ids_in_every_spelling() {
+        let id = "85314830-023f-4cf1-a267-535f4e37bb17";
+        let cases: [(&str, Option<&str>, usize); 8] = [
+            (
+                r#""debugId":"85314830-023f-4cf1-a267-535f4e37bb17""#,
+                Some(id),
+                0,
+            ),
+            (
+                r#""debug_id":"85314830-023f-4cf1-a267-535f4e37bb17""#,
+                Some(id),
+                0,
+            ),
+            (
+                r#""debug_id":"85314830-023f-4cf1-a267-535f4e37bb17","debugId":"85314830-023f-4cf1-a267-535f4e37bb17""#,
+                Some(id),
+                0,
+            ),
+            (
+                r#""debugId":"85314830-023F-4CF1-A267-535F4E37BB17""#,
+                Some("85314830-023F-4CF1-A267-535F4E37BB17"),
+                0,
+            ),
+            (
+                r#""debug_id":"85314830023f4cf1a267535f4e37bb17""#,
+                Some("85314830023f4cf1a267535f4e37bb17"),
+                0,
+            ),
+            (
+                r#""debugId":"85314830-023f-4cf1-a267-535f4e37bb17","debug_id":"00000000-023f-4cf1-a267-535f4e37bb17""#,
+                Some(id),
+                1,
+            ),
+            (r#""debug_id":"nope""#, None, 1),
+            (
+                r#""debug_id":"85314830-023f-4cf1-a267-535f4e37bb1""#,
+                None,
+                1,
+            ),
+        ];
+        for (member, expected, warnings) in cases {
+            for map in [
+                format!(
+                    r#"{{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA",{member}}}"#
+                ),
+                format!(r#"{{"version":3,"sections":[],{member}}}"#),
+            ] {
+                let doc = parse(&map).unwrap();
+                assert_eq!(doc.debug_id.as_deref(), expected, "{map}");
+                assert_eq!(doc.warnings.len(), warnings, "{map}: {:?}", doc.warnings);
+            }
         }
     }
 

@@ -56,6 +56,11 @@ pub(crate) struct RawMap<'a, S = Raw<'a>, C = Raw<'a>> {
     pub(crate) x_google_ignore_list: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "debugId")]
     pub(crate) debug_id: Option<Raw<'a>>,
+    /// `debug_id`, the spelling `sentry-cli sourcemaps inject` and Sentry's bundler plugins write (getsentry/sentry-cli,
+    /// `src/utils/sourcemaps.rs`: `DEBUG_ID_KEY = "debug_id"`; newer versions write `debugId` beside it). Kept apart
+    /// from `debugId` so a map with both is read (serde's `alias` would refuse it as a repeated field).
+    #[serde(borrow, default, rename = "debug_id")]
+    pub(crate) debug_id_snake: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "rangeMappings")]
     pub(crate) range_mappings: Option<Raw<'a>>,
     #[serde(default)]
@@ -97,6 +102,7 @@ impl<'a, S, C> RawMap<'a, S, C> {
             ignore_list: None,
             x_google_ignore_list: None,
             debug_id: None,
+            debug_id_snake: None,
             range_mappings: None,
             sections: None,
             x_facebook_sources: None,

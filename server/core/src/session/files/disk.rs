@@ -239,5 +239,7 @@ fn may_have_debug_id(path: &Path) -> bool {
         // A file that cannot be mapped (empty) is opened as before, to say what it is.
         return true;
     };
+    // Both spellings of the member: `debugId` (ECMA-426's proposal) and `debug_id` (`sentry-cli sourcemaps inject`).
     memchr::memmem::find(&bytes, b"\"debugId\"").is_some()
+        || memchr::memmem::find(&bytes, b"\"debug_id\"").is_some()
 }

@@ -26,3 +26,13 @@ pub fn invalid_params(message: impl Into<String>) -> Error {
         data: None,
     }
 }
+
+/// LSP's `ContentModified` (-32801): the document changed while the request ran, so its answer is stale; clients ask
+/// again (VS Code drops it silently).
+pub fn content_modified(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::ServerError(-32801),
+        message: message.into().into(),
+        data: None,
+    }
+}

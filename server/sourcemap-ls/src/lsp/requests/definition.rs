@@ -16,6 +16,7 @@ pub async fn definition(
 ) -> Result<Option<GotoDefinitionResponse>> {
     let uri = params.text_document_position_params.text_document.uri;
     let position = params.text_document_position_params.position;
+    let version = b.document_version(&uri);
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);
     };
@@ -30,7 +31,7 @@ pub async fn definition(
     else {
         return Ok(None);
     };
-    Ok(original
-        .and_then(|o| original_location(b, &map, &o))
-        .map(GotoDefinitionResponse::Scalar))
+    let location = original.and_then(|o| original_location(b, &map, &o));
+    b.still_at(&uri, version)?;
+    Ok(location.map(GotoDefinitionResponse::Scalar))
 }

@@ -21,7 +21,7 @@ use crate::lsp::protocol::errors::internal;
 use crate::lsp::protocol::position::{to_generated, to_lsp, utf16_len};
 use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::code_scopes::WorkspaceCode;
-use crate::lsp::workspace::map_fit::{known_fit, withheld};
+use crate::lsp::workspace::map_fit::{fit_for_frames, known_fit, withheld};
 use crate::lsp::workspace::todays_file::{local_source, LocalSource};
 use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 
@@ -44,21 +44,41 @@ fn fence_language(source: &str) -> &'static str {
 pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let uri = params.text_document_position_params.text_document.uri;
     let position = params.text_document_position_params.position;
+    // The version asked of: the answer is this text's, or none (`still_at` below).
+    let version = b.document_version(&uri);
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);
     };
+    if let Some(why) = past_line_end(b, &uri, position) {
+        b.still_at(&uri, version)?;
+        return Ok(Some(no_answer(b, &why, position)));
+    }
     let index = &map.index;
     // A RAM bundle's module or a segment is placed where the map has it; the map a module lacks has no answer.
     let Ok(placed) = in_map(index, &uri, position) else {
         return Ok(None);
     };
-    // Where the map does not fit this bundle (as far as the background check knows already), no answer: why.
+    // Where the map does not fit this bundle, no answer: why. A file as opened is answered from what the
+    // background check knows already (the first hover is never delayed by it); a document edited since it was
+    // opened is checked now, near the position (`check_fit_near`: bounded whatever the map's size), unless its
+    // version's whole report is known: an answer never comes from the previous text's verdict.
     let bundle = uri.to_file_path().ok();
-    let fit = placed
-        .is_the_bundle()
-        .then(|| known_fit(b, &map, bundle.as_deref()))
-        .flatten();
+    let fit = if !placed.is_the_bundle() {
+        None
+    } else {
+        match known_fit(b, &map, bundle.as_deref()) {
+            Some(known) => Some(known),
+            None if version.is_some_and(|(_, edited)| edited) => {
+                tokio::task::block_in_place(|| {
+                    fit_for_frames(b, &map, bundle.as_deref(), &[to_generated(position)])
+                })
+                .map(|f| f.report)
+            }
+            None => None,
+        }
+    };
     if let Some(why) = withheld(fit.as_deref(), to_generated(position)) {
+        b.still_at(&uri, version)?;
         return Ok(Some(no_answer(b, &why, position)));
     }
     // An invalid section has no answer; its error is published as a diagnostic.
@@ -158,6 +178,7 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     md.push('*');
 
     let end = segment_end(b, &uri, index, &hit, &placed)?;
+    b.still_at(&uri, version)?;
     let line = placed.document_line(hit.generated.line);
     let contents = if b.plain_text_hover.load(Ordering::Relaxed) {
         MarkupContent {
@@ -177,6 +198,39 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
             Position::new(line, end.max(hit.generated.column)),
         )),
     }))
+}
+
+/// Why nothing is at `position` of an open document: it is past its line's end (an editor hovers only on text, so
+/// this is a request about another version of the text, or a client's mistake). Lines are counted as LSP counts
+/// them (`\n`, `\r\n`, `\r`); ropey's line breaks include those.
+fn past_line_end(b: &Backend, uri: &Url, position: Position) -> Option<String> {
+    let rope = b.rope(uri)?;
+    let line = position.line as usize;
+    if line >= rope.len_lines() {
+        return Some(format!(
+            "line {} is past the end of the document ({} lines)",
+            line + 1,
+            rope.len_lines()
+        ));
+    }
+    let text = rope.line(line);
+    let mut end = text.len_chars();
+    while end > 0
+        && matches!(
+            text.char(end - 1),
+            '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{0b}' | '\u{0c}'
+        )
+    {
+        end -= 1;
+    }
+    let len = text.char_to_utf16_cu(end);
+    (position.character as usize > len).then(|| {
+        format!(
+            "column {} is past the end of line {} ({len} columns in this version of the document)",
+            position.character + 1,
+            line + 1
+        )
+    })
 }
 
 /// Where the hovered segment ends on its document line (UTF-16): the next segment, else the line's end.

@@ -196,6 +196,32 @@ impl Backend {
             .map(|d| (d.rope.clone(), d.version))
     }
 
+    /// An open document's version and whether it was edited since opened: what a request's answer belongs to.
+    pub fn document_version(&self, uri: &Url) -> Option<(i32, bool)> {
+        self.docs
+            .lock()
+            .expect("documents lock")
+            .get(uri)
+            .map(|d| (d.version, d.edited))
+    }
+
+    /// `Err(ContentModified)` when the document `uri` is no longer at `version` (what it was when the request
+    /// came): an answer computed while an edit arrived belongs to neither text, and the client asks again. This is
+    /// rust-analyzer's rule (a request runs on one snapshot; what an edit makes stale is cancelled).
+    pub fn still_at(
+        &self,
+        uri: &Url,
+        version: Option<(i32, bool)>,
+    ) -> tower_lsp::jsonrpc::Result<()> {
+        let now = self.document_version(uri).map(|(v, _)| v);
+        match version.map(|(v, _)| v) == now {
+            true => Ok(()),
+            false => Err(crate::lsp::protocol::errors::content_modified(
+                "the document changed while this request ran",
+            )),
+        }
+    }
+
     pub fn rope(&self, uri: &Url) -> Option<Rope> {
         self.docs
             .lock()

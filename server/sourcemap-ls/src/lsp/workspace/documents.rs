@@ -1,4 +1,4 @@
-//! Open documents, kept as ropes with incremental sync.
+//! Open documents, kept as ropes with incremental sync, each under its one key (`DocumentKey`).
 //!
 //! Edits are applied synchronously in the notification handler, before any `.await`, so that tower-lsp's concurrent
 //! handlers can never see them out of order.
@@ -12,11 +12,53 @@ use tower_lsp::lsp_types::{Position, TextDocumentContentChangeEvent, Url};
 pub struct Document {
     pub rope: Rope,
     pub version: i32,
+    /// The URI as the client spelled it at `didOpen`: what diagnostics are published under.
+    pub uri: Url,
+    /// Whether the text was changed since it was opened (`didChange`): it may then differ from the file on disk.
+    pub edited: bool,
+}
+
+/// The one identity of a document, however a URI spells it: every path of the server (open, change, close, fit
+/// checks, diagnostics, hovers, definitions, custom requests) finds a document by it.
+///
+/// Clients spell one file several ways: VS Code percent-encodes `@` (`file:///p/%40babel/standalone/babel.min.js`,
+/// its `vscode-uri` encodes every character outside `[A-Za-z0-9-._~/]` in a path) and writes a Windows drive as
+/// `file:///c%3A/Users/…`, lowercased; `Url::from_file_path`, which the server uses for files it found itself,
+/// writes `@` and `:` as they are and keeps the drive's case. A `file:` URI's key is its path, percent-decoded
+/// (`Url::to_file_path`), with a drive letter lowercased (Windows paths are case-insensitive there, and VS Code
+/// lowercases it); any other URI's key is its text percent-decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DocumentKey(String);
+
+impl DocumentKey {
+    pub fn of(uri: &Url) -> DocumentKey {
+        if uri.scheme() == "file" {
+            if let Ok(path) = uri.to_file_path() {
+                let mut key = format!("file:{}", path.to_string_lossy());
+                lowercase_drive(&mut key);
+                return DocumentKey(key);
+            }
+        }
+        let text = uri.as_str();
+        let decoded = percent_encoding::percent_decode_str(text).decode_utf8_lossy();
+        DocumentKey(decoded.into_owned())
+    }
+}
+
+/// `file:/c:/…` or `file:c:\…` (a Windows drive, as `to_file_path` gives it on unix or on Windows): the letter
+/// lowercased.
+fn lowercase_drive(key: &mut String) {
+    let rest = &key.as_bytes()["file:".len()..];
+    let at = "file:".len() + usize::from(rest.first() == Some(&b'/'));
+    let b = key.as_bytes();
+    if b.len() > at + 1 && b[at].is_ascii_alphabetic() && b[at + 1] == b':' {
+        key[at..at + 1].make_ascii_lowercase();
+    }
 }
 
 #[derive(Debug, Default)]
 pub struct Documents {
-    docs: HashMap<Url, Document>,
+    docs: HashMap<DocumentKey, Document>,
 }
 
 /// The char index in `rope` of an LSP (UTF-16) position, clamped to the document.
@@ -32,24 +74,27 @@ pub fn char_index(rope: &Rope, p: Position) -> usize {
 impl Documents {
     pub fn open(&mut self, uri: Url, text: &str, version: i32) {
         self.docs.insert(
-            uri,
+            DocumentKey::of(&uri),
             Document {
                 rope: Rope::from_str(text),
                 version,
+                uri,
+                edited: false,
             },
         );
     }
 
     pub fn close(&mut self, uri: &Url) {
-        self.docs.remove(uri);
+        self.docs.remove(&DocumentKey::of(uri));
     }
 
     pub fn get(&self, uri: &Url) -> Option<&Document> {
-        self.docs.get(uri)
+        self.docs.get(&DocumentKey::of(uri))
     }
 
+    /// The open documents' URIs, as their clients spelled them.
     pub fn uris(&self) -> impl Iterator<Item = &Url> {
-        self.docs.keys()
+        self.docs.values().map(|d| &d.uri)
     }
 
     pub fn change(
@@ -58,9 +103,10 @@ impl Documents {
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
     ) {
-        let Some(doc) = self.docs.get_mut(uri) else {
+        let Some(doc) = self.docs.get_mut(&DocumentKey::of(uri)) else {
             return;
         };
+        doc.edited = true;
         for change in changes {
             match change.range {
                 None => doc.rope = Rope::from_str(&change.text),
@@ -80,6 +126,66 @@ impl Documents {
 mod tests {
     use super::*;
     use tower_lsp::lsp_types::Range;
+
+    /// One document however its URI is spelled: VS Code's `%40`, `%20` and `c%3A`, and `Url::from_file_path`'s.
+    #[test]
+    fn one_key_for_every_spelling_of_a_uri() {
+        let same = [
+            (
+                "file:///w/node_modules/%40babel/standalone/babel.min.js",
+                "file:///w/node_modules/@babel/standalone/babel.min.js",
+            ),
+            ("file:///w/my%20app/dist/a.js", "file:///w/my app/dist/a.js"),
+            (
+                "file:///c%3A/Users/me/dist/a.js",
+                "file:///C:/Users/me/dist/a.js",
+            ),
+            (
+                "file:///c%3A/Users/me/dist/a.js",
+                "file:///c:/Users/me/dist/a.js",
+            ),
+            ("file:///w/%61.js", "file:///w/a.js"),
+            (
+                "sourcemap-source:/m/%40scope/x.ts",
+                "sourcemap-source:/m/@scope/x.ts",
+            ),
+        ];
+        for (a, b) in same {
+            let (a, b) = (Url::parse(a).unwrap(), Url::parse(b).unwrap());
+            assert_eq!(DocumentKey::of(&a), DocumentKey::of(&b), "{a} {b}");
+        }
+        let different = [
+            ("file:///w/a.js", "file:///w/A.js"),
+            ("file:///w/%40a.js", "file:///w/a.js"),
+            ("file:///w/a.js", "untitled:/w/a.js"),
+        ];
+        for (a, b) in different {
+            let (a, b) = (Url::parse(a).unwrap(), Url::parse(b).unwrap());
+            assert_ne!(DocumentKey::of(&a), DocumentKey::of(&b), "{a} {b}");
+        }
+        // Opened under VS Code's spelling, found and changed under the other; published under the client's.
+        let mut docs = Documents::default();
+        let vscode = Url::parse("file:///w/%40babel/standalone/babel.min.js").unwrap();
+        let found = Url::from_file_path("/w/@babel/standalone/babel.min.js").unwrap();
+        docs.open(vscode.clone(), "a", 1);
+        docs.change(
+            &found,
+            2,
+            vec![TextDocumentContentChangeEvent {
+                range: None,
+                range_length: None,
+                text: "b".into(),
+            }],
+        );
+        let doc = docs.get(&found).unwrap();
+        assert_eq!(
+            (doc.rope.to_string().as_str(), doc.version, doc.edited),
+            ("b", 2, true)
+        );
+        assert_eq!(docs.uris().collect::<Vec<_>>(), [&vscode]);
+        docs.close(&found);
+        assert!(docs.get(&vscode).is_none());
+    }
 
     #[test]
     fn incremental_edits_in_utf16() {

@@ -233,7 +233,7 @@ impl Place for Workspace<'_> {
 /// server's cache (`code_scopes`). No shift is applied in the editor, and no chain of maps followed.
 impl SessionPlace for Workspace<'_> {
     fn fit(&self, map: &Arc<LoadedMap>, frames: &[GeneratedPosition]) -> Option<Fit> {
-        fit_for_frames(self.b, map, frames)
+        fit_for_frames(self.b, map, None, frames)
     }
 
     fn code<'a>(

@@ -46,8 +46,13 @@ pub fn fit_now(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitR
 /// The report for the frames at `frames` of the map's bundle, with the bundle: the whole one when known, else
 /// `check_fit_near` (the same verdicts, reading a large map near the frames only), remembered when it read the
 /// whole map. Blocks.
-pub fn fit_for_frames(b: &Backend, m: &LoadedMap, frames: &[GeneratedPosition]) -> Option<Fit> {
-    let bundle = bundle_text(b, m, None)?;
+pub fn fit_for_frames(
+    b: &Backend,
+    m: &LoadedMap,
+    of: Option<&Path>,
+    frames: &[GeneratedPosition],
+) -> Option<Fit> {
+    let bundle = bundle_text(b, m, of)?;
     let path = bundle.path.clone();
     let fit = |report| {
         Some(Fit {
