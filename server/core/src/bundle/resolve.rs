@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 
 use crate::bundle::fit::{check_fit, frames_evidence, is_hermes_bytecode, FitReport, Verdict};
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
+use crate::trace::document::{ReportedFile, ANOTHER_BUILD};
 use crate::trace::stack::{
     file_name_of, is_foreign_file, normalize_debug_id, FrameFormat, Precision, StackFrame,
 };
@@ -123,6 +124,9 @@ pub struct Asked<'a, M> {
     pub debug_ids: &'a [String],
     /// The map of frames that name no file (and of Hermes crash-report frames), when there is one.
     pub no_file: Option<M>,
+    /// What the report says about the files its frames name (a debug ID, lines of their text): a bundle chosen for a
+    /// file must agree with it, and a candidate that does not is ruled out (`TraceDocument::reported_files`).
+    pub reported: &'a HashMap<String, ReportedFile>,
 }
 
 /// The answer for one frame.
@@ -299,6 +303,15 @@ struct Resolver<'p, 'a, P: Place> {
     ambiguous: Vec<AmbiguousFile>,
 }
 
+/// What a frame's path finds under the roots.
+enum PathFound {
+    Nothing,
+    /// One file, and how it was found.
+    One(PathBuf, String),
+    /// The same path under several roots (two releases' folders): candidates.
+    Several(Vec<(PathBuf, String)>),
+}
+
 /// A bundle that may be a frame's, with its map and how the map was found.
 struct Candidate<M> {
     bundle: Option<PathBuf>,
@@ -356,6 +369,18 @@ impl<P: Place> Resolver<'_, '_, P> {
             return known.clone();
         }
         let choice = self.choose_file(file, positions);
+        // Whatever rule chose it, the bundle and map must be the build the report says ran.
+        let choice = match choice {
+            Choice::Map { map, bundle, why } => {
+                match self.disagreement(file, &map, bundle.as_deref()) {
+                    Some(disagrees) => Choice::Unmapped {
+                        why: format!("{why}; but {disagrees}: {ANOTHER_BUILD}, not mapped"),
+                    },
+                    None => Choice::Map { map, bundle, why },
+                }
+            }
+            other => other,
+        };
         self.by_file.insert(file.to_string(), choice.clone());
         choice
     }
@@ -402,7 +427,11 @@ impl<P: Place> Resolver<'_, '_, P> {
             Some(Err(why)) => return Choice::Unmapped { why },
             None => {}
         }
-        let by_path = self.by_path(file, positions);
+        let by_path = match self.by_path(file, positions) {
+            PathFound::Nothing => None,
+            PathFound::One(bundle, how) => Some((bundle, how)),
+            PathFound::Several(found) => return self.among_paths(file, found, positions),
+        };
         if let Some((bundle, how)) = &by_path {
             if let Some((map, map_how)) = self.map_of(bundle) {
                 return Choice::Map {
@@ -690,18 +719,14 @@ impl<P: Place> Resolver<'_, '_, P> {
     }
 
     /// The bundle a frame's path names, and how it was found.
-    fn by_path(
-        &mut self,
-        file: &str,
-        positions: &[GeneratedPosition],
-    ) -> Option<(PathBuf, String)> {
+    fn by_path(&mut self, file: &str, positions: &[GeneratedPosition]) -> PathFound {
         if file.starts_with("file:") {
             let local = url::Url::parse(file)
                 .ok()
                 .and_then(|u| u.to_file_path().ok())
                 .filter(|p| p.is_file());
             if let Some(local) = local {
-                return Some((local, format!("the file {file} names")));
+                return PathFound::One(local, format!("the file {file} names"));
             }
         }
         let roots = self.place.roots();
@@ -709,12 +734,12 @@ impl<P: Place> Resolver<'_, '_, P> {
         if frame_path_parts(file).is_none() {
             if let Some(root) = roots.iter().find(|r| r.join(plain).is_file()) {
                 let why = format!("the path {plain} under {}", self.place.shown(root));
-                return Some((root.join(plain), why));
+                return PathFound::One(root.join(plain), why);
             }
-            return None;
+            return PathFound::Nothing;
         }
         if Path::new(plain).is_absolute() && Path::new(plain).is_file() {
-            return Some((PathBuf::from(plain), format!("the path {plain}")));
+            return PathFound::One(PathBuf::from(plain), format!("the path {plain}"));
         }
         // The path's tails under a root, longest first, before any search by name: the path tells same-named files
         // apart (`app:///b/test.min.js` is ROOT/b/test.min.js, not ROOT/a/test.min.js). Only a file that leads to a
@@ -724,8 +749,12 @@ impl<P: Place> Resolver<'_, '_, P> {
         } else {
             "the path's tail"
         };
+        // The longest tail found: under every root that has it. Several roots holding the same path (two releases'
+        // folders) are several candidates, which only evidence tells apart (`among`), never the roots' order.
+        let mut found: Vec<(PathBuf, String)> = Vec::new();
+        let mut found_tail: Option<String> = None;
         for (root, tail) in self.tails(file) {
-            if !tail.contains('/') {
+            if !tail.contains('/') || found_tail.as_ref().is_some_and(|t| *t != tail) {
                 continue;
             }
             let p = root.join(&tail);
@@ -741,13 +770,21 @@ impl<P: Place> Resolver<'_, '_, P> {
                 frames_evidence(self.place.index(&map), (*text).as_ref(), positions)
                     == f64::NEG_INFINITY
             });
-            if impossible {
+            if impossible || found.iter().any(|(q, _)| *q == p) {
                 continue;
             }
             let why = format!("{what} {tail} under {}", self.place.shown(&root));
-            return Some((p, why));
+            found_tail = Some(tail);
+            found.push((p, why));
         }
-        None
+        match found.len() {
+            0 => PathFound::Nothing,
+            1 => {
+                let (p, why) = found.pop().expect("one");
+                PathFound::One(p, why)
+            }
+            _ => PathFound::Several(found),
+        }
     }
 
     /// Where a frame's file may be under the roots, longest path first: a relative path as it is; an absolute path
@@ -888,6 +925,31 @@ impl<P: Place> Resolver<'_, '_, P> {
         positions: &[GeneratedPosition],
         found: &str,
     ) -> Choice<P::Map> {
+        // Candidates the report contradicts (its debug ID or its copy of the file's lines) are not the file that ran.
+        let mut refuted = Vec::new();
+        let mut agreeing = Vec::new();
+        for c in candidates {
+            match self.disagreement(file, &c.map, c.bundle.as_deref()) {
+                Some(why) => refuted.push(format!("{}: {why}", self.label(&c))),
+                None => agreeing.push(c),
+            }
+        }
+        if agreeing.is_empty() {
+            return Choice::Unmapped {
+                why: format!(
+                    "{found}, but the report contradicts every one ({}): {ANOTHER_BUILD}, not mapped",
+                    refuted.join("; ")
+                ),
+            };
+        }
+        let candidates = agreeing;
+        let found = &match refuted.len() {
+            0 => found.to_string(),
+            n => format!(
+                "{found} ({n} ruled out by the report: {})",
+                refuted.join("; ")
+            ),
+        };
         let mut distinct: Vec<Candidate<P::Map>> = Vec::new();
         let mut copies = 0;
         for c in candidates {
@@ -1010,6 +1072,63 @@ impl<P: Place> Resolver<'_, '_, P> {
         }
     }
 
+    /// The same path under several roots: each a candidate, told apart by evidence ([`Resolver::among`]).
+    fn among_paths(
+        &mut self,
+        file: &str,
+        found: Vec<(PathBuf, String)>,
+        positions: &[GeneratedPosition],
+    ) -> Choice<P::Map> {
+        let what = format!("{} of the roots hold {file}'s path", found.len());
+        let mut candidates = Vec::new();
+        for (bundle, how) in found {
+            if let Some((map, map_how)) = self.map_of(&bundle) {
+                candidates.push(Candidate {
+                    bundle: Some(bundle),
+                    map,
+                    how: format!("{map_how} ({how})"),
+                });
+            }
+        }
+        self.among(file, candidates, positions, &what)
+    }
+
+    /// How the report contradicts `map` (and `bundle`, its text) as the build of `file`, if it does: the report's
+    /// debug ID for the file differs from the map's (or the bundle's `//# debugId=`), or a line the report copied
+    /// from the file is not that line of the bundle's text. `None`: no contradiction (or nothing to compare).
+    fn disagreement(&mut self, file: &str, map: &P::Map, bundle: Option<&Path>) -> Option<String> {
+        let reported = self.asked.reported.get(file)?;
+        if let Some(id) = &reported.debug_id {
+            let map_id = self
+                .place
+                .index(map)
+                .debug_id
+                .as_deref()
+                .map(normalize_debug_id);
+            let bundle_id = match (&map_id, bundle) {
+                (None, Some(b)) => self.place.debug_id(b),
+                _ => None,
+            };
+            if let Some(other) = map_id.or(bundle_id).filter(|other| other != id) {
+                return Some(format!(
+                    "the report's debug ID for {file} is {id}, the map's is {other}"
+                ));
+            }
+        }
+        let bundle = bundle?;
+        if reported.lines.is_empty() {
+            return None;
+        }
+        let text = self.place.text(bundle)?;
+        let (line, copy) = lines_disagree((*text).as_ref(), &reported.lines)?;
+        Some(format!(
+            "the report's copy of line {} of {file} ({}) is not that line of {}",
+            line + 1,
+            quoted(&copy, 60),
+            self.place.shown(bundle)
+        ))
+    }
+
     /// A candidate as messages name it.
     fn label(&self, c: &Candidate<P::Map>) -> String {
         c.bundle
@@ -1060,6 +1179,55 @@ impl<P: Place> Resolver<'_, '_, P> {
             },
             _ => false,
         }
+    }
+}
+
+/// The first of `lines` (0-based line, the reporter's copy of it) that is not that line of `text`, if any. A copy
+/// cut by the reporter (Sentry's `{snip}`, around the column for long lines) agrees when each part between the cuts,
+/// trimmed, is in the line (`@sentry/node` 7's `'{snip}` read as `{snip}`); an uncut copy when it equals the line, but for white space at the ends (a reporter may
+/// trim them) — or is in it, since some cut without a mark (Bugsnag's long lines). A copy that is empty once trimmed
+/// says nothing.
+pub fn lines_disagree(text: &[u8], lines: &[(u32, String)]) -> Option<(u32, String)> {
+    let mut sorted: Vec<&(u32, String)> = lines.iter().collect();
+    sorted.sort_by_key(|l| l.0);
+    let (mut at, mut line_no) = (0usize, 0u32);
+    for (line, copy) in sorted {
+        if copy.trim().is_empty() {
+            continue;
+        }
+        while line_no < *line {
+            match memchr::memchr(b'\n', &text[at..]) {
+                Some(i) => {
+                    at += i + 1;
+                    line_no += 1;
+                }
+                None => return Some((*line, copy.clone())),
+            }
+        }
+        let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i);
+        let here = &text[at..end];
+        let here = here.strip_suffix(b"\r").unwrap_or(here);
+        // `@sentry/node` 7 marks a cut on the left with `'{snip} ` (sentry-javascript 7.x, `snipLine` in
+        // `packages/utils/src/string.ts`: `newLine = "'{snip} " + newLine`), a quote that is not the line's.
+        let agrees = copy
+            .replace("'{snip}", "{snip}")
+            .split("{snip}")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .all(|part| memchr::memmem::find(here, part.as_bytes()).is_some());
+        if !agrees {
+            return Some((*line, copy.clone()));
+        }
+    }
+    None
+}
+
+/// `s` in backquotes, cut to about `max` characters.
+fn quoted(s: &str, max: usize) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("`{}…`", &s[..i]),
+        None => format!("`{s}`"),
     }
 }
 
@@ -1194,6 +1362,7 @@ mod tests {
             chosen: &chosen,
             debug_ids: &debug_ids,
             no_file: given.first().map(|g| g.map),
+            reported: &HashMap::new(),
         };
         let resolved = choose_maps(place, &frames, &asked);
         let sources = resolved
@@ -1212,6 +1381,44 @@ mod tests {
     }
 
     const CODE: &str = "var a=1;foo();bar();baz();qux();";
+
+    /// A report's copies of a bundle's lines, as Sentry's SDKs cut them, against the text.
+    #[test]
+    fn the_reports_lines_agree_or_not() {
+        let text =
+            b"var a=1;function f(){throw new Error(\"x\")}\r\n//# sourceMappingURL=app.js.map\n";
+        type Case<'a> = (&'a [(u32, &'a str)], Option<u32>);
+        let cases: [Case; 9] = [
+            (&[(0, "var a=1;function f(){throw new Error(\"x\")}")], None),
+            (
+                &[(0, "  var a=1;function f(){throw new Error(\"x\")}  ")],
+                None,
+            ),
+            (&[(0, "var a=1;function f() {snip}")], None),
+            // @sentry/node 7's left cut: `'{snip} `.
+            (&[(0, "'{snip} function f(){throw {snip}")], None),
+            (&[(0, "var b=1;function f() {snip}")], Some(0)),
+            (
+                &[
+                    (1, "//# sourceMappingURL=app.js.map"),
+                    (0, "var a=1 {snip}"),
+                ],
+                None,
+            ),
+            (&[(1, "//# sourceMappingURL=other.js.map")], Some(1)),
+            (&[(5, "anything")], Some(5)),
+            (&[(0, ""), (1, "   ")], None),
+        ];
+        for (lines, expected) in cases {
+            let lines: Vec<(u32, String)> =
+                lines.iter().map(|(l, t)| (*l, t.to_string())).collect();
+            assert_eq!(
+                lines_disagree(text, &lines).map(|d| d.0),
+                expected,
+                "{lines:?}"
+            );
+        }
+    }
 
     #[test]
     fn same_named_builds_are_told_apart_by_where_the_frames_land() {

@@ -80,6 +80,29 @@ pub struct TraceDocument {
 }
 
 /// The text of an event's number field.
+/// What a report says about one file its frames name (see [`TraceDocument::reported_files`]): evidence of which
+/// build ran, checked against the bundle chosen for the file (`bundle::resolve`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReportedFile {
+    /// The debug ID of the file's build (normalized).
+    pub debug_id: Option<String>,
+    /// Lines of the file as the reporter read them: (0-based line, text, possibly cut with `{snip}`).
+    pub lines: Vec<(u32, String)>,
+}
+
+/// The words every refusal of a frame by its report's evidence ends with (`bundle::resolve`): the file that ran is
+/// not the bundle found. An event written back marks such frames (`write_back`).
+pub const ANOTHER_BUILD: &str = "the file that ran is another build";
+
+/// The release an event came from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Release {
+    /// Sentry's `release` (`shop@1.0.0`), Bugsnag's `app.version`.
+    pub name: String,
+    /// Sentry's `dist` (a build of the release: `"1"`, a platform), when given.
+    pub dist: Option<String>,
+}
+
 fn number(v: &Value) -> Option<u32> {
     v.as_u64().and_then(|n| u32::try_from(n).ok())
 }
@@ -308,6 +331,114 @@ impl TraceDocument {
             .collect()
     }
 
+    /// What the report says about each file its frames name, beyond the positions: the debug ID of its build
+    /// ([`TraceDocument::debug_ids_by_file`]) and the lines of its text the reporter read from the file that ran —
+    /// Sentry's `context_line`, `pre_context`, `post_context` around a frame's `lineno` (Sentry's developer docs,
+    /// "Stack Trace Interface"; the Node SDK's `contextLinesIntegration` reads them from the file, cut to 140
+    /// characters with `{snip}` where cut), Bugsnag's `code` (line number → line; `@bugsnag/node`'s surrounding-code
+    /// step). Keyed by the file as the frames name it (`abs_path`, else `filename`; Bugsnag's `file`).
+    pub fn reported_files(&self) -> std::collections::HashMap<String, ReportedFile> {
+        let mut out: std::collections::HashMap<String, ReportedFile> = Default::default();
+        for (file, id) in self.debug_ids_by_file() {
+            out.entry(file).or_default().debug_id = Some(id);
+        }
+        let Shape::Event {
+            kind,
+            value,
+            frames,
+        } = &self.shape
+        else {
+            return out;
+        };
+        for f in frames.iter().filter_map(|p| value.pointer(p)) {
+            let text = |v: &Value| v.as_str().map(str::to_string);
+            let (file, lines) = match kind {
+                EventKind::Sentry => {
+                    let file = f
+                        .get("abs_path")
+                        .or_else(|| f.get("filename"))
+                        .and_then(Value::as_str);
+                    let Some(line) = f
+                        .get("lineno")
+                        .and_then(number)
+                        .and_then(|l| l.checked_sub(1))
+                    else {
+                        continue;
+                    };
+                    let list = |key: &str| {
+                        f.get(key)
+                            .and_then(Value::as_array)
+                            .map(|a| a.iter().map(text).collect::<Vec<_>>())
+                            .unwrap_or_default()
+                    };
+                    let (pre, post) = (list("pre_context"), list("post_context"));
+                    let mut lines = Vec::new();
+                    for (i, l) in pre.iter().enumerate() {
+                        let at = (line as usize + i).checked_sub(pre.len());
+                        if let (Some(at), Some(l)) = (at, l) {
+                            lines.push((at as u32, l.clone()));
+                        }
+                    }
+                    if let Some(l) = f.get("context_line").and_then(text) {
+                        lines.push((line, l));
+                    }
+                    for (i, l) in post.iter().enumerate() {
+                        if let Some(l) = l {
+                            lines.push((line + 1 + i as u32, l.clone()));
+                        }
+                    }
+                    (file, lines)
+                }
+                EventKind::Bugsnag => {
+                    let file = f.get("file").and_then(Value::as_str);
+                    let lines = f
+                        .get("code")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|(n, l)| {
+                            let line = n.parse::<u32>().ok()?.checked_sub(1)?;
+                            Some((line, text(l)?))
+                        })
+                        .collect();
+                    (file, lines)
+                }
+            };
+            let Some(file) = file else { continue };
+            let known = &mut out.entry(file.to_string()).or_default().lines;
+            for l in lines {
+                if !known.iter().any(|k| k.0 == l.0) {
+                    known.push(l);
+                }
+            }
+        }
+        out
+    }
+
+    /// The release (and dist) the event says it came from: Sentry's `release` and `dist` (Sentry's developer docs,
+    /// "Event Payloads": attributes `release`, `dist`), Bugsnag's `app.version` of its first event. `None` for
+    /// other inputs, or an event without one.
+    pub fn release(&self) -> Option<Release> {
+        let Shape::Event { kind, value, .. } = &self.shape else {
+            return None;
+        };
+        let text = |v: Option<&Value>| {
+            v.and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        match kind {
+            EventKind::Sentry => Some(Release {
+                name: text(value.get("release"))?,
+                dist: text(value.get("dist")),
+            }),
+            EventKind::Bugsnag => Some(Release {
+                name: text(value.pointer("/events/0/app/version"))?,
+                dist: None,
+            }),
+        }
+    }
+
     /// Whether the input was a crash reporter's event (then `render` gives JSON).
     pub fn event_kind(&self) -> Option<EventKind> {
         match &self.shape {
@@ -463,10 +594,23 @@ fn write_back(
     f: &SymbolicatedFrame,
     around: Option<(Vec<String>, String, Vec<String>)>,
 ) {
-    let Some(o) = &f.original else {
+    let Some(obj) = frame.as_object_mut() else {
         return;
     };
-    let Some(obj) = frame.as_object_mut() else {
+    let Some(o) = &f.original else {
+        // A frame refused because the report says another build ran: the event says so where the frame is (Sentry's
+        // processed frames carry such notes in `data`, as symbolicator's `data.symbolicated`).
+        if let Some(why) = f
+            .unresolved
+            .as_deref()
+            .filter(|w| w.contains(ANOTHER_BUILD))
+        {
+            let data = obj.entry("data").or_insert_with(|| json!({}));
+            if let Some(d) = data.as_object_mut() {
+                d.insert("symbolicated".into(), json!(false));
+                d.insert("unmapped".into(), json!(why));
+            }
+        }
         return;
     };
     let (line, column) = (o.line + 1, o.column + 1);
@@ -564,6 +708,41 @@ mod tests {
         let text = r#"{"at e (dist/app.min.js:1:50)": 1}"#;
         let doc = TraceDocument::parse(text, PlainInput::default());
         assert!(doc.lines.is_empty());
+    }
+
+    /// What an event says about its files and its release: Sentry's `debug_meta` and context lines (lines before
+    /// and after placed around `lineno`), Bugsnag's `code` and `app.version`.
+    #[test]
+    fn reported_files_and_releases() {
+        let sentry = r#"{"release":"shop@1.0.0","dist":"1","debug_meta":{"images":[{"type":"sourcemap","code_file":"app:///dist/app.js","debug_id":"85314830-023F-4CF1-A267-535F4E37BB17"}]},"exception":{"values":[{"stacktrace":{"frames":[
+            {"filename":"app:///dist/app.js","lineno":3,"colno":5,"pre_context":["one","two"],"context_line":"three","post_context":["four"]},
+            {"filename":"node:internal/x","lineno":1,"colno":1}]}}]}}"#;
+        let doc = TraceDocument::parse(sentry, PlainInput::default());
+        let files = doc.reported_files();
+        let app = &files["app:///dist/app.js"];
+        assert_eq!(
+            app.debug_id.as_deref(),
+            Some("85314830023f4cf1a267535f4e37bb17")
+        );
+        let lines: Vec<(u32, &str)> = app.lines.iter().map(|(l, t)| (*l, t.as_str())).collect();
+        assert_eq!(lines, [(0, "one"), (1, "two"), (2, "three"), (3, "four")]);
+        assert!(files["node:internal/x"].lines.is_empty());
+        assert_eq!(
+            doc.release(),
+            Some(Release {
+                name: "shop@1.0.0".into(),
+                dist: Some("1".into())
+            })
+        );
+        let bugsnag = r#"{"events":[{"app":{"version":"2.0.0"},"exceptions":[{"stacktrace":[{"file":"dist/app.js","lineNumber":2,"columnNumber":3,"method":"f","code":{"1":"a","2":"b"}}]}]}]}"#;
+        let doc = TraceDocument::parse(bugsnag, PlainInput::default());
+        let lines = &doc.reported_files()["dist/app.js"].lines;
+        assert!(lines.contains(&(0, "a".into())) && lines.contains(&(1, "b".into())));
+        assert_eq!(doc.release().map(|r| r.name), Some("2.0.0".into()));
+        assert_eq!(
+            TraceDocument::parse("Error\n    at f (a.js:1:2)\n", PlainInput::default()).release(),
+            None
+        );
     }
 
     #[test]

@@ -158,6 +158,7 @@ impl TextKey {
 /// Texts' function scopes kept across sessions (a pipeline's, one session per event) under a memory budget, least
 /// recently used first. A text's scopes answer a position the same whichever positions were asked first
 /// ([`TextScopes`]), so a later session parses only the parts no earlier one needed, and names nothing differently.
+#[derive(Clone)]
 pub struct SharedScopes {
     texts: Arc<Lru<TextKey, Arc<Mutex<TextScopes>>>>,
 }

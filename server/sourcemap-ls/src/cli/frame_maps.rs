@@ -26,26 +26,32 @@ pub(super) type Catalog = FilesPlace;
 /// when given or when no folder is (default: the current directory); the notes of the scan said on stderr.
 pub(super) fn disk_of(
     map_folders: &[PathBuf],
+    by_release: &[PathBuf],
     root: Option<&Path>,
     cache: Option<Arc<MapCache>>,
 ) -> Result<Arc<Disk>, CliError> {
-    let mut roots = map_folders
-        .iter()
-        .map(|d| {
-            std::fs::canonicalize(d)
-                .ok()
-                .filter(|d| d.is_dir())
-                .ok_or_else(|| CliError::Usage(format!("--maps {}: no such folder", d.display())))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if roots.is_empty() || root.is_some() {
+    let folders = |dirs: &[PathBuf], flag: &str| {
+        dirs.iter()
+            .map(|d| {
+                std::fs::canonicalize(d)
+                    .ok()
+                    .filter(|d| d.is_dir())
+                    .ok_or_else(|| {
+                        CliError::Usage(format!("{flag} {}: no such folder", d.display()))
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let mut roots = folders(map_folders, "--maps")?;
+    let by_release = folders(by_release, "--maps-by-release")?;
+    if (roots.is_empty() && by_release.is_empty()) || root.is_some() {
         roots.push(root_dir(root)?);
     }
-    let mut disk = Disk::new(roots);
+    let mut disk = Disk::new(roots).with_releases(by_release.clone());
     if let Some(cache) = cache {
         disk = disk.with_cache(cache);
     }
-    if map_folders.is_empty() {
+    if map_folders.is_empty() && by_release.is_empty() {
         return Ok(Arc::new(disk));
     }
     let (disk, notes) = disk.with_debug_ids();

@@ -64,6 +64,13 @@ pub struct SymbolicateArgs {
     /// `debug_meta.images`, or a `//# debugId=` in the frame's bundle), else by the frame's URL path under DIR.
     #[arg(long = "maps", value_name = "DIR")]
     map_folders: Vec<PathBuf>,
+    /// A folder of releases, repeatable: `DIR/<release>/` holds the maps and bundles of that release
+    /// (`DIR/<release>/<dist>/` when the event gives a dist and that folder exists). An event's frames are looked
+    /// for by path in its own release's folder only (Sentry's `release` and `dist`, Bugsnag's `app.version`); an
+    /// event without a release in every release's folder (several builds of one file: told apart by evidence, else
+    /// not mapped). Debug IDs are found across all of them.
+    #[arg(long = "maps-by-release", value_name = "DIR")]
+    release_folders: Vec<PathBuf>,
     /// With --ndjson: the opened maps kept, in MiB (default: a quarter of the machine's memory, at most 4 GiB).
     #[arg(long, value_name = "N", requires = "ndjson")]
     cache_mb: Option<u64>,
@@ -120,6 +127,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         return super::symbolicate_stream::run(super::symbolicate_stream::StreamArgs {
             maps: args.maps,
             map_dirs: args.map_folders,
+            release_dirs: args.release_folders,
             root: args.root,
             jobs: args.jobs,
             cache_mb: args.cache_mb,
@@ -302,9 +310,19 @@ fn place_for(
             m.bundle.exclude(trace);
         }
     }
-    let disk = super::frame_maps::disk_of(&args.map_folders, args.root.as_deref(), None)?;
+    let disk = super::frame_maps::disk_of(
+        &args.map_folders,
+        &args.release_folders,
+        args.root.as_deref(),
+        None,
+    )?;
+    let (disk, note) = disk.for_release(document.release().as_ref());
+    if let Some(note) = note {
+        eprintln!("sourcemap-ls: {note}");
+    }
     let mut catalog = Catalog::on(explicit.into_iter().map(Arc::new).collect(), disk);
     catalog.file_debug_ids = document.debug_ids_by_file();
+    catalog.reported = document.reported_files();
     if args.dev_server {
         serve_dev_server_maps(&mut catalog);
     }

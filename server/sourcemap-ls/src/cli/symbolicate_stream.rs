@@ -16,6 +16,7 @@ use std::sync::{mpsc, Arc, Mutex, RwLock};
 
 use sourcemap_core::session::files::{Disk, FilesPlace, KnownMap, MapCache};
 use sourcemap_core::session::SessionOptions;
+use sourcemap_core::trace::document::ANOTHER_BUILD;
 use sourcemap_core::trace::document::{EventOptions, TraceDocument};
 use sourcemap_core::trace::stack::{debug_ids_in, PlainInput, StackLine};
 use sourcemap_core::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine, TextOptions};
@@ -29,6 +30,7 @@ const AHEAD_PER_JOB: usize = 4;
 pub(super) struct StreamArgs {
     pub(super) maps: Vec<PathBuf>,
     pub(super) map_dirs: Vec<PathBuf>,
+    pub(super) release_dirs: Vec<PathBuf>,
     pub(super) root: Option<PathBuf>,
     pub(super) jobs: Option<usize>,
     pub(super) cache_mb: Option<u64>,
@@ -60,6 +62,7 @@ pub(super) struct Stream {
     /// The folders of `--maps` and the cache: scanned again, with a new cache, on SIGHUP.
     disk: RwLock<(Arc<Disk>, Arc<MapCache>)>,
     map_dirs: Vec<PathBuf>,
+    release_dirs: Vec<PathBuf>,
     root: Option<PathBuf>,
     budget: u64,
     /// Set by SIGHUP: the folders are scanned again before the next line.
@@ -118,11 +121,17 @@ impl Stream {
         let rescan = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGHUP, rescan.clone())
             .map_err(|e| CliError::Usage(format!("cannot watch for SIGHUP: {e}")))?;
-        let disk = Stream::scan(&args.map_dirs, args.root.as_deref(), budget)?;
+        let disk = Stream::scan(
+            &args.map_dirs,
+            &args.release_dirs,
+            args.root.as_deref(),
+            budget,
+        )?;
         Ok(Stream {
             given,
             disk: RwLock::new(disk),
             map_dirs: args.map_dirs.clone(),
+            release_dirs: args.release_dirs.clone(),
             root: args.root.clone(),
             budget,
             rescan,
@@ -134,11 +143,12 @@ impl Stream {
 
     fn scan(
         map_dirs: &[PathBuf],
+        release_dirs: &[PathBuf],
         root: Option<&std::path::Path>,
         budget: u64,
     ) -> Result<(Arc<Disk>, Arc<MapCache>), CliError> {
         let cache = MapCache::new(budget);
-        let disk = super::frame_maps::disk_of(map_dirs, root, Some(cache.clone()))?;
+        let disk = super::frame_maps::disk_of(map_dirs, release_dirs, root, Some(cache.clone()))?;
         Ok((disk, cache))
     }
 
@@ -148,7 +158,12 @@ impl Stream {
         if !self.rescan.swap(false, Ordering::Relaxed) {
             return;
         }
-        match Stream::scan(&self.map_dirs, self.root.as_deref(), self.budget) {
+        match Stream::scan(
+            &self.map_dirs,
+            &self.release_dirs,
+            self.root.as_deref(),
+            self.budget,
+        ) {
             Ok(disk) => {
                 *self.disk.write().expect("disk lock") = disk;
                 eprintln!("sourcemap-ls: SIGHUP: the folders of maps scanned again");
@@ -329,9 +344,15 @@ pub(super) fn symbolicate_line(
         return (Outcome::NoTrace, None);
     }
     let disk = stream.disk.read().expect("disk lock").0.clone();
+    // The event's release chooses the folder its bundles are found in (`--maps-by-release`).
+    let (disk, note) = disk.for_release(document.release().as_ref());
+    if let Some(note) = note {
+        say_once(stream, &note);
+    }
     let mut place = FilesPlace::on(stream.given.clone(), disk);
     place.debug_ids = debug_ids_in(text);
     place.file_debug_ids = document.debug_ids_by_file();
+    place.reported = document.reported_files();
     // The events are the parallelism (`--jobs`): each session works on its own thread only.
     let one_thread = SessionOptions {
         threads: Some(1),
@@ -341,6 +362,23 @@ pub(super) fn symbolicate_line(
     super::symbolicate::openable_paths(&mut answer.lines, &place.maps);
     for note in place.take_notes() {
         say_once(stream, &note);
+    }
+    // Frames the event's own evidence refused (its debug ID, its copy of the bundle's lines): said once per file.
+    for f in answer.lines.iter().filter_map(SymbolicatedLine::frame) {
+        if let Some(why) = f
+            .unresolved
+            .as_deref()
+            .filter(|w| w.contains(ANOTHER_BUILD))
+        {
+            say_once(
+                stream,
+                &format!(
+                    "{} (line {}): {why}",
+                    f.frame.file.as_deref().unwrap_or("?"),
+                    seq + 1
+                ),
+            );
+        }
     }
     for a in &answer.ambiguous {
         say_once(

@@ -52,8 +52,16 @@ pub struct WorkerArgs {
     #[arg(long, value_name = "DL")]
     dead_letter: Option<String>,
     /// A folder of maps (and bundles), repeatable: maps by debug ID, then by the frame's URL path.
-    #[arg(long = "maps", value_name = "DIR", required = true)]
+    #[arg(
+        long = "maps",
+        value_name = "DIR",
+        required_unless_present = "release_folders"
+    )]
     map_folders: Vec<PathBuf>,
+    /// A folder of releases, repeatable: `DIR/<release>/` (or `DIR/<release>/<dist>/`) holds that release's maps and
+    /// bundles; an event's frames are found by path in its release's folder only (see `symbolicate --help`).
+    #[arg(long = "maps-by-release", value_name = "DIR")]
+    release_folders: Vec<PathBuf>,
     /// Events worked on at once (default: the machine's cores).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -81,6 +89,7 @@ pub fn run(args: WorkerArgs) -> Result<(), CliError> {
     let stream = Stream::open(&StreamArgs {
         maps: Vec::new(),
         map_dirs: args.map_folders.clone(),
+        release_dirs: args.release_folders.clone(),
         root: None,
         jobs: Some(jobs),
         cache_mb: args.cache_mb,

@@ -13,6 +13,7 @@ use crate::bundle::resolve::SEARCH_DEPTH;
 use crate::fs::walk::FilesByName;
 use crate::internal::budget::Lru;
 use crate::session::Fit;
+use crate::trace::document::Release;
 use crate::trace::event_context::LinedText;
 use crate::trace::function_name::{SharedScopes, TextKey};
 use crate::trace::stack::normalize_debug_id;
@@ -30,8 +31,14 @@ pub struct Disk {
     dependency_files: OnceLock<Vec<FilesByName>>,
     /// Maps by their `debugId`, and bundles by their `//# debugId=` (normalized), under the roots given to
     /// [`Disk::with_debug_ids`].
-    maps_by_id: HashMap<String, PathBuf>,
-    bundles_by_id: HashMap<String, PathBuf>,
+    maps_by_id: Arc<HashMap<String, PathBuf>>,
+    bundles_by_id: Arc<HashMap<String, PathBuf>>,
+    /// Folders whose subfolders are releases (`--maps-by-release DIR`: `DIR/<release>/`, or `DIR/<release>/<dist>/`
+    /// when the event gives a dist and that folder exists): an event of a release finds bundles by path only in its
+    /// release's folder (and the roots), never in another release's.
+    by_release: Vec<PathBuf>,
+    /// The disk of each release met so far ([`Disk::for_release`]).
+    releases: std::sync::Mutex<ReleaseDisks>,
     /// Opened maps shared by every session, when there are several.
     pub(super) cache: Option<Arc<MapCache>>,
     /// The function scopes of their texts, under the cache's budget.
@@ -42,6 +49,9 @@ pub struct Disk {
     /// Fit verdicts by the map's and the bundle's files, counted in the cache's budget (pinned: see `KEPT_FITS`).
     pub(super) fits: Option<Arc<FitVerdicts>>,
 }
+
+/// Each release's disk (`None`: events without a release) and the note said about it.
+type ReleaseDisks = HashMap<Option<Release>, (Arc<Disk>, Option<String>)>;
 
 /// Fit verdicts by the map's file and the bundle's.
 pub(super) type FitVerdicts = Lru<(TextKey, TextKey), KeptFit>;
@@ -62,8 +72,10 @@ impl Disk {
             roots,
             files: OnceLock::new(),
             dependency_files: OnceLock::new(),
-            maps_by_id: HashMap::new(),
-            bundles_by_id: HashMap::new(),
+            maps_by_id: Arc::default(),
+            bundles_by_id: Arc::default(),
+            by_release: Vec::new(),
+            releases: Default::default(),
             cache: None,
             scopes: None,
             texts: None,
@@ -88,7 +100,7 @@ impl Disk {
         let mut notes = Vec::new();
         let mut files = Vec::new();
         // The one folder walk (nearest first, dependency, build and hidden folders skipped).
-        for root in &self.roots {
+        for root in self.roots.iter().chain(&self.by_release) {
             let _ = crate::fs::walk::walk(root, SEARCH_DEPTH + 4, |e| {
                 if e.is_file {
                     files.push(e.path.to_path_buf());
@@ -108,7 +120,7 @@ impl Disk {
                 continue;
             };
             if let Some(id) = find_debug_id(&tail) {
-                self.bundles_by_id
+                Arc::make_mut(&mut self.bundles_by_id)
                     .entry(normalize_debug_id(id))
                     .or_insert(path);
             }
@@ -145,9 +157,74 @@ impl Disk {
                 ));
                 continue;
             }
-            self.maps_by_id.insert(id, path);
+            Arc::make_mut(&mut self.maps_by_id).insert(id, path);
         }
         (self, notes)
+    }
+
+    /// Folders of maps by release (`DIR/<release>/`, see `by_release`), scanned for debug IDs with the roots by
+    /// [`Disk::with_debug_ids`] (call this first).
+    pub fn with_releases(mut self, dirs: Vec<PathBuf>) -> Disk {
+        self.by_release = dirs;
+        self
+    }
+
+    /// The disk an event of `release` reads: bundles found by path under its release's folder (`DIR/<release>/<dist>/`
+    /// when the event gives a dist and that folder exists, else `DIR/<release>/`) and then the roots — never under
+    /// another release's folder. An event without a release looks under every release's folder, so same-named
+    /// bundles of several releases are candidates that only evidence tells apart (`bundle::resolve`: the report's
+    /// debug IDs and lines, the frames' positions), else the user is asked. Debug IDs, the map cache and everything
+    /// kept under its budget are this disk's, shared. The note says when the release has no folder (its frames are
+    /// then answered from the roots only, or not at all). Made once per release and kept (a generation of the store
+    /// is one `Disk`: SIGHUP makes a new one).
+    pub fn for_release(self: &Arc<Disk>, release: Option<&Release>) -> (Arc<Disk>, Option<String>) {
+        if self.by_release.is_empty() {
+            return (self.clone(), None);
+        }
+        let key = release.cloned();
+        let mut releases = self.releases.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = releases.get(&key) {
+            return known.clone();
+        }
+        let (folders, note) = match release {
+            None => (self.by_release.clone(), None),
+            Some(r) => {
+                let folders: Vec<PathBuf> = self
+                    .by_release
+                    .iter()
+                    .filter_map(|dir| release_folder(dir, r))
+                    .collect();
+                let note = folders.is_empty().then(|| {
+                    format!(
+                        "note: release {} has no folder under {} (its frames are not answered from another release's maps)",
+                        r.name,
+                        self.by_release
+                            .iter()
+                            .map(|d| shown_path(d))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                });
+                (folders, note)
+            }
+        };
+        let mut roots = folders;
+        roots.extend(self.roots.iter().cloned());
+        let disk = Arc::new(Disk {
+            roots,
+            files: OnceLock::new(),
+            dependency_files: OnceLock::new(),
+            maps_by_id: self.maps_by_id.clone(),
+            bundles_by_id: self.bundles_by_id.clone(),
+            by_release: Vec::new(),
+            releases: Default::default(),
+            cache: self.cache.clone(),
+            scopes: self.scopes.clone(),
+            texts: self.texts.clone(),
+            fits: self.fits.clone(),
+        });
+        releases.insert(key, (disk.clone(), note.clone()));
+        (disk, note)
     }
 
     /// The map with debug ID `id` (normalized), and the bundle with the same ID when the roots hold one.
@@ -242,4 +319,27 @@ fn may_have_debug_id(path: &Path) -> bool {
     // Both spellings of the member: `debugId` (ECMA-426's proposal) and `debug_id` (`sentry-cli sourcemaps inject`).
     memchr::memmem::find(&bytes, b"\"debugId\"").is_some()
         || memchr::memmem::find(&bytes, b"\"debug_id\"").is_some()
+}
+
+/// The folder of `release` under `dir` (`dir/<release>/<dist>/` when the release gives a dist and that folder
+/// exists, else `dir/<release>/`), when it exists. A name that cannot be one folder's is no release's folder: Sentry
+/// refuses release names holding `/` or `\\`, or that are `.` or `..` (its docs, "Releases": naming).
+fn release_folder(dir: &Path, release: &Release) -> Option<PathBuf> {
+    let one_folder = |name: &str| {
+        !(name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']))
+    };
+    if !one_folder(&release.name) {
+        return None;
+    }
+    let folder = dir.join(&release.name);
+    if !folder.is_dir() {
+        return None;
+    }
+    let dist = release
+        .dist
+        .as_deref()
+        .filter(|d| one_folder(d))
+        .map(|d| folder.join(d))
+        .filter(|d| d.is_dir());
+    Some(dist.unwrap_or(folder))
 }

@@ -46,6 +46,9 @@ pub struct FilesPlace {
     disk: Arc<Disk>,
     /// The debug ID each file the input names has (a Sentry event's `debug_meta.images`), normalized.
     pub file_debug_ids: HashMap<String, String>,
+    /// What the input says about the files its frames name (`TraceDocument::reported_files`): a bundle chosen for
+    /// a file must agree with it.
+    pub reported: HashMap<String, crate::trace::document::ReportedFile>,
     /// Maps served for bundle URLs, when the caller allows it and no map is given.
     served_maps: Option<ServedMaps>,
     /// What the user should hear about, in order (`take_notes`).
@@ -83,6 +86,7 @@ impl FilesPlace {
             maps: given,
             disk,
             file_debug_ids: HashMap::new(),
+            reported: HashMap::new(),
             served_maps: None,
             notes: Vec::new(),
             chosen: HashMap::new(),
@@ -147,11 +151,13 @@ impl FilesPlace {
     ) -> Symbolication<usize> {
         let given = self.given_maps();
         let (chosen, debug_ids) = (self.chosen.clone(), self.debug_ids.clone());
+        let reported = std::mem::take(&mut self.reported);
         let asked = Asked {
             given: &given,
             chosen: &chosen,
             debug_ids: &debug_ids,
             no_file: (self.given > 0).then_some(0),
+            reported: &reported,
         };
         // The given maps' bundles may be told by this session (`serves`): found anew.
         self.chain_bundles = OnceLock::new();

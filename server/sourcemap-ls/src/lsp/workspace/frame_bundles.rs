@@ -60,6 +60,13 @@ pub async fn symbolicate_in_workspace(
         NoFileMap::Given(m) => (Some(m.clone()), vec![given_map(b, m)]),
     };
     let debug_ids = debug_ids_in(text);
+    // An event says which build ran (its debug IDs, its copies of the bundle's lines): the CLI's rule, here too.
+    let reported = if text.trim_start().starts_with('{') {
+        sourcemap_core::trace::document::TraceDocument::parse(text, Default::default())
+            .reported_files()
+    } else {
+        HashMap::new()
+    };
     let mut roots: Vec<PathBuf> = base.into_iter().collect();
     roots.extend(b.folders());
     let mut place = Workspace {
@@ -72,6 +79,7 @@ pub async fn symbolicate_in_workspace(
         chosen: &chosen,
         debug_ids: &debug_ids,
         no_file: no_file_map,
+        reported: &reported,
     };
     let done = tokio::task::block_in_place(|| {
         symbolicate_lines(&mut place, lines.to_vec(), &asked, options)
