@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::map_cache::MapCache;
 use super::{shown_path, KnownMap};
+use crate::bundle::eval_modules::{eval_modules, has_eval_modules};
 use crate::bundle::locate::{bundle_tail, find_debug_id};
 use crate::bundle::resolve::SEARCH_DEPTH;
 use crate::fs::walk::FilesByName;
@@ -17,6 +18,10 @@ use crate::trace::document::Release;
 use crate::trace::event_context::LinedText;
 use crate::trace::function_name::{SharedScopes, TextKey};
 use crate::trace::stack::normalize_debug_id;
+
+/// The largest script read when looking for eval'd modules (a development bundle of webpack's eval devtools holds
+/// every module's code and map: tens of MB for a large app).
+const MAX_EVAL_BUNDLE_BYTES: u64 = 256 << 20;
 
 /// How many files under the roots are indexed by name, nearest first (a root that holds more is searched in part).
 const MAX_INDEXED_FILES: usize = 500_000;
@@ -37,6 +42,9 @@ pub struct Disk {
     /// when the event gives a dist and that folder exists): an event of a release finds bundles by path only in its
     /// release's folder (and the roots), never in another release's.
     by_release: Vec<PathBuf>,
+    /// The modules of webpack's eval devtools under the roots, by `sourceURL`: the bundles holding each, nearest
+    /// first ([`Disk::eval_bundles`]), found when a frame first names one.
+    eval_modules: OnceLock<HashMap<String, Vec<PathBuf>>>,
     /// The disk of each release met so far ([`Disk::for_release`]).
     releases: std::sync::Mutex<ReleaseDisks>,
     /// Opened maps shared by every session, when there are several.
@@ -75,6 +83,7 @@ impl Disk {
             maps_by_id: Arc::default(),
             bundles_by_id: Arc::default(),
             by_release: Vec::new(),
+            eval_modules: OnceLock::new(),
             releases: Default::default(),
             cache: None,
             scopes: None,
@@ -217,6 +226,7 @@ impl Disk {
             maps_by_id: self.maps_by_id.clone(),
             bundles_by_id: self.bundles_by_id.clone(),
             by_release: Vec::new(),
+            eval_modules: OnceLock::new(),
             releases: Default::default(),
             cache: self.cache.clone(),
             scopes: self.scopes.clone(),
@@ -225,6 +235,38 @@ impl Disk {
         });
         releases.insert(key, (disk.clone(), note.clone()));
         (disk, note)
+    }
+
+    /// The bundles under the roots holding the eval'd module named `source_url` (webpack's eval devtools:
+    /// `webpack-internal:///./src/x.ts`), nearest first. The roots' scripts (`.js`, `.mjs`, `.cjs`; dependency,
+    /// build-tool and hidden folders skipped, as every walk) are read once, the first time a frame names such a
+    /// module: a frame names the module, never the bundle that holds it.
+    pub(super) fn eval_bundles(&self, source_url: &str) -> &[PathBuf] {
+        let index = self.eval_modules.get_or_init(|| {
+            let mut index: HashMap<String, Vec<PathBuf>> = HashMap::new();
+            for root in &self.roots {
+                let _ = crate::fs::walk::walk(root, SEARCH_DEPTH + 4, |e| {
+                    let script = e
+                        .path
+                        .extension()
+                        .is_some_and(|x| x == "js" || x == "mjs" || x == "cjs");
+                    if e.is_file && script {
+                        let text = crate::fs::files::read_regular(e.path, MAX_EVAL_BUNDLE_BYTES);
+                        if let Some(text) = text.ok().filter(|t| has_eval_modules(t)) {
+                            for m in eval_modules(&text) {
+                                let bundles = index.entry(m.source_url).or_default();
+                                if !bundles.iter().any(|b| b == e.path) {
+                                    bundles.push(e.path.to_path_buf());
+                                }
+                            }
+                        }
+                    }
+                    std::ops::ControlFlow::Continue(())
+                });
+            }
+            index
+        });
+        index.get(source_url).map_or(&[], Vec::as_slice)
     }
 
     /// The map with debug ID `id` (normalized), and the bundle with the same ID when the roots hold one.

@@ -13,6 +13,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::bundle::eval_modules::{eval_modules, module_code, module_map, WEBPACK_INTERNAL};
+use crate::bundle::fit::check_fit;
 use crate::bundle::locate::{bundle_tail, map_in_directory};
 use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
 use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
@@ -267,6 +269,93 @@ impl FilesPlace {
         })
     }
 
+    /// The map of the eval'd module `file` names (webpack's eval devtools, `webpack-internal:///./src/x.ts`): the
+    /// module's own inline map, in the bundle under the roots that holds the module (the one the user chose with
+    /// `--bundle NAME=PATH`, else the only build that holds it: copies of one build count once). Its fit is checked
+    /// against the module's code, which is at hand; several builds holding the module: not mapped, the candidates
+    /// named, as for any file several bundles could be.
+    fn eval_module_map(&mut self, file: &str) -> Result<(usize, String), String> {
+        let disk = self.disk.clone();
+        let mut bundles: Vec<PathBuf> = disk.eval_bundles(file).to_vec();
+        let chosen: Vec<PathBuf> = self.chosen.values().map(|p| canonical(p)).collect();
+        if bundles.iter().any(|b| chosen.contains(&canonical(b))) {
+            bundles.retain(|b| chosen.contains(&canonical(b)));
+        }
+        let mut builds: Vec<(PathBuf, String)> = Vec::new();
+        for bundle in bundles {
+            let Ok(text) = crate::fs::files::read_regular(&bundle, u64::MAX) else {
+                continue;
+            };
+            let module = eval_modules(&text)
+                .into_iter()
+                .find(|m| m.source_url == file);
+            let Some(code) = module.and_then(|m| module_code(&text, &m)) else {
+                continue;
+            };
+            if !builds.iter().any(|(_, c)| *c == code) {
+                builds.push((bundle, code));
+            }
+        }
+        let (bundle, code) = match builds.len() {
+            0 => {
+                return Err(format!(
+                    "no script under {} holds the eval'd module {file} (webpack's eval devtools): give --root the \
+                     folder of the development build",
+                    self.disk.roots.iter().map(|r| shown_path(r)).collect::<Vec<_>>().join(", ")
+                ))
+            }
+            1 => builds.pop().expect("one build"),
+            n => {
+                let names: Vec<String> = builds.iter().map(|(b, _)| shown_path(b)).collect();
+                let why = format!(
+                    "{n} bundles hold the eval'd module {file} ({}), each with its own map: not mapped; choose one \
+                     (--bundle {}=PATH)",
+                    names.join(", "),
+                    file_name_of(&names[0])
+                );
+                self.notes.push(why.clone());
+                return Err(why);
+            }
+        };
+        let Some(bytes) = module_map(&code) else {
+            return Err(format!(
+                "the eval'd module {file} in {} has no map (webpack's devtool `eval`: use `eval-source-map` or \
+                 `eval-cheap-module-source-map`)",
+                shown_path(&bundle)
+            ));
+        };
+        let options = IndexOptions {
+            lazy: true,
+            lazy_names: true,
+        };
+        let index = SourceMapIndex::from_bytes_with(bytes, options).map_err(|e| {
+            format!(
+                "the map of the eval'd module {file} in {}: {e}",
+                shown_path(&bundle)
+            )
+        })?;
+        // The module's code is at hand: its map is checked against it as any bundle's.
+        let report = check_fit(&index, code.as_bytes(), None).ok();
+        let found = format!(
+            "inline in the eval'd module {file} of {}",
+            shown_path(&bundle)
+        );
+        let map = KnownMap {
+            file: Some(bundle.clone()),
+            bundle: BundleFile::None,
+            names: vec![file_name_of(file).to_string()],
+            dir: bundle.parent().map(Path::to_path_buf).unwrap_or_default(),
+            found: found.clone(),
+            fit: OnceLock::from(report.map(|r| Fit {
+                bundle: bundle.clone(),
+                report: Arc::new(r),
+            })),
+            source_keys: Mutex::default(),
+            index,
+        };
+        Ok((self.push(Arc::new(map)), found))
+    }
+
     /// Maps for bundle URLs (`http://…`) are fetched with `fetch` when no map is given (a Metro dev server's).
     pub fn serve_maps_from(&mut self, fetch: ServedMaps) {
         self.served_maps = Some(fetch);
@@ -391,6 +480,9 @@ impl Place for FilesPlace {
 
     /// A dev server's map for a bundle URL, when the caller fetches them (`serve_maps_from`) and no map is given.
     fn served(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
+        if file.starts_with(WEBPACK_INTERNAL) {
+            return Some(self.eval_module_map(file));
+        }
         if !self.map_dirs.is_empty() {
             return Some(self.map_in_map_dirs(file));
         }

@@ -47,7 +47,10 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     // The version asked of: the answer is this text's, or none (`still_at` below).
     let version = b.document_version(&uri);
     let Ok(map) = b.map_of_bundle(&uri).await else {
-        return Ok(None);
+        // A development bundle of webpack's eval devtools has no map: its modules carry their own.
+        let hover = super::eval_module_hover::eval_module_hover(b, &uri, position);
+        b.still_at(&uri, version)?;
+        return Ok(hover);
     };
     if let Some(why) = past_line_end(b, &uri, position) {
         b.still_at(&uri, version)?;

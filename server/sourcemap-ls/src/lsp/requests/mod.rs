@@ -6,6 +6,7 @@ pub mod diagnostics;
 pub mod document_link;
 pub mod document_place;
 pub mod document_symbol;
+pub mod eval_module_hover;
 pub mod generated_positions;
 pub mod hover;
 pub mod map_info;
