@@ -162,6 +162,23 @@ fn each_event_is_answered_from_its_own_release() {
         total += t.right;
     }
     assert!(total >= 100, "{total} frames");
+    // One event alone, its file the last argument (not taken for a map: it is JSON, but an event): the same answer.
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("event.json");
+    std::fs::write(&one, serde_json::to_string_pretty(&events_in[0]).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+        .current_dir(&dist)
+        .args(["symbolicate", "--maps-by-release", "releases"])
+        .arg(&one)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let alone: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(alone["exception"], events_out[0]["exception"]);
 }
 
 #[test]

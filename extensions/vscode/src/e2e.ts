@@ -339,6 +339,34 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok, detail: { warning: warning?.message, range: warning?.range, after, before, info } };
   });
 
+  await check("an unsaved banner on a bundle under a scoped package (VS Code writes @ as %40): map-mismatch, never the old text's answer", async () => {
+    const scoped = file("node_modules", "@scope", "pkg", "dist", "scoped.min.js");
+    const editor = await show(scoped);
+    const at = (c: number): Thenable<vscode.Hover[]> =>
+      vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", scoped, new vscode.Position(0, c));
+    const before = hoverText(await until(() => at(49), (h) => hoverText(h).includes("orders.js:5:24")));
+    await editor.edit((e) => e.insert(new vscode.Position(0, 0), "/* banner */"));
+    // At once, before any diagnostic: the code's new place, and the old place.
+    const moved = hoverText(await at(49 + 12));
+    const old = hoverText(await at(49));
+    const diagnostics = await until(
+      () => vscode.languages.getDiagnostics(scoped),
+      (d) => d.some((x) => (typeof x.code === "object" ? x.code.value : x.code) === "map-mismatch"),
+      20000,
+    );
+    await editor.edit((e) => e.delete(new vscode.Range(0, 0, 0, 12)));
+    const again = hoverText(await until(() => at(49), (h) => hoverText(h).includes("orders.js:5:24")));
+    await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
+    const ok =
+      scoped.toString().includes("%40scope") &&
+      before.includes("orders.js:5:24") &&
+      !moved.includes("orders.js:") &&
+      !old.includes("orders.js:") &&
+      moved.includes("map-mismatch") &&
+      again.includes("orders.js:5:24");
+    return { ok, detail: { uri: scoped.toString(), before, moved, old, diagnostics: diagnostics.map((d) => d.message), again } };
+  });
+
   await check("Show Map Info on a bundle without a map: the server's problem and every place it looked, in order", async () => {
     const legacy = file("nomap", "dist", "legacy.js");
     await show(legacy);

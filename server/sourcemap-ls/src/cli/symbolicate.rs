@@ -348,7 +348,19 @@ fn read_input(args: &mut SymbolicateArgs) -> Result<TraceText, CliError> {
                 let mut head = Vec::with_capacity(64 << 10);
                 f.take(64 << 10).read_to_end(&mut head).map(|_| head)
             });
-            let is_map = head.is_ok_and(|b| looks_like_map(&b)) || load_map(last).is_ok();
+            // A crash reporter's event is JSON too: it names a `stacktrace` and none of a map's members.
+            let is_event = |b: &[u8]| {
+                let has = |key: &[u8]| memchr::memmem::find(b, key).is_some();
+                has(b"\"stacktrace\"")
+                    && !has(b"\"mappings\"")
+                    && !has(b"\"sources\"")
+                    && !has(b"\"sections\"")
+            };
+            let is_map = match &head {
+                Ok(b) if is_event(b) => false,
+                Ok(b) => looks_like_map(b) || load_map(last).is_ok(),
+                Err(_) => load_map(last).is_ok(),
+            };
             if !is_map && last.is_file() {
                 args.trace = args.maps.pop();
             }
