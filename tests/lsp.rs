@@ -1756,3 +1756,57 @@ fn an_edit_under_any_spelling_of_a_uri_is_checked_and_never_answered_from_the_ol
     }
     c.shutdown();
 }
+
+/// No request waits behind another (issue 56): stack links for a long log (40,000 frame lines, 2.2 MB, parsed and
+/// answered on the thread) and, sent while they are worked on, a hover on a bundle: the hover is answered first.
+/// tower-lsp polls every request from its one serving task (`buffer_unordered`); a handler working on its thread
+/// held that task, so the hover waited for the links (in VS Code, 9 s behind `documentLink` on a one-line bundle).
+#[test]
+fn a_hover_is_answered_while_a_long_request_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("small.js"),
+        "run();\n//# sourceMappingURL=small.js.map\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("small.js.map"),
+        json!({"version": 3, "sources": ["small.ts"], "sourcesContent": ["run();\n"], "names": [], "mappings": "AAAA"}).to_string(),
+    )
+    .unwrap();
+    let log: String = (0..40_000)
+        .map(|i| format!("2026-12-05T01:00:00Z worker {i}     at run (small.js:1:1)\n"))
+        .collect();
+    std::fs::write(d.join("service.log"), &log).unwrap();
+    let mut c = LspClient::start(&[]);
+    c.initialize(d, json!({}), false);
+    let small = c.open(&d.join("small.js"), "javascript");
+    assert!(
+        hover_text(&c.result("textDocument/hover", at(&small, (0, 0)))).contains("small.ts:1:1")
+    );
+    let log_uri = c.open(&d.join("service.log"), "log");
+    let links = c.send_request(
+        "textDocument/documentLink",
+        json!({"textDocument": {"uri": log_uri}}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let hover = c.send_request("textDocument/hover", at(&small, (0, 0)));
+    let first = c.next_response();
+    let second = c.next_response();
+    assert_eq!(
+        first["id"], hover,
+        "the hover came after the links: {first}"
+    );
+    assert!(
+        hover_text(&first["result"]).contains("small.ts:1:1"),
+        "{first}"
+    );
+    assert_eq!(second["id"], links);
+    assert_eq!(
+        second["result"].as_array().map(Vec::len),
+        Some(40_000),
+        "every frame linked"
+    );
+    c.shutdown();
+}

@@ -1,12 +1,12 @@
 //! The custom requests, one entry each: the method, the request's handler (in `requests/`), its parameters and its
-//! answer. The macro writes the `Server` methods tower-lsp calls, each behind `guarded` (a panic becomes the
-//! request's error), and registers them; a new request is its file plus a line here.
+//! answer. The macro writes the `Server` methods tower-lsp calls, each on a task of its own behind `guarded`
+//! (`on_own_task`: a panic becomes the request's error, a slow request holds no other), and registers them; a new request is its file plus a line here.
 
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, TextDocumentPositionParams};
 use tower_lsp::LspServiceBuilder;
 
-use crate::lsp::protocol::guard::guarded;
+use crate::lsp::protocol::guard::on_own_task;
 use crate::lsp::requests::{
     composition, debug_panic, generated_positions, map_info, original_position, profile,
     source_content, symbolicate, DocumentParams,
@@ -19,7 +19,10 @@ macro_rules! custom_requests {
         impl Server {
             $(
                 pub async fn $name(&self, params: $params) -> Result<$answer> {
-                    crate::lsp::server::released(guarded($method, $handler(&self.0, params)).await)
+                    let b = self.0.clone();
+                    crate::lsp::server::released(
+                        on_own_task($method, async move { $handler(&b, params).await }).await,
+                    )
                 }
             )*
         }

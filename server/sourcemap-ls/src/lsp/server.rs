@@ -9,7 +9,7 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
 
-use crate::lsp::protocol::guard::guarded;
+use crate::lsp::protocol::guard::on_own_task;
 use crate::lsp::requests::{self, diagnostics};
 use crate::lsp::settings::Settings;
 use crate::lsp::workspace::backend::Backend;
@@ -233,28 +233,35 @@ impl LanguageServer for Server {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        released(guarded("hover", requests::hover::hover(&self.0, params)).await)
+        let b = self.0.clone();
+        released(
+            on_own_task(
+                "hover",
+                async move { requests::hover::hover(&b, params).await },
+            )
+            .await,
+        )
     }
 
     async fn goto_definition(
         &self,
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
+        let b = self.0.clone();
         released(
-            guarded(
-                "definition",
-                requests::definition::definition(&self.0, params),
-            )
+            on_own_task("definition", async move {
+                requests::definition::definition(&b, params).await
+            })
             .await,
         )
     }
 
     async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        let b = self.0.clone();
         released(
-            guarded(
-                "documentLink",
-                requests::document_link::document_link(&self.0, params),
-            )
+            on_own_task("documentLink", async move {
+                requests::document_link::document_link(&b, params).await
+            })
             .await,
         )
     }
@@ -263,11 +270,11 @@ impl LanguageServer for Server {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
+        let b = self.0.clone();
         released(
-            guarded(
-                "documentSymbol",
-                requests::document_symbol::document_symbol(&self.0, params),
-            )
+            on_own_task("documentSymbol", async move {
+                requests::document_symbol::document_symbol(&b, params).await
+            })
             .await,
         )
     }

@@ -24,3 +24,28 @@ pub async fn guarded<T>(name: &str, fut: impl Future<Output = Result<T>>) -> Res
         }
     }
 }
+
+/// Runs a request's handler on a task of its own, `guarded`, and waits for it.
+///
+/// tower-lsp polls every request's future from its one serving task (`buffer_unordered`): a handler that works on
+/// the thread (`block_in_place`: a fit check, a parse, a document link over a long line) held every other request
+/// until it finished — a hover sent during a 9 s `documentLink` waited 9 s, and VS Code cancelled it (issue 56). On a
+/// task of its own, a handler blocks only its own worker thread; the others are answered meanwhile. A request the
+/// client cancels (`$/cancelRequest`: tower-lsp drops its future) aborts the task at its next `.await`.
+pub async fn on_own_task<T, F>(name: &'static str, fut: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: Future<Output = Result<T>> + Send + 'static,
+{
+    struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+    impl<T> Drop for AbortOnDrop<T> {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let mut task = AbortOnDrop(tokio::spawn(guarded(name, fut)));
+    match (&mut task.0).await {
+        Ok(answer) => answer,
+        Err(e) => Err(internal(format!("{name} did not finish: {e}"))),
+    }
+}
