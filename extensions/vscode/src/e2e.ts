@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 
-import type { SourceMapExtension } from "./extension";
+import type { SourceMapExtension } from "./api";
 import type { MapsEntry } from "./logic/attach";
 import { formatBytes } from "./logic/mapInfo";
 import { MAP_INFO, type CompositionResult, type Location as PLocation, type MapInfo, type ProfileResult, type SymbolicateResult } from "./protocol";

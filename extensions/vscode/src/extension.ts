@@ -5,6 +5,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 
+import type { SourceMapExtension } from "./api";
 import { attachSourceMap, registerAttachQuickFix, type AttachArgs } from "./attach";
 import { ServerClient } from "./client";
 import { CompositionView } from "./composition";
@@ -16,19 +17,6 @@ import { OriginalPositionStatus } from "./statusBar";
 import { SymbolicateResults } from "./symbolicate";
 import { StackTerminalLinks } from "./terminalLinks";
 import { registerVirtualDocuments } from "./virtualDocuments";
-
-/** What activation returns: the features, for the in-host e2e checks. */
-export interface SourceMapExtension {
-  readonly server: ServerClient;
-  readonly status: OriginalPositionStatus;
-  readonly symbolicate: SymbolicateResults;
-  readonly mapInfo: MapInfoReports;
-  readonly composition: CompositionView;
-  /** Show Profile's panel and the inline self times. */
-  readonly profile: ProfileView;
-  /** Stack frames in the integrated terminal link to original sources. */
-  readonly terminalLinks: StackTerminalLinks;
-}
 
 let instance: SourceMapExtension | undefined;
 

@@ -925,31 +925,11 @@ impl<P: Place> Resolver<'_, '_, P> {
         positions: &[GeneratedPosition],
         found: &str,
     ) -> Choice<P::Map> {
-        // Candidates the report contradicts (its debug ID or its copy of the file's lines) are not the file that ran.
-        let mut refuted = Vec::new();
-        let mut agreeing = Vec::new();
-        for c in candidates {
-            match self.disagreement(file, &c.map, c.bundle.as_deref()) {
-                Some(why) => refuted.push(format!("{}: {why}", self.label(&c))),
-                None => agreeing.push(c),
-            }
-        }
-        if agreeing.is_empty() {
-            return Choice::Unmapped {
-                why: format!(
-                    "{found}, but the report contradicts every one ({}): {ANOTHER_BUILD}, not mapped",
-                    refuted.join("; ")
-                ),
-            };
-        }
-        let candidates = agreeing;
-        let found = &match refuted.len() {
-            0 => found.to_string(),
-            n => format!(
-                "{found} ({n} ruled out by the report: {})",
-                refuted.join("; ")
-            ),
+        let (candidates, found) = match self.agreeing(file, candidates, found) {
+            Ok(agreeing) => agreeing,
+            Err(refuted) => return refuted,
         };
+        let found = &found;
         let mut distinct: Vec<Candidate<P::Map>> = Vec::new();
         let mut copies = 0;
         for c in candidates {
@@ -1070,6 +1050,41 @@ impl<P: Place> Resolver<'_, '_, P> {
                 name = file_name_of(file),
             ),
         }
+    }
+
+    /// The candidates the report does not contradict (its debug ID or its copy of the file's lines: the others are not
+    /// the file that ran), with `found` saying how many were ruled out; `Err` when it contradicts every one.
+    #[allow(clippy::type_complexity)]
+    fn agreeing(
+        &mut self,
+        file: &str,
+        candidates: Vec<Candidate<P::Map>>,
+        found: &str,
+    ) -> Result<(Vec<Candidate<P::Map>>, String), Choice<P::Map>> {
+        let mut refuted = Vec::new();
+        let mut agreeing = Vec::new();
+        for c in candidates {
+            match self.disagreement(file, &c.map, c.bundle.as_deref()) {
+                Some(why) => refuted.push(format!("{}: {why}", self.label(&c))),
+                None => agreeing.push(c),
+            }
+        }
+        if agreeing.is_empty() {
+            return Err(Choice::Unmapped {
+                why: format!(
+                    "{found}, but the report contradicts every one ({}): {ANOTHER_BUILD}, not mapped",
+                    refuted.join("; ")
+                ),
+            });
+        }
+        let found = match refuted.len() {
+            0 => found.to_string(),
+            n => format!(
+                "{found} ({n} ruled out by the report: {})",
+                refuted.join("; ")
+            ),
+        };
+        Ok((agreeing, found))
     }
 
     /// The same path under several roots: each a candidate, told apart by evidence ([`Resolver::among`]).

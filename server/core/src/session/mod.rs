@@ -136,6 +136,43 @@ pub struct Symbolication<M> {
     pub today: Vec<Option<(PathBuf, TodayPosition)>>,
 }
 
+/// The frames' positions (as printed) of each map of `maps` maps, by the map's place: where its fit is checked.
+fn positions_by_map(
+    choices: &[Option<usize>],
+    printed: &[Option<GeneratedPosition>],
+    maps: usize,
+) -> Vec<Vec<GeneratedPosition>> {
+    let mut near = vec![Vec::new(); maps];
+    for (c, p) in choices.iter().zip(printed) {
+        if let (Some(i), Some(p)) = (c, p) {
+            near[*i].push(*p);
+        }
+    }
+    near
+}
+
+/// The maps a session uses, each once — the maps given first (a chain of maps leads only into them), then the others
+/// as frames chose them — and each frame's map by its place among them.
+fn maps_used<P: Place>(
+    place: &P,
+    asked: &Asked<'_, P::Map>,
+    choices: &[Choice<P::Map>],
+) -> (Vec<P::Map>, Vec<Option<usize>>) {
+    let mut maps: Vec<P::Map> = Vec::new();
+    let mut id_of = |m: &P::Map| match maps.iter().position(|k| place.same_map(k, m)) {
+        Some(i) => i,
+        None => {
+            maps.push(m.clone());
+            maps.len() - 1
+        }
+    };
+    for g in asked.given {
+        id_of(&g.map);
+    }
+    let chosen = choices.iter().map(|c| c.map().map(&mut id_of)).collect();
+    (maps, chosen)
+}
+
 /// Symbolicates `lines` where `place` says: see the module documentation.
 pub fn symbolicate_lines<P>(
     place: &mut P,
@@ -163,24 +200,7 @@ where
         }
     }
     let place: &P = place;
-    // The maps given first (a chain leads only into them), then the others as frames use them.
-    let mut maps: Vec<P::Map> = Vec::new();
-    let id_of =
-        |m: &P::Map, maps: &mut Vec<P::Map>| match maps.iter().position(|k| place.same_map(k, m)) {
-            Some(i) => i,
-            None => {
-                maps.push(m.clone());
-                maps.len() - 1
-            }
-        };
-    for g in asked.given {
-        id_of(&g.map, &mut maps);
-    }
-    let choices: Vec<Option<usize>> = resolved
-        .choices
-        .iter()
-        .map(|c| c.map().map(|m| id_of(m, &mut maps)))
-        .collect();
+    let (maps, choices) = maps_used(place, asked, &resolved.choices);
     let printed: Vec<Option<GeneratedPosition>> = lines
         .iter()
         .filter_map(StackLine::frame)
@@ -188,12 +208,7 @@ where
         .collect();
     let maps = &maps[..];
     // 2. Each map used is checked near the frames it answers, once.
-    let mut near: Vec<Vec<GeneratedPosition>> = vec![Vec::new(); maps.len()];
-    for (c, p) in choices.iter().zip(&printed) {
-        if let (Some(i), Some(p)) = (c, p) {
-            near[*i].push(*p);
-        }
-    }
+    let near = positions_by_map(&choices, &printed, maps.len());
     let fits: Vec<std::sync::OnceLock<Option<Fit>>> = (0..maps.len())
         .map(|_| std::sync::OnceLock::new())
         .collect();
@@ -291,11 +306,7 @@ where
         .filter(|&&i| !near[i].is_empty())
         .filter_map(|&i| Some((i, fit_of(i)?.clone())))
         .collect();
-    let today = if options.today {
-        frames_today(place, maps, &out)
-    } else {
-        Vec::new()
-    };
+    let today = frames_today(place, maps, &out, options.today);
     let maps = maps.to_vec();
     Symbolication {
         lines: out,
@@ -312,15 +323,19 @@ where
 }
 
 /// Where each frame's original position is in its source's local file today, when that file is an edit of the
-/// build's copy (one diff per source); `None` for every other frame.
+/// build's copy (one diff per source); `None` for every other frame; nothing unless `asked` ([`SessionOptions::today`]).
 fn frames_today<P: SessionPlace>(
     place: &P,
     maps: &[P::Map],
     out: &[SymbolicatedLine],
+    asked: bool,
 ) -> Vec<Option<(PathBuf, TodayPosition)>>
 where
     P::Map: Send + Sync,
 {
+    if !asked {
+        return Vec::new();
+    }
     type TodaysSource = Option<(PathBuf, Arc<SourceDrift>)>;
     let mut drifts: std::collections::HashMap<(usize, SourceId), TodaysSource> =
         std::collections::HashMap::new();

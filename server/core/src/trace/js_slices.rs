@@ -275,32 +275,7 @@ impl Pass<'_, '_> {
                 self.at = memchr::memmem::find(&bytes[at + 2..], b"*/").map(|i| at + 2 + i + 2)?;
                 return Some(true);
             }
-            b'/' => {
-                // `await /re/` and `yield /re/` read as divisions in a part parsed outside its async function or
-                // generator: such a text is parsed whole.
-                if let Prev::Word(s, e) = self.prev {
-                    if matches!(&bytes[s..e], b"await" | b"yield") {
-                        return None;
-                    }
-                }
-                let regex = match self.prev() {
-                    Prev::Operator | Prev::ExpressionKeyword | Prev::Arrow | Prev::HeadKeyword => {
-                        true
-                    }
-                    Prev::CloseParen { head } => head,
-                    // After a block's `}` a statement starts; an object literal divided by something is not code
-                    // anyone writes.
-                    Prev::CloseBrace => true,
-                    Prev::Value | Prev::Word(..) => false,
-                };
-                if regex {
-                    self.at = regex_end(bytes, at)?;
-                    self.prev = Prev::Value;
-                } else {
-                    self.at = at + 1;
-                    self.prev = Prev::Operator;
-                }
-            }
+            b'/' => self.slash(at)?,
             b'\'' | b'"' => {
                 self.at = string_end(bytes, at)?;
                 self.prev = Prev::Value;
@@ -311,24 +286,7 @@ impl Pass<'_, '_> {
             }
             b'(' | b'[' | b'{' => self.open(b),
             b')' | b']' | b'}' => self.close(b)?,
-            b';' => {
-                self.at = at + 1;
-                if self.stack.len() == 1
-                    && self
-                        .boundaries
-                        .last()
-                        .is_none_or(|&b| at + 1 >= b + BOUNDARY_SPACING)
-                {
-                    self.boundaries.push(at + 1);
-                }
-                let top = self.stack.last_mut()?;
-                top.after_last_semicolon = at + 1;
-                for w in top.waiting_semicolon.drain(..) {
-                    self.pending[w][1] = at + 1;
-                    self.unfinished -= 1;
-                }
-                self.prev = Prev::Operator;
-            }
+            b';' => self.semicolon(at)?,
             // `<<`, `<=`, `<<=`: one operator.
             b'<' if matches!(bytes.get(at + 1), Some(b'<' | b'=')) => {
                 self.at = at + 2;
@@ -388,6 +346,55 @@ impl Pass<'_, '_> {
         }
         self.prev_is_dot = dot;
         Some(true)
+    }
+
+    /// A `/` at `at`: a regular expression where an expression starts, else a division.
+    fn slash(&mut self, at: usize) -> Option<()> {
+        // `await /re/` and `yield /re/` read as divisions in a part parsed outside its async function or
+        // generator: such a text is parsed whole.
+        if let Prev::Word(s, e) = self.prev {
+            if matches!(&self.bytes[s..e], b"await" | b"yield") {
+                return None;
+            }
+        }
+        let regex = match self.prev() {
+            Prev::Operator | Prev::ExpressionKeyword | Prev::Arrow | Prev::HeadKeyword => true,
+            Prev::CloseParen { head } => head,
+            // After a block's `}` a statement starts; an object literal divided by something is not code anyone
+            // writes.
+            Prev::CloseBrace => true,
+            Prev::Value | Prev::Word(..) => false,
+        };
+        if regex {
+            self.at = regex_end(self.bytes, at)?;
+            self.prev = Prev::Value;
+        } else {
+            self.at = at + 1;
+            self.prev = Prev::Operator;
+        }
+        Some(())
+    }
+
+    /// A `;` at `at`: a top-level boundary (every `BOUNDARY_SPACING` bytes at most), and the end of the statement
+    /// run the parts waiting for it end at.
+    fn semicolon(&mut self, at: usize) -> Option<()> {
+        self.at = at + 1;
+        if self.stack.len() == 1
+            && self
+                .boundaries
+                .last()
+                .is_none_or(|&b| at + 1 >= b + BOUNDARY_SPACING)
+        {
+            self.boundaries.push(at + 1);
+        }
+        let top = self.stack.last_mut()?;
+        top.after_last_semicolon = at + 1;
+        for w in top.waiting_semicolon.drain(..) {
+            self.pending[w][1] = at + 1;
+            self.unfinished -= 1;
+        }
+        self.prev = Prev::Operator;
+        Some(())
     }
 
     fn open(&mut self, b: u8) {

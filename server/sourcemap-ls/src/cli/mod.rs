@@ -7,6 +7,7 @@ mod frame_maps;
 pub mod lookup;
 mod metro_inputs;
 mod one_based;
+mod openable_paths;
 pub mod profile;
 mod profile_args;
 mod redis_queue;

@@ -6,7 +6,7 @@
 //! opened lazily (a section is validated and indexed when a frame first touches it).
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
@@ -187,7 +187,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             threads: None,
         },
     );
-    openable_paths(&mut out, &catalog.maps);
+    super::openable_paths::openable_paths(&mut out, &catalog.maps);
     let explained = if args.explain {
         explanations(&out, &catalog, &chosen, &printed, &shifts, &jest, &today)
     } else {
@@ -425,79 +425,6 @@ fn take_positional(maps: &mut Vec<PathBuf>) -> Option<String> {
         String::new()
     };
     Some(format!("{file}{} {}\n", line.display(), column.display()))
-}
-
-/// Each answered frame's source as a path that opens from the working directory (`OriginalFrame::path`): a relative
-/// `sources` entry (no scheme, not absolute) joined to its map's folder, shown relative to the working directory
-/// (climbing with `..` where they share a folder below the root), else absolute. Sources the map gives as absolute paths or URLs (`webpack://…`) are left as the map
-/// writes them.
-pub(super) fn openable_paths(out: &mut [SymbolicatedLine], maps: &[std::sync::Arc<KnownMap>]) {
-    let Ok(cwd) = std::env::current_dir() else {
-        return;
-    };
-    // Each map's folder resolved once, not once per frame.
-    let mut dirs: std::collections::HashMap<usize, PathBuf> = std::collections::HashMap::new();
-    for f in frames_mut(out) {
-        let (Some(m), Some(o)) = (f.map, f.original.as_mut()) else {
-            continue;
-        };
-        let Some(source) = o.source.as_deref() else {
-            continue;
-        };
-        if source.contains(':') || Path::new(source).is_absolute() || source.is_empty() {
-            continue;
-        }
-        let Some(map) = maps.get(m) else { continue };
-        // The map's folder as the system resolves it (a symlinked `dist/`), then the source's `..` taken lexically.
-        let dir = dirs.entry(m).or_insert_with(|| {
-            std::fs::canonicalize(cwd.join(&map.dir)).unwrap_or_else(|_| cwd.join(&map.dir))
-        });
-        let joined = lexically_normal(&dir.join(source));
-        let shown = from_dir(&cwd, &joined);
-        if shown != source {
-            o.path = Some(shown);
-        }
-    }
-}
-
-/// `path` (absolute, normal) as it opens from `dir`: relative, climbing with `..` where they share a folder below
-/// the root (`../src/app.js`), else absolute.
-fn from_dir(dir: &Path, path: &Path) -> String {
-    let (d, p): (Vec<_>, Vec<_>) = (dir.components().collect(), path.components().collect());
-    let shared = d.iter().zip(&p).take_while(|(a, b)| a == b).count();
-    if shared <= 1 {
-        return path.display().to_string();
-    }
-    let mut out = PathBuf::new();
-    for _ in shared..d.len() {
-        out.push("..");
-    }
-    for c in &p[shared..] {
-        out.push(c);
-    }
-    out.display().to_string()
-}
-
-/// `path` with `.` and `..` taken out without reading the disk (the source may not exist here).
-fn lexically_normal(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                let up = matches!(
-                    out.components().next_back(),
-                    None | Some(Component::ParentDir)
-                );
-                if up || !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 fn frames_mut(out: &mut [SymbolicatedLine]) -> impl Iterator<Item = &mut SymbolicatedFrame> {

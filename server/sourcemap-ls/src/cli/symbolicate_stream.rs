@@ -359,7 +359,7 @@ pub(super) fn symbolicate_line(
         ..SessionOptions::default()
     };
     let mut answer = place.symbolicate(document.lines.clone(), one_thread);
-    super::symbolicate::openable_paths(&mut answer.lines, &place.maps);
+    super::openable_paths::openable_paths(&mut answer.lines, &place.maps);
     for note in place.take_notes() {
         say_once(stream, &note);
     }

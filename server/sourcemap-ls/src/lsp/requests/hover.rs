@@ -9,6 +9,7 @@ use tower_lsp::lsp_types::{
     Hover, HoverContents, HoverParams, MarkupContent, MarkupKind, Position, Range, Url,
 };
 
+use sourcemap_core::bundle::fit::FitReport;
 use sourcemap_core::trace::code_frame::code_frame;
 use sourcemap_core::trace::function_name::CodeScopes;
 use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing, OriginalCodeOnly};
@@ -17,6 +18,7 @@ use sourcemap_core::{MappingHit, SourceMapIndex};
 use super::document_place::{in_map, InMap};
 
 use super::source_text;
+use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::protocol::errors::internal;
 use crate::lsp::protocol::position::{to_generated, to_lsp, utf16_len};
 use crate::lsp::workspace::backend::Backend;
@@ -65,21 +67,11 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     // background check knows already (the first hover is never delayed by it); a document edited since it was
     // opened is checked now, near the position (`check_fit_near`: bounded whatever the map's size), unless its
     // version's whole report is known: an answer never comes from the previous text's verdict.
-    let bundle = uri.to_file_path().ok();
-    let fit = if !placed.is_the_bundle() {
-        None
-    } else {
-        match known_fit(b, &map, bundle.as_deref()) {
-            Some(known) => Some(known),
-            None if version.is_some_and(|(_, edited)| edited) => {
-                tokio::task::block_in_place(|| {
-                    fit_for_frames(b, &map, bundle.as_deref(), &[to_generated(position)])
-                })
-                .map(|f| f.report)
-            }
-            None => None,
-        }
-    };
+    let edited = version.is_some_and(|(_, edited)| edited);
+    let fit = placed
+        .is_the_bundle()
+        .then(|| fit_at(b, &map, &uri, position, edited))
+        .flatten();
     if let Some(why) = withheld(fit.as_deref(), to_generated(position)) {
         b.still_at(&uri, version)?;
         return Ok(Some(no_answer(b, &why, position)));
@@ -167,14 +159,7 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     {
         let _ = write!(md, "\n```{}\n{frame}```\n", fence_language(source));
     }
-    let map_name = match map.key.file() {
-        Some(p) => p.file_name().map_or_else(
-            || p.display().to_string(),
-            |f| f.to_string_lossy().into_owned(),
-        ),
-        None => "inline map".into(),
-    };
-    let _ = write!(md, "\n*sourcemap-ls · {map_name}");
+    let _ = write!(md, "\n*sourcemap-ls · {}", map_name(&map));
     if shown.is_some() {
         let _ = write!(md, " · source `{source}`");
     }
@@ -201,6 +186,37 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
             Position::new(line, end.max(hit.generated.column)),
         )),
     }))
+}
+
+/// The map as the hover's footer names it: its file's name, or "inline map".
+fn map_name(map: &LoadedMap) -> String {
+    match map.key.file() {
+        Some(p) => p.file_name().map_or_else(
+            || p.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        ),
+        None => "inline map".into(),
+    }
+}
+
+/// The fit of `map` against the bundle `uri` that a hover at `position` is judged by: the known report; for a document
+/// edited since opened whose version has none, the check near `position`, now.
+fn fit_at(
+    b: &Backend,
+    map: &LoadedMap,
+    uri: &Url,
+    position: Position,
+    edited: bool,
+) -> Option<std::sync::Arc<FitReport>> {
+    let bundle = uri.to_file_path().ok();
+    match known_fit(b, map, bundle.as_deref()) {
+        Some(known) => Some(known),
+        None if edited => tokio::task::block_in_place(|| {
+            fit_for_frames(b, map, bundle.as_deref(), &[to_generated(position)])
+        })
+        .map(|f| f.report),
+        None => None,
+    }
 }
 
 /// Why nothing is at `position` of an open document: it is past its line's end (an editor hovers only on text, so
