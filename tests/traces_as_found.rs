@@ -555,3 +555,36 @@ fn a_bullet_that_is_not_jest_moves_no_column() {
     );
     assert_eq!(answers(&demo, &[], with_header), want);
 }
+
+/// Errors as node's `console.log` prints them (`fixtures/traces/node-inspect`, real node 20 output of an esbuild
+/// bundle): own properties end the stack's last frame line with ` {`, an AggregateError's `[errors]` are separated by
+/// `,`, causes are nested. Every frame line in the bundle maps to the place `node --enable-source-maps` prints for it
+/// in the same run, and keeps what follows it.
+#[test]
+fn frames_as_node_inspect_prints_them() {
+    let dir = repo().join("fixtures/traces/node-inspect");
+    let trace = std::fs::read_to_string(dir.join("inspect.txt")).unwrap();
+    let truth = std::fs::read_to_string(dir.join("inspect.mapped.txt")).unwrap();
+    let (out, _) = run(&dir, &[], &trace);
+    let location = regex::Regex::new(r"([\w./-]+\.js):(\d+):(\d+)").unwrap();
+    let (mut frames, mut suffixed) = (0, 0);
+    for ((sent, ours), node) in trace.lines().zip(out.lines()).zip(truth.lines()) {
+        if !sent.contains("dist/service.min.js:") {
+            assert_eq!(ours, sent);
+            continue;
+        }
+        frames += 1;
+        let at = |l: &str| location.captures(l).map(|c| c[0].to_string());
+        assert_eq!(at(ours), at(node), "{sent}\n{ours}\n{node}");
+        for suffix in [" {", ","] {
+            if sent.ends_with(suffix) {
+                suffixed += 1;
+                assert!(ours.ends_with(suffix), "{ours}");
+            }
+        }
+    }
+    assert!(
+        frames >= 20 && suffixed >= 5,
+        "{frames} frames, {suffixed} with a suffix"
+    );
+}

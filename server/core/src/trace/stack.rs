@@ -33,6 +33,11 @@
 //!   (AOSP `system/logging/liblog/logprint.cpp`);
 //! - `> ` quotes (mail, Markdown).
 //!
+//! A V8 frame line may end in what node's `util.inspect` writes after an error's stack (`lib/internal/util/inspect.js`,
+//! `formatError` then `formatValue`): ` {` when the error has own properties (`[cause]`, `[errors]`, `code`, a
+//! GraphQLError's fields) and `,` between the errors of an array (an AggregateError's `[errors]`). The frame is read
+//! without it and it stays after the frame, as printed.
+//!
 //! Otherwise a V8 frame (`at …`) or a `fn@url:L:C` frame is looked for after any other prefix (a log4j layout's
 //! `2026-12-01 07:00:00,123 ERROR [main] App - `): it must then parse as a whole frame whose URL names a script, so a
 //! timestamp, a PID, `v1.2.3:4` or a URL with a port is never read as a position. Frames without a file
@@ -984,6 +989,18 @@ fn parse_vitest(line: &str) -> Option<StackFrame> {
     })
 }
 
+/// Where node's `util.inspect` suffix of a frame line starts (` {`, or `,`; see the module documentation), when the
+/// line ends with one after a frame's end (`)` or a location's digit).
+fn inspect_suffix(line: &str) -> Option<usize> {
+    let body = line.trim_end();
+    let cut = body
+        .strip_suffix(" {")
+        .or_else(|| body.strip_suffix(','))?
+        .trim_end();
+    cut.ends_with(|c: char| c == ')' || c.is_ascii_digit())
+        .then_some(cut.len())
+}
+
 /// Parses one line of a text trace: a frame (after a known prefix, or inside other text), or text.
 ///
 /// The line is read without what is not its text: a final `\r` (CRLF input) and terminal escape sequences
@@ -1050,6 +1067,7 @@ fn parse_clean_line(line: &str, plain: PlainInput) -> Option<StackFrame> {
             parse_vitest(m)
         } else if trimmed.starts_with("at ") {
             parse_v8(m)
+                .or_else(|| parse_v8(&m[..inspect_suffix(m)?]).filter(|f| f.written.is_some()))
         } else if let Some(f) = parse_crashlytics_ios(m) {
             Some(f)
         } else if let Some(f) = parse_presto(m) {
@@ -1201,6 +1219,40 @@ pub fn normalize_debug_id(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Frame lines as node's `util.inspect` prints an error with own properties (` {`) and an AggregateError's
+    /// `[errors]` (`,`): read, the suffix kept after the frame (real node 20 output).
+    #[test]
+    fn node_inspect_suffixes() {
+        for (line, file, suffix) in [
+            (
+                "    at node:internal/main/run_main_module:28:49 {",
+                "node:internal/main/run_main_module",
+                " {",
+            ),
+            (
+                "    at async Lo (/app/dist/index.js:1:104364) {",
+                "/app/dist/index.js",
+                " {",
+            ),
+            (
+                "        at agg (/tmp/inspect/t.js:4:50),",
+                "/tmp/inspect/t.js",
+                ",",
+            ),
+            ("      at inner (/tmp/t.js:1:30)", "/tmp/t.js", ""),
+        ] {
+            let StackLine::Frame(f) = parse_line(line, PlainInput::default()) else {
+                panic!("{line}")
+            };
+            assert_eq!(f.file.as_deref(), Some(file), "{line}");
+            assert_eq!(&f.raw[f.frame_span.end..], suffix, "{line}");
+        }
+        assert!(matches!(
+            parse_line("  at least (see below) {", PlainInput::default()),
+            StackLine::Text(_)
+        ));
+    }
 
     /// A frame inside free text is looked for near the line's end only ([`MAX_EMBEDDED_FRAME_BYTES`]): a minified
     /// bundle's one long line, full of `at ` and `@`, is read once (documentLink on `babel.min.js` took 9 s), and a
