@@ -184,3 +184,28 @@ fn lookup_on_hermes_bytecode_answers_from_its_map() {
     assert!(via_bytecode.contains("\"source\":\""), "{via_bytecode}");
     assert_eq!(via_bytecode, via_map);
 }
+
+/// `lookup`'s two common mistakes (issue 57), each one line that says what to do, and a usage exit: a URL where a
+/// file goes (nothing is fetched), and the position before the file.
+#[test]
+fn lookup_mistakes_are_said_as_what_to_do() {
+    let demo = fixtures().join("demo");
+    for (args, says) in [
+        (
+            vec!["lookup", "https://shop.example.com/static/app.min.js", "1:1"],
+            "fetches nothing; download it first (curl -O https://shop.example.com/static/app.min.js)",
+        ),
+        (
+            vec!["lookup", "1:100", "dist/app.min.js"],
+            "the file comes first, then the positions: `sourcemap-ls lookup dist/app.min.js 1:100`",
+        ),
+        (vec!["lookup", "1:100"], "1:100 is a position, not a file"),
+    ] {
+        let out = run(&demo, &args, "");
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}

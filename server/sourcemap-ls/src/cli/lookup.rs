@@ -2,7 +2,7 @@
 //! line. Positions use mozilla/source-map's convention: 1-based line, 0-based UTF-16 column.
 
 use std::io::{BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -88,10 +88,52 @@ fn parse_query(text: &str, allow_line_only: bool) -> Result<Query, CliError> {
     })
 }
 
+/// The two mistakes `lookup`'s arguments invite, each said as what to do (issue 57): a URL where a file goes (nothing
+/// is fetched), and a position before the file.
+fn said_plainly(args: &LookupArgs) -> Result<(), CliError> {
+    let first = args.map.to_string_lossy();
+    if let Some((scheme, _)) = first.split_once("://") {
+        if !scheme.is_empty()
+            && scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-')
+        {
+            return Err(CliError::Usage(format!(
+                "{first}: lookup reads a file and fetches nothing; download it first (curl -O {first}), then \
+                 `sourcemap-ls lookup FILE LINE:COLUMN`"
+            )));
+        }
+    }
+    let is_position = |t: &str| {
+        let mut parts = t.split(':');
+        parts
+            .next()
+            .is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()))
+            && parts.all(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if !args.map.exists() && is_position(&first) {
+        let file = args
+            .positions
+            .iter()
+            .find(|p| Path::new(p.as_str()).exists());
+        return Err(CliError::Usage(match file {
+            Some(file) => format!(
+                "the file comes first, then the positions: `sourcemap-ls lookup {file} {first}`"
+            ),
+            None => format!(
+                "{first} is a position, not a file: `sourcemap-ls lookup FILE LINE:COLUMN` (FILE a map, or a bundle \
+                 that leads to one)"
+            ),
+        }));
+    }
+    Ok(())
+}
+
 pub fn run(args: LookupArgs) -> Result<(), CliError> {
     if args.reverse.is_none() && matches!(args.bias, BiasArg::All) {
         return Err(CliError::Usage("--bias all needs --reverse".into()));
     }
+    said_plainly(&args)?;
     let index = open_index(&args.map, IndexOptions::default())?;
     let bundle = BundleText::of(&args.map, &index);
     // Answers name the source as the map does (its `sources` entry with `sourceRoot` applied).
