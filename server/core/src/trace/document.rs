@@ -553,15 +553,39 @@ pub struct EventOptions<'a> {
     pub compact: bool,
 }
 
-/// `source` (a map's `sources` entry) resolved against the URL of the minified file `base`, when `base` is a URL
-/// (`https://cdn.example.com/static/app.js` and `../src/a.js`: `https://cdn.example.com/src/a.js`); a source that is
-/// itself a URL stays as it is.
+/// `source` (a map's `sources` entry) resolved against the URL of the minified file `base`, as symbolicator writes a
+/// processed frame's `abs_path` (`join_paths(source_file_base, filename)`): `https://cdn.example.com/static/app.js` and
+/// `../src/a.js` give `https://cdn.example.com/src/a.js`, `app:///dist/app.js` and `../../src/a.js`
+/// `app:///src/a.js` (`..` stops at the root), `/srv/app/dist/app.js` and `../src/a.js` `/srv/app/src/a.js`; a
+/// source that is itself a URL or an absolute path stays as it is.
 fn joined_to_url(base: &str, source: &str) -> Option<String> {
-    let base = url::Url::parse(base).ok()?;
-    if base.cannot_be_a_base() {
-        return None;
+    if source.contains("://") {
+        return Some(source.to_string());
     }
-    Some(base.join(source).ok()?.to_string())
+    if let Ok(url) = url::Url::parse(base) {
+        if url.cannot_be_a_base() {
+            return None;
+        }
+        return Some(url.join(source).ok()?.to_string());
+    }
+    // An absolute path (node's frames without `rewriteFrames`): the source's path from the file's folder, `..` taken.
+    if !base.starts_with('/') || source.starts_with('/') {
+        return source.starts_with('/').then(|| source.to_string());
+    }
+    let mut parts: Vec<&str> = base.split('/').collect();
+    parts.pop();
+    for part in source.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.len() > 1 {
+                    parts.pop();
+                }
+            }
+            _ => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// Sentry keeps an exception's frames as they were sent in `raw_stacktrace`, beside the processed `stacktrace`
@@ -618,7 +642,10 @@ fn write_back(
         EventKind::Sentry => {
             // Sentry's `abs_path` is the source joined to the minified file's URL, `filename` the map's name for it
             // (symbolicator's `symbolicate_js_frame`: `join_paths(source_file_base, filename)`).
-            let sent = obj.get("abs_path").and_then(Value::as_str);
+            // The minified file's URL: `abs_path`, else `filename` (the Node SDK sends only `filename`; Relay's
+            // normalization fills `abs_path` from it before symbolicator joins).
+            let sent =
+                (obj.get("abs_path").or_else(|| obj.get("filename"))).and_then(Value::as_str);
             let abs_path = match (sent, o.source.as_deref()) {
                 (Some(sent), Some(source)) => joined_to_url(sent, source),
                 _ => None,
@@ -708,6 +735,42 @@ mod tests {
         let text = r#"{"at e (dist/app.min.js:1:50)": 1}"#;
         let doc = TraceDocument::parse(text, PlainInput::default());
         assert!(doc.lines.is_empty());
+    }
+
+    /// A processed frame's `abs_path`, as symbolicator joins the source to the minified file's URL.
+    #[test]
+    fn abs_paths_as_symbolicator_joins_them() {
+        for (base, source, joined) in [
+            (
+                "https://cdn.example.com/static/app.js",
+                "../src/a.js",
+                Some("https://cdn.example.com/src/a.js"),
+            ),
+            (
+                "app:///dist/app.js",
+                "../../../../src/v1/cart.js",
+                Some("app:///src/v1/cart.js"),
+            ),
+            (
+                "http://localhost/static/app.js",
+                "webpack://app/./src/a.ts",
+                Some("webpack://app/./src/a.ts"),
+            ),
+            (
+                "/srv/app/dist/app.js",
+                "../src/a.js",
+                Some("/srv/app/src/a.js"),
+            ),
+            ("/srv/app/dist/app.js", "../../../../../x.js", Some("/x.js")),
+            ("/srv/app/dist/app.js", "/abs/a.js", Some("/abs/a.js")),
+            ("dist/app.js", "../src/a.js", None),
+        ] {
+            assert_eq!(
+                joined_to_url(base, source).as_deref(),
+                joined,
+                "{base} + {source}"
+            );
+        }
     }
 
     /// What an event says about its files and its release: Sentry's `debug_meta` and context lines (lines before
