@@ -319,6 +319,8 @@ fn sentry_and_bugsnag_events_come_back_with_original_frames() {
         "events": [{"exceptions": [{"errorClass": "TypeError", "message": "x",
             "stacktrace": frames.iter().map(|(n, f, l, c)| json!({
                 "file": f, "lineNumber": l, "columnNumber": c, "method": n, "inProject": true,
+                // As @bugsnag/node sends it: the file's lines around the frame (here, the bundle's one line).
+                "code": {"1": "(()=>{function e(r){return{id:r.id,lines:r.items.map(t=>s(t))}}"},
             })).collect::<Vec<_>>()}]}],
     });
     assert_eq!(answers(&demo, &[], bugsnag.to_string()), want);
@@ -340,6 +342,16 @@ fn sentry_and_bugsnag_events_come_back_with_original_frames() {
         )
     );
     assert_eq!(top["minified"]["columnNumber"], 50);
+    // Bugsnag's `code` shows the original lines under their own numbers; the bundle's go with the minified values.
+    assert_eq!(
+        top["code"]["5"],
+        json!("    lines: input.items.map((item) => lineTotal(item)),")
+    );
+    assert!(top["code"].get("1").is_some() && top["code"]["1"] != top["minified"]["code"]["1"]);
+    assert_eq!(
+        top["minified"]["code"]["1"],
+        json!("(()=>{function e(r){return{id:r.id,lines:r.items.map(t=>s(t))}}")
+    );
 }
 
 #[test]

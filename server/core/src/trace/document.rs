@@ -484,7 +484,7 @@ impl TraceDocument {
                         (value.pointer_mut(pointer), l)
                     {
                         let around = match (kind, event.source_text, &f.original) {
-                            (EventKind::Sentry, Some(read), Some(o)) => texts
+                            (_, Some(read), Some(o)) => texts
                                 .entry((f.map, o.source_id))
                                 .or_insert_with(|| read(f))
                                 .as_deref()
@@ -675,10 +675,27 @@ fn write_back(
             }
         }
         EventKind::Bugsnag => {
-            let minified = json!({
+            let mut minified = json!({
                 "file": obj.get("file"), "lineNumber": obj.get("lineNumber"),
                 "columnNumber": obj.get("columnNumber"), "method": obj.get("method"),
             });
+            // `code` (line number → line) was the bundle's lines: they go with the other minified values, and the
+            // original source's lines around the frame take their place, as Bugsnag's own source-map processing
+            // shows a mapped frame's code (never minified code under the original's line numbers).
+            if let Some(code) = obj.remove("code") {
+                minified["code"] = code;
+            }
+            if let Some((pre, context, post)) = around {
+                let first = (line as usize + 1).saturating_sub(pre.len() + 1);
+                let code: serde_json::Map<String, Value> = pre
+                    .into_iter()
+                    .chain(std::iter::once(context))
+                    .chain(post)
+                    .enumerate()
+                    .map(|(i, text)| ((first + i).to_string(), json!(text)))
+                    .collect();
+                obj.insert("code".into(), Value::Object(code));
+            }
             obj.insert("minified".into(), minified);
             obj.insert("file".into(), json!(o.source));
             obj.insert("lineNumber".into(), json!(line));
