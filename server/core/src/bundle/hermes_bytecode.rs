@@ -222,8 +222,8 @@ impl BytecodeFit {
         };
         match mismatch {
             BytecodeMismatch::NoFunctionOffsets => "this map describes JavaScript (no x_hermes_function_offsets), \
-                 not this bytecode: use the map hermesc wrote (composed: the one react-native's compose-source-maps \
-                 makes of Metro's .packager.map and hermesc's .compiler.map; or give those two maps together)"
+                 not this bytecode: use the map hermesc wrote (composed: compose the packager's and the compiler's \
+                 maps with react-native's compose-source-maps; or give the two maps together)"
                 .to_string(),
             BytecodeMismatch::NoSegment { segment, has } => format!(
                 "the map is another file's: this bytecode is segment {segment}, and the map's \
