@@ -33,6 +33,10 @@
 //! few mid-identifier segments all through a correct map (see `MID_IDENTIFIER_IF_FIT`); on a map that does not fit,
 //! about a third of the segments land inside identifiers of minified code.
 //!
+//! Hermes bytecode has no lines to land on (its map's columns are bytecode addresses on line 1, which every compile's
+//! map has): it is judged by its function table instead, against the map's `x_hermes_function_offsets`
+//! (`bundle::hermes_bytecode`, `judge_bytecode`); a map that is not the compile's misfits over the whole file.
+//!
 //! Lines end at `\n` (a `\r` before it belongs to the terminator). Columns are UTF-16 code units, as in the map.
 //!
 //! Cost: one pass over the text to find its lines (4 B a line), one pass over the segments; a non-ASCII line gets a
