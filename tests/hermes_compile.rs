@@ -253,6 +253,40 @@ fn another_compiles_map_is_refused_where_the_bytecode_is_at_hand() {
     assert!(refused >= 12 * 110, "only {refused} frames refused");
 }
 
+/// Another compile's composed map where it was made, beside its own bytecode (the corpus's layout): it is that file's
+/// map, so it answers no frame of this compile's bytecode, found under `--root` or chosen with `--bundle`, and
+/// `--explain` says why.
+#[test]
+fn another_compiles_map_beside_its_own_bytecode_answers_none_of_this_one() {
+    let dir = dist();
+    for x in COMPILES {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::copy(dir.join(x).join(BUNDLE), root.path().join(BUNDLE)).unwrap();
+        let (_, trace) = &traces(&dir.join(x).join("traces"))[0];
+        for y in COMPILES.iter().filter(|&&y| y != x) {
+            let map = dir.join(y).join(format!("{BUNDLE}.map"));
+            let map = map.to_str().unwrap();
+            let chosen = format!("--bundle={BUNDLE}={x}/{BUNDLE}.hbc");
+            let root_arg = root.path().to_str().unwrap();
+            for args in [vec![chosen.as_str(), map], vec!["--root", root_arg, map]] {
+                let (answer, _) = symbolicate(&dir, &args, trace);
+                assert_eq!(answered(&answer), 0, "{x} with {args:?}: {answer}");
+                let mut explain = vec!["symbolicate", "--explain"];
+                explain.extend(&args);
+                let out = run(&dir, &explain, trace);
+                let explained = String::from_utf8_lossy(&out.stdout);
+                assert_eq!(
+                    explained
+                        .matches("the map is another compile's: function ")
+                        .count(),
+                    bytecode_frames(trace),
+                    "{x} with {args:?}: {explained}"
+                );
+            }
+        }
+    }
+}
+
 /// `validate BYTECODE MAP`: 0 for the compile's own composed map and hermesc's own map, 1 with the reason for every
 /// other compile's, and for Metro's packager map, which describes the JavaScript, not the bytecode.
 #[test]

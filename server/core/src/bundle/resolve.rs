@@ -421,7 +421,10 @@ impl<P: Place> Resolver<'_, '_, P> {
                     bundle: Some(bundle),
                 },
                 None => Choice::Unmapped {
-                    why: format!("the bundle chosen for {file}: {}", self.no_map(&bundle)),
+                    why: format!(
+                        "the bundle chosen for {file}: {}",
+                        self.chosen_without_map(&bundle)
+                    ),
                 },
             };
         }
@@ -622,6 +625,26 @@ impl<P: Place> Resolver<'_, '_, P> {
                 "{} leads to no map (give its map)",
                 self.place.shown(bundle)
             ),
+        }
+    }
+
+    /// Why the bundle the user chose gives no map: [`Resolver::no_map`]; and, when it is Hermes bytecode and the one
+    /// map given is another file's, what its function offsets say against this file's (another compile's map).
+    fn chosen_without_map(&mut self, bundle: &Path) -> String {
+        let why = self.no_map(bundle);
+        let [only] = self.asked.given else {
+            return why;
+        };
+        let Some(own) = only.bundle.clone() else {
+            return why;
+        };
+        match self.fit_whole(&only.map, bundle) {
+            Some(r) if r.bytecode.as_ref().is_some_and(|b| !b.fits()) => format!(
+                "{why}; the one map given is {}'s, and not this file's: {}",
+                self.place.shown(&own),
+                r.message()
+            ),
+            _ => why,
         }
     }
 
