@@ -462,29 +462,8 @@ impl<P: Place> Resolver<'_, '_, P> {
                 };
             }
         }
-        // The path found the frame's file, which leads to no map: a given map whose bundle is known to be another
-        // file (not a copy of it) is that file's (the path tells same-named files apart); the one map given is then
-        // judged against the file found (`one_map_given`).
-        let given = self.asked.given;
-        let mut naming: Vec<&GivenMap<P::Map>> = Vec::new();
-        for g in given.iter().filter(|g| g.names.iter().any(|n| n == name)) {
-            let another = match (&by_path, &g.bundle) {
-                (Some((found, _)), Some(own)) => !self.same_file(found, own),
-                _ => false,
-            };
-            if !another {
-                naming.push(g);
-            }
-        }
-        let naming: Vec<Candidate<P::Map>> = self
-            .of_kind(naming, self.bytecode_files.contains(file))
-            .into_iter()
-            .map(|g| Candidate {
-                bundle: g.bundle.clone(),
-                map: g.map.clone(),
-                how: "a map given names it (its file name or `file`)".into(),
-            })
-            .collect();
+        let found = by_path.as_ref().map(|(bundle, _)| bundle.as_path());
+        let naming = self.given_naming(file, found);
         if !naming.is_empty() {
             return self.among(file, naming, positions, &format!("maps given name {name}"));
         }
@@ -1019,6 +998,33 @@ impl<P: Place> Resolver<'_, '_, P> {
         self.place
             .own_map(bundle)
             .map(|m| (m, "its sourceMappingURL or sidecar .map".into()))
+    }
+
+    /// The given maps that name `file` (their file names, their `file`), as candidates: of a Hermes build's two, the
+    /// one of the frames' kind (`of_kind`). `found`: the file the frame's path found, which leads to no map; a given map
+    /// whose bundle is known to be another file (not a copy of it) is that file's, not a candidate (the path tells
+    /// same-named files apart): the one map given is then judged against the file found (`one_map_given`).
+    fn given_naming(&mut self, file: &str, found: Option<&Path>) -> Vec<Candidate<P::Map>> {
+        let name = file_name_of(file);
+        let given = self.asked.given;
+        let mut naming: Vec<&GivenMap<P::Map>> = Vec::new();
+        for g in given.iter().filter(|g| g.names.iter().any(|n| n == name)) {
+            let another = match (found, &g.bundle) {
+                (Some(found), Some(own)) => !self.same_file(found, own),
+                _ => false,
+            };
+            if !another {
+                naming.push(g);
+            }
+        }
+        self.of_kind(naming, self.bytecode_files.contains(file))
+            .into_iter()
+            .map(|g| Candidate {
+                bundle: g.bundle.clone(),
+                map: g.map.clone(),
+                how: "a map given names it (its file name or `file`)".into(),
+            })
+            .collect()
     }
 
     /// Whether `a` and `b` are one file, or copies of one (the same bytes).
