@@ -288,7 +288,8 @@ fn another_compiles_map_beside_its_own_bytecode_answers_none_of_this_one() {
 }
 
 /// `validate BYTECODE MAP`: 0 for the compile's own composed map and hermesc's own map, 1 with the reason for every
-/// other compile's, and for Metro's packager map, which describes the JavaScript, not the bytecode.
+/// other compile's, and for Metro's packager map, which describes the JavaScript, not the bytecode; bytecode of
+/// another version is not checked, and says so.
 #[test]
 fn validate_tells_a_compiles_maps_from_the_others() {
     let dir = dist();
@@ -335,6 +336,28 @@ fn validate_tells_a_compiles_maps_from_the_others() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // Another bytecode version's layout is not read as 89's: not checked, said why.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut newer = std::fs::read(dir.join("A").join(BUNDLE)).unwrap();
+    newer[8..12].copy_from_slice(&96u32.to_le_bytes());
+    let newer_path = tmp.path().join(BUNDLE);
+    std::fs::write(&newer_path, newer).unwrap();
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            newer_path.to_str().unwrap(),
+            &format!("B/{BUNDLE}.map"),
+        ],
+        "",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("fit not checked: unknown bytecode version 96")
+            && stderr.contains(": not checked"),
+        "{stderr}"
+    );
     let out = run(
         &dir,
         &[

@@ -617,6 +617,13 @@ impl<P: Place> Resolver<'_, '_, P> {
         let Some(own) = only.bundle.clone() else {
             return why;
         };
+        let bytecode = self
+            .place
+            .text(bundle)
+            .is_some_and(|t| is_hermes_bytecode((*t).as_ref()));
+        if !bytecode {
+            return why;
+        }
         match self.fit_whole(&only.map, bundle) {
             Some(r) if r.bytecode.as_ref().is_some_and(|b| !b.fits()) => format!(
                 "{why}; the one map given is {}'s, and not this file's: {}",
