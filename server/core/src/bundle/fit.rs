@@ -33,13 +33,20 @@
 //! few mid-identifier segments all through a correct map (see `MID_IDENTIFIER_IF_FIT`); on a map that does not fit,
 //! about a third of the segments land inside identifiers of minified code.
 //!
+//! Hermes bytecode has no lines to land on (its map's columns are bytecode addresses on line 1, which every compile's
+//! map has): it is judged by its function table instead, against the map's `x_hermes_function_offsets`
+//! (`bundle::hermes_bytecode`, `judge_bytecode`); a map that is not the compile's misfits over the whole file.
+//!
 //! Lines end at `\n` (a `\r` before it belongs to the terminator). Columns are UTF-16 code units, as in the map.
 //!
 //! Cost: one pass over the text to find its lines (4 B a line), one pass over the segments; a non-ASCII line gets a
 //! table of one byte offset per 32 UTF-16 units the first time a segment lands on it (each line at most once), so no
 //! map, however hostile, makes the check more than linear in the sizes of the text and the map.
 
+use std::borrow::Cow;
+
 use crate::bundle::columns::{byte_with_table, utf16_table};
+use crate::bundle::hermes_bytecode::{judge_map, read_bytecode, BytecodeFit};
 use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 use crate::trace::stack::normalize_debug_id;
@@ -169,9 +176,11 @@ pub struct MisfitRegion {
 pub enum Verdict {
     /// Every stretch of the map fits the text (or the evidence is too thin to say otherwise).
     Fits,
-    /// Some or all of the map does not fit.
+    /// Some or all of the map does not fit (Hermes bytecode: the whole file, when the map's function offsets are
+    /// not the file's).
     Misfit,
-    /// Not checked: the generated file is not text (Hermes bytecode), or the map has no segment to check.
+    /// Not checked: the generated file is not text (and not Hermes bytecode of a known version), or the map has no
+    /// segment to check.
     Unknown,
 }
 
@@ -190,7 +199,11 @@ pub struct FitReport {
     /// The bundle's `//# debugId=` and the map's `debugId`, when both are there and differ.
     pub debug_id_mismatch: Option<(String, String)>,
     /// Why the verdict is [`Verdict::Unknown`].
-    pub unknown_because: Option<&'static str>,
+    pub unknown_because: Option<Cow<'static, str>>,
+    /// How the map was judged against Hermes bytecode (`bundle::hermes_bytecode`: its `x_hermes_function_offsets`
+    /// against the file's function table), when the generated file is bytecode: a misfit is the whole file's (one
+    /// region from its start, no segment read).
+    pub bytecode: Option<BytecodeFit>,
     /// Generated lines the map's segments reach (1 + the greatest line of a segment).
     pub map_lines: u32,
     /// Lines of the text.
@@ -252,6 +265,9 @@ impl FitReport {
     /// 0-based columns).
     pub fn message(&self) -> String {
         let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
+        if let Some(bytecode) = &self.bytecode {
+            return bytecode.message();
+        }
         if let Some((bundle, map)) = &self.debug_id_mismatch {
             return format!(
                 "the map is not this bundle's: the bundle's debug ID is {bundle}, the map's {map}. Use the map \
@@ -315,6 +331,7 @@ impl FitReport {
             shift_lines: None,
             debug_id_mismatch: None,
             unknown_because: None,
+            bytecode: None,
             map_lines: 0,
             text_lines: 0,
             bundle_debug_id: None,
@@ -537,12 +554,8 @@ const MAX_SHIFT_DOWN: i64 = 32;
 /// The evidence of fit a shift must show on the sample (e^8 to one: some 25 segments at token starts).
 const MIN_SHIFT_EVIDENCE: f64 = 8.0;
 
-/// Whether `text` is Hermes bytecode: it starts with Hermes' magic number (`MAGIC` in hermes'
-/// `include/hermes/BCGen/HBC/BytecodeFileFormat.h`).
-pub fn is_hermes_bytecode(text: &[u8]) -> bool {
-    const HERMES_MAGIC: [u8; 8] = 0x1F19_03C1_03BC_1FC6u64.to_le_bytes();
-    text.starts_with(&HERMES_MAGIC)
-}
+/// Whether `text` is Hermes bytecode: it starts with Hermes' magic number (`bundle::hermes_bytecode`).
+pub use crate::bundle::hermes_bytecode::is_hermes_bytecode;
 
 /// Whether `text` is not source text: Hermes bytecode or anything with NUL bytes in its head.
 fn is_binary(text: &[u8]) -> bool {
@@ -582,7 +595,7 @@ fn opening(index: &SourceMapIndex, text: &[u8], bundle_debug_id: Option<&str>) -
     }
     if text.len() >= u32::MAX as usize {
         report.verdict = Verdict::Unknown;
-        report.unknown_because = Some("the generated file is larger than 4 GB: not checked");
+        report.unknown_because = Some("the generated file is larger than 4 GB: not checked".into());
         return Opening::Done(report);
     }
     // An empty file is no evidence against the map (Sentry's own React Native test uploads an empty bundle beside
@@ -591,15 +604,22 @@ fn opening(index: &SourceMapIndex, text: &[u8], bundle_debug_id: Option<&str>) -
         if report.verdict != Verdict::Misfit {
             report.verdict = Verdict::Unknown;
             report.unknown_because =
-                Some("the generated file is empty: the map's fit could not be checked");
+                Some("the generated file is empty: the map's fit could not be checked".into());
+        }
+        return Opening::Done(report);
+    }
+    if is_hermes_bytecode(text) {
+        if report.verdict != Verdict::Misfit {
+            judge_bytecode(index, text, &mut report);
         }
         return Opening::Done(report);
     }
     if is_binary(text) {
         if report.verdict != Verdict::Misfit {
             report.verdict = Verdict::Unknown;
-            report.unknown_because =
-                Some("the generated file is bytecode, not text: its segments cannot be checked");
+            report.unknown_because = Some(
+                "the generated file is binary, not text: its segments cannot be checked".into(),
+            );
         }
         return Opening::Done(report);
     }
@@ -607,12 +627,44 @@ fn opening(index: &SourceMapIndex, text: &[u8], bundle_debug_id: Option<&str>) -
         if report.verdict != Verdict::Misfit {
             report.verdict = Verdict::Unknown;
             report.unknown_because = Some(
-                "the file taken for the bundle is a JSON document (a profile, a report, a map), not code: not checked",
+                "the file taken for the bundle is a JSON document (a profile, a report, a map), not code: not checked"
+                    .into(),
             );
         }
         return Opening::Done(report);
     }
     Opening::Go(report)
+}
+
+/// Hermes bytecode has no lines to land segments on: its map's segments are at virtual offsets on line 1, which any
+/// compile's map has. The map's `x_hermes_function_offsets` are judged against the file's function table instead
+/// (`bundle::hermes_bytecode`): equal, the map fits; different (another compile's map, or a map of JavaScript), the
+/// whole file misfits, as one region from its start, so that every frame in it is withheld with the reason. A file
+/// of another bytecode version, or cut short, or a map whose offsets cannot be read: not checked, said why.
+fn judge_bytecode(index: &SourceMapIndex, text: &[u8], report: &mut FitReport) {
+    let judged = read_bytecode(text)
+        .map_err(|e| format!("{e}: not checked"))
+        .and_then(|bytecode| {
+            judge_map(&bytecode, index).map_err(|e| {
+                format!("the map's function offsets cannot be read ({e}): not checked")
+            })
+        });
+    match judged {
+        Ok(fit) if fit.fits() => report.bytecode = Some(fit),
+        Ok(fit) => {
+            report.verdict = Verdict::Misfit;
+            report.regions = vec![MisfitRegion {
+                start: report.first_checked,
+                end: None,
+                evidence: Evidence::default(),
+            }];
+            report.bytecode = Some(fit);
+        }
+        Err(why) => {
+            report.verdict = Verdict::Unknown;
+            report.unknown_because = Some(why.into());
+        }
+    }
 }
 
 /// The check over every segment, from the report [`opening`] began.
@@ -637,7 +689,7 @@ fn check_whole(
     let Some(first_checked) = first_checked else {
         if report.verdict != Verdict::Misfit {
             report.verdict = Verdict::Unknown;
-            report.unknown_because = Some("the map has no segment that maps to a source");
+            report.unknown_because = Some("the map has no segment that maps to a source".into());
         }
         return Ok(report);
     };
@@ -1318,6 +1370,69 @@ mod tests {
             check_fit(&one_field, b"xyz", None).unwrap().verdict,
             Verdict::Unknown
         );
+    }
+
+    /// Hermes bytecode is judged by the map's function offsets: equal, it fits; another compile's or none (a map of
+    /// JavaScript), every position of the file is withheld with the reason; another version is not checked.
+    #[test]
+    fn bytecode_is_judged_by_its_function_offsets() {
+        use crate::bundle::hermes_bytecode::synthetic;
+        let hbc = synthetic(89, 0, &[10, 20, 30]);
+        let with = |offsets: &str| {
+            let json = format!(
+                r#"{{"version":3,"sources":["index.android.bundle"],"names":[],"mappings":"AAAA,UAAC","x_hermes_function_offsets":{offsets}}}"#
+            );
+            SourceMapIndex::from_bytes(json.into_bytes()).unwrap()
+        };
+        let own = check_fit(&with(r#"{"0":[0,10,30]}"#), &hbc, None).unwrap();
+        assert_eq!(own.verdict, Verdict::Fits);
+        assert!(own.bytecode.as_ref().is_some_and(|b| b.fits()));
+        assert!(own
+            .withheld(GeneratedPosition {
+                line: 0,
+                column: 35
+            })
+            .is_none());
+        let other = check_fit(&with(r#"{"0":[0,12,30]}"#), &hbc, None).unwrap();
+        assert_eq!(other.verdict, Verdict::Misfit);
+        for column in [0, 10, 1 << 20] {
+            let why = other
+                .withheld(GeneratedPosition { line: 0, column })
+                .unwrap();
+            assert!(
+                why.contains("function 1 starts at bytecode offset 10 in this file, 12 in the map"),
+                "{why}"
+            );
+        }
+        assert_eq!(other.first_bad(), Some(GeneratedPosition::default()));
+        let js = check_fit(&map(&at_tokens(CODE, 0), None), &hbc, None).unwrap();
+        assert_eq!(js.verdict, Verdict::Misfit);
+        assert!(
+            js.message().starts_with("this map describes JavaScript"),
+            "{}",
+            js.message()
+        );
+        let newer = check_fit(&with(r#"{"0":[0,10,30]}"#), &synthetic(96, 0, &[10]), None).unwrap();
+        assert_eq!(newer.verdict, Verdict::Unknown);
+        assert!(
+            newer
+                .unknown_because
+                .as_deref()
+                .unwrap()
+                .starts_with("unknown bytecode version 96"),
+            "{:?}",
+            newer.unknown_because
+        );
+        // The near check says the same.
+        let near = check_fit_near_above(
+            &with(r#"{"0":[0,12,30]}"#),
+            &hbc,
+            None,
+            &[GeneratedPosition::default()],
+            0,
+        )
+        .unwrap();
+        assert_eq!(near, other);
     }
 
     #[test]

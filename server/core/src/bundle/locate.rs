@@ -483,6 +483,24 @@ fn sidecars(bundle: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The file names a map's own file name gives the generated file it describes, first the plain one: `X.map`
+/// describes `X`; and React Native's Gradle plugin names a Hermes build's two maps after the bundle both describe
+/// (react-native `packages/gradle-plugin/react-native-gradle-plugin/src/main/kotlin/com/facebook/react/tasks/
+/// BundleHermesCTask.kt`: `resolvePackagerSourceMapFile`, `resolveCompilerSourceMap`): `NAME.packager.map`, Metro's
+/// map of the JavaScript bundle `NAME`, and `NAME.compiler.map`, hermesc's map of the bytecode, which replaces the
+/// JavaScript under the name `NAME` (`bytecodeFile.moveTo(bundleFile)`; `fixtures/hermes-compile/README.md`). A name
+/// without `.map` gives none.
+pub fn bundle_names_of_map(map_file_name: &str) -> Vec<&str> {
+    let Some(plain) = map_file_name.strip_suffix(".map") else {
+        return Vec::new();
+    };
+    let gradle = [".packager", ".compiler"]
+        .iter()
+        .find_map(|kind| plain.strip_suffix(kind))
+        .filter(|name| !name.is_empty());
+    std::iter::once(plain).chain(gradle).collect()
+}
+
 /// Why `path` cannot be a map file, or `None` when it is a regular file (symlinks followed).
 fn why_not_a_file(path: &Path) -> Option<String> {
     match std::fs::metadata(path) {
@@ -510,6 +528,21 @@ pub fn map_in_directory(dir: &Path, file: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_maps_name_names_its_bundle_and_gradles_two_maps_name_theirs() {
+        assert_eq!(bundle_names_of_map("app.js.map"), ["app.js"]);
+        assert_eq!(
+            bundle_names_of_map("index.android.bundle.packager.map"),
+            ["index.android.bundle.packager", "index.android.bundle"]
+        );
+        assert_eq!(
+            bundle_names_of_map("index.android.bundle.compiler.map"),
+            ["index.android.bundle.compiler", "index.android.bundle"]
+        );
+        assert_eq!(bundle_names_of_map(".compiler.map"), [".compiler"]);
+        assert!(bundle_names_of_map("app.js").is_empty());
+    }
 
     #[test]
     fn json_documents_are_not_code() {

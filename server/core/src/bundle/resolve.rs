@@ -32,7 +32,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::bundle::fit::{check_fit, frames_evidence, is_hermes_bytecode, FitReport, Verdict};
+use crate::bundle::fit::{check_fit, frames_evidence, FitReport, Verdict};
+use crate::bundle::hermes_bytecode::is_hermes_bytecode;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 use crate::trace::document::{ReportedFile, ANOTHER_BUILD};
 use crate::trace::stack::{
@@ -270,9 +271,15 @@ pub fn choose_maps<P: Place>(
         .filter_map(|f| f.file.as_deref())
         .map(|f| file_name_of(f).to_string())
         .collect();
+    let bytecode_files = frames
+        .iter()
+        .filter(|f| f.format == FrameFormat::HermesBytecode)
+        .filter_map(|f| f.file.clone())
+        .collect();
     let mut resolver = Resolver {
         place,
         trace_files,
+        bytecode_files,
         asked,
         by_file: HashMap::new(),
         ambiguous: Vec::new(),
@@ -298,6 +305,8 @@ struct Resolver<'p, 'a, P: Place> {
     place: &'p mut P,
     /// The file names the trace's frames give.
     trace_files: std::collections::HashSet<String>,
+    /// The files the trace's Hermes bytecode frames name (`address at FILE:1:NNN`).
+    bytecode_files: std::collections::HashSet<String>,
     asked: &'a Asked<'a, P::Map>,
     by_file: HashMap<String, Choice<P::Map>>,
     ambiguous: Vec<AmbiguousFile>,
@@ -412,7 +421,10 @@ impl<P: Place> Resolver<'_, '_, P> {
                     bundle: Some(bundle),
                 },
                 None => Choice::Unmapped {
-                    why: format!("the bundle chosen for {file}: {}", self.no_map(&bundle)),
+                    why: format!(
+                        "the bundle chosen for {file}: {}",
+                        self.chosen_without_map(&bundle)
+                    ),
                 },
             };
         }
@@ -450,17 +462,8 @@ impl<P: Place> Resolver<'_, '_, P> {
                 };
             }
         }
-        let naming: Vec<Candidate<P::Map>> = self
-            .asked
-            .given
-            .iter()
-            .filter(|g| g.names.iter().any(|n| n == name))
-            .map(|g| Candidate {
-                bundle: g.bundle.clone(),
-                map: g.map.clone(),
-                how: "a map given names it (its file name or `file`)".into(),
-            })
-            .collect();
+        let found = by_path.as_ref().map(|(bundle, _)| bundle.as_path());
+        let naming = self.given_naming(file, found);
         if !naming.is_empty() {
             return self.among(file, naming, positions, &format!("maps given name {name}"));
         }
@@ -604,14 +607,48 @@ impl<P: Place> Resolver<'_, '_, P> {
         }
     }
 
-    /// Why a Hermes bytecode file at hand is not answered from the one map given.
-    fn bytecode_without_map(&self, file: &Path) -> String {
-        format!(
-            "{} is Hermes bytecode with no map of its own, and the map given is not its: if it is the packager's \
-             map of the JavaScript bundle, compose the packager's and the compiler's maps (react-native's \
-             compose-source-maps) and symbolicate with the composed map",
-            self.place.shown(file)
-        )
+    /// Why the bundle the user chose gives no map: [`Resolver::no_map`]; and, when it is Hermes bytecode and the one
+    /// map given is another file's, what its function offsets say against this file's (another compile's map).
+    fn chosen_without_map(&mut self, bundle: &Path) -> String {
+        let why = self.no_map(bundle);
+        let [only] = self.asked.given else {
+            return why;
+        };
+        let Some(own) = only.bundle.clone() else {
+            return why;
+        };
+        let bytecode = self
+            .place
+            .text(bundle)
+            .is_some_and(|t| is_hermes_bytecode((*t).as_ref()));
+        if !bytecode {
+            return why;
+        }
+        match self.fit_whole(&only.map, bundle) {
+            Some(r) if r.bytecode.as_ref().is_some_and(|b| !b.fits()) => format!(
+                "{why}; the one map given is {}'s, and not this file's: {}",
+                self.place.shown(&own),
+                r.message()
+            ),
+            _ => why,
+        }
+    }
+
+    /// Why a Hermes bytecode file at hand is not answered from the one map given (`misfit`: what its fit check
+    /// said).
+    fn bytecode_without_map(&self, file: &Path, misfit: Option<&str>) -> String {
+        match misfit {
+            Some(why) => format!(
+                "{} is Hermes bytecode with no map of its own, and the map given is not its: {why}",
+                self.place.shown(file)
+            ),
+            None => format!(
+                "{} is Hermes bytecode with no map of its own, and the map given is not its: if it is the \
+                 packager's map of the JavaScript bundle, compose the packager's and the compiler's maps \
+                 (react-native's compose-source-maps) and symbolicate with the composed map",
+                self.place.shown(file)
+            ),
+        }
     }
 
     /// The fit check of `map` on the whole text of `bundle` (`None`: no text at hand, or not checkable).
@@ -624,8 +661,11 @@ impl<P: Place> Resolver<'_, '_, P> {
     /// The one map given, for a frame whose file is here (`here`: the files its path or name finds, none leading to a
     /// map): that file is the map's bundle when it is a copy of the map's own bundle (the same bytes), or when the map
     /// fits its whole text, confirmed on at least [`MIN_SEGMENTS_TO_CONFIRM`] segments (or confirmed once shifted by
-    /// whole lines: a banner, which the fit check then reports per frame). Otherwise it is a file of its own, and the
-    /// reason says which of these failed.
+    /// whole lines: a banner, which the fit check then reports per frame), or, Hermes bytecode, when the map's
+    /// function offsets are the file's function table (`bundle::hermes_bytecode`). Otherwise it is a file of its
+    /// own, and the reason says which of these failed; but one bytecode file here, which no map of its own
+    /// describes, is the file a map given without its bundle was given for: chosen with it, its frames are withheld
+    /// by the fit check, which says why (another compile's map, a map of JavaScript) on the frames and on stderr.
     fn one_map_for_a_file_here(
         &mut self,
         name: &str,
@@ -639,6 +679,7 @@ impl<P: Place> Resolver<'_, '_, P> {
             .map(|t| (*t).as_ref().to_vec());
         let mut taken: Vec<(PathBuf, String)> = Vec::new();
         let (mut bytecode, mut thin, mut misfit) = (false, None, false);
+        let (mut bytecode_misfit, mut bytecode_unchecked) = (None::<String>, None::<String>);
         for bundle in here {
             let text = self.place.text(bundle).map(|t| (*t).as_ref().to_vec());
             if let (Some(own), Some(text)) = (&own_text, &text) {
@@ -653,8 +694,30 @@ impl<P: Place> Resolver<'_, '_, P> {
                     continue;
                 }
             }
-            bytecode |= text.as_deref().is_some_and(is_hermes_bytecode);
+            let is_bytecode = text.as_deref().is_some_and(is_hermes_bytecode);
+            bytecode |= is_bytecode;
             match self.fit_whole(&only.map, bundle) {
+                Some(r) if r.bytecode.is_some() => match &r.bytecode {
+                    Some(b) if b.fits() => taken.push((
+                        bundle.clone(),
+                        format!(
+                            "{} leads to no map; the one map given is its compile's ({} functions at the offsets \
+                             of its x_hermes_function_offsets)",
+                            self.place.shown(bundle),
+                            b.functions
+                        ),
+                    )),
+                    _ => {
+                        misfit = true;
+                        bytecode_misfit.get_or_insert_with(|| r.message());
+                    }
+                },
+                Some(r) if r.verdict == Verdict::Unknown && is_bytecode => {
+                    misfit = true;
+                    if let Some(why) = &r.unknown_because {
+                        bytecode_unchecked.get_or_insert_with(|| why.to_string());
+                    }
+                }
                 Some(r) if r.shift_lines.is_some() => taken.push((
                     bundle.clone(),
                     format!(
@@ -687,10 +750,28 @@ impl<P: Place> Resolver<'_, '_, P> {
             };
         }
         let first = self.place.shown(&here[0]);
-        if bytecode && taken.is_empty() {
-            return Choice::Unmapped {
-                why: self.bytecode_without_map(&here[0]),
+        if let ([bundle], true, Some(why), None) =
+            (here, taken.is_empty(), &bytecode_misfit, &only.bundle)
+        {
+            return Choice::Map {
+                map: only.map.clone(),
+                bundle: Some(bundle.clone()),
+                why: format!(
+                    "{first} is Hermes bytecode with no map of its own, so the one map given is checked against it: \
+                     {why}"
+                ),
             };
+        }
+        if bytecode && taken.is_empty() {
+            let why = match (&bytecode_misfit, &bytecode_unchecked) {
+                (Some(why), _) => self.bytecode_without_map(&here[0], Some(why)),
+                (None, Some(why)) => format!(
+                    "{first} is Hermes bytecode with no map of its own, and the map given could not be checked \
+                     against it ({why}): not mapped (if it is its map: --bundle {name}={first})"
+                ),
+                (None, None) => self.bytecode_without_map(&here[0], None),
+            };
+            return Choice::Unmapped { why };
         }
         let why = if taken.len() > 1 {
             format!(
@@ -906,6 +987,15 @@ impl<P: Place> Resolver<'_, '_, P> {
             .filter(|g| g.bundle.is_none() && g.names.contains(&name))
             .filter(|g| id.is_none() || map_id(g).is_none() || map_id(g) == id)
             .collect();
+        let naming = if naming.len() > 1 {
+            let bytecode = self
+                .place
+                .text(bundle)
+                .is_some_and(|t| is_hermes_bytecode((*t).as_ref()));
+            self.of_kind(naming, bytecode)
+        } else {
+            naming
+        };
         if let [g] = naming[..] {
             return Some((
                 g.map.clone(),
@@ -915,6 +1005,64 @@ impl<P: Place> Resolver<'_, '_, P> {
         self.place
             .own_map(bundle)
             .map(|m| (m, "its sourceMappingURL or sidecar .map".into()))
+    }
+
+    /// The given maps that name `file` (their file names, their `file`), as candidates: of a Hermes build's two, the
+    /// one of the frames' kind (`of_kind`). `found`: the file the frame's path found, which leads to no map; a given map
+    /// whose bundle is known to be another file (not a copy of it) is that file's, not a candidate (the path tells
+    /// same-named files apart): the one map given is then judged against the file found (`one_map_given`).
+    fn given_naming(&mut self, file: &str, found: Option<&Path>) -> Vec<Candidate<P::Map>> {
+        let name = file_name_of(file);
+        let given = self.asked.given;
+        let mut naming: Vec<&GivenMap<P::Map>> = Vec::new();
+        for g in given.iter().filter(|g| g.names.iter().any(|n| n == name)) {
+            let another = match (found, &g.bundle) {
+                (Some(found), Some(own)) => !self.same_file(found, own),
+                _ => false,
+            };
+            if !another {
+                naming.push(g);
+            }
+        }
+        self.of_kind(naming, self.bytecode_files.contains(file))
+            .into_iter()
+            .map(|g| Candidate {
+                bundle: g.bundle.clone(),
+                map: g.map.clone(),
+                how: "a map given names it (its file name or `file`)".into(),
+            })
+            .collect()
+    }
+
+    /// Whether `a` and `b` are one file, or copies of one (the same bytes).
+    fn same_file(&mut self, a: &Path, b: &Path) -> bool {
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        if canonical(a) == canonical(b) {
+            return true;
+        }
+        let a = self.place.text(a).map(|t| (*t).as_ref().to_vec());
+        match (a, self.place.text(b)) {
+            (Some(a), Some(b)) => a == (*b).as_ref(),
+            _ => false,
+        }
+    }
+
+    /// Given maps naming one file, of a Hermes build: hermesc's map (`x_hermes_function_offsets`; its one source is
+    /// the JavaScript bundle) and Metro's map of that bundle (Gradle names them `NAME.compiler.map` and
+    /// `NAME.packager.map`, `locate::bundle_names_of_map`). The bytecode's frames are hermesc's map's, whose answers
+    /// lead on to Metro's (a chain, `SessionPlace::next_map`); frames of the JavaScript bundle are Metro's map's.
+    /// `bytecode`: the file is Hermes bytecode (its text, or its frames' form). Maps all of one kind are kept.
+    fn of_kind<'g>(
+        &self,
+        maps: Vec<&'g GivenMap<P::Map>>,
+        bytecode: bool,
+    ) -> Vec<&'g GivenMap<P::Map>> {
+        let hermes =
+            |g: &GivenMap<P::Map>| self.place.index(&g.map).x_hermes_function_offsets.is_some();
+        if maps.iter().all(|g| hermes(g)) || !maps.iter().any(|g| hermes(g)) {
+            return maps;
+        }
+        maps.into_iter().filter(|g| hermes(g) == bytecode).collect()
     }
 
     /// One of several candidates for `file`, or ambiguous.

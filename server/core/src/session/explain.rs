@@ -20,6 +20,9 @@ pub struct ExplainedMap<'a> {
     pub index: &'a SourceMapIndex,
     /// Its fit against its bundle, when it was checked.
     pub fit: Option<&'a Fit>,
+    /// The map the answer was followed into, as found, when the map's source is itself generated and that map was
+    /// given too (a chain: hermesc's map, then Metro's).
+    pub then: Option<&'a str>,
 }
 
 /// How a frame's answer was reached, or why there is none: one line per step. `why` is the resolver's reason for
@@ -106,6 +109,11 @@ pub fn explain(
         };
         out.push(format!("answer: none ({why})"));
     } else if let Some(o) = &f.original {
+        if let Some(then) = m.then {
+            out.push(format!(
+                "the source it names is itself generated: followed into {then}, the map given for it (a chain of maps)"
+            ));
+        }
         out.push(format!(
             "answer: {}:{}:{}, function {} ({})",
             o.source.as_deref().unwrap_or("<no source>"),
@@ -193,6 +201,16 @@ fn explain_segment(
 fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<i64>) -> String {
     let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
     let e = &report.evidence;
+    if let Some(bytecode) = &report.bytecode {
+        return if bytecode.fits() {
+            format!("fit: {}", bytecode.message())
+        } else {
+            format!(
+                "fit: not this bytecode's map, so this frame is not mapped: {}",
+                bytecode.message()
+            )
+        };
+    }
     match report.verdict {
         Verdict::Fits => match report.checked {
             Checked::Whole => format!(
@@ -207,7 +225,7 @@ fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<i64>) -> 
         },
         Verdict::Unknown => format!(
             "fit: not checked: {}",
-            report.unknown_because.unwrap_or("no evidence")
+            report.unknown_because.as_deref().unwrap_or("no evidence")
         ),
         Verdict::Misfit if shift.is_some() => format!(
             "fit: the map fits only shifted by {:+} lines (applied)",

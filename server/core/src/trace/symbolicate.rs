@@ -586,7 +586,9 @@ const MAX_CHAIN: usize = 4;
 
 /// Follows a resolved frame through further maps while its original source is itself a generated file that
 /// `next_map` knows a map for (React Native without a composed map: Hermes' map leads to the bundle, whose map
-/// leads to the sources). A better function name from an earlier step is kept over the frame's own name.
+/// leads to the sources). A better function name from an earlier step is kept over the frame's own name. Where a
+/// further map maps the position to no source, the frame is not answered: the chain answers as the maps composed
+/// would.
 fn follow<'a>(
     mut f: SymbolicatedFrame,
     next_map: &mut impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
@@ -607,8 +609,24 @@ fn follow<'a>(
             column: o.column,
         });
         let next = symbolicate_frame_with(index, id, &frame, code);
+        // Generated code its own map maps to no source (Metro's closing `__r(0)` call): not answered, as the
+        // composed map would not answer it (metro-source-map's `composeSourceMaps` drops such segments).
         let Some(mut original) = next.original else {
-            break;
+            let source = o.source.as_deref().unwrap_or_default();
+            return SymbolicatedFrame {
+                frame: f.frame,
+                map: Some(id),
+                original: None,
+                ignored: false,
+                unresolved: Some(format!(
+                    "the map leads to {source}:{}:{}, generated code whose own map (given too) maps it to no source{}",
+                    o.line + 1,
+                    o.column,
+                    next.unresolved
+                        .map(|why| format!(" ({why})"))
+                        .unwrap_or_default()
+                )),
+            };
         };
         if matches!(
             original.function_source,

@@ -255,6 +255,10 @@ fn explanations(
                     found: &m.found,
                     index: &m.index,
                     fit: m.fit(),
+                    then: f
+                        .map
+                        .filter(|&j| j != i)
+                        .map(|j| catalog.maps[j].found.as_str()),
                 }
             });
             let mut lines = explain(f, why, map, printed[k], shifts[k], &|p| shown_path(p));

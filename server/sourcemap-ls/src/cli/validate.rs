@@ -67,6 +67,11 @@ pub fn fit_json(report: &FitReport) -> Value {
         "beyondText": e.beyond_text,
         "namesChecked": e.names_checked,
         "onTheirName": e.on_its_name,
+        "bytecode": report.bytecode.as_ref().map(|b| json!({
+            "segment": b.segment,
+            "functions": b.functions,
+            "fits": b.fits(),
+        })),
         "regions": report.regions.iter().map(|r| json!({
             "start": {"line": r.start.line + 1, "column": r.start.column},
             "end": r.end.map(|p| json!({"line": p.line + 1, "column": p.column})),
@@ -136,6 +141,11 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
                 return Err(e);
             }
         };
+        // A check that read no segment (Hermes bytecode, judged by its function table; a text it could not judge)
+        // validated none either.
+        if report.evidence.segments == 0 && !index.has_range_mappings() {
+            validate_all(&index)?;
+        }
         let misfit = mismatch_problem(&report);
         fit = Some(fit_json(&report));
         if let Some(problem) = misfit {

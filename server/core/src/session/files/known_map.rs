@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::shown_path;
 use crate::bundle::fit::{check_fit, check_fit_near, check_fit_near_above};
 use crate::bundle::locate::{
-    bundle_leads_to_map, bundle_tail, find_debug_id, find_source_mapping_url, is_json_document,
-    load_map, looks_like_map, LoadMapError, MapOrigin,
+    bundle_leads_to_map, bundle_names_of_map, bundle_tail, find_debug_id, find_source_mapping_url,
+    is_json_document, load_map, looks_like_map, LoadMapError, MapOrigin,
 };
 use crate::session::Fit;
 use crate::trace::function_name::TextKey;
@@ -214,14 +214,15 @@ impl KnownMap {
                 bundle.parent().unwrap_or(Path::new(".")).to_path_buf()
             }
         };
-        let mut names = Vec::new();
         let own = path
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
-        match own.strip_suffix(".map") {
-            Some(bundle) => names.push(bundle.to_string()),
-            None => names.push(own.clone()),
+        // `app.js.map` is app.js's; Gradle's `NAME.packager.map` and `NAME.compiler.map` are NAME's too.
+        let by_name = bundle_names_of_map(&own);
+        let mut names: Vec<String> = by_name.iter().map(|n| n.to_string()).collect();
+        if names.is_empty() {
+            names.push(own.clone());
         }
         if let Some(file) = &index.file {
             names.push(file_name_of(file).to_string());
@@ -230,10 +231,9 @@ impl KnownMap {
             MapOrigin::DataUrl { bundle } => BundleFile::Known(bundle.clone()),
             MapOrigin::File(map) if map != path => BundleFile::Known(path.to_path_buf()),
             MapOrigin::File(map) => BundleFile::Guess {
-                candidates: own
-                    .strip_suffix(".map")
+                candidates: by_name
+                    .iter()
                     .map(|b| map_dir.join(b))
-                    .into_iter()
                     .chain(index.file.as_deref().map(|f| map_dir.join(f)))
                     .collect(),
                 map: map.clone(),

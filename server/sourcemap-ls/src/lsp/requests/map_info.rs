@@ -158,7 +158,7 @@ fn index_info(b: &Backend, map: &LoadedMap, bundle: &Path) -> IndexInfo {
             Verdict::Misfit => "misfit",
             Verdict::Unknown => "unknown",
         },
-        message: match r.unknown_because {
+        message: match &r.unknown_because {
             Some(why) => format!("not checked: {why}"),
             None => r.message(),
         },

@@ -109,7 +109,11 @@ fn given_map(b: &Backend, m: &Arc<LoadedMap>) -> GivenMap<Arc<LoadedMap>> {
         .collect();
     if let Some(own) = m.key.file().and_then(|p| p.file_name()) {
         let own = own.to_string_lossy();
-        names.push(own.strip_suffix(".map").unwrap_or(&own).to_string());
+        let by_name = sourcemap_core::bundle::locate::bundle_names_of_map(&own);
+        if by_name.is_empty() {
+            names.push(own.to_string());
+        }
+        names.extend(by_name.iter().map(|n| n.to_string()));
     }
     if let Some(file) = &m.index.file {
         names.push(file_name_of(file).to_string());
