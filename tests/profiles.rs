@@ -650,3 +650,69 @@ fn a_utf16_profile_answers_as_its_utf8_text() {
     assert!(want.as_array().is_some_and(|f| f.len() > 400), "{want}");
     assert_eq!(frames(&utf16), want);
 }
+
+/// One rule for packages (issue 57): Metro writes absolute source paths; `profile --by package` and `explore` both
+/// name the app's own code by its first folder below the folder common to the map's sources (`src`), never by the
+/// build machine's first folder (`home`). The real Metro build of `fixtures/profiles`, its maps' sources made the
+/// absolute paths Metro writes on a build machine (`/home/ci/app/src/inventory.js`).
+#[test]
+fn profile_and_explore_name_packages_by_one_rule() {
+    let root = fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let absolute = |from: &Path, to: &Path| {
+        let mut map: Value = serde_json::from_slice(&std::fs::read(from).unwrap()).unwrap();
+        for s in map["sources"].as_array_mut().unwrap() {
+            if let Some(rel) = s.as_str().and_then(|s| s.strip_prefix("../../")) {
+                *s = json!(format!("/home/ci/app/{rel}"));
+            }
+        }
+        std::fs::write(to, map.to_string()).unwrap();
+    };
+    let hbc_map = dir.path().join("inventory.hbc.map");
+    absolute(&root.join("dist/hermes/metro/inventory.hbc.map"), &hbc_map);
+    let packages = json_of(profile(&[
+        root.join("recordings/hermes/metro.inventory.bytecode.json")
+            .to_str()
+            .unwrap(),
+        hbc_map.to_str().unwrap(),
+        "--by",
+        "package",
+        "--json",
+    ]));
+    let named: Vec<&str> = packages["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["package"].as_str())
+        .collect();
+    assert!(
+        named.contains(&"src") && named.contains(&"node_modules/lodash"),
+        "{named:?}"
+    );
+    assert!(!named.contains(&"home"), "{named:?}");
+    std::fs::copy(
+        root.join("dist/metro/inventory.js"),
+        dir.path().join("inventory.js"),
+    )
+    .unwrap();
+    absolute(
+        &root.join("dist/metro/inventory.js.map"),
+        &dir.path().join("inventory.js.map"),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+        .arg("explore")
+        .arg(dir.path().join("inventory.js"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let explored: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with(' ') && l.contains('%'))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(
+        explored.contains(&"src") && !explored.contains(&"home"),
+        "{text}"
+    );
+}

@@ -78,24 +78,12 @@ impl Composition {
     /// Packages largest first (ties by name), `name_of` naming each source.
     pub fn packages<'a>(&self, name_of: impl Fn(SourceId) -> &'a str) -> Vec<Package> {
         let sources = self.sources_by_size();
-        // Absolute build paths (Metro's `/home/ci/app/src/a.js`) are grouped below their common folder, the
-        // project's root, so the project's own folders show (`src`), not `home`.
-        let root = common_folder(
-            sources
-                .iter()
-                .map(|&(id, _)| name_of(id))
-                .filter(|n| n.starts_with('/')),
-        );
+        let packages = Packages::of(sources.iter().map(|&(id, _)| name_of(id)));
         let mut by_package: std::collections::BTreeMap<String, Vec<(SourceId, u64)>> =
             std::collections::BTreeMap::new();
         for (id, bytes) in sources {
-            let name = name_of(id);
-            let relative = name
-                .strip_prefix(root.as_str())
-                .filter(|_| !root.is_empty())
-                .unwrap_or(name);
             by_package
-                .entry(package_of(relative))
+                .entry(packages.of_source(name_of(id)))
                 .or_default()
                 .push((id, bytes));
         }
@@ -109,6 +97,39 @@ impl Composition {
             .collect();
         out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
         out
+    }
+}
+
+/// How one map's sources are grouped into packages: the one rule of `explore` (a bundle's composition) and
+/// `profile --by package`. Absolute build paths (Metro's `/home/ci/app/src/a.js`) are named below the folder common
+/// to all of the map's absolute sources, the project's root, so the project's own folders show (`src`), not the
+/// first folder of the build machine's path (`home`, `tmp`); then [`package_of`].
+#[derive(Debug, Clone, Default)]
+pub struct Packages {
+    /// The folder common to the map's absolute sources (ending in `/`); empty when it has none.
+    root: String,
+}
+
+impl Packages {
+    /// The rule for a map whose sources are named `names` (all of them: the root is the map's, not a subset's).
+    pub fn of<'a>(names: impl Iterator<Item = &'a str>) -> Packages {
+        Packages {
+            root: common_folder(names.filter(|n| n.starts_with('/'))),
+        }
+    }
+
+    /// The rule for `index`'s sources.
+    pub fn of_index(index: &SourceMapIndex) -> Packages {
+        Packages::of(index.sources().iter().filter_map(|s| s.url.as_deref()))
+    }
+
+    /// The package of the source named `name`.
+    pub fn of_source(&self, name: &str) -> String {
+        let relative = name
+            .strip_prefix(self.root.as_str())
+            .filter(|_| !self.root.is_empty())
+            .unwrap_or(name);
+        package_of(relative)
     }
 }
 

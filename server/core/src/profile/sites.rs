@@ -125,13 +125,14 @@ impl Sites {
     }
 
     /// The origin of each pair (in `pairs` order) from the answers for the places (`originals`, in `sites` order),
-    /// its source shown as `shown` says (given the place). The function's line is where it starts when that maps
+    /// its source shown as `shown` says and its package as `package` says (given the place). The function's line is where it starts when that maps
     /// into the same source.
     pub fn origins(
         &self,
         profile: &Profile,
         originals: &[Option<&OriginalFrame>],
         shown: impl Fn(usize, &OriginalFrame) -> String,
+        package: impl Fn(usize, &OriginalFrame) -> String,
     ) -> Vec<Option<FrameOrigin>> {
         // A pair's first frame, for what the profile calls it.
         let mut first = vec![usize::MAX; self.pairs.len()];
@@ -165,6 +166,7 @@ impl Sites {
                     top_level,
                     source: shown(own, o),
                     line,
+                    package: package(own, o),
                 })
             })
             .collect()

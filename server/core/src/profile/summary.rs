@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use rustc_hash::FxHashMap;
 
 use super::{FrameKind, Profile};
-use crate::bundle::composition::package_of;
 
 /// What a frame is in the original program, as the caller found it through the maps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +18,8 @@ pub struct FrameOrigin {
     pub source: String,
     /// 0-based line of the function (its start when the profile gives it, else the frame's).
     pub line: u32,
+    /// The package of the source, by its map's rule (`composition::Packages`, the one `explore` uses).
+    pub package: String,
 }
 
 /// How rows are grouped.
@@ -28,7 +29,7 @@ pub enum GroupBy {
     Function,
     /// A row per original source.
     File,
-    /// A row per package ([`package_of`]).
+    /// A row per package ([`crate::bundle::composition::Packages`]).
     Package,
 }
 
@@ -43,7 +44,7 @@ pub struct Row {
     pub source: Option<String>,
     /// 0-based.
     pub line: Option<u32>,
-    /// The package of the original source ([`package_of`]); `None` for an unmapped frame.
+    /// The package of the original source ([`FrameOrigin::package`]); `None` for an unmapped frame.
     pub package: Option<String>,
     /// Not at an original position: engine frames, frames without a map or outside what it maps.
     pub unmapped: bool,
@@ -60,7 +61,7 @@ type RowKey = (Option<String>, Option<String>, Option<u32>, Option<String>);
 
 /// A row for a mapped frame's origin.
 fn origin_row(o: &FrameOrigin, by: GroupBy) -> Row {
-    let package = Some(package_of(&o.source));
+    let package = Some(o.package.clone());
     let (function, source, line) = match by {
         GroupBy::Function => (
             Some(o.function.clone().unwrap_or_else(|| {
@@ -285,6 +286,7 @@ mod tests {
                 top_level: false,
                 source: "src/math.js".into(),
                 line,
+                package: "src".into(),
             })
         };
         // Both fib frames are the same original function.

@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde_json::{json, Value};
+use sourcemap_core::bundle::composition::{package_of, Packages};
 use sourcemap_core::profile::cpuprofile;
 use sourcemap_core::profile::heap_snapshot::{is_heap_snapshot, HeapSnapshotDoc};
 use sourcemap_core::profile::sites::Sites;
@@ -94,12 +95,38 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         },
     );
     let originals = originals_of(&resolved.out);
-
-    let origins = sites.origins(&profile, &originals, |_, o| {
-        o.source
-            .clone()
-            .unwrap_or_else(|| "(unnamed source)".into())
-    });
+    // Packages by each map's rule (`Packages`, as `explore` groups that map's sources).
+    let packages: Vec<Packages> = catalog
+        .maps
+        .iter()
+        .map(|m| Packages::of_index(&m.index))
+        .collect();
+    let map_of_site: Vec<Option<usize>> = resolved
+        .out
+        .iter()
+        .map(|l| l.frame().and_then(|f| f.map))
+        .collect();
+    let origins = sites.origins(
+        &profile,
+        &originals,
+        |_, o| {
+            o.source
+                .clone()
+                .unwrap_or_else(|| "(unnamed source)".into())
+        },
+        |site, o| {
+            let source = o.source.as_deref().unwrap_or("(unnamed source)");
+            match map_of_site
+                .get(site)
+                .copied()
+                .flatten()
+                .and_then(|m| packages.get(m))
+            {
+                Some(p) => p.of_source(source),
+                None => package_of(source),
+            }
+        },
+    );
     let own_original = |i: usize| sites.own(&originals, i);
 
     let by = match args.by {

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use sourcemap_core::bundle::composition::{package_of, Packages};
 use sourcemap_core::profile::sites::Sites;
 use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy};
 use sourcemap_core::session::SessionOptions;
@@ -153,7 +154,20 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
             .unwrap_or_else(|| "(unnamed source)".into());
         shown_of.insert(site, shown);
     }
-    let origins = sites.origins(&profile, &originals, |site, _| shown_of[&site].clone());
+    // Packages by each map's rule (`Packages`, as the composition view groups that map's sources).
+    let packages: Vec<Packages> = maps.iter().map(|m| Packages::of_index(&m.index)).collect();
+    let origins = sites.origins(
+        &profile,
+        &originals,
+        |site, _| shown_of[&site].clone(),
+        |site, o| {
+            let source = o.source.as_deref().unwrap_or("(unnamed source)");
+            match answered[site].0.and_then(|m| packages.get(m)) {
+                Some(p) => p.of_source(source),
+                None => package_of(source),
+            }
+        },
+    );
     for (pair, origin) in origins.iter().enumerate() {
         let (Some(origin), (own, _)) = (origin, sites.pairs[pair]) else {
             continue;
