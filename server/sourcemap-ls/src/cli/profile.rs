@@ -18,7 +18,7 @@ use sourcemap_core::profile::{Profile, ProfileDoc, Rewrite, Rewrites};
 use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 
-use super::frame_maps::resolve;
+use super::frame_maps::{resolve, Catalog};
 pub use super::profile_args::ProfileArgs;
 use super::profile_args::{catalog_of, place, By, To};
 use super::CliError;
@@ -95,17 +95,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         },
     );
     let originals = originals_of(&resolved.out);
-    // Packages by each map's rule (`Packages`, as `explore` groups that map's sources).
-    let packages: Vec<Packages> = catalog
-        .maps
-        .iter()
-        .map(|m| Packages::of_index(&m.index))
-        .collect();
-    let map_of_site: Vec<Option<usize>> = resolved
-        .out
-        .iter()
-        .map(|l| l.frame().and_then(|f| f.map))
-        .collect();
+    let package = packages_of(&catalog, &resolved.out);
     let origins = sites.origins(
         &profile,
         &originals,
@@ -114,19 +104,9 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
                 .clone()
                 .unwrap_or_else(|| "(unnamed source)".into())
         },
-        |site, o| {
-            let source = o.source.as_deref().unwrap_or("(unnamed source)");
-            match map_of_site
-                .get(site)
-                .copied()
-                .flatten()
-                .and_then(|m| packages.get(m))
-            {
-                Some(p) => p.of_source(source),
-                None => package_of(source),
-            }
-        },
+        |site, o| package(site, o),
     );
+    drop(package);
     let own_original = |i: usize| sites.own(&originals, i);
 
     let by = match args.by {
@@ -343,6 +323,27 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
 }
 
 /// Each resolved line's original, in order.
+/// The package of a site's original (`site` indexes `out`), by its map's rule (`Packages`: as `explore` groups that
+/// map's sources).
+fn packages_of<'a>(
+    catalog: &Catalog,
+    out: &'a [SymbolicatedLine],
+) -> impl Fn(usize, &OriginalFrame) -> String + 'a {
+    let packages: Vec<Packages> = catalog
+        .maps
+        .iter()
+        .map(|m| Packages::of_index(&m.index))
+        .collect();
+    move |site, o| {
+        let source = o.source.as_deref().unwrap_or("(unnamed source)");
+        let map = out.get(site).and_then(|l| l.frame()).and_then(|f| f.map);
+        match map.and_then(|m| packages.get(m)) {
+            Some(p) => p.of_source(source),
+            None => package_of(source),
+        }
+    }
+}
+
 fn originals_of(out: &[SymbolicatedLine]) -> Vec<Option<&OriginalFrame>> {
     out.iter()
         .map(|l| match l {
