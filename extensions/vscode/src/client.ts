@@ -115,7 +115,9 @@ export class ServerClient implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
         { scheme: "file", language: "javascript" },
-        { scheme: "file", pattern: "**/*.{js,mjs,cjs,bundle,jsbundle,map}" },
+        // CSS bundles (sass, less, postcss, lightningcss, tailwind output) map as scripts do.
+        { scheme: "file", language: "css" },
+        { scheme: "file", pattern: "**/*.{js,mjs,cjs,bundle,jsbundle,css,map}" },
         { scheme: "file", language: "plaintext" },
         { scheme: "file", language: "log" },
         { scheme: "untitled", language: "log" },

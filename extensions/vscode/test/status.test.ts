@@ -42,10 +42,10 @@ test("long sources are shortened from the left at a separator", () => {
 });
 
 test("bundle file names", () => {
-  for (const f of ["/a/index.bundle", "/a/main.jsbundle", "/a/x.js", "/a/x.mjs", "/a/x.cjs", "/A/X.JS"]) {
+  for (const f of ["/a/index.bundle", "/a/main.jsbundle", "/a/x.js", "/a/x.mjs", "/a/x.cjs", "/A/X.JS", "/a/dist/main.min.css"]) {
     assert.ok(isBundlePath(f), f);
   }
-  for (const f of ["/a/x.map", "/a/x.ts", "/a/log.txt", "/a/x.json"]) {
+  for (const f of ["/a/x.map", "/a/x.ts", "/a/log.txt", "/a/x.json", "/a/src/main.scss"]) {
     assert.ok(!isBundlePath(f), f);
   }
 });

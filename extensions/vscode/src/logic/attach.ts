@@ -88,7 +88,7 @@ export function folderDistance(a: string, b: string): number {
 /** The maps to offer for `bundle`, at most `limit`: those named like it first (app.js → app.js.map, app.map), then
  * the nearest in the folder tree, then by path. */
 export function nearbyMaps(bundle: string, maps: string[], limit = 8): string[] {
-  const stem = path.basename(bundle).replace(/\.(js|mjs|cjs|bundle|jsbundle)$/, "");
+  const stem = path.basename(bundle).replace(/\.(js|mjs|cjs|bundle|jsbundle|css)$/, "");
   return maps
     .map((m) => ({ m, named: path.basename(m).startsWith(stem) ? 0 : 1 }))
     .sort((a, b) => a.named - b.named || folderDistance(a.m, bundle) - folderDistance(b.m, bundle) || a.m.localeCompare(b.m))

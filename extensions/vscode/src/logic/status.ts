@@ -84,7 +84,7 @@ export class Debouncer {
   }
 }
 
-/** Whether a file name is a JavaScript-like bundle the status bar watches. */
+/** Whether a file name is a bundle the status bar watches: JavaScript-like, or CSS (sass, less, postcss output). */
 export function isBundlePath(fsPath: string): boolean {
-  return /\.(js|mjs|cjs|bundle|jsbundle)$/i.test(fsPath);
+  return /\.(js|mjs|cjs|bundle|jsbundle|css)$/i.test(fsPath);
 }

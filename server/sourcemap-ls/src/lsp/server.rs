@@ -122,7 +122,7 @@ impl LanguageServer for Server {
         let b = self.0.clone();
         // Client requests are awaited in spawned tasks: awaiting them in a handler can deadlock.
         tokio::spawn(async move {
-            let watchers = ["**/*.map", "**/*.{js,mjs,cjs,bundle,jsbundle}"]
+            let watchers = ["**/*.map", "**/*.{js,mjs,cjs,bundle,jsbundle,css}"]
                 .into_iter()
                 .map(|g| FileSystemWatcher {
                     glob_pattern: GlobPattern::String(g.into()),
