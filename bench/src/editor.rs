@@ -125,6 +125,26 @@ impl Lsp {
         self.answer(id)
     }
 
+    /// Sends a request without waiting: its id.
+    pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_bytes(&frame(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        ));
+        id
+    }
+
+    /// The next answer to one of our requests (notifications and server requests in between are skipped).
+    pub(crate) fn next_answer(&mut self) -> Value {
+        loop {
+            let v = self.next_message();
+            if v.get("id").is_some() && v.get("method").is_none() {
+                return v;
+            }
+        }
+    }
+
     /// Sends a notification.
     pub(crate) fn notify(&mut self, method: &str, params: Value) {
         self.send_bytes(&frame(

@@ -14,6 +14,7 @@
 mod editor;
 mod editor_hovers;
 mod fit;
+mod links;
 mod one_line;
 mod pipeline;
 mod profile;
@@ -55,6 +56,9 @@ struct Args {
     /// Only the one-line bundle's rows (`symbolicate` of a few frames in a 22 MB line: time and peak memory).
     #[arg(long)]
     one_line_only: bool,
+    /// Only `documentLink` on 2.9 MB and 10 MB one-line bundles, and a hover sent while it runs (issue 56).
+    #[arg(long)]
+    links_only: bool,
     /// Only the many-libraries row (`symbolicate` of 50 frames in a 22 MB unminified bundle vs metro-symbolicate).
     #[arg(long)]
     many_only: bool,
@@ -797,6 +801,7 @@ fn run_scopes(args: &Args, bin: &Path) {
     }
     many_libraries_row(bin, s);
     one_line::run(bin, s);
+    links::run(bin, s);
 }
 
 /// `symbolicate` of 50 frames on a large unminified esbuild bundle of many libraries (`fixtures/roundtrip/build-many.mjs`:
@@ -920,6 +925,10 @@ fn main() {
     }
     if args.one_line_only {
         one_line::run(&bin, args.samples);
+        return;
+    }
+    if args.links_only {
+        links::run(&bin, args.samples);
         return;
     }
     if args.pipeline {
