@@ -367,6 +367,28 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok, detail: { uri: scoped.toString(), before, moved, old, diagnostics: diagnostics.map((d) => d.message), again } };
   });
 
+  await check("a 3.2 MB one-line bundle (@babel/standalone): a hover past column 150,000 answered while documentLink runs", async () => {
+    const babel = file("node_modules", "@babel", "standalone", "babel.min.js");
+    const want = JSON.parse(fs.readFileSync(file("babel-expected.json").fsPath, "utf8")) as {
+      line: number;
+      character: number;
+      expected: string;
+    };
+    const started = Date.now();
+    await show(babel);
+    const at = new vscode.Position(want.line, want.character);
+    const hovers = await until(
+      () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", babel, at),
+      (h) => hoverText(h).includes(want.expected),
+      60000,
+    );
+    const ms = Date.now() - started;
+    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>("vscode.executeLinkProvider", babel);
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    const text = hoverText(hovers);
+    return { ok: text.includes(want.expected) && Array.isArray(links), detail: { want, ms, text: text.slice(0, 300) } };
+  });
+
   await check("Show Map Info on a bundle without a map: the server's problem and every place it looked, in order", async () => {
     const legacy = file("nomap", "dist", "legacy.js");
     await show(legacy);
