@@ -2,7 +2,8 @@
 //! map's entry by what it was computed from (the document version, or the file's stamp), like the code scopes.
 //!
 //! Diagnostics compute it in the background when a bundle is opened or changes (`diagnostics::publish`); a hover
-//! only reads what is known, so the first hover is never delayed by the check. Symbolicate requests and stack links
+//! before that report is known checks near its position (`fit_for_frames`), so no answer is unchecked. Symbolicate
+//! requests and stack links
 //! compute it when missing (they run on the blocking pool): a frame is never answered from a part of a map that
 //! does not fit. A symbolicate request reads a large map near its frames only (`fit_for_frames`); that report is
 //! remembered only when it is the whole check's (any misfit is), so diagnostics never show a partial one.
