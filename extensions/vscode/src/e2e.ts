@@ -389,6 +389,43 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok: text.includes(want.expected) && Array.isArray(links), detail: { want, ms, text: text.slice(0, 300) } };
   });
 
+  await check("CSS bundles (sass, tailwind): hover gives Mozilla's source:line:column, definition opens the .scss", async () => {
+    const wants = JSON.parse(fs.readFileSync(file("css-expected.json").fsPath, "utf8")) as Array<{
+      bundle: string;
+      line: number;
+      character: number;
+      source: string;
+      expected: string;
+    }>;
+    const seen: Array<{ bundle: string; text: string; definition: string | undefined }> = [];
+    let ok = true;
+    for (const want of wants) {
+      const css = file("css", "dist", ...want.bundle.split("/"));
+      const editor = await show(css);
+      const at = new vscode.Position(want.line, want.character);
+      const text = hoverText(
+        await until(
+          () => vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", css, at),
+          (h) => hoverText(h).includes(want.expected),
+        ),
+      );
+      let definition: string | undefined;
+      if (want.source.endsWith(".scss")) {
+        const defs = await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>(
+          "vscode.executeDefinitionProvider",
+          css,
+          at,
+        );
+        definition = locationsOf(defs)[0]?.uri;
+        ok &&= definition?.endsWith(`/css/${want.source}`) === true;
+      }
+      ok &&= text.includes(want.expected) && editor.document.languageId === "css";
+      seen.push({ bundle: want.bundle, text: text.slice(0, 200), definition });
+      await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    }
+    return { ok, detail: { wants, seen } };
+  });
+
   await check("Show Map Info on a bundle without a map: the server's problem and every place it looked, in order", async () => {
     const legacy = file("nomap", "dist", "legacy.js");
     await show(legacy);
