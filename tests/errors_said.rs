@@ -209,3 +209,39 @@ fn lookup_mistakes_are_said_as_what_to_do() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }
+
+/// `validate MAP BUNDLE`, the order swapped (issue 57): the check runs as meant (the stale demo's map, which stops
+/// fitting its bundle: non-zero) and one line says which is which.
+#[test]
+fn validate_with_the_map_first_checks_as_meant_and_says_so() {
+    let stale = fixtures().join("demo-stale");
+    let swapped = run(
+        &stale,
+        &[
+            "validate",
+            "stale/dist/app.min.js.map",
+            "stale/dist/app.min.js",
+        ],
+        "",
+    );
+    let meant = run(
+        &stale,
+        &[
+            "validate",
+            "stale/dist/app.min.js",
+            "stale/dist/app.min.js.map",
+        ],
+        "",
+    );
+    let ((_, swapped_err), (_, meant_err)) = (text(&swapped), text(&meant));
+    assert_eq!(swapped.status.code(), meant.status.code());
+    assert_eq!(swapped.status.code(), Some(1), "{swapped_err}");
+    assert!(
+        swapped_err.starts_with("sourcemap-ls: note: stale/dist/app.min.js.map is the map and stale/dist/app.min.js the bundle"),
+        "{swapped_err}"
+    );
+    assert_eq!(
+        swapped_err.lines().skip(1).collect::<Vec<_>>(),
+        meant_err.lines().collect::<Vec<_>>()
+    );
+}

@@ -84,6 +84,18 @@ pub fn fit_json(report: &FitReport) -> Value {
 pub fn run(args: ValidateArgs) -> Result<(), CliError> {
     // The bundle: the first argument when a map is given beside it, or when it is not a map itself.
     let (bundle, map_path) = match &args.map {
+        // `validate MAP BUNDLE`, the order swapped (issue 57): the map is known by its name or its JSON, the bundle
+        // by being neither; checked as meant, and said.
+        Some(second) if looks_like_a_map(&args.path) && !looks_like_a_map(second) => {
+            eprintln!(
+                "sourcemap-ls: note: {} is the map and {} the bundle: checked as `validate {} {}` (the bundle comes first)",
+                args.path.display(),
+                second.display(),
+                second.display(),
+                args.path.display()
+            );
+            (Some(second.clone()), args.path.clone())
+        }
         Some(map) => (Some(args.path.clone()), map.clone()),
         None => {
             let is_map =
@@ -233,6 +245,16 @@ fn read_head(p: &Path) -> Option<Vec<u8>> {
         .read_to_end(&mut head)
         .ok()?;
     Some(head)
+}
+
+/// Whether `p` is a map by its name (`.map`) or its first bytes (a JSON object naming `mappings` or `sections`).
+fn looks_like_a_map(p: &Path) -> bool {
+    is_map_file(p)
+        || read_head(p).is_some_and(|h| {
+            looks_like_map(&h)
+                && (memchr::memmem::find(&h, b"\"mappings\"").is_some()
+                    || memchr::memmem::find(&h, b"\"sections\"").is_some())
+        })
 }
 
 fn is_map_file(p: &Path) -> bool {
