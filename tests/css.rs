@@ -7,34 +7,16 @@
 
 #[path = "support/lsp_client.rs"]
 mod lsp_client;
+#[path = "support/npm_fixture.rs"]
+mod npm_fixture;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use lsp_client::LspClient;
 use serde_json::{json, Value};
 
 fn fixture() -> PathBuf {
-    let d = std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/css"))
-        .unwrap();
-    assert!(
-        d.join("node_modules/lightningcss").is_dir(),
-        "run `npm ci` in fixtures/css first (scripts/test-deps does)"
-    );
-    let lock = std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-css.lock")).unwrap();
-    lock.lock().unwrap();
-    let out = Command::new("node")
-        .arg("make.mjs")
-        .current_dir(&d)
-        .output()
-        .expect("node");
-    drop(lock);
-    assert!(
-        out.status.success(),
-        "make.mjs: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    d
+    npm_fixture::built("css", &["lightningcss"])
 }
 
 /// Bundles whose maps misplace part of the text, where today's fit check refuses the whole file, so that positions

@@ -13,6 +13,8 @@
 //!   builds' events, found by the event's `debug_meta` image.
 //! - an event of a release with no folder: nothing answered, and said.
 
+#[path = "support/npm_fixture.rs"]
+mod npm_fixture;
 #[path = "support/process.rs"]
 mod process;
 
@@ -23,30 +25,7 @@ use process::output_with_stdin;
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
-    let d = std::fs::canonicalize(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sentry-releases"),
-    )
-    .unwrap();
-    assert!(
-        d.join("node_modules/@sentry/node").is_dir(),
-        "run `npm ci` in fixtures/sentry-releases first (scripts/test-deps does)"
-    );
-    let lock =
-        std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-sentry-releases.lock"))
-            .unwrap();
-    lock.lock().unwrap();
-    let out = Command::new("node")
-        .arg("make.mjs")
-        .current_dir(&d)
-        .output()
-        .expect("node must be installed for this test (scripts/test-deps)");
-    drop(lock);
-    assert!(
-        out.status.success(),
-        "make.mjs: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    d
+    npm_fixture::built("sentry-releases", &["@sentry/node"])
 }
 
 /// Every events file named, concatenated, through `symbolicate --ndjson ARGS` run in `dist/`: the events out

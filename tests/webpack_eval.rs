@@ -6,6 +6,8 @@
 //! line and column (file and line for the cheap devtools, whose maps have no columns), every other frame must stay
 //! as printed. With every build under the root, a module several builds hold is not mapped and the builds are named.
 
+#[path = "support/npm_fixture.rs"]
+mod npm_fixture;
 #[path = "support/process.rs"]
 mod process;
 
@@ -16,29 +18,7 @@ use process::output_with_stdin;
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
-    let d = std::fs::canonicalize(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/webpack-eval"),
-    )
-    .unwrap();
-    assert!(
-        d.join("node_modules/webpack").is_dir(),
-        "run `npm ci` in fixtures/webpack-eval first (scripts/test-deps does)"
-    );
-    let lock =
-        std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-webpack-eval.lock")).unwrap();
-    lock.lock().unwrap();
-    let out = Command::new("node")
-        .arg("make.mjs")
-        .current_dir(&d)
-        .output()
-        .expect("node must be installed for this test (scripts/test-deps)");
-    drop(lock);
-    assert!(
-        out.status.success(),
-        "make.mjs: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    d
+    npm_fixture::built("webpack-eval", &["webpack"])
 }
 
 fn symbolicate(dir: &Path, args: &[&str], trace: &str) -> (Value, String) {

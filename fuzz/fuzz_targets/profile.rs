@@ -24,6 +24,7 @@ fn exercise(profile: &Profile, write: impl Fn(&Rewrites, &mut Vec<u8>)) {
                 top_level: i % 7 == 0,
                 source: format!("src/{}.js", own % 3),
                 line: own as u32,
+                package: "src".into(),
             })
         })
         .collect();

@@ -154,10 +154,12 @@ fuzz_target!(|data: &[u8]| {
     let _ = FunctionMap::decode_facebook_sources(&text);
 
     // The text as the `scopes` field.
-    let names =
-        sourcemap_core::internal::map::names::NameTable::new(&["n0", "n1", "n2"]).expect("short names");
+    let names = sourcemap_core::internal::map::names::NameTable::new(&["n0", "n1", "n2"])
+        .expect("short names");
     for sources in [0, 3] {
-        if let Ok(scopes) = sourcemap_core::internal::map::scopes::decode_scopes(&text, &names, sources) {
+        if let Ok(scopes) =
+            sourcemap_core::internal::map::scopes::decode_scopes(&text, &names, sources)
+        {
             let _ = scopes.flattened();
             for (line, column) in [(0, 0), (0, 9), (2, 1), (u32::MAX, u32::MAX)] {
                 let _ = scopes.function_name_at(line, column);
