@@ -950,12 +950,15 @@ impl<P: Place> Resolver<'_, '_, P> {
     fn map_of(&mut self, bundle: &Path) -> Option<(P::Map, String)> {
         let given = self.asked.given;
         let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        let this = canonical(bundle);
-        if let Some(g) = given
-            .iter()
-            .find(|g| g.bundle.as_deref().map(canonical).as_ref() == Some(&this))
-        {
-            return Some((g.map.clone(), "the map given for it".into()));
+        // Only maps given have bundles to compare with (a pipeline's events give none: no path resolved per frame).
+        if given.iter().any(|g| g.bundle.is_some()) {
+            let this = canonical(bundle);
+            if let Some(g) = given
+                .iter()
+                .find(|g| g.bundle.as_deref().map(canonical).as_ref() == Some(&this))
+            {
+                return Some((g.map.clone(), "the map given for it".into()));
+            }
         }
         if given.is_empty() {
             return self

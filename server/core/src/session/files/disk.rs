@@ -47,6 +47,9 @@ pub struct Disk {
     eval_modules: OnceLock<HashMap<String, Vec<PathBuf>>>,
     /// The disk of each release met so far ([`Disk::for_release`]).
     releases: std::sync::Mutex<ReleaseDisks>,
+    /// Paths as the system resolves them (`std::fs::canonicalize`), once per path in this generation of the store:
+    /// a pipeline's warm events resolved the same bundles and maps again at every frame (88 `readlink` an event).
+    canonical: Arc<std::sync::Mutex<HashMap<PathBuf, PathBuf>>>,
     /// Opened maps shared by every session, when there are several.
     pub(super) cache: Option<Arc<MapCache>>,
     /// The function scopes of their texts, under the cache's budget.
@@ -85,6 +88,7 @@ impl Disk {
             by_release: Vec::new(),
             eval_modules: OnceLock::new(),
             releases: Default::default(),
+            canonical: Arc::default(),
             cache: None,
             scopes: None,
             texts: None,
@@ -228,6 +232,7 @@ impl Disk {
             by_release: Vec::new(),
             eval_modules: OnceLock::new(),
             releases: Default::default(),
+            canonical: self.canonical.clone(),
             cache: self.cache.clone(),
             scopes: self.scopes.clone(),
             texts: self.texts.clone(),
@@ -267,6 +272,18 @@ impl Disk {
             index
         });
         index.get(source_url).map_or(&[], Vec::as_slice)
+    }
+
+    /// `path` as the system resolves it (symlinks and `..`), or as it is when it cannot be: found once per path in
+    /// this generation of the store (a new `Disk` on SIGHUP), like the walk by name and the debug-ID scan.
+    pub(super) fn canonical(&self, path: &Path) -> PathBuf {
+        let mut known = self.canonical.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = known.get(path) {
+            return c.clone();
+        }
+        let c = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        known.insert(path.to_path_buf(), c.clone());
+        c
     }
 
     /// The map with debug ID `id` (normalized), and the bundle with the same ID when the roots hold one.

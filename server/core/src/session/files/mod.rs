@@ -394,7 +394,7 @@ impl Place for FilesPlace {
     }
 
     fn own_map(&mut self, bundle: &Path) -> Option<usize> {
-        let key = std::fs::canonicalize(bundle).unwrap_or_else(|_| bundle.to_path_buf());
+        let key = self.disk.canonical(bundle);
         if let Some(&known) = self.by_bundle.get(&key) {
             return known;
         }
@@ -455,7 +455,7 @@ impl Place for FilesPlace {
     }
 
     fn map_error(&self, bundle: &Path) -> Option<String> {
-        let key = std::fs::canonicalize(bundle).unwrap_or_else(|_| bundle.to_path_buf());
+        let key = self.disk.canonical(bundle);
         self.broken.get(&key).cloned()
     }
 
