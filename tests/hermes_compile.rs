@@ -13,8 +13,6 @@
 
 #[path = "support/hermes_compile.rs"]
 mod hermes_compile;
-#[path = "support/npm_fixture.rs"]
-mod npm_fixture;
 #[path = "support/process.rs"]
 mod process;
 

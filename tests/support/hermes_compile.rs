@@ -11,9 +11,12 @@ pub fn fixture() -> PathBuf {
     .unwrap()
 }
 
+#[path = "npm_fixture.rs"]
+mod npm_fixture;
+
 /// `fixtures/hermes-compile`, with `dist/` made (hermesc, hermes, Metro and metro-symbolicate make it).
 pub fn built() -> PathBuf {
-    super::npm_fixture::built(
+    npm_fixture::built(
         "hermes-compile",
         &["hermes-engine-cli", "metro-symbolicate"],
     )

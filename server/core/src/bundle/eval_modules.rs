@@ -100,7 +100,7 @@ pub fn module_map(code: &str) -> Option<Vec<u8>> {
 
 /// Where a position of the bundle (0-based line, UTF-16 column) is in the module whose literal holds it: the
 /// module's 0-based line and UTF-16 column, counting its code as `eval` receives it (each escape one character:
-/// `\n` a line break, `\uXXXX` one UTF-16 unit). `None` outside the literal's characters (its quotes included).
+/// `\n` a line break, `\u` and its four hex digits one UTF-16 unit). `None` outside the literal's characters (its quotes included).
 pub fn position_in_module(
     text: &[u8],
     module: &EvalModule,

@@ -7,7 +7,7 @@ use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
 
-use super::symbolicate::symbolicate_in_workspace;
+use super::symbolicate::{symbolicate_in_workspace, TraceEvidence};
 use super::SourceUris;
 use crate::lsp::protocol::position::utf16_len;
 use crate::lsp::workspace::backend::Backend;
@@ -49,7 +49,7 @@ pub async fn document_link(
         b,
         &lines,
         Some(&uri),
-        &text,
+        &TraceEvidence::of_text(&text),
         &Default::default(),
         &NoFileMap::OnlyLoaded,
         sourcemap_core::session::SessionOptions::default(),

@@ -17,7 +17,7 @@ use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier, Url};
 
-use super::symbolicate::symbolicate_in_workspace;
+use super::symbolicate::{symbolicate_in_workspace, TraceEvidence};
 use super::SourceUris;
 use crate::lsp::protocol::errors::invalid_params;
 use crate::lsp::workspace::backend::Backend;
@@ -125,7 +125,7 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
         b,
         &lines,
         Some(&uri),
-        "",
+        &TraceEvidence::of_text(""),
         &HashMap::new(),
         &no_file,
         options,

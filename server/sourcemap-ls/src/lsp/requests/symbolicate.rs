@@ -20,7 +20,7 @@ use tower_lsp::lsp_types::{Location, Url};
 
 use super::SourceUris;
 use crate::lsp::workspace::backend::Backend;
-pub use crate::lsp::workspace::frame_bundles::symbolicate_in_workspace;
+pub use crate::lsp::workspace::frame_bundles::{symbolicate_in_workspace, TraceEvidence};
 use crate::lsp::workspace::frame_bundles::{Ambiguous, NoFileMap};
 use sourcemap_core::trace::document::TraceDocument;
 
@@ -128,11 +128,15 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
     // The trace as found: text with log prefixes, JSON log lines (symbolicated in place), a crash reporter's event.
     let document = TraceDocument::parse(&params.text, PlainInput::default());
     let lines = document.lines.clone();
+    let evidence = TraceEvidence {
+        text: &params.text,
+        reported: document.reported_files(),
+    };
     let (out, maps, ambiguous) = symbolicate_in_workspace(
         b,
         &lines,
         params.uri.as_ref(),
-        &params.text,
+        &evidence,
         &params.bundles,
         &NoFileMap::OnlyLoaded,
         sourcemap_core::session::SessionOptions::default(),

@@ -11,6 +11,7 @@ use serde::Serialize;
 use sourcemap_core::bundle::resolve::{Asked, GivenMap, Place, Text, MAX_SAME_NAMED, SEARCH_DEPTH};
 use sourcemap_core::internal::fs::walk::find_files_named;
 use sourcemap_core::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace};
+use sourcemap_core::trace::document::ReportedFile;
 use sourcemap_core::trace::stack::{debug_ids_in, file_name_of, StackLine};
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use sourcemap_core::GeneratedPosition;
@@ -32,6 +33,24 @@ pub struct Ambiguous {
 /// A bundle read to judge whether it holds a frame's positions is at most this big.
 const MAX_BUNDLE_BYTES: u64 = 1 << 30;
 
+/// What a trace says beside its frames: its text (the debug IDs printed in it) and what an event says of the files
+/// its frames name (`TraceDocument::reported_files`: their debug IDs, its copies of their lines), which a bundle
+/// chosen for a file must agree with, as in the CLI.
+pub struct TraceEvidence<'a> {
+    pub text: &'a str,
+    pub reported: HashMap<String, ReportedFile>,
+}
+
+impl<'a> TraceEvidence<'a> {
+    /// A text that is no event (a log, a profile's places): its printed debug IDs only.
+    pub fn of_text(text: &'a str) -> TraceEvidence<'a> {
+        TraceEvidence {
+            text,
+            reported: HashMap::new(),
+        }
+    }
+}
+
 /// Symbolicates `lines` against the workspace's maps: the core's one session (`sourcemap_core::session`: resolve,
 /// fit, name, withhold) over the workspace (`Workspace`). Each frame's `map` is an index into the returned maps.
 /// Blocks (it reads files and loads maps): call on a worker that may block, as every request's handler here is.
@@ -39,7 +58,7 @@ pub async fn symbolicate_in_workspace(
     b: &Backend,
     lines: &[StackLine],
     uri: Option<&Url>,
-    text: &str,
+    evidence: &TraceEvidence<'_>,
     chosen: &HashMap<String, Url>,
     no_file: &NoFileMap,
     options: SessionOptions,
@@ -59,14 +78,7 @@ pub async fn symbolicate_in_workspace(
         NoFileMap::Nothing => (None, Vec::new()),
         NoFileMap::Given(m) => (Some(m.clone()), vec![given_map(b, m)]),
     };
-    let debug_ids = debug_ids_in(text);
-    // An event says which build ran (its debug IDs, its copies of the bundle's lines): the CLI's rule, here too.
-    let reported = if text.trim_start().starts_with('{') {
-        sourcemap_core::trace::document::TraceDocument::parse(text, Default::default())
-            .reported_files()
-    } else {
-        HashMap::new()
-    };
+    let debug_ids = debug_ids_in(evidence.text);
     let mut roots: Vec<PathBuf> = base.into_iter().collect();
     roots.extend(b.folders());
     let mut place = Workspace {
@@ -79,7 +91,7 @@ pub async fn symbolicate_in_workspace(
         chosen: &chosen,
         debug_ids: &debug_ids,
         no_file: no_file_map,
-        reported: &reported,
+        reported: &evidence.reported,
     };
     let done = tokio::task::block_in_place(|| {
         symbolicate_lines(&mut place, lines.to_vec(), &asked, options)
