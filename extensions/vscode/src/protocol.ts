@@ -68,8 +68,6 @@ export interface SymbolicatedFrame {
   precision?: "line" | "column";
   /** The frame ran inside code made by eval: its position is the eval call site. */
   inEval?: boolean;
-  /** Not a call: where the error was made (Opera 11's `Error created at …`); mapped, never a caller. */
-  createdAt?: boolean;
   /** Where to open the frame: today's file at the line's place now when the file was edited since the build and the
    * line was not; else the source's file or the build's copy. */
   location: Location | null;

@@ -48,12 +48,8 @@ fn cases() -> Vec<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// (file, line, column) of a positioned call frame of ours, as printed. Opera 11's `Error created at …` is no call
-/// (error-stack-parser's `parseOpera11` leaves it out too).
+/// (file, line, column) of a positioned call frame of ours, as printed.
 fn ours(f: &StackFrame) -> Option<(String, u64, Option<u64>)> {
-    if f.created_at {
-        return None;
-    }
     let (line, column) = f.written?;
     let column = (f.precision == Precision::Column).then_some(u64::from(column));
     Some((f.file.clone()?, u64::from(line), column))

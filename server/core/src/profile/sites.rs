@@ -35,7 +35,6 @@ impl Site {
             precision: Precision::Column,
             in_eval: false,
             as_written: None,
-            created_at: false,
             raw,
             format: if self.bytecode {
                 FrameFormat::HermesBytecode

@@ -150,7 +150,6 @@ fn event_frame(kind: EventKind, f: &Value) -> StackFrame {
         precision: Precision::Column,
         in_eval: false,
         as_written: None,
-        created_at: false,
     }
 }
 

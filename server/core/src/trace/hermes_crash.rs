@@ -169,7 +169,6 @@ pub fn parse_hermes_crash(
                 precision: Precision::Column,
                 in_eval: false,
                 as_written: None,
-                created_at: false,
             }))
         })
         .collect()

@@ -17,7 +17,7 @@
 //! | Firefox eval chain | `name@url line 310 > eval line 4 > eval:2:17` | the call site's (310) | none (line only) | `FormatIntroducedFilename` (`js/src/vm/JSScript.cpp`, `"%s line %s > %s"`) |
 //! | line only | `name@url:61`, `at url:61`, `at name (url:61)` | 1-based | none: [`Precision::Line`] | SpiderMonkey before Firefox 30 (SM 17 `jsexn.cpp` writes `@`, `:`, the line), Safari 6, PhantomJS, Opera 11 |
 //! | Opera Presto | `Line 61 of linked script url` (Opera 9.64's `stacktrace` may open with `...`: `  ...  Line 27 of linked script url`), `called from line 61, column 4 in save(n) in url:` | 1-based | 0-based | Presto's traces (`column 0` in `fixtures/traces/captured`); no engine source is published |
-//! | Opera 11 creation site | `Error created at <anonymous function>@url:15` | 1-based | none: [`Precision::Line`] | not a call: where the error object was made; error-stack-parser's `parseOpera11` leaves it out of the frames (`!line.match(/^Error created at/)`). Read here as a position with [`StackFrame::created_at`], mapped, never a caller |
+//! | Opera 11 creation site | `Error created at <anonymous function>@url:15` | 1-based | none | not a frame: where the error object was made, not a call; error-stack-parser's `parseOpera11` leaves it out of the frames (`!line.match(/^Error created at/)`), and so do we: the line stays text |
 //! | Vitest's reporter | ` ❯ fn path:L:C`, ` ❯ path:L:C` | 1-based | 1-based | Vitest's `printStack` (`packages/vitest/src/node/printError.ts`) prints the method, line and column of the V8 frame `parseSingleV8Stack` read (`@vitest/utils`), numbers unchanged; the path relative to the project's root (Vitest 3.2.4 in `fixtures/traces/coloured`) |
 //! | Chakra eval'd code | `at f (eval code:1:18)` | no position in a file | | Chakra names eval'd code `eval code` |
 //!
@@ -117,9 +117,6 @@ pub struct StackFrame {
     /// them moved to just after the frame, so a rewritten frame reads plainly and the terminal's state after it is
     /// as it was; see `parse_line`). A frame left unmapped is given back as this, byte for byte.
     pub as_written: Option<String>,
-    /// Not a call: where the error object was made (Opera 11's `Error created at NAME@URL:L`). Its position is
-    /// mapped, its line keeps saying what it is, and it is never taken for a caller.
-    pub created_at: bool,
 }
 
 /// How precisely a frame gives its position.
@@ -377,7 +374,6 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
             precision: Precision::Column,
             in_eval: false,
             as_written: None,
-            created_at: false,
         };
         // Hermes bytecode: `address at url:1:OFFSET`.
         if let Some(loc) = text.strip_prefix("address at ") {
@@ -482,7 +478,6 @@ fn parse_v8(line: &str) -> Option<StackFrame> {
         precision,
         in_eval: at.in_eval,
         as_written: None,
-        created_at: false,
     })
 }
 
@@ -601,7 +596,6 @@ fn parse_at_sign(line: &str) -> Option<StackFrame> {
                 precision: Precision::Column,
                 in_eval: false,
                 as_written: None,
-                created_at: false,
             }
         };
     // React Native's columns are 0-based (see the table); its lines 1-based.
@@ -689,7 +683,6 @@ fn parse_bare_location(line: &str) -> Option<StackFrame> {
         precision,
         in_eval: false,
         as_written: None,
-        created_at: false,
     })
 }
 
@@ -724,7 +717,6 @@ fn parse_presto(line: &str) -> Option<StackFrame> {
         precision,
         in_eval: false,
         as_written: None,
-        created_at: false,
     };
     // `Line N of linked script URL` (a line of that file) or `Line N of inline#K script in URL` (a line of the page's
     // K-th inline script: no position in a file).
@@ -802,7 +794,6 @@ fn parse_plain(line: &str, plain: PlainInput) -> Option<StackFrame> {
         precision: Precision::Column,
         in_eval: false,
         as_written: None,
-        created_at: false,
     })
 }
 
@@ -836,7 +827,6 @@ fn parse_crashlytics_ios(line: &str) -> Option<StackFrame> {
         precision: Precision::Column,
         in_eval: false,
         as_written: None,
-        created_at: false,
     })
 }
 
@@ -985,7 +975,6 @@ fn parse_vitest(line: &str) -> Option<StackFrame> {
         precision,
         in_eval: false,
         as_written: None,
-        created_at: false,
     })
 }
 
@@ -1055,12 +1044,9 @@ fn parse_clean_line(line: &str, plain: PlainInput) -> Option<StackFrame> {
     let at = known_prefix(line);
     let message = &line[at..];
     let trimmed = message.trim_start();
-    // Opera 11's creation site (see the table): its `fn@url:L` read as a frame, the words before it kept as text.
-    if let Some(rest) = trimmed.strip_prefix("Error created at ") {
-        let from = line.len() - rest.len();
-        let mut f = frame_at(line, from, parse_at_sign)?;
-        f.created_at = true;
-        return Some(f);
+    // Opera 11's creation site (see the table) is no frame: the line stays text.
+    if trimmed.starts_with("Error created at ") {
+        return None;
     }
     let whole = |m: &str| {
         if trimmed.starts_with("❯ ") {
@@ -1144,7 +1130,6 @@ pub fn parse_metro_json(text: &str) -> Option<Vec<StackLine>> {
                     precision: Precision::Column,
                     in_eval: false,
                     as_written: None,
-                    created_at: false,
                 })
             })
             .collect(),
@@ -1653,26 +1638,13 @@ mod tests {
         );
         let created = "Error created at <anonymous function>@http://path/to/file.js:15";
         assert!(upstream.contains(created));
-        let f = frame(created);
+        // Not a frame (error-stack-parser's `parseOpera11` skips it): the line comes back as text.
         assert_eq!(
-            (
-                f.created_at,
-                f.function.as_deref(),
-                f.file.as_deref(),
-                f.generated,
-                f.precision
-            ),
-            (
-                true,
-                None,
-                Some("http://path/to/file.js"),
-                pos(14, 0),
-                Precision::Line
-            )
+            parse_line(created, PlainInput::default()),
+            StackLine::Text(created.to_string())
         );
-        // The words before it stay outside the frame.
-        assert_eq!(&f.raw[..f.frame_span.start], "Error created at ");
-        let f = frame("<anonymous function>@http://path/to/file.js:15");
-        assert!(!f.created_at);
+        assert!(frame("<anonymous function>@http://path/to/file.js:15")
+            .file
+            .is_some());
     }
 }

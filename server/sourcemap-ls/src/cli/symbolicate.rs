@@ -529,7 +529,6 @@ fn print_json(
                     "mapMismatch": notes.mismatched.contains(&(k - 1)),
                     "precision": if line_only { "line" } else { "column" },
                     "inEval": f.frame.in_eval,
-                    "createdAt": f.frame.created_at,
                     "explain": explain,
                     "current": current,
                 }))

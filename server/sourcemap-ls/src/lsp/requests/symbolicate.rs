@@ -66,8 +66,6 @@ pub struct FrameAnswer {
     precision: &'static str,
     /// The frame ran inside code made by eval (its position is the eval call site).
     in_eval: bool,
-    /// Not a call: where the error was made (Opera 11's `Error created at …`).
-    created_at: bool,
 }
 
 /// A position in today's file (0-based, UTF-16), and what became of its line since the build.
@@ -192,7 +190,6 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
                 Some(FrameAnswer {
                     precision,
                     in_eval: f.frame.in_eval,
-                    created_at: f.frame.created_at,
                     raw: f.frame.line_as_written().to_string(),
                     text: rendered,
                     generated,
