@@ -19,12 +19,16 @@ fn fixture() -> PathBuf {
     npm_fixture::built("css", &["lightningcss"])
 }
 
-/// Bundles whose maps misplace part of the text, where today's fit check refuses the whole file, so that positions
-/// its map places right are refused too (never answered wrong): lightningcss counts columns in UTF-8 bytes after a
-/// non-ASCII character (its issue #780; the line's start, before it, is right), Bootstrap's map is 3 columns short on
-/// its one long line 5 (its line 1, the banner, is right). Issue 57 asks to answer where such a map fits and name the
-/// cause (columns in bytes, a column shift); when that lands, these are answered and this list goes.
-const KNOWN_REFUSALS: [&str; 2] = ["lightningcss/app.min.css", "bootstrap/bootstrap.min.css"];
+/// Bundles whose maps misplace part of the text, and the cause each refusal there must name: lightningcss counts
+/// columns in UTF-8 bytes after a non-ASCII character (its issue #780; the line's start, before it, is right),
+/// Bootstrap's map is 3 columns short on its one long line 5 (its banner's lines are right).
+const MISPLACED_BECAUSE: [(&str, &str); 2] = [
+    ("lightningcss/app.min.css", "columns in UTF-8 bytes"),
+    (
+        "bootstrap/bootstrap.min.css",
+        "shifted by +3 columns: ` */` was put at the start of line 5",
+    ),
+];
 
 fn hover(c: &mut LspClient, uri: &str, line: u64, column: u64) -> String {
     let r = c.result(
@@ -50,7 +54,7 @@ fn css_bundles_hover_as_mozilla_answers_where_their_maps_fit() {
     for b in truth["bundles"].as_array().unwrap() {
         let name = b["bundle"].as_str().unwrap();
         let uri = c.open(&dist.join(name), "css");
-        let (mut right, mut refused, mut refused_right) = (0, 0, 0);
+        let (mut right, mut refused) = (0, 0);
         for p in b["positions"].as_array().unwrap() {
             let (line, column) = (
                 p["line"].as_u64().unwrap() - 1,
@@ -67,8 +71,12 @@ fn css_bundles_hover_as_mozilla_answers_where_their_maps_fit() {
             // Mozilla's answer is right only where the map's columns are the text's (see the module comment).
             let misplaced =
                 p["utf8"]["afterNonAscii"] == true || (name.starts_with("bootstrap/") && line == 4);
+            let because = MISPLACED_BECAUSE
+                .iter()
+                .find(|(b, _)| *b == name)
+                .map_or("", |(_, why)| *why);
             if misplaced {
-                if h.contains("map-mismatch") && !h.contains(&want) {
+                if h.contains("map-mismatch") && !h.contains(&want) && h.contains(because) {
                     refused += 1;
                 } else {
                     wrong.push(format!(
@@ -78,15 +86,16 @@ fn css_bundles_hover_as_mozilla_answers_where_their_maps_fit() {
                 }
             } else if h.contains(&want) {
                 right += 1;
-            } else if KNOWN_REFUSALS.contains(&name) && h.contains("map-mismatch") {
-                // Not yet: answering the part of such a map that fits (see KNOWN_REFUSALS).
-                refused_right += 1;
             } else {
                 wrong.push(format!("{name} {}:{column}: want {want}: {h}", line + 1));
             }
         }
+        if right == 0 {
+            // Where a map fits (lightningcss before the line's first non-ASCII character, Bootstrap's banner) it answers.
+            wrong.push(format!("{name}: no position answered"));
+        }
         report.push_str(&format!(
-            "{name}: {right} right, {refused} refused where the map is misplaced, {refused_right} refused where it is right\n"
+            "{name}: {right} right, {refused} refused where the map is misplaced (and says why)\n"
         ));
     }
     println!("{report}");
@@ -119,4 +128,42 @@ fn css_bundles_hover_as_mozilla_answers_where_their_maps_fit() {
         "{r}"
     );
     c.shutdown();
+}
+
+/// `validate` names both misreadings of columns, in words and in `--json`, and exits 1.
+#[test]
+fn validate_names_columns_in_bytes_and_a_column_shift() {
+    let dist = fixture().join("dist");
+    let validate = |bundle: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+            .args(["validate", "--json", bundle])
+            .current_dir(&dist)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["problems"][0].clone()
+    };
+    let lightningcss = validate("lightningcss/app.min.css");
+    assert_eq!(
+        lightningcss["columnsInBytes"],
+        json!([{"line": 1, "firstNonAscii": 41}])
+    );
+    assert_eq!(
+        lightningcss["firstBadPosition"],
+        json!({"line": 1, "column": 42})
+    );
+    assert!(lightningcss["message"]
+        .as_str()
+        .unwrap()
+        .contains("columns in UTF-8 bytes"));
+    let bootstrap = validate("bootstrap/bootstrap.min.css");
+    assert_eq!(
+        bootstrap["columnShifts"],
+        json!([{"line": 5, "columns": 3, "added": " */"}])
+    );
+    assert!(bootstrap["message"]
+        .as_str()
+        .unwrap()
+        .contains("line 5 once its columns are shifted by +3 columns"));
 }

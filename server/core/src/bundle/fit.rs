@@ -16,6 +16,11 @@
 //!
 //! When the whole map misfits, whole-line shifts are tried on a sample of its first segments (a banner of N lines
 //! prepended makes every segment N lines early); a shift that fits the sample is then checked on the whole map.
+//! Failing that, two misreadings of columns, each of which must then fit every segment: columns counted in UTF-8
+//! bytes (lightningcss 1.33, its issue #780: a segment after a non-ASCII character is 2 columns right per `—`), and
+//! a line whose segments are all off by one number of columns (Bootstrap 5.3.9's map of its `bootstrap.min.css` is 3
+//! short on line 5, where ` */` ends the banner before the stylesheet). Then what is wrong is known exactly (after a
+//! line's first non-ASCII character; the shifted lines), and the rest of the map answers.
 //!
 //! `symbolicate` needs the verdict at a few frames, not the whole map's: [`check_fit_near`] reads the stretches of
 //! the map around the frames (a run-up of some 600 segments before each, as many after, so that a stretch that stops
@@ -196,6 +201,15 @@ pub struct FitReport {
     /// Lines to add to every generated line of the map so that it fits, when the whole map fits so shifted (a
     /// banner of N lines prepended to the bundle: N).
     pub shift_lines: Option<i64>,
+    /// Lines each of whose segments fit once moved by one number of columns, the whole map fitting so (text put at
+    /// the start of a line after the map was made: a banner on a one-line bundle, Bootstrap 5.3's ` */` before its
+    /// stylesheet). `regions` are then exactly those lines.
+    pub column_shifts: Vec<ColumnShift>,
+    /// The map counts generated columns in UTF-8 bytes where the format counts UTF-16 code units: every segment fits
+    /// read so, not as UTF-16. Per line where that matters (it has a segment after its first non-ASCII character):
+    /// the line and the UTF-16 column of that character. Up to it both counts agree; `regions` are exactly what
+    /// follows it on each such line.
+    pub byte_columns: Vec<(u32, u32)>,
     /// The bundle's `//# debugId=` and the map's `debugId`, when both are there and differ.
     pub debug_id_mismatch: Option<(String, String)>,
     /// Why the verdict is [`Verdict::Unknown`].
@@ -214,6 +228,17 @@ pub struct FitReport {
     pub checked: Checked,
     /// The first segment checked: a region starting there covers the map from its start.
     first_checked: GeneratedPosition,
+}
+
+/// A line of the text whose segments all fit once moved by `columns` ([`FitReport::column_shifts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnShift {
+    /// The line (0-based), the map's and the text's alike.
+    pub line: u32,
+    /// Columns to add to each of the map's columns on the line (text put at its start: its length).
+    pub columns: i64,
+    /// What stands at the start of the line in the shift's place, when something was added (up to 40 characters).
+    pub added: Option<String>,
 }
 
 /// How much of the map a [`FitReport`] read.
@@ -245,6 +270,13 @@ impl FitReport {
     pub fn marks(&self, p: GeneratedPosition) -> bool {
         if self.verdict != Verdict::Misfit {
             return false;
+        }
+        // What a column shift or byte columns leave wrong is known exactly: the rest of the map fits.
+        if !self.column_shifts.is_empty() || !self.byte_columns.is_empty() {
+            return self
+                .regions
+                .iter()
+                .any(|r| r.start <= p && r.end.is_none_or(|end| p < end));
         }
         self.first_bad().is_some_and(|first| p >= first) || self.shift_lines.is_some()
     }
@@ -294,6 +326,27 @@ impl FitReport {
                 shift.abs()
             );
         }
+        if let Some(message) = self.column_shift_message() {
+            return message;
+        }
+        if let Some(&(line, column)) = self.byte_columns.first() {
+            let lines = match self.byte_columns.len() {
+                1 => format!("line {}", line + 1),
+                n => format!("{n} lines, the first {}", line + 1),
+            };
+            return format!(
+                "the map counts this bundle's columns in UTF-8 bytes, where source maps count UTF-16 code units: \
+                 every segment fits once its column is read as a byte offset, and those after a non-ASCII character \
+                 do not fit as the format reads them. Up to a line's first non-ASCII character the two counts agree and answers are \
+                 given; after it they would be off by the extra bytes (2 for `—`), so they are withheld ({lines}, \
+                 from {}). The tool that made the map is at fault (known: lightningcss, its issue #780; Bun before \
+                 its PR #32838): report it there, or keep non-ASCII characters out of the output (escaped).",
+                at(GeneratedPosition {
+                    line,
+                    column: column + 1
+                })
+            );
+        }
         let Some(first) = self.regions.first() else {
             return "the map fits the bundle".to_string();
         };
@@ -323,12 +376,62 @@ impl FitReport {
 }
 
 impl FitReport {
+    /// The message of [`FitReport::column_shifts`], when there are some.
+    fn column_shift_message(&self) -> Option<String> {
+        let first = self.column_shifts.first()?;
+        let by = |s: &ColumnShift| {
+            format!(
+                "{:+} column{}",
+                s.columns,
+                if s.columns.abs() == 1 { "" } else { "s" }
+            )
+        };
+        let lines = if self.column_shifts.len() == 1 {
+            format!(
+                "line {} once its columns are shifted by {}",
+                first.line + 1,
+                by(first)
+            )
+        } else {
+            let each: Vec<String> = self
+                .column_shifts
+                .iter()
+                .map(|s| format!("{} by {}", s.line + 1, by(s)))
+                .collect();
+            format!("lines {} once their columns are shifted", each.join(", "))
+        };
+        let how = match &first.added {
+            Some(added) => format!(
+                "`{added}` was put at the start of line {} after the map was made (a banner or a comment?)",
+                first.line + 1
+            ),
+            None if first.columns > 0 => format!(
+                "{} characters were put at the start of line {} after the map was made",
+                first.columns,
+                first.line + 1
+            ),
+            None => format!(
+                "{} characters were removed from the start of line {} after the map was made",
+                -first.columns,
+                first.line + 1
+            ),
+        };
+        Some(format!(
+            "the map does not fit this bundle as it is, but fits every segment of {lines}: {how}. Its answers there \
+             are {} columns off, so they are withheld; the other lines answer. Make the map after the text is \
+             added (or add it with the producer's own banner option).",
+            first.columns.abs()
+        ))
+    }
+
     fn new(verdict: Verdict) -> Self {
         FitReport {
             verdict,
             evidence: Evidence::default(),
             regions: Vec::new(),
             shift_lines: None,
+            column_shifts: Vec::new(),
+            byte_columns: Vec::new(),
             debug_id_mismatch: None,
             unknown_because: None,
             bytecode: None,
@@ -387,12 +490,28 @@ impl<'a> Text<'a> {
 
     /// Where a segment at (line, UTF-16 column) lands.
     fn landing(&mut self, line: u32, column: u32, name: Option<&str>) -> Landing {
+        self.landing_read(line, column, name, Columns::Utf16)
+    }
+
+    /// Where a segment at (line, column) lands, its column read as `columns` says.
+    fn landing_read(
+        &mut self,
+        line: u32,
+        column: u32,
+        name: Option<&str>,
+        columns: Columns,
+    ) -> Landing {
         let n = line as usize;
         if n >= self.line_count() {
             return Landing::BeyondText;
         }
         let text = self.line(n);
-        let Some(byte) = self.byte_of(n, text, column) else {
+        let byte = match columns {
+            Columns::Utf16 => self.byte_of(n, text, column),
+            // Inside a character's UTF-8 bytes it lands mid-word (`is_word`: every non-ASCII byte is).
+            Columns::Utf8Bytes => ((column as usize) <= text.len()).then_some(column as usize),
+        };
+        let Some(byte) = byte else {
             return Landing::PastLineEnd;
         };
         if byte == text.len() {
@@ -435,6 +554,16 @@ impl<'a> Text<'a> {
         };
         byte_with_table(text, table, column)
     }
+}
+
+/// How a map's generated columns are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Columns {
+    /// UTF-16 code units, as the format says (ECMA-426 §"Mappings": "the 0-based starting column of the line in the
+    /// generated code", in UTF-16 code units, as every JS engine reports columns).
+    Utf16,
+    /// UTF-8 bytes: what some producers count after a non-ASCII character (`ByteColumns`).
+    Utf8Bytes,
 }
 
 /// A byte of an identifier or a word: ASCII letters, digits, `_`, `$`, and any byte of a non-ASCII character
@@ -699,8 +828,24 @@ fn check_whole(
     }
     report.verdict = Verdict::Misfit;
     // Only a whole-map shift is worth naming; it must fit every segment, so trying it is safe whatever the regions.
-    if report.debug_id_mismatch.is_none() {
-        report.shift_lines = find_shift(index, &mut lines, &sample, map_lines)?;
+    if report.debug_id_mismatch.is_some() {
+        return Ok(report);
+    }
+    report.shift_lines = find_shift(index, &mut lines, &sample, map_lines)?;
+    if report.shift_lines.is_some() {
+        return Ok(report);
+    }
+    // Then the two ways a map misreads columns, each of which must fit every segment.
+    if !text.is_ascii() {
+        if let Some((regions, byte_columns)) = find_byte_columns(index, &mut lines)? {
+            report.regions = regions;
+            report.byte_columns = byte_columns;
+            return Ok(report);
+        }
+    }
+    if let Some((regions, shifts)) = find_column_shifts(index, &mut lines, &report.regions)? {
+        report.regions = regions;
+        report.column_shifts = shifts;
     }
     Ok(report)
 }
@@ -1087,6 +1232,203 @@ fn find_shift(
     Ok(None)
 }
 
+/// Whether the map counts columns in UTF-8 bytes: every segment fits with its column read as a byte offset, and
+/// the segments after a line's first non-ASCII character (the only ones the two readings place apart) show it. The
+/// stretches that would be wrong read as UTF-16 (from each such line's first non-ASCII character to its end), and
+/// per line the UTF-16 column of that character.
+type ByteColumns = (Vec<MisfitRegion>, Vec<(u32, u32)>);
+
+fn find_byte_columns(
+    index: &SourceMapIndex,
+    lines: &mut Text<'_>,
+) -> Result<Option<ByteColumns>, MapError> {
+    let mut detector = Detector::default();
+    let mut regions: Vec<MisfitRegion> = Vec::new();
+    let mut wide: Vec<(u32, u32)> = Vec::new();
+    // The first non-ASCII byte of the line the segments are on (segments come in generated order).
+    let mut line_wide: Option<(u32, Option<usize>)> = None;
+    let mut after = 0.0;
+    index.for_each_segment_once(|hit| {
+        let Some(o) = hit.original else {
+            return;
+        };
+        let p = hit.generated;
+        let landing = lines.landing_read(p.line, p.column, o.name, Columns::Utf8Bytes);
+        detector.push(p, landing);
+        if line_wide.is_none_or(|(line, _)| line != p.line) {
+            let first = ((p.line as usize) < lines.line_count())
+                .then(|| lines.line(p.line as usize).iter().position(|&b| b >= 0x80))
+                .flatten();
+            line_wide = Some((p.line, first));
+        }
+        let Some((_, Some(first))) = line_wide else {
+            return;
+        };
+        if p.column as usize <= first {
+            return;
+        }
+        after += landing.weight();
+        match regions.last_mut() {
+            Some(r) if r.start.line == p.line => r.evidence.add(landing),
+            _ => {
+                let mut evidence = Evidence::default();
+                evidence.add(landing);
+                // All ASCII before it: its byte offset is its UTF-16 column.
+                wide.push((p.line, first as u32));
+                regions.push(MisfitRegion {
+                    start: GeneratedPosition {
+                        line: p.line,
+                        column: first as u32 + 1,
+                    },
+                    end: Some(GeneratedPosition {
+                        line: p.line + 1,
+                        column: 0,
+                    }),
+                    evidence,
+                });
+            }
+        }
+    })?;
+    let fits = detector.finish().is_empty() && after <= -MIN_SHIFT_EVIDENCE;
+    Ok(fits.then_some((regions, wide)))
+}
+
+/// Columns a line's segments may be moved by: text of up to this many characters put at its start, and as many
+/// removed as `MAX_COLUMN_SHIFT_DOWN`.
+const MAX_COLUMN_SHIFT_UP: i64 = 256;
+const MAX_COLUMN_SHIFT_DOWN: i64 = 64;
+/// Column shifts are tried when the stretches that do not fit cover at most this many lines with segments.
+const MAX_COLUMN_SHIFT_LINES: usize = 16;
+
+type ColumnShifts = (Vec<MisfitRegion>, Vec<ColumnShift>);
+
+/// Per line the stretches that do not fit cover, the column shift under which its segments fit (none when they fit
+/// as they are), each the best on a sample of the line's segments with evidence of fit, then confirmed together on
+/// the whole map: what stays wrong is exactly the shifted lines.
+fn find_column_shifts(
+    index: &SourceMapIndex,
+    lines: &mut Text<'_>,
+    regions: &[MisfitRegion],
+) -> Result<Option<ColumnShifts>, MapError> {
+    if regions.len() > MAX_COLUMN_SHIFT_LINES {
+        return Ok(None);
+    }
+    let covered = |line: u32| {
+        regions
+            .iter()
+            .any(|r| r.start.line <= line && r.end.is_none_or(|end| line <= end.line))
+    };
+    type Sample = Vec<(GeneratedPosition, Option<Box<str>>)>;
+    let mut samples: std::collections::BTreeMap<u32, Sample> = Default::default();
+    let mut too_many = false;
+    index.for_each_segment_once(|hit| {
+        let (Some(o), p) = (hit.original, hit.generated) else {
+            return;
+        };
+        if too_many || !covered(p.line) {
+            return;
+        }
+        let sample = samples.entry(p.line).or_default();
+        if sample.len() < SHIFT_SAMPLE {
+            sample.push((p, o.name.map(Box::from)));
+        }
+        too_many = samples.len() > MAX_COLUMN_SHIFT_LINES;
+    })?;
+    if too_many {
+        return Ok(None);
+    }
+    let shifted = |lines: &mut Text<'_>, shift: i64, p: GeneratedPosition, name: Option<&str>| {
+        match u32::try_from(i64::from(p.column) + shift) {
+            Ok(column) => lines.landing(p.line, column, name),
+            Err(_) => Landing::PastLineEnd,
+        }
+    };
+    let candidates = || (0..=MAX_COLUMN_SHIFT_UP).chain((1..=MAX_COLUMN_SHIFT_DOWN).map(|k| -k));
+    let mut shifts: Vec<(u32, i64)> = Vec::new();
+    for (&line, sample) in &samples {
+        let mut best: Option<(f64, i64)> = None;
+        for shift in candidates() {
+            let mut detector = Detector::default();
+            let mut sum = 0.0;
+            for (p, name) in sample {
+                let landing = shifted(lines, shift, *p, name.as_deref());
+                sum += landing.weight();
+                detector.push(*p, landing);
+            }
+            if detector.finish().is_empty() && best.is_none_or(|(b, _)| sum < b) {
+                best = Some((sum, shift));
+            }
+        }
+        match best {
+            Some((_, 0)) => {}
+            Some((sum, shift)) if sum <= -MIN_SHIFT_EVIDENCE => shifts.push((line, shift)),
+            _ => return Ok(None),
+        }
+    }
+    if shifts.is_empty() {
+        return Ok(None);
+    }
+    let shift_of = |line: u32| {
+        shifts
+            .binary_search_by_key(&line, |&(l, _)| l)
+            .map_or(0, |k| shifts[k].1)
+    };
+    let mut detector = Detector::default();
+    let mut evidence: Vec<Evidence> = vec![Evidence::default(); shifts.len()];
+    index.for_each_segment_once(|hit| {
+        if let Some(o) = hit.original {
+            let p = hit.generated;
+            detector.push(p, shifted(lines, shift_of(p.line), p, o.name));
+            if let Ok(k) = shifts.binary_search_by_key(&p.line, |&(l, _)| l) {
+                evidence[k].add(lines.landing(p.line, p.column, o.name));
+            }
+        }
+    })?;
+    if !detector.finish().is_empty() {
+        return Ok(None);
+    }
+    let regions = shifts
+        .iter()
+        .zip(evidence)
+        .map(|(&(line, _), evidence)| MisfitRegion {
+            start: GeneratedPosition { line, column: 0 },
+            end: Some(GeneratedPosition {
+                line: line + 1,
+                column: 0,
+            }),
+            evidence,
+        })
+        .collect();
+    let shifts = shifts
+        .into_iter()
+        .map(|(line, columns)| ColumnShift {
+            line,
+            columns,
+            added: added_text(lines, line, columns),
+        })
+        .collect();
+    Ok(Some((regions, shifts)))
+}
+
+/// The first `columns` characters of `line` (what a column shift says was put there), when they are few and
+/// printable.
+fn added_text(lines: &Text<'_>, line: u32, columns: i64) -> Option<String> {
+    if !(1..=40).contains(&columns) || line as usize >= lines.line_count() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(lines.line(line as usize));
+    let mut units = 0;
+    let added: String = text
+        .chars()
+        .take_while(|c| {
+            units += c.len_utf16() as i64;
+            units <= columns
+        })
+        .collect();
+    (added.encode_utf16().count() as i64 == columns && !added.chars().any(char::is_control))
+        .then_some(added)
+}
+
 /// How strongly a few frame positions say that `text` (with its map `index`) is the bundle they were recorded in,
 /// against their being positions of another build that land here at random: a log-likelihood ratio (natural log),
 /// `f64::NEG_INFINITY` when a position cannot be in this text (past its line's end, on a line it does not have).
@@ -1251,6 +1593,72 @@ mod tests {
         assert_eq!(r.shift_lines, Some(3), "{r:?}");
         assert!(r.message().contains("+3 lines"), "{}", r.message());
         assert!(r.marks(GeneratedPosition { line: 3, column: 0 }));
+    }
+
+    #[test]
+    fn a_banner_on_the_line_is_a_column_shift_of_that_line() {
+        // A one-line bundle (CODE three times), its map made before `/*! v1 */` was put at its start; a second line
+        // the banner left alone fits as it is and answers.
+        let line = format!("{CODE}{CODE}{CODE}");
+        let mut segments = at_tokens(&line, 0);
+        segments.extend(at_tokens(CODE, 1));
+        let m = map(&segments, None);
+        let text = format!("/*! v1 */{line}\n{CODE}\n");
+        let r = check_fit(&m, text.as_bytes(), None).unwrap();
+        assert_eq!(r.verdict, Verdict::Misfit, "{r:?}");
+        assert_eq!(r.shift_lines, None);
+        assert_eq!(
+            r.column_shifts,
+            [ColumnShift {
+                line: 0,
+                columns: 9,
+                added: Some("/*! v1 */".into())
+            }]
+        );
+        let message = r.message();
+        assert!(
+            message.contains("line 1 once its columns are shifted by +9 columns: `/*! v1 */`"),
+            "{message}"
+        );
+        assert!(r.marks(GeneratedPosition {
+            line: 0,
+            column: 40
+        }));
+        assert!(!r.marks(GeneratedPosition { line: 1, column: 4 }));
+    }
+
+    #[test]
+    fn columns_counted_in_bytes_are_named_and_the_line_start_answers() {
+        // `—` is 1 UTF-16 unit and 3 UTF-8 bytes: a map counting bytes places every later segment 2 columns right.
+        let line = format!("var t=\"— \";{CODE}{CODE}");
+        let dash = line.find('—').unwrap() as u32;
+        let segments: Vec<_> = at_tokens(&line, 0)
+            .into_iter()
+            .map(|(l, c, ol, oc, n)| {
+                let bytes = line
+                    .char_indices()
+                    .nth(c as usize)
+                    .map_or(line.len(), |(b, _)| b);
+                (l, bytes as u32, ol, oc, n)
+            })
+            .collect();
+        let m = map(&segments, None);
+        let r = check_fit(&m, line.as_bytes(), None).unwrap();
+        assert_eq!(r.verdict, Verdict::Misfit, "{r:?}");
+        assert_eq!(r.byte_columns, [(0, dash)]);
+        assert!(
+            r.message().contains("columns in UTF-8 bytes"),
+            "{}",
+            r.message()
+        );
+        assert!(!r.marks(GeneratedPosition {
+            line: 0,
+            column: dash
+        }));
+        assert!(r.marks(GeneratedPosition {
+            line: 0,
+            column: dash + 1
+        }));
     }
 
     #[test]

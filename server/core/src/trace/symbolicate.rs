@@ -39,6 +39,10 @@ pub enum FunctionNameSource {
     OriginalScopes,
     /// The name printed in the trace.
     Frame,
+    /// An anonymous function called through a property, named by its caller's call site: the token the map names
+    /// at the caller's position (`this.Et()` → `onInvalidate_`), as rust-sourcemap's `get_original_function_name`
+    /// and Sentry's resolver before scopes name such frames.
+    CallSite,
 }
 
 /// The original side of a frame. Positions are 0-based here; renderers convert.
@@ -64,6 +68,9 @@ pub struct OriginalFrame {
     /// (`OriginalScopes`): its head, where a frame inside it, or a Hermes bytecode address of its first statement,
     /// is not.
     pub function_line: Option<u32>,
+    /// The code around the frame is a function its scopes know to be anonymous (`function` is then the name V8 made
+    /// from the receiver, or the caller's call site's).
+    pub anonymous: bool,
     /// The source as a path that opens from where the caller runs, where the map's string is not one already: a
     /// relative `sources` entry joined to its map's folder (`../src/errors.ts` of
     /// `node_modules/axios/dist/axios.min.js.map` is `node_modules/axios/src/errors.ts`). Set by the caller, which
@@ -182,7 +189,7 @@ pub fn symbolicate_frame_with(
     let Some(o) = hit.original else {
         return unresolved("no mapping at this position");
     };
-    let (mut function, mut function_source, mut function_line) =
+    let (mut function, mut function_source, mut function_line, anonymous) =
         frame_function(index, map, hit.section, p, &o, frame, code);
     // At line level the first segment may stand before the function the frame is in (its declaration's line): a
     // name the frame gives is kept rather than dropped for "top level".
@@ -205,6 +212,7 @@ pub fn symbolicate_frame_with(
             function,
             function_source,
             function_line,
+            anonymous,
             path: None,
         }),
         unresolved: None,
@@ -374,7 +382,12 @@ fn frame_function(
     o: &OriginalPosition<'_>,
     frame: &StackFrame,
     code: &dyn CodeScopes,
-) -> (Option<String>, Option<FunctionNameSource>, Option<u32>) {
+) -> (
+    Option<String>,
+    Option<FunctionNameSource>,
+    Option<u32>,
+    bool,
+) {
     let own = frame.function.as_deref();
     match enclosing_function(index, map, section, p, o, code) {
         Some(Enclosing {
@@ -382,7 +395,7 @@ fn frame_function(
             source,
             function_line,
             ..
-        }) => (Some(name), Some(source), function_line),
+        }) => (Some(name), Some(source), function_line, false),
         Some(Enclosing {
             function: None,
             source,
@@ -393,18 +406,82 @@ fn frame_function(
                 Some(name.to_string()),
                 Some(FunctionNameSource::Frame),
                 None,
+                true,
             ),
-            _ => (None, Some(source), function_line),
+            _ => (None, Some(source), function_line, !top_level),
         },
         None => match own {
             Some(name) => (
                 Some(name.to_string()),
                 Some(FunctionNameSource::Frame),
                 None,
+                false,
             ),
-            None => (None, None, None),
+            None => (None, None, None, false),
         },
     }
+}
+
+/// Anonymous functions called through a property, named by their callers' call sites (see [`call_site_name`]).
+fn name_by_call_sites(out: &mut [SymbolicatedLine]) {
+    for k in 1..out.len() {
+        let (callees, callers) = out.split_at_mut(k);
+        let (Some(SymbolicatedLine::Frame(callee)), Some(SymbolicatedLine::Frame(caller))) =
+            (callees.last_mut(), callers.first())
+        else {
+            continue;
+        };
+        if let Some(name) = call_site_name(callee, caller) {
+            let o = callee.original.as_mut().expect("named frames are mapped");
+            o.function = Some(name);
+            o.function_source = Some(FunctionNameSource::CallSite);
+        }
+    }
+}
+
+/// The name of an anonymous function that V8 printed as `Receiver.property` (the property of the receiver it was
+/// found under: in a minified bundle a mangled one, `ue.Et`), from the frame below it, its caller, in the same map:
+/// the caller's position is the call's property token (`this.Et()`), whose segment names the original property
+/// (`onInvalidate_`). The class is the caller's when the caller is a method of the same printed receiver that its
+/// scopes named `Class.method` (`oe.X` → `Reaction.runReaction_`, so `oe.Et` → `Reaction.onInvalidate_`). V8's own
+/// receiver names (`Object.<anonymous>`, a built-in's method) and aliases stay as printed: an engine, not a call
+/// site, may have called those (a Proxy trap, an array callback).
+fn call_site_name(callee: &SymbolicatedFrame, caller: &SymbolicatedFrame) -> Option<String> {
+    let o = callee.original.as_ref()?;
+    if !o.anonymous || o.function_source != Some(FunctionNameSource::Frame) {
+        return None;
+    }
+    let printed = callee.frame.function.as_deref()?;
+    let (receiver, property) = printed.split_once('.')?;
+    if printed.contains(' ') || property.contains('<') || BUILTIN_RECEIVERS.contains(&receiver) {
+        return None;
+    }
+    if callee.map.is_none() || caller.map != callee.map {
+        return None;
+    }
+    let c = caller.original.as_ref()?;
+    let name = c.name.as_deref().filter(|n| is_identifier(n))?;
+    let class = caller
+        .frame
+        .function
+        .as_deref()
+        .and_then(|f| f.split_once('.'))
+        .filter(|(r, _)| *r == receiver)
+        .and_then(|_| c.function.as_deref()?.rsplit_once('.'))
+        .map(|(class, _)| class);
+    Some(match class {
+        Some(class) => format!("{class}.{name}"),
+        None => name.to_string(),
+    })
+}
+
+/// A JavaScript identifier as names in maps are (ASCII letters, digits, `_`, `$`, not starting with a digit; any
+/// non-ASCII character).
+fn is_identifier(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| !c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || !c.is_ascii())
 }
 
 /// The original function around a position, as far as the map and the code tell.
@@ -657,7 +734,7 @@ pub fn symbolicate<'a>(
     mut next_map: impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
     code: &dyn CodeScopes,
 ) -> Vec<SymbolicatedLine> {
-    lines
+    let mut out: Vec<SymbolicatedLine> = lines
         .iter()
         .map(|l| match l {
             StackLine::Text(t) => SymbolicatedLine::Text(t.clone()),
@@ -690,7 +767,9 @@ pub fn symbolicate<'a>(
                 },
             }),
         })
-        .collect()
+        .collect();
+    name_by_call_sites(&mut out);
+    out
 }
 
 /// Output numbering for text, as metro-symbolicate's `--output-line-start` / `--output-column-start`.
@@ -1031,6 +1110,7 @@ mod tests {
                     function: Some(function.into()),
                     function_source: Some(source),
                     function_line: None,
+                    anonymous: false,
                     path: None,
                 }),
                 ignored: false,

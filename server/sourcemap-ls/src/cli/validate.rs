@@ -48,6 +48,21 @@ pub fn mismatch_problem(report: &FitReport) -> Option<Value> {
     if let Some(n) = report.shift_lines {
         problem["shift"] = json!({"lines": n, "columns": 0});
     }
+    if !report.column_shifts.is_empty() {
+        problem["columnShifts"] = report
+            .column_shifts
+            .iter()
+            .map(|s| json!({"line": s.line + 1, "columns": s.columns, "added": s.added}))
+            .collect();
+    }
+    if !report.byte_columns.is_empty() {
+        // Per line, where the first non-ASCII character is: the map's columns count bytes after it.
+        problem["columnsInBytes"] = report
+            .byte_columns
+            .iter()
+            .map(|&(line, column)| json!({"line": line + 1, "firstNonAscii": column}))
+            .collect();
+    }
     Some(problem)
 }
 
