@@ -442,7 +442,7 @@ fn name_by_call_sites(out: &mut [SymbolicatedLine]) {
 /// The name of an anonymous function that V8 printed as `Receiver.property` (the property of the receiver it was
 /// found under: in a minified bundle a mangled one, `ue.Et`), from the frame below it, its caller, in the same map:
 /// the caller's position is the call's property token (`this.Et()`), whose segment names the original property
-/// (`onInvalidate_`). The class is the caller's when the caller is a method of the same printed receiver that its
+/// (`onInvalidate_`). The class is the caller's (without `.prototype`) when the caller is a method of the same printed receiver that its
 /// scopes named `Class.method` (`oe.X` → `Reaction.runReaction_`, so `oe.Et` → `Reaction.onInvalidate_`). V8's own
 /// receiver names (`Object.<anonymous>`, a built-in's method) and aliases stay as printed: an engine, not a call
 /// site, may have called those (a Proxy trap, an array callback).
@@ -468,7 +468,8 @@ fn call_site_name(callee: &SymbolicatedFrame, caller: &SymbolicatedFrame) -> Opt
         .and_then(|f| f.split_once('.'))
         .filter(|(r, _)| *r == receiver)
         .and_then(|_| c.function.as_deref()?.rsplit_once('.'))
-        .map(|(class, _)| class);
+        // An ES5 class's method (`Observable.prototype._trySubscribe`): the receiver is an instance, as V8 prints it.
+        .map(|(class, _)| class.strip_suffix(".prototype").unwrap_or(class));
     Some(match class {
         Some(class) => format!("{class}.{name}"),
         None => name.to_string(),
