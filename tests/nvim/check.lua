@@ -197,6 +197,35 @@ local function main()
   text = hover_text(h)
   check('hover app.min.js 0:49 -> src/orders.js:5:24',
     text:find('src/orders.js:5:24', 1, true) ~= nil, err or vim.inspect(h))
+
+  -- CSS: real producers' bundles (fixtures/css, built by its make.mjs; `cargo nextest run --test css` builds it),
+  -- hovered at positions where Mozilla source-map answers (dist/truth.json), and gd into the `.scss`.
+  local css = repo .. '/fixtures/css'
+  if vim.fn.filereadable(css .. '/dist/truth.json') ~= 1 then
+    check('fixtures/css/dist is built', false, 'run: cargo nextest run --test css (it runs make.mjs)')
+  else
+    local cc = start(server, css)
+    local sb = open(cc, css .. '/dist/sass/main.css')
+    h, err = request(sb, cc, 'textDocument/hover', at(sb, { line = 6, character = 2 }))
+    text = hover_text(h)
+    check('hover sass main.css 6:2 -> src/components/_button.scss:10:3',
+      text:find('src/components/_button.scss:10:3', 1, true) ~= nil, err or vim.inspect(h))
+    d, err = request(sb, cc, 'textDocument/definition', at(sb, { line = 6, character = 2 }))
+    uri, range = first_location(d)
+    want = vim.uri_from_fname(css .. '/src/components/_button.scss')
+    check('definition sass main.css 6:2 -> ' .. want .. ' 9:2',
+      uri == want and range and range.start.line == 9 and range.start.character == 2, err or vim.inspect(d))
+    local tb = open(cc, css .. '/dist/tailwind/out.css')
+    h, err = request(tb, cc, 'textDocument/hover', at(tb, { line = 8, character = 4 }))
+    text = hover_text(h)
+    check('hover tailwind out.css 8:4 -> node_modules/tailwindcss/index.css:12:1',
+      text:find('node_modules/tailwindcss/index.css:12:1', 1, true) ~= nil, err or vim.inspect(h))
+    local lb = open(cc, css .. '/dist/less/main.css')
+    h, err = request(lb, cc, 'textDocument/hover', at(lb, { line = 5, character = 15 }))
+    text = hover_text(h)
+    check('hover less main.css 5:15 -> src/less/_variables.less:2:14',
+      text:find('src/less/_variables.less:2:14', 1, true) ~= nil, err or vim.inspect(h))
+  end
 end
 
 local ok, e = xpcall(main, debug.traceback)
