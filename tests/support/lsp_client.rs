@@ -260,6 +260,23 @@ impl LspClient {
         uri
     }
 
+    /// Opens `path` as VS Code and Neovim do: a byte-order mark at the file's start is left out of the text sent.
+    /// Returns the URI and whether a mark was left out (the client's columns on line 0 are then one less).
+    #[allow(dead_code)]
+    pub fn open_as_editors_do(&mut self, path: &std::path::Path, language: &str) -> (String, bool) {
+        let uri = url::Url::from_file_path(path).unwrap().to_string();
+        let text = std::fs::read_to_string(path).unwrap();
+        let (text, dropped) = match text.strip_prefix('\u{feff}') {
+            Some(rest) => (rest.to_string(), true),
+            None => (text, false),
+        };
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
+        );
+        (uri, dropped)
+    }
+
     pub fn shutdown(mut self) {
         self.result("shutdown", Value::Null);
         self.notify("exit", Value::Null);

@@ -389,7 +389,7 @@ export async function runE2E(ext: SourceMapExtension, out: string): Promise<void
     return { ok: text.includes(want.expected) && Array.isArray(links), detail: { want, ms, text: text.slice(0, 300) } };
   });
 
-  await check("CSS bundles (sass, tailwind): hover gives Mozilla's source:line:column, definition opens the .scss", async () => {
+  await check("CSS bundles (sass expanded and compressed with its byte-order mark, tailwind): hover gives Mozilla's source:line:column, definition opens the .scss", async () => {
     const wants = JSON.parse(fs.readFileSync(file("css-expected.json").fsPath, "utf8")) as Array<{
       bundle: string;
       line: number;

@@ -406,21 +406,23 @@ impl FitReport {
                 first.line + 1
             ),
             None if first.columns > 0 => format!(
-                "{} characters were put at the start of line {} after the map was made",
-                first.columns,
+                "{} put at the start of line {} after the map was made",
+                characters(first.columns),
                 first.line + 1
             ),
+            // A byte-order mark the map counts and an editor dropped is one such character (the server puts
+            // it back; this says it where no one did).
             None => format!(
-                "{} characters were removed from the start of line {} after the map was made",
-                -first.columns,
+                "{} removed from the start of line {} after the map was made (a byte-order mark?)",
+                characters(-first.columns),
                 first.line + 1
             ),
         };
         Some(format!(
             "the map does not fit this bundle as it is, but fits every segment of {lines}: {how}. Its answers there \
-             are {} columns off, so they are withheld; the other lines answer. Make the map after the text is \
+             are {} off, so they are withheld; the other lines answer. Make the map after the text is \
              added (or add it with the producer's own banner option).",
-            first.columns.abs()
+            columns(first.columns.abs())
         ))
     }
 
@@ -1408,6 +1410,22 @@ fn find_column_shifts(
         })
         .collect();
     Ok(Some((regions, shifts)))
+}
+
+/// "1 character was", "3 characters were".
+fn characters(n: i64) -> String {
+    match n {
+        1 => "1 character was".to_string(),
+        n => format!("{n} characters were"),
+    }
+}
+
+/// "1 column", "3 columns".
+fn columns(n: i64) -> String {
+    match n {
+        1 => "1 column".to_string(),
+        n => format!("{n} columns"),
+    }
 }
 
 /// The first `columns` characters of `line` (what a column shift says was put there), when they are few and

@@ -157,11 +157,13 @@ impl LanguageServer for Server {
         if d.text.len() >= PREFETCH_MAP_AFTER_BYTES {
             self.0.prefetch_map(&d.uri, &d.text);
         }
-        self.0
-            .docs
-            .lock()
-            .expect("documents lock")
-            .open(d.uri.clone(), &d.text, d.version);
+        let bom_dropped = crate::lsp::workspace::documents::bom_dropped(&d.uri, &d.text);
+        self.0.docs.lock().expect("documents lock").open(
+            d.uri.clone(),
+            &d.text,
+            d.version,
+            bom_dropped,
+        );
         tracing::debug!("didOpen: document stored");
         if d.text.len() >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
             drop(d.text);

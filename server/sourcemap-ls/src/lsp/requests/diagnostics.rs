@@ -205,6 +205,14 @@ pub async fn publish(b: &Backend, uri: Url) {
             }
         }
     };
+    // Placed in the server's text: the client's count differs on line 0 after a byte-order mark it dropped.
+    let diagnostics = diagnostics
+        .into_iter()
+        .map(|d| Diagnostic {
+            range: b.range_to_client(&uri, d.range),
+            ..d
+        })
+        .collect();
     b.client.publish_diagnostics(uri, diagnostics, None).await;
 }
 

@@ -105,9 +105,12 @@ pub async fn document_link(
             None => tooltip,
         };
         links.push(DocumentLink {
-            range: Range::new(
-                Position::new(line_no as u32, start),
-                Position::new(line_no as u32, end),
+            range: b.range_to_client(
+                &uri,
+                Range::new(
+                    Position::new(line_no as u32, start),
+                    Position::new(line_no as u32, end),
+                ),
             ),
             target: Some(target),
             tooltip: Some(tooltip),

@@ -51,8 +51,8 @@ pub async fn document_symbol(
                 kind: SymbolKind::MODULE,
                 tags: None,
                 deprecated: None,
-                range: Range::new(start, end),
-                selection_range: Range::new(start, start),
+                range: b.range_to_client(&uri, Range::new(start, end)),
+                selection_range: b.range_to_client(&uri, Range::new(start, start)),
                 children: None,
             }
         })

@@ -77,7 +77,10 @@ fn locations(
             end_col.unwrap_or(e.generated.column),
         );
         for uri in &bundles {
-            out.push(Location::new(uri.clone(), Range::new(start, end)));
+            out.push(Location::new(
+                uri.clone(),
+                b.range_to_client(uri, Range::new(start, end)),
+            ));
         }
     }
     Ok(out)

@@ -45,7 +45,18 @@ fn fence_language(source: &str) -> &'static str {
 
 pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let uri = params.text_document_position_params.text_document.uri;
-    let position = params.text_document_position_params.position;
+    // Positions cross between the client's count and the server's text here (`Backend::from_client`).
+    let position = b.from_client(&uri, params.text_document_position_params.position);
+    let mut hover = hover_at(b, &uri, position).await?;
+    if let Some(range) = hover.as_mut().and_then(|h| h.range.as_mut()) {
+        *range = b.range_to_client(&uri, *range);
+    }
+    Ok(hover)
+}
+
+/// The hover at `position` of the server's text of `uri`.
+async fn hover_at(b: &Backend, uri: &Url, position: Position) -> Result<Option<Hover>> {
+    let uri = uri.clone();
     // The version asked of: the answer is this text's, or none (`still_at` below).
     let version = b.document_version(&uri);
     let Ok(map) = b.map_of_bundle(&uri).await else {

@@ -36,8 +36,9 @@ pub async fn original_position(
     };
     // Where the map lacks the module or segment, or does not fit this bundle, say so rather than go somewhere
     // plausible and wrong.
+    let uri = &params.text_document.uri;
     let placed =
-        answerable(b, &map, &params.text_document.uri, params.position).map_err(request_failed)?;
+        answerable(b, &map, uri, b.from_client(uri, params.position)).map_err(request_failed)?;
     let original = map
         .index
         .lookup_in(placed.space, placed.at, Bias::GreatestLowerBound)

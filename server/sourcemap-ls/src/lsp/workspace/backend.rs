@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use ropey::Rope;
 use sourcemap_core::SourceId;
-use tower_lsp::lsp_types::Url;
+use tower_lsp::lsp_types::{Position, Range, Url};
 use tower_lsp::Client;
 
 use crate::lsp::maps::discovery::{self, SourceCatalog, WorkspaceMaps};
@@ -193,7 +193,7 @@ impl Backend {
             .lock()
             .expect("documents lock")
             .get(uri)
-            .map(|d| (d.rope.clone(), d.version))
+            .map(|d| (d.text(), d.version))
     }
 
     /// An open document's version and whether it was edited since opened: what a request's answer belongs to.
@@ -222,11 +222,39 @@ impl Backend {
         }
     }
 
+    /// An open document's text as the server reads it (`Document::text`: a byte-order mark the client dropped is
+    /// put back, so positions in it are the map's; `from_client` and `to_client` cross to the client's).
     pub fn rope(&self, uri: &Url) -> Option<Rope> {
         self.docs
             .lock()
             .expect("documents lock")
             .get(uri)
-            .map(|d| d.rope.clone())
+            .map(|d| d.text())
+    }
+
+    /// A position of an open document as its client counts it, in the server's text (`Document::from_client`).
+    pub fn from_client(&self, uri: &Url, p: Position) -> Position {
+        let docs = self.docs.lock().expect("documents lock");
+        docs.get(uri).map_or(p, |d| d.from_client(p))
+    }
+
+    /// A range of the server's text of `uri` (the file's), as its client counts it: on line 0 one column less after
+    /// a byte-order mark the client dropped (`Document::bom_dropped`; the mark itself is the client's column 0). A
+    /// file not open is counted as clients will once they open it: without a byte-order mark it starts with.
+    pub fn range_to_client(&self, uri: &Url, r: Range) -> Range {
+        if r.start.line > 0 && r.end.line > 0 {
+            return r;
+        }
+        let dropped = {
+            let docs = self.docs.lock().expect("documents lock");
+            docs.get(uri).map(|d| d.bom_dropped)
+        };
+        let dropped =
+            dropped.unwrap_or_else(|| crate::lsp::workspace::documents::bom_dropped(uri, ""));
+        let at = |p: Position| match (dropped, p.line) {
+            (true, 0) => Position::new(0, p.character.saturating_sub(1)),
+            _ => p,
+        };
+        Range::new(at(r.start), at(r.end))
     }
 }

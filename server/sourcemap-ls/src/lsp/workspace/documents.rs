@@ -16,6 +16,48 @@ pub struct Document {
     pub uri: Url,
     /// Whether the text was changed since it was opened (`didChange`): it may then differ from the file on disk.
     pub edited: bool,
+    /// The file starts with a byte-order mark that the client left out of the text it sent. VS Code and Neovim drop
+    /// it (`'bomb'`), while maps count it as the first column of line 1 (sass's compressed output starts with one
+    /// when it holds a non-ASCII character). The server's text ([`Document::text`]) has it back, so the server reads
+    /// what the map describes; the client's columns on line 0 are then one less than the server's
+    /// ([`Document::from_client`], `Backend::range_to_client`).
+    pub bom_dropped: bool,
+}
+
+/// U+FEFF, as UTF-8 at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Whether `path`'s file starts with a byte-order mark that `text` (what the client sent) does not.
+pub fn bom_dropped(uri: &Url, text: &str) -> bool {
+    if text.starts_with('\u{feff}') {
+        return false;
+    }
+    let Ok(path) = uri.to_file_path() else {
+        return false;
+    };
+    let mut head = [0u8; 3];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head == BOM)
+}
+
+impl Document {
+    /// The document's text as the server reads it: the client's, with a byte-order mark it dropped put back.
+    pub fn text(&self) -> Rope {
+        let mut rope = self.rope.clone();
+        if self.bom_dropped {
+            rope.insert_char(0, '\u{feff}');
+        }
+        rope
+    }
+
+    /// A position as the client counts it, in the server's text.
+    pub fn from_client(&self, p: Position) -> Position {
+        match (self.bom_dropped, p.line) {
+            (true, 0) => Position::new(0, p.character + 1),
+            _ => p,
+        }
+    }
 }
 
 /// The one identity of a document, however a URI spells it: every path of the server (open, change, close, fit
@@ -72,7 +114,8 @@ pub fn char_index(rope: &Rope, p: Position) -> usize {
 }
 
 impl Documents {
-    pub fn open(&mut self, uri: Url, text: &str, version: i32) {
+    /// Opens a document; `bom_dropped`: see [`Document::bom_dropped`] (found by [`bom_dropped`], outside the lock).
+    pub fn open(&mut self, uri: Url, text: &str, version: i32, bom_dropped: bool) {
         self.docs.insert(
             DocumentKey::of(&uri),
             Document {
@@ -80,6 +123,7 @@ impl Documents {
                 version,
                 uri,
                 edited: false,
+                bom_dropped,
             },
         );
     }
@@ -167,7 +211,7 @@ mod tests {
         let mut docs = Documents::default();
         let vscode = Url::parse("file:///w/%40babel/standalone/babel.min.js").unwrap();
         let found = Url::from_file_path("/w/@babel/standalone/babel.min.js").unwrap();
-        docs.open(vscode.clone(), "a", 1);
+        docs.open(vscode.clone(), "a", 1, false);
         docs.change(
             &found,
             2,
@@ -191,7 +235,7 @@ mod tests {
     fn incremental_edits_in_utf16() {
         let mut docs = Documents::default();
         let uri = Url::parse("file:///a.js").unwrap();
-        docs.open(uri.clone(), "let s = '🎉';\nfoo();\n", 1);
+        docs.open(uri.clone(), "let s = '🎉';\nfoo();\n", 1, false);
         // Replace `foo` on line 1, and the emoji (2 UTF-16 units) on line 0.
         docs.change(
             &uri,
