@@ -661,6 +661,66 @@ fn apply_shift_maps_a_bannered_bundle_like_its_own_build() {
     assert_eq!(frames(&own).len(), 4, "{own}");
 }
 
+/// A banner put at the start of a one-line bundle's line after its map was made (`/*! app v1 | MIT */`, 19
+/// characters): the fit check names the column shift, frames are withheld, and `--apply-shift` maps them as the
+/// demo's own build maps its own crash. The trace is node's, run on the bannered bundle.
+#[test]
+fn apply_shift_maps_a_bundle_with_a_banner_on_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let dist = dir.path().join("dist");
+    std::fs::create_dir(&dist).unwrap();
+    let demo = repo().join("fixtures/demo/dist");
+    let code = std::fs::read_to_string(demo.join("app.min.js")).unwrap();
+    std::fs::write(
+        dist.join("app.min.js"),
+        format!("/*! app v1 | MIT */{code}"),
+    )
+    .unwrap();
+    std::fs::copy(demo.join("app.min.js.map"), dist.join("app.min.js.map")).unwrap();
+    let run = Command::new("node")
+        .arg("dist/app.min.js")
+        .current_dir(dir.path())
+        .output()
+        .expect("node");
+    let crash = String::from_utf8(run.stderr).unwrap();
+    assert!(crash.contains("app.min.js:1:69"), "{crash}");
+    let root = dir.path().to_string_lossy().to_string();
+    let plain = output_with_stdin(bin().args(["symbolicate", "--root", &root]), &crash);
+    let (out, err) = (
+        String::from_utf8(plain.stdout).unwrap(),
+        String::from_utf8(plain.stderr).unwrap(),
+    );
+    assert!(!out.contains("orders.js"), "{out}");
+    assert!(
+        err.contains("line 1 once its columns are shifted by +19 columns: `/*! app v1 | MIT */`"),
+        "{err}"
+    );
+    let shifted = output_with_stdin(
+        bin().args(["symbolicate", "--apply-shift", "--root", &root]),
+        &crash,
+    );
+    let shifted = String::from_utf8(shifted.stdout).unwrap();
+    let own = output_with_stdin(
+        bin().args([
+            "symbolicate",
+            "--root",
+            &repo().join("fixtures/demo").to_string_lossy(),
+        ]),
+        &std::fs::read_to_string(repo().join("fixtures/demo/crash.txt")).unwrap(),
+    );
+    let own = String::from_utf8(own.stdout).unwrap();
+    let frames = |s: &str| {
+        s.lines()
+            .filter_map(|l| {
+                l.find("src/")
+                    .map(|at| format!("{}{}", &l[..l.find('(').unwrap_or(0)], &l[at..]))
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(frames(&shifted), frames(&own));
+    assert_eq!(frames(&own).len(), 4, "{own}");
+}
+
 /// `--explain` names the usual mistakes: a Hermes bytecode frame looked up in the JavaScript bundle's map (the
 /// packager's, not composed with the compiler's).
 #[test]

@@ -241,6 +241,73 @@ pub struct ColumnShift {
     pub added: Option<String>,
 }
 
+/// How a map's positions are moved to fit its text, when the fit check found that moving them makes every segment
+/// fit (`--apply-shift` looks frames up so moved): whole lines (a banner), or some lines' columns (text put at a
+/// line's start).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Shift {
+    /// Lines the text stands below the map's: text line = map line + `lines`.
+    pub lines: i64,
+    /// Per line (sorted), columns the text stands right of the map's on that line: text column = map column + n.
+    pub columns: Vec<(u32, i64)>,
+}
+
+impl Shift {
+    /// The shift the fit check found, if any.
+    pub fn of(report: &FitReport) -> Option<Shift> {
+        if let Some(lines) = report.shift_lines {
+            return Some(Shift {
+                lines,
+                columns: Vec::new(),
+            });
+        }
+        (!report.column_shifts.is_empty()).then(|| Shift {
+            lines: 0,
+            columns: report
+                .column_shifts
+                .iter()
+                .map(|s| (s.line, s.columns))
+                .collect(),
+        })
+    }
+
+    fn columns_on(&self, map_line: u32) -> i64 {
+        self.columns
+            .binary_search_by_key(&map_line, |&(line, _)| line)
+            .map_or(0, |k| self.columns[k].1)
+    }
+
+    /// Where a position of the map is in the text; `None` off its start.
+    pub fn to_text(&self, p: GeneratedPosition) -> Option<GeneratedPosition> {
+        Some(GeneratedPosition {
+            line: u32::try_from(i64::from(p.line) + self.lines).ok()?,
+            column: u32::try_from(i64::from(p.column) + self.columns_on(p.line)).ok()?,
+        })
+    }
+
+    /// Where a position of the text is in the map; `None` above the map's first line (in a banner) or left of a
+    /// shifted line's start.
+    pub fn to_map(&self, t: GeneratedPosition) -> Option<GeneratedPosition> {
+        let line = u32::try_from(i64::from(t.line) - self.lines).ok()?;
+        Some(GeneratedPosition {
+            line,
+            column: u32::try_from(i64::from(t.column) - self.columns_on(line)).ok()?,
+        })
+    }
+
+    /// In words: `+8 lines`, `+3 columns on line 5`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.lines != 0 {
+            parts.push(format!("{:+} lines", self.lines));
+        }
+        for &(line, n) in &self.columns {
+            parts.push(format!("{n:+} columns on line {}", line + 1));
+        }
+        parts.join(", ")
+    }
+}
+
 /// How much of the map a [`FitReport`] read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checked {
@@ -421,7 +488,8 @@ impl FitReport {
         Some(format!(
             "the map does not fit this bundle as it is, but fits every segment of {lines}: {how}. Its answers there \
              are {} off, so they are withheld; the other lines answer. Make the map after the text is \
-             added (or add it with the producer's own banner option).",
+             added (or add it with the producer's own banner option), or apply the shift explicitly (the CLI's \
+             --apply-shift).",
             columns(first.columns.abs())
         ))
     }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::bundle::fit::{Checked, FitReport, Verdict};
+use crate::bundle::fit::{Checked, FitReport, Shift, Verdict};
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 use crate::map::metro::{metro_file, Space};
 use crate::session::Fit;
@@ -33,7 +33,7 @@ pub fn explain(
     why: &str,
     map: Option<ExplainedMap<'_>>,
     printed: Option<GeneratedPosition>,
-    shift: Option<i64>,
+    shift: Option<&Shift>,
     shown: &dyn Fn(&Path) -> String,
 ) -> Vec<String> {
     let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
@@ -78,12 +78,13 @@ pub fn explain(
         );
     }
     let mut lookup = p;
-    if let Some(n) = shift {
-        lookup.line = (i64::from(p.line) - n).max(0) as u32;
+    if let Some(shift) = shift {
+        lookup = shift.to_map(p).unwrap_or(lookup);
         out.push(format!(
-            "shift applied (--apply-shift): {} looked up as {} ({n:+} lines)",
+            "shift applied (--apply-shift): {} looked up as {} ({})",
             at(p),
-            at(lookup)
+            at(lookup),
+            shift.describe()
         ));
     }
     if f.frame.format == FrameFormat::HermesBytecode
@@ -198,7 +199,7 @@ fn explain_segment(
 }
 
 /// What the fit check says of the map's bundle at `p` (the printed position).
-fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<i64>) -> String {
+fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<&Shift>) -> String {
     let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
     let e = &report.evidence;
     if let Some(bytecode) = &report.bytecode {
@@ -228,16 +229,17 @@ fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<i64>) -> 
             report.unknown_because.as_deref().unwrap_or("no evidence")
         ),
         Verdict::Misfit if shift.is_some() => format!(
-            "fit: the map fits only shifted by {:+} lines (applied)",
-            report.shift_lines.unwrap_or(0)
+            "fit: the map fits only shifted by {} (applied)",
+            shift.map(Shift::describe).unwrap_or_default()
         ),
         Verdict::Misfit if report.marks(p) => {
             let e = report.regions.first().map(|r| r.evidence).unwrap_or(report.evidence);
-            let mut s = match (report.shift_lines, &report.debug_id_mismatch) {
+            let mut s = match (Shift::of(report), &report.debug_id_mismatch) {
                 (_, Some(_)) => "fit: the debug IDs differ, so this frame is not mapped".to_string(),
-                (Some(n), None) => format!(
-                    "fit: the map fits only shifted by {n:+} lines (a banner?), so this frame is not mapped \
-                     (--apply-shift maps it shifted)"
+                (Some(shift), None) => format!(
+                    "fit: the map fits only shifted by {} (a banner?), so this frame is not mapped \
+                     (--apply-shift maps it shifted)",
+                    shift.describe()
                 ),
                 (None, None) => format!(
                     "fit: the map stops fitting this bundle at {} ({} of {} segments from there land inside \

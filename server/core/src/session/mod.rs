@@ -23,7 +23,7 @@ pub mod files;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::bundle::fit::FitReport;
+use crate::bundle::fit::{FitReport, Shift};
 use crate::bundle::resolve::{choose_maps, AmbiguousFile, Asked, Choice, Place};
 use crate::map::index::{GeneratedPosition, SourceId};
 use crate::map::metro::Space;
@@ -59,12 +59,12 @@ where
     /// to check against: the frames are answered).
     fn fit(&self, map: &Self::Map, frames: &[GeneratedPosition]) -> Option<Fit>;
     /// The function scopes of `maps`' generated files and sources (the place reads their texts, and may keep what it
-    /// parsed for later sessions); `shift(i)` is how many lines map `i`'s text stands below its map
+    /// parsed for later sessions); `shift(i)` is how map `i`'s text stands from its map
     /// ([`CodeScopes::generated_shift`]).
     fn code<'a>(
         &'a self,
         maps: &'a [Self::Map],
-        shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
+        shift: Box<dyn Fn(usize) -> Shift + Send + Sync + 'a>,
     ) -> Code<'a>;
     /// The map that describes the file `source` of `from` names, when that file is itself generated and its map was
     /// given (a Hermes map's `app.js`, whose `app.js.map` was given too): a chain of maps. `None` by default.
@@ -121,8 +121,8 @@ pub struct Symbolication<M> {
     pub choices: Vec<Choice<M>>,
     /// Per frame: its position as printed.
     pub printed: Vec<Option<GeneratedPosition>>,
-    /// Per frame: the lines it was moved by (`apply_shift`), when it was.
-    pub shifts: Vec<Option<i64>>,
+    /// Per frame: how it was moved (`apply_shift`), when it was.
+    pub shifts: Vec<Option<Shift>>,
     /// The frames (by number) withheld because their map does not fit its bundle there.
     pub withheld: Vec<usize>,
     /// Each map used with its fit, when it was checked (indexes `maps`).
@@ -223,9 +223,12 @@ where
         if !apply_shift {
             return None;
         }
-        choice.and_then(fit_of).and_then(|f| f.report.shift_lines)
+        choice.and_then(fit_of).and_then(|f| Shift::of(&f.report))
     };
-    let code = place.code(maps, Box::new(move |i| shift_of(Some(i)).unwrap_or(0)));
+    let code = place.code(
+        maps,
+        Box::new(move |i| shift_of(Some(i)).unwrap_or_default()),
+    );
     // Each frame's map in turn; a frame no map answers says why (the resolver's words).
     let map_for = || {
         let mut next = resolved.choices.iter().zip(&choices);
@@ -367,11 +370,12 @@ fn jest_notes(jest: Vec<Option<Result<u32, &'static str>>>) -> Vec<Option<String
         .collect()
 }
 
-/// Frames moved up by their map's banner (`apply_shift`).
+/// Frames moved to where their map has them (`apply_shift`): up by a banner's lines, left by what was put at their
+/// line's start.
 fn shift_lines(
     lines: &mut [StackLine],
     choices: &[Option<usize>],
-    shift_of: impl Fn(Option<usize>) -> Option<i64>,
+    shift_of: impl Fn(Option<usize>) -> Option<Shift>,
 ) {
     let frames = lines.iter_mut().filter_map(|l| match l {
         StackLine::Frame(f) => Some(f),
@@ -379,7 +383,11 @@ fn shift_lines(
     });
     for (f, &choice) in frames.zip(choices) {
         if let (Some(shift), Some(g)) = (shift_of(choice), f.generated.as_mut()) {
-            g.line = (i64::from(g.line) - shift).max(0) as u32;
+            // A frame in the banner (or left of a shifted line's start) is at the map's start of it.
+            *g = shift.to_map(*g).unwrap_or(GeneratedPosition {
+                line: (i64::from(g.line) - shift.lines).max(0) as u32,
+                column: 0,
+            });
         }
     }
 }
@@ -393,7 +401,7 @@ fn code_positions<P: SessionPlace>(
     place: &P,
     maps: &[P::Map],
     positions: &[SymbolicatedLine],
-    shift_of: impl Fn(Option<usize>) -> Option<i64>,
+    shift_of: impl Fn(Option<usize>) -> Option<Shift>,
 ) -> (GeneratedAt, OriginalAt)
 where
     P::Map: Send + Sync,
@@ -406,13 +414,12 @@ where
         if !names_from_code(place.index(&maps[m]), p, o.source_id) {
             continue;
         }
-        let shift = shift_of(Some(m)).unwrap_or(0);
-        if let Ok(line) = u32::try_from(i64::from(p.line) + shift) {
+        if let Some(t) = shift_of(Some(m)).unwrap_or_default().to_text(p) {
             generated.push((
                 m,
                 TextPosition {
-                    line,
-                    column: p.column,
+                    line: t.line,
+                    column: t.column,
                 },
             ));
         }

@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use crate::bundle::fit::Shift;
 use crate::internal::budget::{CacheBudget, Lru};
 
 use crate::map::compact::Bias;
@@ -46,11 +47,12 @@ pub trait CodeScopes {
         source: SourceId,
         at: TextPosition,
     ) -> Option<Arc<FunctionScopes>>;
-    /// How many lines the generated text stands below the map's own lines: a banner prepended after the map was
-    /// made, when the caller looks frames up shifted (`--apply-shift`, `bundle::fit`'s `shift_lines`). The map's
-    /// line L is the text's line L + shift, for the frame's position and for every token named from the text alike.
-    fn generated_shift(&self, _map: usize) -> i64 {
-        0
+    /// How the generated text stands from the map's own positions: a banner prepended after the map was made
+    /// (lines), text put at a line's start (columns), when the caller looks frames up shifted (`--apply-shift`,
+    /// `bundle::fit::Shift`): for the frame's position and for every token named from the text alike. None by
+    /// default.
+    fn generated_shift(&self, _map: usize) -> Shift {
+        Shift::default()
     }
     /// Parses now what naming functions at these positions will need (`generated`: a map's generated text's
     /// positions, shifted as [`CodeScopes::generated_shift`] says; `original`: its sources'), so that the lookups
@@ -88,7 +90,7 @@ type OriginalText<'a> = Box<dyn Fn(usize, SourceId) -> Option<(String, String)> 
 pub struct ScopeCache<'a> {
     generated_text: GeneratedText<'a>,
     original_text: OriginalText<'a>,
-    generated_shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
+    generated_shift: Box<dyn Fn(usize) -> Shift + Send + Sync + 'a>,
     generated: Files<usize>,
     original: Files<(usize, SourceId)>,
     shared: Option<Sharing<'a>>,
@@ -198,7 +200,7 @@ impl<'a> ScopeCache<'a> {
         ScopeCache {
             generated_text: Box::new(generated_text),
             original_text: Box::new(original_text),
-            generated_shift: Box::new(|_| 0),
+            generated_shift: Box::new(|_| Shift::default()),
             generated: Mutex::default(),
             original: Mutex::default(),
             shared: None,
@@ -243,8 +245,11 @@ impl<'a> ScopeCache<'a> {
         self.shared.as_ref().map(|s| s.scopes)
     }
 
-    /// The line shift of each map's generated text ([`CodeScopes::generated_shift`]); none by default.
-    pub fn with_generated_shift(mut self, shift: impl Fn(usize) -> i64 + Send + Sync + 'a) -> Self {
+    /// The shift of each map's generated text ([`CodeScopes::generated_shift`]); none by default.
+    pub fn with_generated_shift(
+        mut self,
+        shift: impl Fn(usize) -> Shift + Send + Sync + 'a,
+    ) -> Self {
         self.generated_shift = Box::new(shift);
         self
     }
@@ -409,7 +414,7 @@ impl CodeScopes for ScopeCache<'_> {
         }
     }
 
-    fn generated_shift(&self, map: usize) -> i64 {
+    fn generated_shift(&self, map: usize) -> Shift {
         (self.generated_shift)(map)
     }
 
@@ -451,30 +456,31 @@ pub struct ScopeAnswer {
     pub top_level: bool,
 }
 
-/// The generated file's scopes, and how many lines its text stands below the map's lines
-/// ([`CodeScopes::generated_shift`]). Every position crosses between the two here and nowhere else: the frame's
-/// (map) position into the text to find its function, the function's extent and name tokens back into the map to
-/// look them up, so that names come from the same shifted lines as the frame's original position.
+/// The generated file's scopes, and how its text stands from the map's positions ([`CodeScopes::generated_shift`]).
+/// Every position crosses between the two here and nowhere else: the frame's (map) position into the text to find
+/// its function, the function's extent and name tokens back into the map to look them up, so that names come from
+/// the same shifted text as the frame's original position.
 #[derive(Clone, Copy)]
 pub struct GeneratedCode<'a> {
-    /// The generated file's function scopes, over its text (whose lines may stand below the map's).
+    /// The generated file's function scopes, over its text (which may stand apart from the map's positions).
     pub scopes: &'a FunctionScopes,
-    /// Lines the text stands below the map's: text line = map line + `shift`.
-    pub shift: i64,
+    /// How the text stands from the map: text position = `shift.to_text(map position)`.
+    pub shift: &'a Shift,
 }
 
 impl GeneratedCode<'_> {
     fn text_position(&self, p: GeneratedPosition) -> Option<TextPosition> {
+        let t = self.shift.to_text(p)?;
         Some(TextPosition {
-            line: u32::try_from(i64::from(p.line) + self.shift).ok()?,
-            column: p.column,
+            line: t.line,
+            column: t.column,
         })
     }
 
-    /// `None` for a position of the text above the map's first line (in the banner).
+    /// `None` for a position of the text outside the map (in a banner).
     fn map_position(&self, t: TextPosition) -> Option<GeneratedPosition> {
-        Some(GeneratedPosition {
-            line: u32::try_from(i64::from(t.line) - self.shift).ok()?,
+        self.shift.to_map(GeneratedPosition {
+            line: t.line,
             column: t.column,
         })
     }
@@ -769,7 +775,14 @@ mod tests {
             .original_position(p, Bias::GreatestLowerBound)
             .unwrap()
             .unwrap();
-        let g = GeneratedCode { scopes: &g, shift };
+        let shift = Shift {
+            lines: shift,
+            columns: Vec::new(),
+        };
+        let g = GeneratedCode {
+            scopes: &g,
+            shift: &shift,
+        };
         function_by_scopes(index, p, &at, Some(g), o.as_ref())
     }
 

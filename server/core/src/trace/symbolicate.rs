@@ -553,25 +553,24 @@ pub fn enclosing_function(
     }
     // The frame's position in the generated text (shifted as that text is) and in the original source.
     let shift = code.generated_shift(map);
-    let generated = u32::try_from(i64::from(p.line) + shift)
-        .ok()
-        .and_then(|line| {
-            code.generated(
-                map,
-                TextPosition {
-                    line,
-                    column: p.column,
-                },
-            )
-        });
+    let generated = shift.to_text(p).and_then(|t| {
+        code.generated(
+            map,
+            TextPosition {
+                line: t.line,
+                column: t.column,
+            },
+        )
+    });
     let original_at = TextPosition {
         line: o.line,
         column: o.column,
     };
     let original = code.original(map, o.source, original_at);
-    let generated = generated
-        .as_deref()
-        .map(|scopes| GeneratedCode { scopes, shift });
+    let generated = generated.as_deref().map(|scopes| GeneratedCode {
+        scopes,
+        shift: &shift,
+    });
     let answer = function_by_scopes(index, p, o, generated, original.as_deref())?;
     // An answer from the original code is its innermost function around the position (`function_by_scopes`).
     let function_line = match (&answer.origin, answer.top_level, original.as_deref()) {

@@ -94,8 +94,8 @@ pub(super) struct Resolution {
     pub(super) chosen: Vec<(Option<usize>, String)>,
     /// Per frame: its position as printed, before any shift.
     pub(super) printed: Vec<Option<GeneratedPosition>>,
-    /// Per frame: the whole-line shift applied to it (`--apply-shift`).
-    pub(super) shifts: Vec<Option<i64>>,
+    /// Per frame: the shift applied to it (`--apply-shift`: whole lines, or a line's columns).
+    pub(super) shifts: Vec<Option<sourcemap_core::bundle::fit::Shift>>,
     /// The frames (by number) withheld because the map does not fit its bundle there.
     pub(super) mismatched: Vec<usize>,
     /// One `map-mismatch` problem per misfit map used (also warned about on stderr).
@@ -159,10 +159,11 @@ fn fit_problems(maps: &[Arc<KnownMap>], fits: &[(usize, &Fit)], apply_shift: boo
     for &(i, fit) in fits {
         let (bundle, report) = (&fit.bundle, &fit.report);
         if let Some(mut problem) = mismatch_problem(report) {
-            let applied = match report.shift_lines {
-                Some(n) if apply_shift => {
-                    format!(" (--apply-shift: frames looked up {n} lines up)")
-                }
+            let applied = match sourcemap_core::bundle::fit::Shift::of(report) {
+                Some(shift) if apply_shift => format!(
+                    " (--apply-shift: frames looked up shifted back by {})",
+                    shift.describe()
+                ),
                 _ => String::new(),
             };
             eprintln!(

@@ -94,8 +94,8 @@ pub struct SymbolicateArgs {
     /// IDs, the segment the position lands on, the fit check's verdict.
     #[arg(long)]
     explain: bool,
-    /// Where a map fits its bundle only once shifted by whole lines (a banner prepended after the map was made),
-    /// look frames up shifted. Never done without this flag.
+    /// Where a map fits its bundle only once shifted by whole lines (a banner prepended after the map was made) or
+    /// by some columns on a line (text put at its start), look frames up shifted. Never done without this flag.
     #[arg(long)]
     apply_shift: bool,
 }
@@ -240,7 +240,7 @@ fn explanations(
     catalog: &Catalog,
     chosen: &[(Option<usize>, String)],
     printed: &[Option<GeneratedPosition>],
-    shifts: &[Option<i64>],
+    shifts: &[Option<sourcemap_core::bundle::fit::Shift>],
     jest: &[Option<String>],
     today: &[Option<(PathBuf, TodayPosition)>],
 ) -> Vec<Vec<String>> {
@@ -261,7 +261,9 @@ fn explanations(
                         .map(|j| catalog.maps[j].found.as_str()),
                 }
             });
-            let mut lines = explain(f, why, map, printed[k], shifts[k], &|p| shown_path(p));
+            let mut lines = explain(f, why, map, printed[k], shifts[k].as_ref(), &|p| {
+                shown_path(p)
+            });
             lines.extend(jest[k].clone());
             lines.extend(
                 today[k]

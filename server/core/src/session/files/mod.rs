@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bundle::eval_modules::{eval_modules, module_code, module_map, WEBPACK_INTERNAL};
-use crate::bundle::fit::check_fit;
+use crate::bundle::fit::{check_fit, Shift};
 use crate::bundle::locate::{bundle_tail, map_in_directory};
 use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
 use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
@@ -595,7 +595,7 @@ impl SessionPlace for FilesPlace {
     fn code<'a>(
         &'a self,
         maps: &'a [usize],
-        shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
+        shift: Box<dyn Fn(usize) -> Shift + Send + Sync + 'a>,
     ) -> Code<'a> {
         let known = &self.maps;
         let cache = ScopeCache::new(

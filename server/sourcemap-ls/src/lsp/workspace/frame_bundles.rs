@@ -263,7 +263,7 @@ impl SessionPlace for Workspace<'_> {
     fn code<'a>(
         &'a self,
         maps: &'a [Arc<LoadedMap>],
-        _shift: Box<dyn Fn(usize) -> i64 + Send + Sync + 'a>,
+        _shift: Box<dyn Fn(usize) -> sourcemap_core::bundle::fit::Shift + Send + Sync + 'a>,
     ) -> Code<'a> {
         Box::new(WorkspaceCode { b: self.b, maps })
     }
