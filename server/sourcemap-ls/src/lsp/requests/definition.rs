@@ -15,7 +15,7 @@ pub async fn definition(
     params: GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>> {
     let uri = params.text_document_position_params.text_document.uri;
-    let position = b.from_client(&uri, params.text_document_position_params.position);
+    let position = b.position_asked(&uri, params.text_document_position_params.position);
     let version = b.document_version(&uri);
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);

@@ -45,8 +45,8 @@ fn fence_language(source: &str) -> &'static str {
 
 pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let uri = params.text_document_position_params.text_document.uri;
-    // Positions cross between the client's count and the server's text here (`Backend::from_client`).
-    let position = b.from_client(&uri, params.text_document_position_params.position);
+    // Positions cross between the client's count and the server's text here (`Backend::position_asked`).
+    let position = b.position_asked(&uri, params.text_document_position_params.position);
     let mut hover = hover_at(b, &uri, position).await?;
     if let Some(range) = hover.as_mut().and_then(|h| h.range.as_mut()) {
         *range = b.range_to_client(&uri, *range);

@@ -38,7 +38,7 @@ pub async fn original_position(
     // plausible and wrong.
     let uri = &params.text_document.uri;
     let placed =
-        answerable(b, &map, uri, b.from_client(uri, params.position)).map_err(request_failed)?;
+        answerable(b, &map, uri, b.position_asked(uri, params.position)).map_err(request_failed)?;
     let original = map
         .index
         .lookup_in(placed.space, placed.at, Bias::GreatestLowerBound)

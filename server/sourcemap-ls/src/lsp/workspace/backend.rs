@@ -223,7 +223,7 @@ impl Backend {
     }
 
     /// An open document's text as the server reads it (`Document::text`: a byte-order mark the client dropped is
-    /// put back, so positions in it are the map's; `from_client` and `to_client` cross to the client's).
+    /// put back, so positions in it are the map's; `position_asked` and `to_client` cross to the client's).
     pub fn rope(&self, uri: &Url) -> Option<Rope> {
         self.docs
             .lock()
@@ -232,10 +232,10 @@ impl Backend {
             .map(|d| d.text())
     }
 
-    /// A position of an open document as its client counts it, in the server's text (`Document::from_client`).
-    pub fn from_client(&self, uri: &Url, p: Position) -> Position {
+    /// A position of an open document as its client counts it, in the server's text (`Document::position_asked`).
+    pub fn position_asked(&self, uri: &Url, p: Position) -> Position {
         let docs = self.docs.lock().expect("documents lock");
-        docs.get(uri).map_or(p, |d| d.from_client(p))
+        docs.get(uri).map_or(p, |d| d.position_asked(p))
     }
 
     /// A range of the server's text of `uri` (the file's), as its client counts it: on line 0 one column less after

@@ -20,7 +20,7 @@ pub struct Document {
     /// it (`'bomb'`), while maps count it as the first column of line 1 (sass's compressed output starts with one
     /// when it holds a non-ASCII character). The server's text ([`Document::text`]) has it back, so the server reads
     /// what the map describes; the client's columns on line 0 are then one less than the server's
-    /// ([`Document::from_client`], `Backend::range_to_client`).
+    /// ([`Document::position_asked`], `Backend::range_to_client`).
     pub bom_dropped: bool,
 }
 
@@ -52,7 +52,7 @@ impl Document {
     }
 
     /// A position as the client counts it, in the server's text.
-    pub fn from_client(&self, p: Position) -> Position {
+    pub fn position_asked(&self, p: Position) -> Position {
         match (self.bom_dropped, p.line) {
             (true, 0) => Position::new(0, p.character + 1),
             _ => p,
