@@ -223,7 +223,7 @@ impl Backend {
     }
 
     /// An open document's text as the server reads it (`Document::text`: a byte-order mark the client dropped is
-    /// put back, so positions in it are the map's; `position_asked` and `to_client` cross to the client's).
+    /// put back, so positions in it are the map's; `position_asked` and `range_to_client` cross to the client's).
     pub fn rope(&self, uri: &Url) -> Option<Rope> {
         self.docs
             .lock()
