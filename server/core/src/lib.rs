@@ -21,7 +21,7 @@ pub(crate) use internal::{fs, json, map};
 pub use map::compact::{Bias, Checkpoint, CompactMappings};
 pub use map::error::{ErrorLocation, MapError, MapErrors, MappingsLocation};
 pub use map::index::{
-    content_from_file, GeneratedPosition, IndexOptions, MappingHit, OriginalPosition, Section,
-    Source, SourceContent, SourceId, SourceMapIndex,
+    content_fragment, content_from_file, content_line_starts, GeneratedPosition, IndexOptions,
+    MappingHit, OriginalPosition, Section, Source, SourceContent, SourceId, SourceMapIndex,
 };
 pub use map::reverse::{ReverseEntry, ReverseIndex};

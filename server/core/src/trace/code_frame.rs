@@ -27,14 +27,36 @@ pub const MAX_LINE_CHARS: usize = 160;
 /// The frame around 0-based `line` and UTF-16 `column`; `None` when the line is not in `text`. A line longer than
 /// [`MAX_LINE_CHARS`] is cut to a window of that many characters around the column (the same for every line).
 pub fn code_frame(text: &str, line: u32, column: u32) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let target = line as usize;
+    // Only the lines shown are collected (a 9 MB source has 200,000 lines; a hover shows five).
+    let (first, _) = frame_lines(line);
+    let lines: Vec<&str> = text
+        .lines()
+        .skip(first as usize)
+        .take(2 * CONTEXT + 1)
+        .collect();
+    code_frame_of_lines(&lines, first, line, column)
+}
+
+/// The lines a frame around 0-based `line` shows: `first..=last`.
+pub fn frame_lines(line: u32) -> (u32, u32) {
+    (
+        line.saturating_sub(CONTEXT as u32),
+        line.saturating_add(CONTEXT as u32),
+    )
+}
+
+/// [`code_frame`] from the text's lines `first..` (`lines[0]` is line `first`; at least up to [`frame_lines`]'s last,
+/// or to the text's end).
+pub fn code_frame_of_lines(lines: &[&str], first: u32, line: u32, column: u32) -> Option<String> {
+    // Indexes into `lines`; `base + i + 1` is the 1-based line number shown.
+    let base = first as usize;
+    let target = line.checked_sub(first)? as usize;
     if target >= lines.len() {
         return None;
     }
     let first = target.saturating_sub(CONTEXT);
     let last = (target + CONTEXT).min(lines.len() - 1);
-    let width = (last + 1).to_string().len();
+    let width = (base + last + 1).to_string().len();
     let at = utf16_to_char_index(lines[target], column);
     // The window's first character: the column in its middle, when the lines are longer than it.
     let longest = lines[first..=last]
@@ -51,7 +73,7 @@ pub fn code_frame(text: &str, line: u32, column: u32) -> Option<String> {
     for (i, l) in lines.iter().enumerate().take(last + 1).skip(first) {
         let mark = if i == target { '>' } else { ' ' };
         let (shown, cut_before) = window(l.trim_end(), from);
-        let row = format!("{mark} {:>width$} | {shown}", i + 1);
+        let row = format!("{mark} {:>width$} | {shown}", base + i + 1);
         out.push_str(row.trim_end());
         out.push('\n');
         if i == target {

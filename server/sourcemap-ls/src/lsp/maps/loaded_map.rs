@@ -85,6 +85,13 @@ impl LoadedMap {
         self.texts.text(&self.index, self.key.file(), id)
     }
 
+    /// Lines `first..=last` of source `id`'s content (`SourceTexts::lines_around`: a large source is read around
+    /// them, never whole).
+    pub fn source_lines(&self, id: SourceId, first: u32, last: u32) -> Option<Vec<String>> {
+        self.texts
+            .lines_around(&self.index, self.key.file(), id, first, last)
+    }
+
     /// Whether the local file at `path` is source `id` of this map (`local_sources`): never a file that merely
     /// shares its path.
     pub fn file_is_source(&self, id: SourceId, path: &Path) -> bool {

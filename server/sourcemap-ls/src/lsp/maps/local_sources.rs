@@ -53,8 +53,10 @@ fn text_hash(bytes: &[u8]) -> u64 {
 impl ContentChecks {
     pub fn new(budget: &Arc<CacheBudget>) -> Self {
         ContentChecks {
-            content_hashes: Lru::new("contentHashes", budget),
-            verdicts: Lru::new("localFileVerdicts", budget),
+            // A few bytes each, and costly to find again (a large source read and unescaped whole, the local file
+            // read and hashed): kept, counted in the budget, never evicted by the texts coming and going.
+            content_hashes: Lru::pinned("contentHashes", budget),
+            verdicts: Lru::pinned("localFileVerdicts", budget),
         }
     }
 

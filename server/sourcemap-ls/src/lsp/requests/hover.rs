@@ -10,14 +10,12 @@ use tower_lsp::lsp_types::{
 };
 
 use sourcemap_core::bundle::fit::FitReport;
-use sourcemap_core::trace::code_frame::code_frame;
 use sourcemap_core::trace::function_name::CodeScopes;
 use sourcemap_core::trace::symbolicate::{enclosing_function, Enclosing, OriginalCodeOnly};
 use sourcemap_core::{MappingHit, SourceMapIndex};
 
 use super::document_place::{in_map, InMap};
 
-use super::source_text;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::protocol::errors::internal;
 use crate::lsp::protocol::position::{to_generated, to_lsp, utf16_len};
@@ -161,10 +159,7 @@ async fn hover_at(b: &Backend, uri: &Url, position: Position) -> Result<Option<H
             path.display()
         );
     }
-    if let Some(frame) = source_text(b, &map, o.source)
-        .await
-        .and_then(|t| code_frame(&t, o.line, o.column))
-    {
+    if let Some(frame) = super::code_frame_at(b, &map, o.source, o.line, o.column).await {
         let _ = write!(md, "\n```{}\n{frame}```\n", fence_language(source));
     }
     let _ = write!(md, "\n*sourcemap-ls · {}", map_name(&map));

@@ -88,6 +88,8 @@ pub struct MapMemory {
     pub scopes_bytes: usize,
     pub reverse_bytes: usize,
     pub outline_bytes: usize,
+    /// Where large sources' lines start (`SourceTexts::lines_around`).
+    pub line_starts_bytes: usize,
     pub caches: Vec<CacheUsage>,
 }
 
@@ -206,6 +208,7 @@ fn map_memory(map: &LoadedMap) -> MapMemory {
         scopes_bytes: decoded.scopes,
         reverse_bytes: decoded.reverse,
         outline_bytes: map.outline_bytes(),
+        line_starts_bytes: map.texts.line_starts_bytes(),
         caches: map.cache_usage(),
     }
 }

@@ -177,6 +177,25 @@ const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
 
 /// The source's text: `sourcesContent`, else the resolved local file (a regular file of at most
 /// [`MAX_SOURCE_FILE_BYTES`], read on the blocking pool).
+/// The code frame around 0-based `line` and UTF-16 `column` of source `id`: from the map's content when it has it
+/// (only the lines shown read: `LoadedMap::source_lines`), else from the source's file.
+pub async fn code_frame_at(
+    b: &Backend,
+    map: &LoadedMap,
+    id: SourceId,
+    line: u32,
+    column: u32,
+) -> Option<String> {
+    use sourcemap_core::trace::code_frame::{code_frame, code_frame_of_lines, frame_lines};
+    if map.index.source(id).has_content() {
+        let (first, last) = frame_lines(line);
+        let lines = tokio::task::block_in_place(|| map.source_lines(id, first, last))?;
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        return code_frame_of_lines(&lines, first, line, column);
+    }
+    code_frame(&source_text(b, map, id).await?, line, column)
+}
+
 pub async fn source_text(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Arc<str>> {
     if map.index.source(id).has_content() {
         return tokio::task::block_in_place(|| map.source_text(id));
