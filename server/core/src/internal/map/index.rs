@@ -121,7 +121,7 @@ pub fn content_line_starts(raw: &[u8], hash: u64, step: usize) -> Option<(Vec<u3
             };
         if raw.get(escape + 1) == Some(&b'n') {
             lines += 1;
-            if lines as usize % step == 0 {
+            if (lines as usize).is_multiple_of(step) {
                 starts.push(at as u32);
             }
         }
