@@ -73,6 +73,10 @@ pub trait Place {
     fn own_map(&mut self, bundle: &Path) -> Option<Self::Map>;
     /// The bundle's text as it is now.
     fn text(&mut self, bundle: &Path) -> Option<Text>;
+    /// Whether `path` is a regular file (a place may know it without asking the system again).
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
+    }
     /// Why the map `bundle` leads to (by its comment or sidecar) could not be read, when [`Place::own_map`] found
     /// none for that reason (a truncated or invalid map): said instead of "leads to no map".
     fn map_error(&self, _bundle: &Path) -> Option<String> {
@@ -805,7 +809,7 @@ impl<P: Place> Resolver<'_, '_, P> {
             let local = url::Url::parse(file)
                 .ok()
                 .and_then(|u| u.to_file_path().ok())
-                .filter(|p| p.is_file());
+                .filter(|p| self.place.is_file(p));
             if let Some(local) = local {
                 return PathFound::One(local, format!("the file {file} names"));
             }
@@ -813,13 +817,13 @@ impl<P: Place> Resolver<'_, '_, P> {
         let roots = self.place.roots();
         let plain = file.split(['?', '#']).next().unwrap_or(file);
         if frame_path_parts(file).is_none() {
-            if let Some(root) = roots.iter().find(|r| r.join(plain).is_file()) {
+            if let Some(root) = roots.iter().find(|r| self.place.is_file(&r.join(plain))) {
                 let why = format!("the path {plain} under {}", self.place.shown(root));
                 return PathFound::One(root.join(plain), why);
             }
             return PathFound::Nothing;
         }
-        if Path::new(plain).is_absolute() && Path::new(plain).is_file() {
+        if Path::new(plain).is_absolute() && self.place.is_file(Path::new(plain)) {
             return PathFound::One(PathBuf::from(plain), format!("the path {plain}"));
         }
         // The path's tails under a root, longest first, before any search by name: the path tells same-named files
@@ -839,7 +843,7 @@ impl<P: Place> Resolver<'_, '_, P> {
                 continue;
             }
             let p = root.join(&tail);
-            if !p.is_file() {
+            if !self.place.is_file(&p) {
                 continue;
             }
             let Some((map, _)) = self.map_of(&p) else {
@@ -914,7 +918,10 @@ impl<P: Place> Resolver<'_, '_, P> {
         if !self.asked.given.is_empty() || file.starts_with("file:") {
             return None;
         }
-        if Path::new(file.split(['?', '#']).next().unwrap_or(file)).is_file() {
+        if self
+            .place
+            .is_file(Path::new(file.split(['?', '#']).next().unwrap_or(file)))
+        {
             return None;
         }
         for (root, tail) in self.tails(file) {
@@ -922,7 +929,7 @@ impl<P: Place> Resolver<'_, '_, P> {
             let mut map = bundle.clone().into_os_string();
             map.push(".map");
             let map = PathBuf::from(map);
-            if bundle.exists() || !map.is_file() {
+            if self.place.is_file(&bundle) || !self.place.is_file(&map) {
                 continue;
             }
             // Never a file outside the root (a `..` in the frame's path, a symlink out).

@@ -11,11 +11,9 @@ use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 /// (climbing with `..` where they share a folder below the root), else absolute. Sources the map gives as absolute paths or URLs (`webpack://…`) are left as the map
 /// writes them.
 pub(super) fn openable_paths(out: &mut [SymbolicatedLine], maps: &[std::sync::Arc<KnownMap>]) {
-    let Ok(cwd) = std::env::current_dir() else {
+    let Some(cwd) = sourcemap_core::session::files::working_dir() else {
         return;
     };
-    // Each map's folder resolved once, not once per frame.
-    let mut dirs: std::collections::HashMap<usize, PathBuf> = std::collections::HashMap::new();
     for f in out.iter_mut().filter_map(SymbolicatedLine::frame_mut) {
         let (Some(m), Some(o)) = (f.map, f.original.as_mut()) else {
             continue;
@@ -27,12 +25,13 @@ pub(super) fn openable_paths(out: &mut [SymbolicatedLine], maps: &[std::sync::Ar
             continue;
         }
         let Some(map) = maps.get(m) else { continue };
-        // The map's folder as the system resolves it (a symlinked `dist/`), then the source's `..` taken lexically.
-        let dir = dirs.entry(m).or_insert_with(|| {
-            std::fs::canonicalize(cwd.join(&map.dir)).unwrap_or_else(|_| cwd.join(&map.dir))
-        });
+        // The map's folder as the system resolves it (a symlinked `dist/`, found once per map), then the source's
+        // `..` taken lexically.
+        let Some(dir) = map.resolved_dir() else {
+            continue;
+        };
         let joined = lexically_normal(&dir.join(source));
-        let shown = from_dir(&cwd, &joined);
+        let shown = from_dir(cwd, &joined);
         if shown != source {
             o.path = Some(shown);
         }

@@ -50,6 +50,16 @@ pub struct Disk {
     /// Paths as the system resolves them (`std::fs::canonicalize`), once per path in this generation of the store:
     /// a pipeline's warm events resolved the same bundles and maps again at every frame (88 `readlink` an event).
     canonical: Arc<std::sync::Mutex<HashMap<PathBuf, PathBuf>>>,
+    /// Per bundle (canonical), the key its map is kept under when it leads to one (`map_key_of_bundle`).
+    bundle_maps: Arc<std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>>,
+    /// Bundles' texts as mapped in this generation (`bundle_text`).
+    bundle_texts: Arc<std::sync::Mutex<HashMap<PathBuf, Option<Arc<memmap2::Mmap>>>>>,
+    /// Whether each path asked is a regular file, in this generation (`is_file`).
+    regular_files: Arc<std::sync::Mutex<HashMap<PathBuf, bool>>>,
+    /// Bundles' `//# debugId=` (normalized), read from their tails once in this generation (`bundle_debug_id`).
+    bundle_ids: Arc<std::sync::Mutex<HashMap<PathBuf, Option<String>>>>,
+    /// Each text's key as first asked in this generation (`text_key`).
+    text_keys: Arc<std::sync::Mutex<HashMap<(PathBuf, Option<u32>), Option<TextKey>>>>,
     /// Opened maps shared by every session, when there are several.
     pub(super) cache: Option<Arc<MapCache>>,
     /// The function scopes of their texts, under the cache's budget.
@@ -89,6 +99,11 @@ impl Disk {
             eval_modules: OnceLock::new(),
             releases: Default::default(),
             canonical: Arc::default(),
+            text_keys: Arc::default(),
+            bundle_maps: Arc::default(),
+            bundle_texts: Arc::default(),
+            regular_files: Arc::default(),
+            bundle_ids: Arc::default(),
             cache: None,
             scopes: None,
             texts: None,
@@ -233,6 +248,11 @@ impl Disk {
             eval_modules: OnceLock::new(),
             releases: Default::default(),
             canonical: self.canonical.clone(),
+            text_keys: self.text_keys.clone(),
+            bundle_maps: self.bundle_maps.clone(),
+            regular_files: self.regular_files.clone(),
+            bundle_ids: self.bundle_ids.clone(),
+            bundle_texts: self.bundle_texts.clone(),
             cache: self.cache.clone(),
             scopes: self.scopes.clone(),
             texts: self.texts.clone(),
@@ -284,6 +304,81 @@ impl Disk {
         let c = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         known.insert(path.to_path_buf(), c.clone());
         c
+    }
+
+    /// The key of the text at `path` (`source`: a map's source), found once in this generation of the store
+    /// (`TextKey::of` reads the file's stamp and resolves its path: 14 system calls a text, at every warm event). A
+    /// file changed in place is seen at the next generation (a new `Disk`: `SIGHUP`), as the maps' folders are.
+    pub(super) fn text_key(&self, path: &Path, source: Option<u32>) -> Option<TextKey> {
+        let mut known = self.text_keys.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry((path.to_path_buf(), source))
+            .or_insert_with(|| TextKey::of(path, source))
+            .clone()
+    }
+
+    /// The key the map `bundle` (whose canonical path is `key`) leads to is kept under, when it leads to one (its
+    /// `sourceMappingURL` or sidecar, read from its tail): the map file's canonical path, or for an inline map the
+    /// bundle's. Found once in this generation: the tail's read and the map's path resolved were 20 system calls
+    /// per warm event (issue 56).
+    pub(super) fn map_key_of_bundle(&self, bundle: &Path, key: &Path) -> Option<PathBuf> {
+        let mut known = self.bundle_maps.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry(key.to_path_buf())
+            .or_insert_with(|| {
+                let tail = bundle_tail(bundle)?;
+                let found = crate::bundle::locate::find_bundle_map(
+                    bundle,
+                    &tail,
+                    super::MAX_INLINE_MAP_BYTES,
+                )
+                .ok()?;
+                Some(match &found.map {
+                    crate::bundle::locate::BundleMapRef::File(map) => self.canonical(map),
+                    crate::bundle::locate::BundleMapRef::Inline(_) => key.to_path_buf(),
+                })
+            })
+            .clone()
+    }
+
+    /// Whether `path` is a regular file, asked of the system once in this generation: frames' paths are tried under
+    /// each root at every event.
+    pub(super) fn is_file(&self, path: &Path) -> bool {
+        let mut known = self.regular_files.lock().unwrap_or_else(|e| e.into_inner());
+        *known
+            .entry(path.to_path_buf())
+            .or_insert_with(|| path.is_file())
+    }
+
+    /// A bundle's `//# debugId=` (normalized), read from its tail once in this generation.
+    pub(super) fn bundle_debug_id(&self, bundle: &Path) -> Option<String> {
+        let mut known = self.bundle_ids.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry(bundle.to_path_buf())
+            .or_insert_with(|| {
+                let tail = bundle_tail(bundle)?;
+                Some(crate::trace::stack::normalize_debug_id(find_debug_id(
+                    &tail,
+                )?))
+            })
+            .clone()
+    }
+
+    /// A bundle's text, mapped once in this generation (the resolver reads it to weigh what an event says of its
+    /// bundle: an open, a stat and a map per event before). `None`: not a regular file, or larger than a bundle is.
+    pub(super) fn bundle_text(&self, bundle: &Path) -> Option<Arc<memmap2::Mmap>> {
+        let mut known = self.bundle_texts.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry(self.canonical(bundle))
+            .or_insert_with(|| {
+                let (file, meta) = crate::fs::files::open_regular(bundle).ok()?;
+                if meta.len() > super::known_map::MAX_GENERATED_BYTES {
+                    return None;
+                }
+                // SAFETY: as in `BundleFile::map`: a regular file, read while this generation lasts.
+                unsafe { memmap2::Mmap::map(&file) }.ok().map(Arc::new)
+            })
+            .clone()
     }
 
     /// The map with debug ID `id` (normalized), and the bundle with the same ID when the roots hold one.

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bundle::eval_modules::{eval_modules, module_code, module_map, WEBPACK_INTERNAL};
 use crate::bundle::fit::{check_fit, Shift};
-use crate::bundle::locate::{bundle_tail, map_in_directory};
+use crate::bundle::locate::map_in_directory;
 use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
 use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
 use crate::source::today::SourceDrift;
@@ -209,7 +209,7 @@ impl FilesPlace {
             .entry(source)
             .or_insert_with(|| TextKey::of_content(&m.index, source))
             .clone();
-        by_content.or_else(|| TextKey::of(m.file.as_deref()?, Some(source.0)))
+        by_content.or_else(|| self.disk.text_key(m.file.as_deref()?, Some(source.0)))
     }
 
     /// The map file at `path` (canonical), or why not said once (a file that is no map leaves its frames unmapped).
@@ -246,9 +246,7 @@ impl FilesPlace {
 
     /// A bundle whose comment and sidecar lead to no map, by its `//# debugId=`: the disk's map of that ID.
     fn by_bundles_debug_id(&mut self, bundle: &Path) -> Option<Arc<KnownMap>> {
-        let tail = bundle_tail(bundle)?;
-        let id =
-            crate::trace::stack::normalize_debug_id(crate::bundle::locate::find_debug_id(&tail)?);
+        let id = self.disk.bundle_debug_id(bundle)?;
         self.debug_id_map(&id)
     }
 
@@ -351,6 +349,7 @@ impl FilesPlace {
                 report: Arc::new(r),
             })),
             source_keys: Mutex::default(),
+            resolved_dir: std::sync::OnceLock::new(),
             index,
         };
         Ok((self.push(Arc::new(map)), found))
@@ -398,16 +397,10 @@ impl Place for FilesPlace {
         if let Some(&known) = self.by_bundle.get(&key) {
             return known;
         }
-        // Only a file that leads to a map by its comment or sidecar (read from its tail) is opened as a bundle.
-        let leads = bundle_tail(bundle).and_then(|tail| {
-            crate::bundle::locate::find_bundle_map(bundle, &tail, MAX_INLINE_MAP_BYTES).ok()
-        });
-        // Shared maps are kept by the map file's path (the scan by debug ID keeps them so), an inline map by its
-        // bundle's.
-        let cache_key = match leads.as_ref().map(|found| &found.map) {
-            Some(crate::bundle::locate::BundleMapRef::File(map)) => canonical(map),
-            _ => key.clone(),
-        };
+        // Only a file that leads to a map by its comment or sidecar (read from its tail) is opened as a bundle. Shared
+        // maps are kept by the map file's path (the scan by debug ID keeps them so), an inline map by its bundle's.
+        let leads = self.disk.map_key_of_bundle(bundle, &key);
+        let cache_key = leads.clone().unwrap_or_else(|| key.clone());
         let roots = &self.disk.roots;
         let mut broken = None;
         let loaded = leads
@@ -441,13 +434,11 @@ impl Place for FilesPlace {
     }
 
     fn text(&mut self, bundle: &Path) -> Option<Text> {
-        let (file, meta) = crate::fs::files::open_regular(bundle).ok()?;
-        if meta.len() > known_map::MAX_GENERATED_BYTES {
-            return None;
-        }
-        // SAFETY: as in `BundleFile::map`.
-        let mapped = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        Some(Box::new(mapped))
+        Some(Box::new(SharedText(self.disk.bundle_text(bundle)?)))
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.disk.is_file(path)
     }
 
     fn index<'a>(&'a self, map: &'a usize) -> &'a SourceMapIndex {
@@ -518,6 +509,7 @@ impl Place for FilesPlace {
             found: format!("served by the Metro dev server for {file}"),
             fit: OnceLock::new(),
             source_keys: Mutex::default(),
+            resolved_dir: std::sync::OnceLock::new(),
         };
         Some(Ok((
             self.push(Arc::new(served)),
@@ -533,11 +525,26 @@ fn canonical(p: &Path) -> PathBuf {
 
 /// A path as `--explain` shows it: relative to the current directory when it is below it.
 pub fn shown_path(p: &Path) -> String {
-    std::env::current_dir()
-        .ok()
+    working_dir()
         .and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.display().to_string()))
         .map(|r| if r.is_empty() { ".".to_string() } else { r })
         .unwrap_or_else(|| p.display().to_string())
+}
+
+/// A bundle's text mapped once for the generation ([`disk::Disk::bundle_text`]), handed to the resolver.
+struct SharedText(Arc<memmap2::Mmap>);
+
+impl AsRef<[u8]> for SharedText {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// The process's working directory, read once: paths are shown and joined from it at every event of a pipeline,
+/// and a `getcwd` per frame was a system call per warm event (issue 56). Nothing here changes it.
+pub fn working_dir() -> Option<&'static Path> {
+    static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| std::env::current_dir().ok()).as_deref()
 }
 
 /// What a fit verdict is counted at in the budget (an estimate: the report without its misfit regions, each of which
@@ -563,7 +570,7 @@ impl SessionPlace for FilesPlace {
             let m = &self.maps[*map];
             let key = match (&m.file, &m.bundle, &self.disk.fits) {
                 (Some(file), BundleFile::Known(bundle), Some(_)) => {
-                    TextKey::of(file, None).zip(TextKey::of(bundle, None))
+                    (self.disk.text_key(file, None)).zip(self.disk.text_key(bundle, None))
                 }
                 _ => None,
             };
@@ -618,7 +625,7 @@ impl SessionPlace for FilesPlace {
         };
         Box::new(cache.sharing(
             shared,
-            move |i| TextKey::of(&known[maps[i]].bundle.path()?, None),
+            move |i| self.disk.text_key(&known[maps[i]].bundle.path()?, None),
             move |i, source| self.source_key(maps[i], source),
         ))
     }
