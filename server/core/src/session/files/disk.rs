@@ -26,6 +26,9 @@ const MAX_EVAL_BUNDLE_BYTES: u64 = 256 << 20;
 /// How many files under the roots are indexed by name, nearest first (a root that holds more is searched in part).
 const MAX_INDEXED_FILES: usize = 500_000;
 
+/// What a generation of the store found once, by key (see the fields that use it).
+type Memo<K, V> = Arc<std::sync::Mutex<HashMap<K, V>>>;
+
 /// See the module documentation.
 pub struct Disk {
     /// Where bundles and maps that frames name are looked for, nearest first.
@@ -51,15 +54,15 @@ pub struct Disk {
     /// a pipeline's warm events resolved the same bundles and maps again at every frame (88 `readlink` an event).
     canonical: Arc<std::sync::Mutex<HashMap<PathBuf, PathBuf>>>,
     /// Per bundle (canonical), the key its map is kept under when it leads to one (`map_key_of_bundle`).
-    bundle_maps: Arc<std::sync::Mutex<HashMap<PathBuf, Option<PathBuf>>>>,
+    bundle_maps: Memo<PathBuf, Option<PathBuf>>,
     /// Bundles' texts as mapped in this generation (`bundle_text`).
-    bundle_texts: Arc<std::sync::Mutex<HashMap<PathBuf, Option<Arc<memmap2::Mmap>>>>>,
+    bundle_texts: Memo<PathBuf, Option<Arc<memmap2::Mmap>>>,
     /// Whether each path asked is a regular file, in this generation (`is_file`).
-    regular_files: Arc<std::sync::Mutex<HashMap<PathBuf, bool>>>,
+    regular_files: Memo<PathBuf, bool>,
     /// Bundles' `//# debugId=` (normalized), read from their tails once in this generation (`bundle_debug_id`).
-    bundle_ids: Arc<std::sync::Mutex<HashMap<PathBuf, Option<String>>>>,
+    bundle_ids: Memo<PathBuf, Option<String>>,
     /// Each text's key as first asked in this generation (`text_key`).
-    text_keys: Arc<std::sync::Mutex<HashMap<(PathBuf, Option<u32>), Option<TextKey>>>>,
+    text_keys: Memo<(PathBuf, Option<u32>), Option<TextKey>>,
     /// Opened maps shared by every session, when there are several.
     pub(super) cache: Option<Arc<MapCache>>,
     /// The function scopes of their texts, under the cache's budget.
