@@ -19,6 +19,7 @@ mod one_line;
 mod pipeline;
 mod profile;
 mod today;
+mod warm_sdk;
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -65,6 +66,9 @@ struct Args {
     /// Only the crash-pipeline rows (`symbolicate --ndjson`: events/s, one job and every core, vs metro-symbolicate).
     #[arg(long)]
     pipeline: bool,
+    /// Only the warm real-SDK events against the naive trace-mapping pipeline (issue 56; also part of --pipeline).
+    #[arg(long)]
+    warm_sdk_only: bool,
     /// Only the editor on the real Metro build after 1,000 hovers across its modules (issue 44; the build made by
     /// `node fixtures/metro-scale/make.mjs`), not the generated Metro-scale rows.
     #[arg(long)]
@@ -802,6 +806,7 @@ fn run_scopes(args: &Args, bin: &Path) {
     many_libraries_row(bin, s);
     one_line::run(bin, s);
     links::run(bin, s);
+    warm_sdk::run(bin, s);
 }
 
 /// `symbolicate` of 50 frames on a large unminified esbuild bundle of many libraries (`fixtures/roundtrip/build-many.mjs`:
@@ -933,6 +938,11 @@ fn main() {
     }
     if args.pipeline {
         pipeline::run(&bin, args.samples);
+        warm_sdk::run(&bin, args.samples);
+        return;
+    }
+    if args.warm_sdk_only {
+        warm_sdk::run(&bin, args.samples);
         return;
     }
     if args.many_only {
