@@ -32,6 +32,16 @@ pub(crate) fn whole_process(cmd: &mut Command, input: &str) -> (Duration, u64) {
         w.args(cmd.get_args());
         w
     };
+    // What the command was given besides its arguments goes with it.
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => wrapped.env(key, v),
+            None => wrapped.env_remove(key),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
     let started = Instant::now();
     let mut child = wrapped
         .stdin(Stdio::piped())

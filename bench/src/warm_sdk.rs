@@ -124,6 +124,40 @@ pub fn run(bin: &Path, samples: usize) {
             .env("TRACE_MAPPING", &trace_mapping);
         c
     };
+    // The naive pipeline must answer frames, or its time means nothing.
+    let check = naive()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            let mut stdin = child.stdin.take().expect("piped");
+            let input = events.clone();
+            let writer =
+                std::thread::spawn(move || std::io::Write::write_all(&mut stdin, input.as_bytes()));
+            let out = child.wait_with_output();
+            let _ = writer.join();
+            out
+        });
+    match check {
+        Ok(out)
+            if out.status.success()
+                && String::from_utf8_lossy(&out.stdout).contains("checkout.js") => {}
+        Ok(out) => {
+            println!(
+                "(skipped: the naive pipeline answered nothing: {})",
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+            );
+            return;
+        }
+        Err(e) => {
+            println!("(skipped: node does not run: {e})");
+            return;
+        }
+    }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let (t_naive, p_naive) = whole_process_median(samples, naive, &events);
     let (t1, p1) = whole_process_median(samples, || ours(1), &events);
