@@ -470,39 +470,7 @@ impl TraceDocument {
                 kind,
                 value,
                 frames,
-            } => {
-                let mut value = value.clone();
-                if *kind == EventKind::Sentry {
-                    keep_raw_stacktraces(&mut value, frames, out);
-                }
-                // Each source's text read once per event, however many frames it has.
-                let mut texts: std::collections::HashMap<_, Option<Arc<LinedText>>> =
-                    Default::default();
-                for (pointer, l) in frames.iter().zip(out) {
-                    if let (Some(frame), SymbolicatedLine::Frame(f)) =
-                        (value.pointer_mut(pointer), l)
-                    {
-                        let around = match (kind, event.source_text, &f.original) {
-                            (_, Some(read), Some(o)) => texts
-                                .entry((f.map, o.source_id))
-                                .or_insert_with(|| read(f))
-                                .as_deref()
-                                .and_then(|text| {
-                                    text.context_lines(o.line as usize, o.column as usize)
-                                }),
-                            _ => None,
-                        };
-                        write_back(*kind, frame, f, around);
-                    }
-                }
-                let mut s = if event.compact {
-                    value.to_string()
-                } else {
-                    serde_json::to_string_pretty(&value).expect("a JSON value serializes")
-                };
-                s.push('\n');
-                return s;
-            }
+            } => return render_event(*kind, value.clone(), frames, out, event),
             Shape::Pieces(pieces) => pieces
                 .iter()
                 .map(|p| match p {
@@ -541,6 +509,63 @@ impl TraceDocument {
 
 /// The text of a symbolicated frame's original source, when known.
 pub type SourceText<'a> = &'a dyn Fn(&SymbolicatedFrame) -> Option<Arc<LinedText>>;
+
+impl TraceDocument {
+    /// [`TraceDocument::render_with`], the document used up: an event is written back into its own parsed value,
+    /// not a copy of it (a pipeline renders each event once; the copy was a deep clone of every event).
+    pub fn into_rendered(
+        mut self,
+        out: &[SymbolicatedLine],
+        options: TextOptions,
+        event: &EventOptions<'_>,
+    ) -> String {
+        match &mut self.shape {
+            Shape::Event {
+                kind,
+                value,
+                frames,
+            } => render_event(*kind, std::mem::take(value), frames, out, event),
+            _ => self.render_with(out, options, event),
+        }
+    }
+}
+
+/// An event with its frames written back (`frames`: each frame object's JSON pointer, in `out`'s order).
+fn render_event(
+    kind: EventKind,
+    mut value: Value,
+    frames: &[String],
+    out: &[SymbolicatedLine],
+    event: &EventOptions<'_>,
+) -> String {
+    if kind == EventKind::Sentry {
+        keep_raw_stacktraces(&mut value, frames, out);
+    }
+    // Each source's text read once per event, however many frames it has.
+    let mut texts: std::collections::HashMap<_, Option<Arc<LinedText>>> = Default::default();
+    for (pointer, l) in frames.iter().zip(out) {
+        if let (Some(frame), SymbolicatedLine::Frame(f)) = (value.pointer_mut(pointer), l) {
+            let around = match (event.source_text, &f.original) {
+                (Some(read), Some(o)) => texts
+                    .entry((f.map, o.source_id))
+                    .or_insert_with(|| read(f))
+                    .as_deref()
+                    .and_then(|text| text.context_lines(o.line as usize, o.column as usize)),
+                _ => None,
+            };
+            write_back(kind, frame, f, around);
+        }
+    }
+    // Written through a byte buffer: `Value`'s `Display` goes through `fmt`'s writer, piece by piece.
+    let mut s = if event.compact {
+        serde_json::to_string(&value)
+    } else {
+        serde_json::to_string_pretty(&value)
+    }
+    .expect("a JSON value serializes");
+    s.push('\n');
+    s
+}
 
 /// How [`TraceDocument::render_with`] writes an event.
 #[derive(Default, Clone, Copy)]

@@ -407,7 +407,7 @@ pub(super) fn symbolicate_line(
         source_text: Some(&source_text),
         compact: true,
     };
-    let rendered = document.render_with(&answer.lines, TextOptions::default(), &event);
+    let rendered = document.into_rendered(&answer.lines, TextOptions::default(), &event);
     // One line out for one line in.
     let rendered = rendered.strip_suffix('\n').unwrap_or(&rendered);
     (Outcome::Symbolicated, Some(rendered.as_bytes().to_vec()))

@@ -105,7 +105,7 @@ pub fn live_bytes() -> usize {
 
 /// Heap bytes freed since the process started (a shrinking `realloc` counts what it gave back), wrapping.
 pub fn freed_bytes() -> usize {
-    COUNTERS
-        .iter()
-        .fold(0usize, |sum, s| sum.wrapping_add(s.freed.load(Ordering::Relaxed)))
+    COUNTERS.iter().fold(0usize, |sum, s| {
+        sum.wrapping_add(s.freed.load(Ordering::Relaxed))
+    })
 }
