@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 
 use crate::trace::event_context::LinedText;
 use crate::trace::stack::{
-    lines_of, parse_line, parse_metro_json, FrameFormat, PlainInput, Precision, StackFrame,
+    lines_of, parse_line, parse_metro_value, FrameFormat, PlainInput, Precision, StackFrame,
     StackLine,
 };
 use crate::trace::symbolicate::{render_frame, SymbolicatedFrame, SymbolicatedLine, TextOptions};
@@ -214,14 +214,15 @@ impl TraceDocument {
         let trailing_newline = text.ends_with('\n');
         let t = text.trim();
         if t.starts_with('{') || t.starts_with('[') {
-            if let Some(lines) = parse_metro_json(text) {
-                return TraceDocument {
-                    lines,
-                    shape: Shape::Metro,
-                    trailing_newline,
-                };
-            }
+            // Parsed once: Metro's request is read from the parsed value (a whole second parse of every event before).
             if let Ok(value) = serde_json::from_str::<Value>(t) {
+                if let Some(lines) = parse_metro_value(&value) {
+                    return TraceDocument {
+                        lines,
+                        shape: Shape::Metro,
+                        trailing_newline,
+                    };
+                }
                 if let Some((kind, frames)) = event_frames(&value) {
                     let lines = frames
                         .iter()

@@ -1101,7 +1101,25 @@ pub fn parse_metro_json(text: &str) -> Option<Vec<StackLine>> {
     } else {
         return None;
     };
-    Some(
+    Some(metro_lines(frames))
+}
+
+/// [`parse_metro_json`] of a JSON document already parsed: an object with a `stack`, or an array (anything else is
+/// not Metro's, and is not read again).
+pub fn parse_metro_value(value: &serde_json::Value) -> Option<Vec<StackLine>> {
+    use serde::Deserialize;
+    let frames: Vec<MetroFrame> = match value {
+        serde_json::Value::Object(o) if o.contains_key("stack") => {
+            MetroRequest::deserialize(value).ok()?.stack
+        }
+        serde_json::Value::Array(_) => Vec::<MetroFrame>::deserialize(value).ok()?,
+        _ => return None,
+    };
+    Some(metro_lines(frames))
+}
+
+fn metro_lines(frames: Vec<MetroFrame>) -> Vec<StackLine> {
+    {
         frames
             .into_iter()
             .map(|f| {
@@ -1132,8 +1150,8 @@ pub fn parse_metro_json(text: &str) -> Option<Vec<StackLine>> {
                     as_written: None,
                 })
             })
-            .collect(),
-    )
+            .collect()
+    }
 }
 
 /// The lines of a text split at `\n` only, so a CRLF line keeps its `\r` (read past by [`parse_line`], written back
