@@ -193,10 +193,10 @@ fn default_cache_bytes() -> u64 {
 /// Reads stdin line by line, answers lines on `jobs` threads and writes them in input order.
 fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
     let ahead = jobs * AHEAD_PER_JOB;
-    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, Vec<u8>)>(ahead);
+    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, Vec<Vec<u8>>)>(ahead);
     let work_rx = Mutex::new(work_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(u64, Vec<u8>)>();
-    // A token per line in flight: the writer gives one back per line written.
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Vec<Vec<u8>>)>();
+    // A token per batch in flight: the writer gives one back per batch written.
     let (token_tx, token_rx) = mpsc::sync_channel::<()>(ahead);
     for _ in 0..ahead {
         token_tx.send(()).expect("tokens fit");
@@ -206,71 +206,98 @@ fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
             let (work_rx, done_tx) = (&work_rx, done_tx.clone());
             scope.spawn(move || loop {
                 let next = work_rx.lock().expect("work lock").recv();
-                let Ok((seq, line)) = next else { break };
-                // A line the job fails on (a defect of ours) comes out as it came: the run goes on, in order.
-                let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    answer_line(stream, seq, &line)
-                }));
-                let out = answered.unwrap_or_else(|_| {
-                    say_once(
-                        stream,
-                        &format!(
-                            "line {}: an internal error; the line passes through unchanged",
-                            seq + 1
-                        ),
-                    );
-                    line.clone()
-                });
-                if done_tx.send((seq, out)).is_err() {
+                let Ok((first, lines)) = next else { break };
+                let out = lines
+                    .iter()
+                    .zip(first..)
+                    .map(|(line, seq)| answer_caught(stream, seq, line))
+                    .collect();
+                if done_tx.send((first, out)).is_err() {
                     break;
                 }
             });
         }
         drop(done_tx);
         let writer = scope.spawn(move || write_in_order(done_rx, token_tx));
-        let mut input = std::io::stdin().lock();
+        // Our own buffer, whose content is visible (`buffer`): which lines are already here.
+        let mut input = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
         let mut seq = 0;
-        loop {
+        'read: loop {
             if token_rx.recv().is_err() {
                 break;
             }
-            let mut line = Vec::new();
-            match input.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    eprintln!("sourcemap-ls: reading stdin: {e}");
+            // A batch: the next line (waited for), then the lines already read in whole, so that a live stream's
+            // line is answered as soon as it comes and a file's lines go to the jobs in batches (one hand-off per
+            // line was a tenth of a warm event's time).
+            let mut batch = Vec::new();
+            loop {
+                let mut line = Vec::new();
+                match input.read_until(b'\n', &mut line) {
+                    Ok(0) => break,
+                    Ok(_) => batch.push(line),
+                    Err(e) => {
+                        eprintln!("sourcemap-ls: reading stdin: {e}");
+                        break;
+                    }
+                }
+                if batch.len() == BATCH || !input.buffer().contains(&b'\n') {
                     break;
                 }
             }
-            // After the read: a SIGHUP that came while it waited applies to this line.
+            if batch.is_empty() {
+                break 'read;
+            }
+            // After the read: a SIGHUP that came while it waited applies to these lines.
             stream.rescan_if_asked();
-            if work_tx.send((seq, line)).is_err() {
+            let n = batch.len() as u64;
+            if work_tx.send((seq, batch)).is_err() {
                 break;
             }
-            seq += 1;
+            seq += n;
         }
         drop(work_tx);
         writer.join().expect("the writer does not panic")
     })
 }
 
-/// Writes answers as their turn comes; a token goes back for each.
+/// Lines handed to a job at once, at most.
+const BATCH: usize = 16;
+
+/// [`answer_line`], a line the job fails on (a defect of ours) coming out as it came: the run goes on, in order.
+fn answer_caught(stream: &Stream, seq: u64, line: &[u8]) -> Vec<u8> {
+    let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        answer_line(stream, seq, line)
+    }));
+    answered.unwrap_or_else(|_| {
+        say_once(
+            stream,
+            &format!(
+                "line {}: an internal error; the line passes through unchanged",
+                seq + 1
+            ),
+        );
+        line.to_vec()
+    })
+}
+
+/// Writes answers as their turn comes; a token goes back for each batch.
 fn write_in_order(
-    done: mpsc::Receiver<(u64, Vec<u8>)>,
+    done: mpsc::Receiver<(u64, Vec<Vec<u8>>)>,
     tokens: mpsc::SyncSender<()>,
 ) -> Result<(), CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut waiting: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
+    let mut waiting: BTreeMap<u64, Vec<Vec<u8>>> = BTreeMap::new();
     let mut next = 0;
-    for (seq, line) in done {
-        waiting.insert(seq, line);
-        while let Some(line) = waiting.remove(&next) {
-            // A closed stdout (`| head`) ends the run.
-            if out.write_all(&line).is_err() {
-                return Ok(());
+    for (first, lines) in done {
+        waiting.insert(first, lines);
+        while let Some(lines) = waiting.remove(&next) {
+            for line in &lines {
+                // A closed stdout (`| head`) ends the run.
+                if out.write_all(line).is_err() {
+                    return Ok(());
+                }
             }
-            next += 1;
+            next += lines.len() as u64;
             let _ = tokens.send(());
         }
         if waiting.is_empty() {
