@@ -133,7 +133,8 @@ fn event_frame(kind: EventKind, f: &Value) -> StackFrame {
         _ => None,
     };
     StackFrame {
-        raw: f.to_string(),
+        // Through a byte buffer (`Value`'s `Display` writes piece by piece): the same text.
+        raw: serde_json::to_string(f).unwrap_or_default(),
         format: FrameFormat::Event,
         function: function
             .filter(|n| !n.is_empty() && *n != "?")

@@ -1192,16 +1192,24 @@ pub fn file_name_of(url: &str) -> &str {
 /// The debug IDs a report carries (`"debug_id": "…"` in a Sentry event, `debugId=…` printed by a tool), as 32
 /// lowercase hex digits without dashes: they tell apart same-named bundles whose maps carry a `debugId`.
 pub fn debug_ids_in(text: &str) -> Vec<String> {
-    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
     let mut out: Vec<String> = Vec::new();
-    for key in ["debug_id", "debugid", "debug-id"] {
-        for (at, _) in lower.match_indices(key) {
-            let rest = &lower[at + key.len()..];
+    // Each key in any case, found at the `d`s of the text (no lowercased copy of a whole event).
+    for key in [&b"debug_id"[..], b"debugid", b"debug-id"] {
+        for at in memchr::memchr2_iter(b'd', b'D', bytes) {
+            let Some(word) = bytes.get(at..at + key.len()) else {
+                break;
+            };
+            if !word.eq_ignore_ascii_case(key) {
+                continue;
+            }
+            let rest = &text[at + key.len()..];
             let value = rest.trim_start_matches(['"', '\'', ':', '=', ' ']);
             let id: String = value
                 .chars()
                 .take_while(|c| c.is_ascii_hexdigit() || *c == '-')
                 .filter(|c| *c != '-')
+                .map(|c| c.to_ascii_lowercase())
                 .collect();
             if id.len() == 32 && !out.contains(&id) {
                 out.push(id);
