@@ -294,14 +294,49 @@ pub fn run(dir: &Path, bin: &Path, samples: usize) {
         ms(percentile(&all, 0.99)),
         ms(*all.last().unwrap())
     );
-    // Per module: a module's first hover may parse its part; every later one must not pay again.
+    per_module_rows(&text, &module_list, &hovers, &runs);
+    println!(
+        "| anonymous memory, steady, after the first hover | {} | ≤ {} |",
+        range(&|r| r.after_first),
+        mb(budget)
+    );
+    println!(
+        "| anonymous memory, steady, after {EARLY_READING} hovers | {} | ≤ {} |",
+        range(&|r| r.after_early),
+        mb(budget)
+    );
+    println!(
+        "| anonymous memory, steady, after {HOVERS} hovers | {} | ≤ {} |",
+        range(&|r| r.after_all),
+        mb(budget)
+    );
+    println!("| anonymous memory, peak | {} | |", range(&|r| r.peak));
+    println!(
+        "| live heap (`heapBytes`), after the first hover / after {HOVERS} hovers | {} / {} | |",
+        range(&|r| r.heap_first),
+        range(&|r| r.heap_all)
+    );
+    if let Some(c) = runs.last().and_then(|r| r.caches.as_ref()) {
+        println!("\nThe server's memory after {HOVERS} hovers (`sourcemap/mapInfo`'s `caches`, `heapBytes`, `memory`; last server): `{c}`");
+    }
+}
+
+/// The rows per module: hovers after a module's first over 50 ms (a module's first hover may parse its part; every
+/// later one must not pay again), and the slowest modules.
+fn per_module_rows(
+    text: &str,
+    module_list: &[std::ops::Range<u32>],
+    hovers: &[GeneratedPosition],
+    runs: &[Run],
+) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let lines: Vec<&str> = text.lines().collect();
     let mut later: Vec<(Duration, usize)> = Vec::new();
     let mut worst: std::collections::HashMap<usize, (Duration, usize)> = Default::default();
-    for r in &runs {
+    for r in runs {
         let mut seen = std::collections::HashSet::new();
         for (p, &d) in hovers[1..].iter().zip(&r.latencies) {
-            let Some(m) = module_of(&module_list, *p) else {
+            let Some(m) = module_of(module_list, *p) else {
                 continue;
             };
             let w = worst.entry(m).or_default();
@@ -337,28 +372,4 @@ pub fn run(dir: &Path, bin: &Path, samples: usize) {
         })
         .collect();
     println!("| the slowest modules | {} | |", top.join("; "));
-    println!(
-        "| anonymous memory, steady, after the first hover | {} | ≤ {} |",
-        range(&|r| r.after_first),
-        mb(budget)
-    );
-    println!(
-        "| anonymous memory, steady, after {EARLY_READING} hovers | {} | ≤ {} |",
-        range(&|r| r.after_early),
-        mb(budget)
-    );
-    println!(
-        "| anonymous memory, steady, after {HOVERS} hovers | {} | ≤ {} |",
-        range(&|r| r.after_all),
-        mb(budget)
-    );
-    println!("| anonymous memory, peak | {} | |", range(&|r| r.peak));
-    println!(
-        "| live heap (`heapBytes`), after the first hover / after {HOVERS} hovers | {} / {} | |",
-        range(&|r| r.heap_first),
-        range(&|r| r.heap_all)
-    );
-    if let Some(c) = runs.last().and_then(|r| r.caches.as_ref()) {
-        println!("\nThe server's memory after {HOVERS} hovers (`sourcemap/mapInfo`'s `caches`, `heapBytes`, `memory`; last server): `{c}`");
-    }
 }
