@@ -639,6 +639,12 @@ fn apply_shift_maps_a_bannered_bundle_like_its_own_build() {
         &banner,
     );
     let shifted = String::from_utf8(shifted.stdout).unwrap();
+    assert_demos_own_frames(&shifted);
+}
+
+/// `symbolicated` has the frames the demo's own build gives its own crash (the sources print as paths from here, in
+/// two folders: compared from `src/` on).
+fn assert_demos_own_frames(symbolicated: &str) {
     let own = output_with_stdin(
         bin().args([
             "symbolicate",
@@ -648,7 +654,6 @@ fn apply_shift_maps_a_bannered_bundle_like_its_own_build() {
         &std::fs::read_to_string(repo().join("fixtures/demo/crash.txt")).unwrap(),
     );
     let own = String::from_utf8(own.stdout).unwrap();
-    // The sources print as paths from here, in two folders: compared from `src/` on.
     let frames = |s: &str| {
         s.lines()
             .filter_map(|l| {
@@ -657,7 +662,7 @@ fn apply_shift_maps_a_bannered_bundle_like_its_own_build() {
             })
             .collect::<Vec<_>>()
     };
-    assert_eq!(frames(&shifted), frames(&own));
+    assert_eq!(frames(symbolicated), frames(&own));
     assert_eq!(frames(&own).len(), 4, "{own}");
 }
 
@@ -700,25 +705,7 @@ fn apply_shift_maps_a_bundle_with_a_banner_on_its_line() {
         &crash,
     );
     let shifted = String::from_utf8(shifted.stdout).unwrap();
-    let own = output_with_stdin(
-        bin().args([
-            "symbolicate",
-            "--root",
-            &repo().join("fixtures/demo").to_string_lossy(),
-        ]),
-        &std::fs::read_to_string(repo().join("fixtures/demo/crash.txt")).unwrap(),
-    );
-    let own = String::from_utf8(own.stdout).unwrap();
-    let frames = |s: &str| {
-        s.lines()
-            .filter_map(|l| {
-                l.find("src/")
-                    .map(|at| format!("{}{}", &l[..l.find('(').unwrap_or(0)], &l[at..]))
-            })
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(frames(&shifted), frames(&own));
-    assert_eq!(frames(&own).len(), 4, "{own}");
+    assert_demos_own_frames(&shifted);
 }
 
 /// `--explain` names the usual mistakes: a Hermes bytecode frame looked up in the JavaScript bundle's map (the
