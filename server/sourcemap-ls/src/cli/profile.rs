@@ -155,29 +155,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
         );
     }
     if args.json {
-        // Written straight from the model (a long recording has 160K frames: a tree of values for them was 8× the
-        // symbolication). Keys in the order serde_json's sorted objects gave them before.
-        let frames = FramesJson {
-            count: profile.frames.len(),
-            ids: &profile.ids,
-            own: &own_original,
-        };
-        let functions: Vec<Value> = rows.iter().map(|r| row_json(r, profile.total_us)).collect();
-        let answer = ProfileJson {
-            format: profile.format.name(),
-            frames,
-            functions,
-            problems: &resolved.problems,
-            samples: profile.samples,
-            total_ms: ms(profile.total_us),
-            warnings: &profile.warnings,
-        };
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-        serde_json::to_writer(&mut out, &answer)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
-            .and_then(|()| out.flush())
-            .map_err(|e| CliError::Usage(format!("writing the answer: {e}")))?;
+        print_json(&profile, &rows, &own_original, &resolved.problems)?;
     } else {
         print_tables(&profile, &rows, args.top, positioned, mapped);
     }
@@ -185,6 +163,37 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
     // the long recording's run, 199 → 169 ms, `perf stat -r 5`); the kernel takes the memory back.
     std::mem::forget((doc, profile, sites, resolved, origins, rows));
     Ok(())
+}
+
+/// The answer as one JSON document, written straight from the model (a long recording has 160K frames: a tree of
+/// values for them was 8× the symbolication). Keys in the order serde_json's sorted objects gave them before.
+fn print_json<'a>(
+    profile: &'a Profile,
+    rows: &[Row],
+    own_original: &'a impl Fn(usize) -> Option<&'a OriginalFrame>,
+    problems: &'a [Value],
+) -> Result<(), CliError> {
+    let frames = FramesJson {
+        count: profile.frames.len(),
+        ids: &profile.ids,
+        own: own_original,
+    };
+    let functions: Vec<Value> = rows.iter().map(|r| row_json(r, profile.total_us)).collect();
+    let answer = ProfileJson {
+        format: profile.format.name(),
+        frames,
+        functions,
+        problems,
+        samples: profile.samples,
+        total_ms: ms(profile.total_us),
+        warnings: &profile.warnings,
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    serde_json::to_writer(&mut out, &answer)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::Usage(format!("writing the answer: {e}")))
 }
 
 /// Drops the pages of `range` of a file's mapping from the process (unix: `madvise(MADV_DONTNEED)`; elsewhere they

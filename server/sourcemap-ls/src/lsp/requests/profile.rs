@@ -69,6 +69,25 @@ pub struct Answer {
     pub functions: Vec<Row>,
 }
 
+/// The profile's bytes: the open document's text, else the file.
+async fn profile_bytes(b: &Backend, uri: &Url) -> Result<Vec<u8>> {
+    if let Some(rope) = b.rope(uri) {
+        return Ok(tokio::task::block_in_place(|| {
+            rope.to_string().into_bytes()
+        }));
+    }
+    let path = uri
+        .to_file_path()
+        .map_err(|_| invalid_params("the profile must be a file: URI or an open document"))?;
+    tokio::task::spawn_blocking(move || {
+        sourcemap_core::internal::fs::files::read_regular(&path, MAX_PROFILE_BYTES)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
+    })
+    .await
+    .map_err(|e| invalid_params(e.to_string()))?
+    .map_err(invalid_params)
+}
+
 pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
     let uri = params.text_document.uri;
     let by = match params.by.as_deref() {
@@ -81,22 +100,7 @@ pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
             )))
         }
     };
-    // The open document's text, else the file.
-    let bytes = match b.rope(&uri) {
-        Some(rope) => tokio::task::block_in_place(|| rope.to_string().into_bytes()),
-        None => {
-            let path = uri.to_file_path().map_err(|_| {
-                invalid_params("the profile must be a file: URI or an open document")
-            })?;
-            tokio::task::spawn_blocking(move || {
-                sourcemap_core::internal::fs::files::read_regular(&path, MAX_PROFILE_BYTES)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))
-            })
-            .await
-            .map_err(|e| invalid_params(e.to_string()))?
-            .map_err(invalid_params)?
-        }
-    };
+    let bytes = profile_bytes(b, &uri).await?;
     // Reading a long recording and finding its places takes tens of milliseconds: not on an async worker.
     let (profile, sites, lines) = tokio::task::block_in_place(|| {
         let profile = sourcemap_core::profile::read(&bytes)?;
