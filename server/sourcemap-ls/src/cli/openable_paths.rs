@@ -25,15 +25,19 @@ pub(super) fn openable_paths(out: &mut [SymbolicatedLine], maps: &[std::sync::Ar
             continue;
         }
         let Some(map) = maps.get(m) else { continue };
-        // The map's folder as the system resolves it (a symlinked `dist/`, found once per map), then the source's
-        // `..` taken lexically.
-        let Some(dir) = map.resolved_dir() else {
-            continue;
-        };
-        let joined = lexically_normal(&dir.join(source));
-        let shown = from_dir(cwd, &joined);
-        if shown != source {
-            o.path = Some(shown);
+        let mut known = map.openable.lock().unwrap_or_else(|e| e.into_inner());
+        let shown = known
+            .entry(o.source_id)
+            .or_insert_with(|| {
+                // The map's folder as the system resolves it (a symlinked `dist/`, found once per map), then the
+                // source's `..` taken lexically.
+                let dir = map.resolved_dir()?;
+                let shown = from_dir(cwd, &lexically_normal(&dir.join(source)));
+                (shown != source).then_some(shown)
+            })
+            .clone();
+        if shown.is_some() {
+            o.path = shown;
         }
     }
 }

@@ -132,6 +132,9 @@ pub struct KnownMap {
     pub source_keys: Mutex<HashMap<SourceId, Option<TextKey>>>,
     /// Its folder from the working directory as the system resolves it (a symlinked `dist/`), found once.
     pub resolved_dir: OnceLock<PathBuf>,
+    /// Each source's path as it opens from the working directory, once found (`openable_paths` in the CLI): the
+    /// same for every frame of every event.
+    pub openable: Mutex<HashMap<SourceId, Option<String>>>,
 }
 
 impl KnownMap {
@@ -281,6 +284,7 @@ impl KnownMap {
             fit: OnceLock::new(),
             source_keys: Mutex::default(),
             resolved_dir: OnceLock::new(),
+            openable: Mutex::default(),
         })
     }
 

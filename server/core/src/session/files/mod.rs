@@ -350,6 +350,7 @@ impl FilesPlace {
             })),
             source_keys: Mutex::default(),
             resolved_dir: std::sync::OnceLock::new(),
+            openable: std::sync::Mutex::default(),
             index,
         };
         Ok((self.push(Arc::new(map)), found))
@@ -510,6 +511,7 @@ impl Place for FilesPlace {
             fit: OnceLock::new(),
             source_keys: Mutex::default(),
             resolved_dir: std::sync::OnceLock::new(),
+            openable: std::sync::Mutex::default(),
         };
         Some(Ok((
             self.push(Arc::new(served)),
