@@ -112,7 +112,7 @@ pub fn content_line_starts(raw: &[u8], hash: u64, step: usize) -> Option<(Vec<u3
     let (mut lines, mut at) = (0u32, 1usize);
     while let Some(k) = memchr::memchr(b'\\', &raw[at..end]) {
         let escape = at + k;
-        // `\uXXXX` is six bytes, every other escape two; a backslash is never inside one.
+        // a `\u` escape and its four hex digits are six bytes, every other escape two; a backslash is never inside one.
         at = escape
             + if raw.get(escape + 1) == Some(&b'u') {
                 6
