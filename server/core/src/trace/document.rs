@@ -27,6 +27,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::trace::event_context::LinedText;
+use crate::trace::event_json::{self, EventText};
 use crate::trace::stack::{
     lines_of, parse_line, parse_metro_value, FrameFormat, PlainInput, Precision, StackFrame,
     StackLine,
@@ -65,6 +66,8 @@ enum Shape {
         value: Value,
         frames: Vec<String>,
     },
+    /// An event of the usual shape, kept as its text (`event_json`).
+    EventText(EventText),
     /// Metro's `/symbolicate` JSON (its own rendering: the frames as text).
     Metro,
 }
@@ -107,7 +110,31 @@ fn number(v: &Value) -> Option<u32> {
     v.as_u64().and_then(|n| u32::try_from(n).ok())
 }
 
-fn event_frame(kind: EventKind, f: &Value) -> StackFrame {
+/// The members of a frame object [`event_frame`] and [`reported_lines`] read.
+const FRAME_KEYS: [&str; 9] = [
+    "abs_path",
+    "filename",
+    "lineno",
+    "colno",
+    "function",
+    "file",
+    "lineNumber",
+    "columnNumber",
+    "method",
+];
+const REPORTED_KEYS: [&str; 8] = [
+    "abs_path",
+    "filename",
+    "lineno",
+    "pre_context",
+    "context_line",
+    "post_context",
+    "file",
+    "code",
+];
+
+/// An event's frame (`raw`: its text).
+fn event_frame(kind: EventKind, f: &Value, raw: String) -> StackFrame {
     let (file, line, column, function) = match kind {
         EventKind::Sentry => (
             f.get("abs_path")
@@ -133,8 +160,7 @@ fn event_frame(kind: EventKind, f: &Value) -> StackFrame {
         _ => None,
     };
     StackFrame {
-        // Through a byte buffer (`Value`'s `Display` writes piece by piece): the same text.
-        raw: serde_json::to_string(f).unwrap_or_default(),
+        raw,
         format: FrameFormat::Event,
         function: function
             .filter(|n| !n.is_empty() && *n != "?")
@@ -214,6 +240,27 @@ impl TraceDocument {
     pub fn parse(text: &str, plain: PlainInput) -> TraceDocument {
         let trailing_newline = text.ends_with('\n');
         let t = text.trim();
+        if t.starts_with('{') {
+            match event_json::read(t) {
+                event_json::Read::Event(event) => {
+                    let lines = event
+                        .frames(&FRAME_KEYS)
+                        .map(|(f, raw)| {
+                            StackLine::Frame(event_frame(event.kind, &f, raw.to_string()))
+                        })
+                        .collect();
+                    return TraceDocument {
+                        lines,
+                        shape: Shape::EventText(event),
+                        trailing_newline,
+                    };
+                }
+                event_json::Read::Other => {
+                    return TraceDocument::json_document(text, plain, trailing_newline);
+                }
+                event_json::Read::Unknown => {}
+            }
+        }
         if t.starts_with('{') || t.starts_with('[') {
             // Parsed once: Metro's request is read from the parsed value (a whole second parse of every event before).
             if let Ok(value) = serde_json::from_str::<Value>(t) {
@@ -228,7 +275,11 @@ impl TraceDocument {
                     let lines = frames
                         .iter()
                         .filter_map(|p| value.pointer(p))
-                        .map(|f| StackLine::Frame(event_frame(kind, f)))
+                        .map(|f| {
+                            // Through a byte buffer (`Value`'s `Display` writes piece by piece).
+                            let raw = serde_json::to_string(f).unwrap_or_default();
+                            StackLine::Frame(event_frame(kind, f, raw))
+                        })
                         .collect();
                     return TraceDocument {
                         lines,
@@ -240,15 +291,7 @@ impl TraceDocument {
                         trailing_newline,
                     };
                 }
-                // One JSON document (pretty-printed or not): its strings are searched as a JSON line's are.
-                let mut doc = TraceDocument {
-                    lines: Vec::new(),
-                    shape: Shape::Pieces(Vec::new()),
-                    trailing_newline,
-                };
-                let piece = doc.json_piece(text.trim_end_matches('\n'), plain);
-                doc.push(piece);
-                return doc;
+                return TraceDocument::json_document(text, plain, trailing_newline);
             }
         }
         let mut doc = TraceDocument {
@@ -269,6 +312,18 @@ impl TraceDocument {
             };
             doc.push(piece);
         }
+        doc
+    }
+
+    /// One JSON document (pretty-printed or not): its strings are searched as a JSON line's are.
+    fn json_document(text: &str, plain: PlainInput, trailing_newline: bool) -> TraceDocument {
+        let mut doc = TraceDocument {
+            lines: Vec::new(),
+            shape: Shape::Pieces(Vec::new()),
+            trailing_newline,
+        };
+        let piece = doc.json_piece(text.trim_end_matches('\n'), plain);
+        doc.push(piece);
         doc
     }
 
@@ -312,7 +367,7 @@ impl TraceDocument {
     /// `sourcemap`, `code_file` → `debug_id` (Sentry's developer docs, "Debug Meta Interface": source map images,
     /// which the JavaScript SDKs fill from each bundle's `//# debugId=` for the frames' `abs_path`).
     pub fn debug_ids_by_file(&self) -> std::collections::HashMap<String, String> {
-        let Shape::Event { value, .. } = &self.shape else {
+        let Some((_, value)) = self.event_value() else {
             return Default::default();
         };
         value
@@ -343,15 +398,28 @@ impl TraceDocument {
         for (file, id) in self.debug_ids_by_file() {
             out.entry(file).or_default().debug_id = Some(id);
         }
-        let Shape::Event {
-            kind,
-            value,
-            frames,
-        } = &self.shape
-        else {
-            return out;
+        let (kind, frames): (_, Vec<std::borrow::Cow<Value>>) = match &self.shape {
+            Shape::Event {
+                kind,
+                value,
+                frames,
+            } => (
+                kind,
+                frames
+                    .iter()
+                    .filter_map(|p| value.pointer(p))
+                    .map(std::borrow::Cow::Borrowed)
+                    .collect(),
+            ),
+            Shape::EventText(e) => (
+                &e.kind,
+                e.frames(&REPORTED_KEYS)
+                    .map(|(f, _)| std::borrow::Cow::Owned(f))
+                    .collect(),
+            ),
+            _ => return out,
         };
-        for f in frames.iter().filter_map(|p| value.pointer(p)) {
+        for f in frames.iter().map(|f| f.as_ref()) {
             let text = |v: &Value| v.as_str().map(str::to_string);
             let (file, lines) = match kind {
                 EventKind::Sentry => {
@@ -420,9 +488,7 @@ impl TraceDocument {
     /// "Event Payloads": attributes `release`, `dist`), Bugsnag's `app.version` of its first event. `None` for
     /// other inputs, or an event without one.
     pub fn release(&self) -> Option<Release> {
-        let Shape::Event { kind, value, .. } = &self.shape else {
-            return None;
-        };
+        let (kind, value) = self.event_value()?;
         let text = |v: Option<&Value>| {
             v.and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
@@ -442,8 +508,14 @@ impl TraceDocument {
 
     /// Whether the input was a crash reporter's event (then `render` gives JSON).
     pub fn event_kind(&self) -> Option<EventKind> {
+        self.event_value().map(|(kind, _)| kind)
+    }
+
+    /// An event's kind and its value: the whole event, or the members `event_json` keeps of it.
+    fn event_value(&self) -> Option<(EventKind, &Value)> {
         match &self.shape {
-            Shape::Event { kind, .. } => Some(*kind),
+            Shape::Event { kind, value, .. } => Some((*kind, value)),
+            Shape::EventText(e) => Some((e.kind, &e.head)),
             _ => None,
         }
     }
@@ -473,6 +545,7 @@ impl TraceDocument {
                 value,
                 frames,
             } => return render_event(*kind, value.clone(), frames, out, event),
+            Shape::EventText(e) => return render_event_text(e, out, event),
             Shape::Pieces(pieces) => pieces
                 .iter()
                 .map(|p| match p {
@@ -527,6 +600,7 @@ impl TraceDocument {
                 value,
                 frames,
             } => render_event(*kind, std::mem::take(value), frames, out, event),
+            Shape::EventText(e) => render_event_text(e, out, event),
             _ => self.render_with(out, options, event),
         }
     }
@@ -569,6 +643,37 @@ fn render_event(
     s
 }
 
+/// An event of the usual shape written back in its own text (`event_json`), one line, or pretty-printed.
+fn render_event_text(e: &EventText, out: &[SymbolicatedLine], event: &EventOptions<'_>) -> String {
+    // Each source's text read once per event, however many frames it has.
+    let mut texts: std::collections::HashMap<_, Option<Arc<LinedText>>> = Default::default();
+    let mut around = |f: &SymbolicatedFrame| {
+        let (read, o) = (event.source_text?, f.original.as_ref()?);
+        texts
+            .entry((f.map, o.source_id))
+            .or_insert_with(|| read(f))
+            .as_deref()?
+            .context_lines(o.line as usize, o.column as usize)
+    };
+    let text = e.render(out, &mut around);
+    // The event's own bytes are one line unless it came pretty-printed; either way written as asked.
+    let mut s = if event.compact && !text.contains('\n') {
+        text
+    } else {
+        let mut bytes = Vec::with_capacity(text.len() * 2);
+        let mut from = serde_json::Deserializer::from_str(&text);
+        let written = if event.compact {
+            serde_transcode::transcode(&mut from, &mut serde_json::Serializer::new(&mut bytes))
+        } else {
+            serde_transcode::transcode(&mut from, &mut serde_json::Serializer::pretty(&mut bytes))
+        };
+        written.expect("an event written back is JSON");
+        String::from_utf8(bytes).expect("JSON text is UTF-8")
+    };
+    s.push('\n');
+    s
+}
+
 /// How [`TraceDocument::render_with`] writes an event.
 #[derive(Default, Clone, Copy)]
 pub struct EventOptions<'a> {
@@ -584,7 +689,7 @@ pub struct EventOptions<'a> {
 /// `../src/a.js` give `https://cdn.example.com/src/a.js`, `app:///dist/app.js` and `../../src/a.js`
 /// `app:///src/a.js` (`..` stops at the root), `/srv/app/dist/app.js` and `../src/a.js` `/srv/app/src/a.js`; a
 /// source that is itself a URL or an absolute path stays as it is.
-fn joined_to_url(base: &str, source: &str) -> Option<String> {
+pub(crate) fn joined_to_url(base: &str, source: &str) -> Option<String> {
     if source.contains("://") {
         return Some(source.to_string());
     }
@@ -849,6 +954,70 @@ mod tests {
             TraceDocument::parse("Error\n    at f (a.js:1:2)\n", PlainInput::default()).release(),
             None
         );
+    }
+
+    /// An event of the usual shape is written back in its own text (`event_json`); any event can be written back
+    /// from its whole `Value`. Both give the same JSON, whatever each frame became.
+    #[test]
+    fn both_ways_of_writing_an_event_give_the_same_json() {
+        use crate::trace::symbolicate::{OriginalFrame, SymbolicatedFrame};
+        let events = [
+            r#"{"release":"r","exception":{"values":[{"type":"E","stacktrace":{"frames":[{"filename":"app:///dist/a.js","lineno":1,"colno":5,"function":"x","context_line":"min","pre_context":["p"],"data":{"k":1}},{"abs_path":"/srv/dist/a.js","lineno":2,"colno":3},{"filename":"node:internal/x","lineno":1,"colno":1}],"frames_omitted":null}},{"stacktrace":{"frames":[{"filename":"b.js","lineno":1,"colno":1,"data":"odd"}]},"raw_stacktrace":{"frames":[]}},{"type":"NoStack"}]},"extra":{"é":"\u00e9"}}"#,
+            r#"{"exception":{"values":[{"stacktrace":{"frames":[{"filename":"app:///dist/a.js","lineno":1,"colno":5}]}}]}}"#,
+            r#"{"apiKey":"k","events":[{"app":{"version":"2"},"exceptions":[{"stacktrace":[{"file":"dist/a.js","lineNumber":1,"columnNumber":5,"method":"x","code":{"1":"min"}},{"file":"dist/a.js","lineNumber":9,"columnNumber":1}]}]}]}"#,
+        ];
+        for text in events {
+            let doc = TraceDocument::parse(text, PlainInput::default());
+            assert!(matches!(doc.shape, Shape::EventText(_)), "{text}");
+            // Frames answered in turn: mapped (a name, none), refused as another build, left as they were.
+            let out: Vec<SymbolicatedLine> = doc
+                .lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let StackLine::Frame(f) = l else { panic!() };
+                    let original = (i % 4 < 2).then(|| OriginalFrame {
+                        source_id: crate::map::index::SourceId(0),
+                        source: Some("../src/a.ts".into()),
+                        line: 9,
+                        column: i as u32,
+                        name: None,
+                        function: (i % 4 == 0).then(|| "named".into()),
+                        function_source: None,
+                        function_line: None,
+                        anonymous: false,
+                        path: None,
+                    });
+                    SymbolicatedLine::Frame(SymbolicatedFrame {
+                        frame: f.clone(),
+                        map: Some(0),
+                        original,
+                        ignored: false,
+                        unresolved: (i % 4 == 2).then(|| format!("dist/a.js: {ANOTHER_BUILD}")),
+                    })
+                })
+                .collect();
+            let source = Arc::new(LinedText::new(
+                "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\n".into(),
+            ));
+            let read = |_: &SymbolicatedFrame| Some(source.clone());
+            for source_text in [None, Some(&read as SourceText)] {
+                let options = EventOptions {
+                    source_text,
+                    compact: true,
+                };
+                let spliced = doc.render_with(&out, TextOptions::default(), &options);
+                let value: Value = serde_json::from_str(text).unwrap();
+                let (kind, frames) = event_frames(&value).unwrap();
+                let whole = render_event(kind, value, &frames, &out, &options);
+                assert_eq!(spliced.lines().count(), 1, "{spliced}");
+                assert_eq!(
+                    serde_json::from_str::<Value>(&spliced).unwrap(),
+                    serde_json::from_str::<Value>(&whole).unwrap(),
+                    "{spliced}\n{whole}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,460 @@
+//! A crash reporter's event read and written back in its own text, without a JSON tree of the whole event.
+//!
+//! An event is mostly what symbolication never touches (breadcrumbs, contexts, the frames' context lines); building
+//! a `serde_json::Value` of it, then writing the whole tree back, was half of a warm event's cost (issue 56). Here the
+//! event is read once into the byte ranges of what matters (each exception's `stacktrace`, each frame object and its
+//! members), the few values needed are parsed from their own bytes, and the event is written back by splicing: the
+//! answered frames' objects rebuilt, each exception's frames as sent copied into `raw_stacktrace`, every other byte
+//! as it came.
+//!
+//! Only events of the usual shape take this path (objects where the interfaces say objects, keys without escapes,
+//! no key twice); anything else fails to read here and is read as a whole `Value` by `document.rs`, which knows every
+//! shape. Both write the same fields with the same values (`document.rs`'s module table and "Written back"); this
+//! one keeps the event's own key order and bytes, the other writes keys sorted.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::trace::document::{EventKind, ANOTHER_BUILD};
+use crate::trace::event_context::Context;
+use crate::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine};
+
+/// What a fast read of a JSON text found.
+pub(crate) enum Read {
+    /// A Sentry or Bugsnag event of the usual shape.
+    Event(EventText),
+    /// A JSON object that is neither an event nor Metro's request (no `stack`, no `exception`, no `events`).
+    Other,
+    /// Anything else: read it as a whole `Value`.
+    Unknown,
+}
+
+/// An event's text and where its parts are (see the module documentation).
+#[derive(Debug, Clone)]
+pub(crate) struct EventText {
+    pub kind: EventKind,
+    /// The top-level members other functions read (`release`, `dist`, `debug_meta`; Bugsnag's first event's `app`
+    /// under `events/0`), as a small event of their own.
+    pub head: Value,
+    text: String,
+    /// In the order of the document's lines.
+    frames: Vec<FrameText>,
+    /// Sentry: each exception's `stacktrace` value and its `raw_stacktrace` value when it has one.
+    stacks: Vec<(Range<usize>, Option<Range<usize>>)>,
+}
+
+#[derive(Debug, Clone)]
+struct FrameText {
+    /// The frame object.
+    at: Range<usize>,
+    /// Sentry: its exception's index in `stacks`.
+    stack: usize,
+    /// Each member's key and value, in the object's order.
+    members: Vec<(String, Range<usize>)>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(d).map(|_| true)
+}
+
+#[derive(Deserialize)]
+struct Top<'a> {
+    /// Metro's request: read by `document.rs`.
+    #[serde(default, deserialize_with = "present")]
+    stack: bool,
+    #[serde(borrow)]
+    exception: Option<SentryException<'a>>,
+    #[serde(borrow)]
+    events: Option<Vec<BugsnagEvent<'a>>>,
+    #[serde(borrow)]
+    release: Option<&'a RawValue>,
+    #[serde(borrow)]
+    dist: Option<&'a RawValue>,
+    #[serde(borrow)]
+    debug_meta: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct SentryException<'a> {
+    #[serde(borrow)]
+    values: Option<Vec<SentryValue<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct SentryValue<'a> {
+    #[serde(borrow)]
+    stacktrace: Option<&'a RawValue>,
+    #[serde(borrow)]
+    raw_stacktrace: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct SentryStacktrace<'a> {
+    #[serde(borrow)]
+    frames: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize)]
+struct BugsnagEvent<'a> {
+    #[serde(borrow)]
+    app: Option<&'a RawValue>,
+    #[serde(borrow)]
+    exceptions: Vec<BugsnagException<'a>>,
+}
+
+#[derive(Deserialize)]
+struct BugsnagException<'a> {
+    #[serde(borrow)]
+    stacktrace: Option<Vec<&'a RawValue>>,
+}
+
+/// A frame object's members, keys without escapes.
+struct Members<'a>(Vec<(&'a str, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a frame object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = m.next_entry::<&'de str, &'de RawValue>()? {
+                    if out.iter().any(|(k, _)| *k == entry.0) {
+                        return Err(serde::de::Error::custom("a key twice"));
+                    }
+                    out.push(entry);
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// `part`'s place in `text` (a slice of it).
+fn range_in(text: &str, part: &str) -> Range<usize> {
+    let start = part.as_ptr() as usize - text.as_ptr() as usize;
+    start..start + part.len()
+}
+
+fn parsed(raw: Option<&RawValue>) -> Option<Value> {
+    serde_json::from_str(raw?.get()).ok()
+}
+
+/// Reads `text` (trimmed JSON) if it is an event of the usual shape (see [`Read`]).
+pub(crate) fn read(text: &str) -> Read {
+    let Ok(top) = serde_json::from_str::<Top>(text) else {
+        return Read::Unknown;
+    };
+    if top.stack {
+        return Read::Unknown;
+    }
+    let mut frames = Vec::new();
+    let mut stacks = Vec::new();
+    let members = |raw: &RawValue| -> Option<Vec<(String, Range<usize>)>> {
+        let m: Members = serde_json::from_str(raw.get()).ok()?;
+        Some(
+            m.0.into_iter()
+                .map(|(k, v)| (k.to_string(), range_in(text, v.get())))
+                .collect(),
+        )
+    };
+    let (kind, mut head) = if let Some(values) = top.exception.and_then(|e| e.values) {
+        for (i, v) in values.iter().enumerate() {
+            let Some(st) = v.stacktrace else {
+                stacks.push((0..0, None));
+                continue;
+            };
+            let Ok(s) = serde_json::from_str::<SentryStacktrace>(st.get()) else {
+                return Read::Unknown;
+            };
+            for f in s.frames.into_iter().flatten() {
+                let Some(members) = members(f) else {
+                    return Read::Unknown;
+                };
+                frames.push(FrameText {
+                    at: range_in(text, f.get()),
+                    stack: i,
+                    members,
+                });
+            }
+            stacks.push((
+                range_in(text, st.get()),
+                v.raw_stacktrace.map(|r| range_in(text, r.get())),
+            ));
+        }
+        (EventKind::Sentry, Map::new())
+    } else if let Some(events) = top.events {
+        for e in &events {
+            for x in &e.exceptions {
+                for f in x.stacktrace.iter().flatten() {
+                    let Some(members) = members(f) else {
+                        return Read::Unknown;
+                    };
+                    frames.push(FrameText {
+                        at: range_in(text, f.get()),
+                        stack: 0,
+                        members,
+                    });
+                }
+            }
+        }
+        let mut head = Map::new();
+        if let Some(app) = parsed(events.first().and_then(|e| e.app)) {
+            head.insert("events".into(), json!([{ "app": app }]));
+        }
+        (EventKind::Bugsnag, head)
+    } else {
+        return Read::Other;
+    };
+    for (key, raw) in [
+        ("release", top.release),
+        ("dist", top.dist),
+        ("debug_meta", top.debug_meta),
+    ] {
+        if let Some(v) = parsed(raw) {
+            head.insert(key.into(), v);
+        }
+    }
+    Read::Event(EventText {
+        kind,
+        head: Value::Object(head),
+        text: text.to_string(),
+        frames,
+        stacks,
+    })
+}
+
+impl EventText {
+    /// Each frame as a small object of the members named by `keys`, with its text.
+    pub(crate) fn frames<'s>(
+        &'s self,
+        keys: &'s [&str],
+    ) -> impl Iterator<Item = (Value, &'s str)> + 's {
+        self.frames.iter().map(move |f| {
+            let object: Map<String, Value> = f
+                .members
+                .iter()
+                .filter(|(k, _)| keys.contains(&k.as_str()))
+                .filter_map(|(k, r)| {
+                    Some((k.clone(), serde_json::from_str(&self.text[r.clone()]).ok()?))
+                })
+                .collect();
+            (Value::Object(object), &self.text[f.at.clone()])
+        })
+    }
+
+    /// The event with each frame's original written in (`out`: one line per frame), on one line; `around` gives the
+    /// lines of a frame's original source around it.
+    pub(crate) fn render(
+        &self,
+        out: &[SymbolicatedLine],
+        around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<Context>,
+    ) -> String {
+        let mut edits: Vec<(Range<usize>, Cow<str>)> = Vec::new();
+        if self.kind == EventKind::Sentry {
+            let mut answered: Vec<usize> = self
+                .frames
+                .iter()
+                .zip(out)
+                .filter(|(_, l)| matches!(l, SymbolicatedLine::Frame(f) if f.original.is_some()))
+                .map(|(f, _)| f.stack)
+                .collect();
+            answered.dedup();
+            for i in answered {
+                let (sent, raw) = &self.stacks[i];
+                let text = &self.text[sent.clone()];
+                edits.push(match raw {
+                    Some(raw) => (raw.clone(), Cow::Borrowed(text)),
+                    None => (
+                        sent.end..sent.end,
+                        Cow::Owned(format!(",\"raw_stacktrace\":{text}")),
+                    ),
+                });
+            }
+        }
+        for (frame, l) in self.frames.iter().zip(out) {
+            if let SymbolicatedLine::Frame(f) = l {
+                if let Some(new) = self.frame_written_back(frame, f, around) {
+                    edits.push((frame.at.clone(), Cow::Owned(new)));
+                }
+            }
+        }
+        edits.sort_by_key(|(r, _)| r.start);
+        let mut s = String::with_capacity(
+            self.text.len() + edits.iter().map(|e| e.1.len()).sum::<usize>() + 1,
+        );
+        let mut at = 0;
+        for (r, new) in &edits {
+            s.push_str(&self.text[at..r.start]);
+            s.push_str(new);
+            at = r.end;
+        }
+        s.push_str(&self.text[at..]);
+        s
+    }
+
+    /// A frame object with its original written in (as `document.rs`'s `write_back`), or `None` when it stays as it
+    /// was sent.
+    fn frame_written_back(
+        &self,
+        frame: &FrameText,
+        f: &SymbolicatedFrame,
+        around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<Context>,
+    ) -> Option<String> {
+        let sent = |key: &str| {
+            frame
+                .members
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, r)| &self.text[r.clone()])
+        };
+        // Each member's new value: `Some(None)` drops it.
+        let mut new: Vec<(&str, Option<String>)> = Vec::new();
+        let Some(o) = &f.original else {
+            let why = f
+                .unresolved
+                .as_deref()
+                .filter(|w| w.contains(ANOTHER_BUILD))?;
+            new.push((
+                "data",
+                data_with(
+                    sent("data"),
+                    [("symbolicated", json!(false)), ("unmapped", json!(why))],
+                ),
+            ));
+            return Some(self.object(frame, new));
+        };
+        let (line, column) = (o.line + 1, o.column + 1);
+        let near = around(f);
+        match self.kind {
+            EventKind::Sentry => {
+                let url = sent("abs_path")
+                    .or_else(|| sent("filename"))
+                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                    .and_then(|v| v.as_str().map(str::to_string));
+                let abs_path = match (url, o.source.as_deref()) {
+                    (Some(url), Some(source)) => {
+                        crate::trace::document::joined_to_url(&url, source)
+                    }
+                    _ => None,
+                };
+                new.push((
+                    "abs_path",
+                    Some(json!(abs_path.or_else(|| o.source.clone())).to_string()),
+                ));
+                new.push(("filename", Some(json!(o.source).to_string())));
+                new.push(("lineno", Some(line.to_string())));
+                new.push(("colno", Some(column.to_string())));
+                if let Some(name) = &o.function {
+                    new.push(("function", Some(json!(name).to_string())));
+                }
+                let (pre, context, post) = match near {
+                    Some((pre, context, post)) => (
+                        Some(json!(pre).to_string()),
+                        Some(json!(context).to_string()),
+                        Some(json!(post).to_string()),
+                    ),
+                    None => (None, None, None),
+                };
+                new.push(("pre_context", pre));
+                new.push(("context_line", context));
+                new.push(("post_context", post));
+                new.push((
+                    "data",
+                    data_with(sent("data"), [("symbolicated", json!(true))]),
+                ));
+            }
+            EventKind::Bugsnag => {
+                let mut minified = String::from("{");
+                for key in ["file", "lineNumber", "columnNumber", "method"] {
+                    minified.push_str(&format!("\"{key}\":{},", sent(key).unwrap_or("null")));
+                }
+                match sent("code") {
+                    Some(code) => minified.push_str(&format!("\"code\":{code}}}")),
+                    None => {
+                        minified.pop();
+                        minified.push('}');
+                    }
+                }
+                new.push(("file", Some(json!(o.source).to_string())));
+                new.push(("lineNumber", Some(line.to_string())));
+                new.push(("columnNumber", Some(column.to_string())));
+                if let Some(name) = &o.function {
+                    new.push(("method", Some(json!(name).to_string())));
+                }
+                // The original source's lines in place of the bundle's (`document.rs`'s `write_back`).
+                let code = near.map(|(pre, context, post)| {
+                    let first = (line as usize + 1).saturating_sub(pre.len() + 1);
+                    let lines = pre.iter().chain(std::iter::once(&context)).chain(&post);
+                    let mut s = String::from("{");
+                    for (i, text) in lines.enumerate() {
+                        if i > 0 {
+                            s.push(',');
+                        }
+                        s.push_str(&format!("\"{}\":{}", first + i, json!(text)));
+                    }
+                    s + "}"
+                });
+                new.push(("code", code));
+                new.push(("minified", Some(minified)));
+            }
+        }
+        Some(self.object(frame, new))
+    }
+
+    /// `frame`'s object again: each member in its place, its new value when `new` has one (or left out when that is
+    /// `None`), then the new members it did not have, in `new`'s order.
+    fn object(&self, frame: &FrameText, new: Vec<(&str, Option<String>)>) -> String {
+        let mut s = String::from("{");
+        let member = |s: &mut String, key: &str, value: &str| {
+            if s.len() > 1 {
+                s.push(',');
+            }
+            // Keys were read without escapes (`Members`): their text is the key.
+            s.push('"');
+            s.push_str(key);
+            s.push_str("\":");
+            s.push_str(value);
+        };
+        for (key, r) in &frame.members {
+            match new.iter().find(|(k, _)| k == key) {
+                Some((_, Some(v))) => member(&mut s, key, v),
+                Some((_, None)) => {}
+                None => member(&mut s, key, &self.text[r.clone()]),
+            }
+        }
+        for (key, v) in &new {
+            if let (Some(v), false) = (v, frame.members.iter().any(|(k, _)| k == key)) {
+                member(&mut s, key, v);
+            }
+        }
+        s.push('}');
+        s
+    }
+}
+
+/// A frame's `data` with `notes` set: merged into the object it was, a new object when it had none, as sent when it
+/// was something else.
+fn data_with<const N: usize>(sent: Option<&str>, notes: [(&str, Value); N]) -> Option<String> {
+    let mut data = match sent.map(serde_json::from_str::<Value>) {
+        Some(Ok(Value::Object(o))) => o,
+        Some(_) => return sent.map(str::to_string),
+        None => Map::new(),
+    };
+    for (k, v) in notes {
+        data.insert(k.into(), v);
+    }
+    Some(Value::Object(data).to_string())
+}
