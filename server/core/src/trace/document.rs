@@ -122,16 +122,6 @@ const FRAME_KEYS: [&str; 9] = [
     "columnNumber",
     "method",
 ];
-const REPORTED_KEYS: [&str; 8] = [
-    "abs_path",
-    "filename",
-    "lineno",
-    "pre_context",
-    "context_line",
-    "post_context",
-    "file",
-    "code",
-];
 
 /// An event's frame (`raw`: its text).
 fn event_frame(kind: EventKind, f: &Value, raw: String) -> StackFrame {
@@ -205,6 +195,65 @@ fn event_frames(v: &Value) -> Option<(EventKind, Vec<String>)> {
         }
     }
     Some((EventKind::Bugsnag, frames))
+}
+
+/// The file a frame names and the lines of it the reporter read, from its members (`take`: a member's value, owned)
+/// as [`TraceDocument::reported_files`] documents them; `None` for a frame that names no file, or a Sentry frame
+/// without a line.
+fn reported_lines(
+    kind: EventKind,
+    mut take: impl FnMut(&str) -> Option<Value>,
+) -> Option<(String, Vec<(u32, String)>)> {
+    let text = |v: Value| match v {
+        Value::String(s) => Some(s),
+        _ => None,
+    };
+    match kind {
+        EventKind::Sentry => {
+            let file = take("abs_path").or_else(|| take("filename"));
+            let line = take("lineno")
+                .as_ref()
+                .and_then(number)
+                .and_then(|l| l.checked_sub(1))?;
+            let file = text(file?)?;
+            let mut list = |key: &str| match take(key) {
+                Some(Value::Array(a)) => a.into_iter().map(text).collect::<Vec<_>>(),
+                _ => Vec::new(),
+            };
+            let (pre, post) = (list("pre_context"), list("post_context"));
+            let mut lines = Vec::new();
+            let before = pre.len();
+            for (i, l) in pre.into_iter().enumerate() {
+                let at = (line as usize + i).checked_sub(before);
+                if let (Some(at), Some(l)) = (at, l) {
+                    lines.push((at as u32, l));
+                }
+            }
+            if let Some(l) = take("context_line").and_then(text) {
+                lines.push((line, l));
+            }
+            for (i, l) in post.into_iter().enumerate() {
+                if let Some(l) = l {
+                    lines.push((line + 1 + i as u32, l));
+                }
+            }
+            Some((file, lines))
+        }
+        EventKind::Bugsnag => {
+            let file = text(take("file")?)?;
+            let lines = match take("code") {
+                Some(Value::Object(code)) => code
+                    .into_iter()
+                    .filter_map(|(n, l)| {
+                        let line = n.parse::<u32>().ok()?.checked_sub(1)?;
+                        Some((line, text(l)?))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Some((file, lines))
+        }
+    }
 }
 
 /// The string literals of a JSON text that are values (not keys): byte ranges, quotes included.
@@ -398,83 +447,27 @@ impl TraceDocument {
         for (file, id) in self.debug_ids_by_file() {
             out.entry(file).or_default().debug_id = Some(id);
         }
-        let (kind, frames): (_, Vec<std::borrow::Cow<Value>>) = match &self.shape {
+        let mut frames: Vec<(String, Vec<(u32, String)>)> = Vec::new();
+        match &self.shape {
             Shape::Event {
                 kind,
                 value,
-                frames,
-            } => (
-                kind,
-                frames
-                    .iter()
-                    .filter_map(|p| value.pointer(p))
-                    .map(std::borrow::Cow::Borrowed)
-                    .collect(),
-            ),
-            Shape::EventText(e) => (
-                &e.kind,
-                e.frames(&REPORTED_KEYS)
-                    .map(|(f, _)| std::borrow::Cow::Owned(f))
-                    .collect(),
-            ),
+                frames: pointers,
+            } => {
+                for f in pointers.iter().filter_map(|p| value.pointer(p)) {
+                    frames.extend(reported_lines(*kind, |key| f.get(key).cloned()));
+                }
+            }
+            // Each member parsed from its own bytes, owned: the lines move into the answer, no copy.
+            Shape::EventText(e) => {
+                for i in 0..e.frame_count() {
+                    frames.extend(reported_lines(e.kind, |key| e.member(i, key)));
+                }
+            }
             _ => return out,
-        };
-        for f in frames.iter().map(|f| f.as_ref()) {
-            let text = |v: &Value| v.as_str().map(str::to_string);
-            let (file, lines) = match kind {
-                EventKind::Sentry => {
-                    let file = f
-                        .get("abs_path")
-                        .or_else(|| f.get("filename"))
-                        .and_then(Value::as_str);
-                    let Some(line) = f
-                        .get("lineno")
-                        .and_then(number)
-                        .and_then(|l| l.checked_sub(1))
-                    else {
-                        continue;
-                    };
-                    let list = |key: &str| {
-                        f.get(key)
-                            .and_then(Value::as_array)
-                            .map(|a| a.iter().map(text).collect::<Vec<_>>())
-                            .unwrap_or_default()
-                    };
-                    let (pre, post) = (list("pre_context"), list("post_context"));
-                    let mut lines = Vec::new();
-                    for (i, l) in pre.iter().enumerate() {
-                        let at = (line as usize + i).checked_sub(pre.len());
-                        if let (Some(at), Some(l)) = (at, l) {
-                            lines.push((at as u32, l.clone()));
-                        }
-                    }
-                    if let Some(l) = f.get("context_line").and_then(text) {
-                        lines.push((line, l));
-                    }
-                    for (i, l) in post.iter().enumerate() {
-                        if let Some(l) = l {
-                            lines.push((line + 1 + i as u32, l.clone()));
-                        }
-                    }
-                    (file, lines)
-                }
-                EventKind::Bugsnag => {
-                    let file = f.get("file").and_then(Value::as_str);
-                    let lines = f
-                        .get("code")
-                        .and_then(Value::as_object)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|(n, l)| {
-                            let line = n.parse::<u32>().ok()?.checked_sub(1)?;
-                            Some((line, text(l)?))
-                        })
-                        .collect();
-                    (file, lines)
-                }
-            };
-            let Some(file) = file else { continue };
-            let known = &mut out.entry(file.to_string()).or_default().lines;
+        }
+        for (file, lines) in frames {
+            let known = &mut out.entry(file).or_default().lines;
             for l in lines {
                 if !known.iter().any(|k| k.0 == l.0) {
                     known.push(l);

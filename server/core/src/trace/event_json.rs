@@ -255,6 +255,16 @@ impl EventText {
         })
     }
 
+    pub(crate) fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Frame `i`'s member `key`, parsed from its bytes.
+    pub(crate) fn member(&self, i: usize, key: &str) -> Option<Value> {
+        let (_, r) = self.frames[i].members.iter().find(|(k, _)| k == key)?;
+        serde_json::from_str(&self.text[r.clone()]).ok()
+    }
+
     /// The event with each frame's original written in (`out`: one line per frame), on one line; `around` gives the
     /// lines of a frame's original source around it.
     pub(crate) fn render(
@@ -352,19 +362,19 @@ impl EventText {
                 };
                 new.push((
                     "abs_path",
-                    Some(json!(abs_path.or_else(|| o.source.clone())).to_string()),
+                    Some(to_json(&abs_path.as_ref().or(o.source.as_ref()))),
                 ));
-                new.push(("filename", Some(json!(o.source).to_string())));
+                new.push(("filename", Some(to_json(&o.source))));
                 new.push(("lineno", Some(line.to_string())));
                 new.push(("colno", Some(column.to_string())));
                 if let Some(name) = &o.function {
-                    new.push(("function", Some(json!(name).to_string())));
+                    new.push(("function", Some(to_json(name))));
                 }
                 let (pre, context, post) = match near {
                     Some((pre, context, post)) => (
-                        Some(json!(pre).to_string()),
-                        Some(json!(context).to_string()),
-                        Some(json!(post).to_string()),
+                        Some(to_json(&pre)),
+                        Some(to_json(&context)),
+                        Some(to_json(&post)),
                     ),
                     None => (None, None, None),
                 };
@@ -388,11 +398,11 @@ impl EventText {
                         minified.push('}');
                     }
                 }
-                new.push(("file", Some(json!(o.source).to_string())));
+                new.push(("file", Some(to_json(&o.source))));
                 new.push(("lineNumber", Some(line.to_string())));
                 new.push(("columnNumber", Some(column.to_string())));
                 if let Some(name) = &o.function {
-                    new.push(("method", Some(json!(name).to_string())));
+                    new.push(("method", Some(to_json(name))));
                 }
                 // The original source's lines in place of the bundle's (`document.rs`'s `write_back`).
                 let code = near.map(|(pre, context, post)| {
@@ -403,7 +413,7 @@ impl EventText {
                         if i > 0 {
                             s.push(',');
                         }
-                        s.push_str(&format!("\"{}\":{}", first + i, json!(text)));
+                        s.push_str(&format!("\"{}\":{}", first + i, to_json(text)));
                     }
                     s + "}"
                 });
@@ -443,6 +453,11 @@ impl EventText {
         s.push('}');
         s
     }
+}
+
+/// `v` as JSON text (straight to text: no `Value` made of it first).
+fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).expect("strings and lists of them serialize")
 }
 
 /// A frame's `data` with `notes` set: merged into the object it was, a new object when it had none, as sent when it
