@@ -173,6 +173,17 @@ pub fn run(bin: &Path, samples: usize) {
         ("cold, every source new", &cold_new, None, new_dir.as_path()),
     ] {
         let count = input.lines().count();
+        // The inputs kept for profiling one engine by hand (`perf record … < target/bench-inputs/warm.ndjson`).
+        if std::env::var_os("SOURCEMAP_BENCH_KEEP_INPUTS").is_some() {
+            let kept = Path::new("target/bench-inputs");
+            let _ = std::fs::create_dir_all(kept);
+            let name: String = scenario
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            let _ = std::fs::write(kept.join(format!("{name}.ndjson")), input);
+            println!("(kept: {} for {})", kept.display(), dir.display());
+        }
         for (engine, command) in &engines {
             let mut best = 0.0f64;
             for jobs in [1, cores] {

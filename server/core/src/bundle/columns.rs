@@ -124,6 +124,71 @@ pub fn utf16_table(text: &[u8]) -> Box<[u32]> {
     table.into_boxed_slice()
 }
 
+/// Byte offset where each line of `bytes` starts, then its end + 1 (so line `n` is `starts[n]..starts[n + 1] - 1`).
+pub fn line_starts(bytes: &[u8]) -> Vec<u32> {
+    // Sized exactly (a count first): grown by doubling, the steps stayed in the server's heap.
+    let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 2);
+    starts.push(0u32);
+    starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
+    starts.push(bytes.len() as u32 + 1);
+    starts
+}
+
+/// A text's line starts and its non-ASCII lines' [`utf16_table`]s, built once in one pass and shared by every reader
+/// of the text: a pipeline's warm events weigh the same bundle's lines at every event (`fit::frames_evidence`), which
+/// found the line starts and scanned each line asked for non-ASCII bytes again each time (14 % of a warm event on
+/// the round-trip corpus's 3,300, `perf`; issue 56). Kept under the cache's budget ([`LineIndex::heap_bytes`]).
+pub struct LineIndex {
+    /// Byte offset where each line starts, then the text's end + 1 (as `fit`'s `Text`).
+    starts: Box<[u32]>,
+    /// The non-ASCII lines' tables, by line: every other line is ASCII.
+    tables: Box<[(u32, Box<[u32]>)]>,
+}
+
+impl LineIndex {
+    /// The index of `bytes` (up to 4 GB: line starts are 32-bit, as everywhere the fit check reads a text).
+    pub fn new(bytes: &[u8]) -> LineIndex {
+        let starts = line_starts(bytes);
+        let tables = starts
+            .windows(2)
+            .enumerate()
+            .filter_map(|(n, w)| {
+                let line = &bytes[w[0] as usize..(w[1] as usize - 1).min(bytes.len())];
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                (!line.is_ascii()).then(|| (n as u32, utf16_table(line)))
+            })
+            .collect();
+        LineIndex {
+            starts: starts.into_boxed_slice(),
+            tables,
+        }
+    }
+
+    /// Where each line starts, then the text's end + 1.
+    pub fn starts(&self) -> &[u32] {
+        &self.starts
+    }
+
+    /// Line `n`'s table; `None` for an ASCII line.
+    pub fn table(&self, n: u32) -> Option<&[u32]> {
+        let at = self
+            .tables
+            .binary_search_by_key(&n, |(line, _)| *line)
+            .ok()?;
+        Some(&self.tables[at].1)
+    }
+
+    /// What it holds on the heap, as the cache's budget counts it.
+    pub fn heap_bytes(&self) -> usize {
+        self.starts.len() * 4
+            + self
+                .tables
+                .iter()
+                .map(|(_, t)| std::mem::size_of::<(u32, Box<[u32]>)>() + t.len() * 4)
+                .sum::<usize>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,7 +50,7 @@
 
 use std::borrow::Cow;
 
-use crate::bundle::columns::{byte_with_table, utf16_table};
+use crate::bundle::columns::{byte_with_table, line_starts, utf16_table, LineIndex};
 use crate::bundle::hermes_bytecode::{judge_map, read_bytecode, BytecodeFit};
 use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
@@ -519,28 +519,38 @@ struct Text<'a> {
     bytes: &'a [u8],
     /// Byte offset where each line starts; one more entry, the end of the text (+1), closes the last line. (4 B a
     /// line: texts are read up to 1 GB; `check_fit` refuses larger ones.)
-    starts: Vec<u32>,
+    starts: std::borrow::Cow<'a, [u32]>,
     /// Per line: 0 not looked at, 1 ASCII, 2 not ASCII (its table is in `tables`).
     kind: Vec<u8>,
     /// The non-ASCII lines' tables, sorted by line: segments come in generated order, so the line asked is nearly
     /// always the last one here, where a hash map took a SipHash per segment (110 cold crash events, whole process,
     /// 4 runs in turn: 1.53–1.66 s with the hash map, 1.48–1.63 s with this; docs/PERFORMANCE.md).
     tables: Vec<(u32, Box<[u32]>)>,
+    /// Line starts and tables built once for the text and shared (`kind` and `tables` are then unused).
+    shared: Option<&'a LineIndex>,
 }
 
 impl<'a> Text<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        // Sized exactly (a count first): grown by doubling, the steps stayed in the server's heap.
-        let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 2);
-        starts.push(0u32);
-        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
-        starts.push(bytes.len() as u32 + 1);
+        let starts = line_starts(bytes);
         let lines = starts.len() - 1;
         Text {
             bytes,
-            starts,
+            starts: starts.into(),
             kind: vec![0; lines],
             tables: Vec::new(),
+            shared: None,
+        }
+    }
+
+    /// The text's lines as `index` (built from `bytes`) has them.
+    fn shared(bytes: &'a [u8], index: &'a LineIndex) -> Self {
+        Text {
+            bytes,
+            starts: index.starts().into(),
+            kind: Vec::new(),
+            tables: Vec::new(),
+            shared: Some(index),
         }
     }
 
@@ -600,6 +610,12 @@ impl<'a> Text<'a> {
 
     /// The byte offset of UTF-16 `column` in line `n` (`text`); `None` past its end (`bundle::columns`).
     fn byte_of(&mut self, n: usize, text: &[u8], column: u32) -> Option<usize> {
+        if let Some(index) = self.shared {
+            return match index.table(n as u32) {
+                None => ((column as usize) <= text.len()).then_some(column as usize),
+                Some(table) => byte_with_table(text, table, column),
+            };
+        }
         if self.kind[n] == 0 {
             self.kind[n] = if text.is_ascii() { 1 } else { 2 };
             if self.kind[n] == 2 {
@@ -1531,6 +1547,7 @@ fn added_text(lines: &Text<'_>, line: u32, columns: i64) -> Option<String> {
 pub fn frames_evidence(
     index: &SourceMapIndex,
     text: &[u8],
+    lines: Option<&LineIndex>,
     positions: &[GeneratedPosition],
 ) -> f64 {
     if is_binary(text)
@@ -1539,7 +1556,11 @@ pub fn frames_evidence(
     {
         return 0.0;
     }
-    let mut lines = Text::new(text);
+    // `lines`, when given, is `text`'s index kept beside it; else made here.
+    let mut lines = match lines {
+        Some(index) => Text::shared(text, index),
+        None => Text::new(text),
+    };
     let mut score = 0.0;
     for &p in positions {
         let landing = lines.landing(p.line, p.column, None);
@@ -1985,5 +2006,37 @@ mod tests {
         assert_eq!(t.byte_of(0, line.as_bytes(), 33), Some(66));
         assert_eq!(t.byte_of(0, line.as_bytes(), 100), Some(200));
         assert_eq!(t.byte_of(0, line.as_bytes(), 101), None);
+    }
+
+    /// A text's lines read through its shared index land where they land when the text is indexed by its reader:
+    /// every line (CRLF, empty, ASCII, two- and four-byte characters), every column and one past the end.
+    #[test]
+    fn a_shared_line_index_lands_as_the_readers_own() {
+        let text = "a\r\néé😀x\n\nplain line\r\n😀😀😀 tail é\nlast";
+        let index = LineIndex::new(text.as_bytes());
+        let (mut own, mut shared) = (
+            Text::new(text.as_bytes()),
+            Text::shared(text.as_bytes(), &index),
+        );
+        assert_eq!(own.line_count(), shared.line_count());
+        for n in 0..own.line_count() {
+            assert_eq!(own.line(n), shared.line(n));
+            for column in 0..=own.line(n).len() as u32 + 1 {
+                assert_eq!(
+                    own.landing(n as u32, column, None),
+                    shared.landing(n as u32, column, None),
+                    "line {n} column {column}"
+                );
+            }
+        }
+        let map = map(&[(0, 0, 0, 0, None), (1, 2, 0, 0, None)], None);
+        let positions = [
+            GeneratedPosition { line: 1, column: 2 },
+            GeneratedPosition { line: 3, column: 3 },
+        ];
+        assert_eq!(
+            frames_evidence(&map, text.as_bytes(), Some(&index), &positions),
+            frames_evidence(&map, text.as_bytes(), None, &positions)
+        );
     }
 }

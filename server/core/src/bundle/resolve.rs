@@ -73,6 +73,15 @@ pub trait Place {
     fn own_map(&mut self, bundle: &Path) -> Option<Self::Map>;
     /// The bundle's text as it is now.
     fn text(&mut self, bundle: &Path) -> Option<Text>;
+    /// The line index of `bundle`'s text `text` (as [`Place::text`] gave it), when the place keeps one; `None` makes
+    /// the reader index the text itself.
+    fn line_index(
+        &mut self,
+        _bundle: &Path,
+        _text: &[u8],
+    ) -> Option<std::sync::Arc<crate::bundle::columns::LineIndex>> {
+        None
+    }
     /// Whether `path` is a regular file (a place may know it without asking the system again).
     fn is_file(&self, path: &Path) -> bool {
         path.is_file()
@@ -851,10 +860,9 @@ impl<P: Place> Resolver<'_, '_, P> {
             };
             // A tail is weaker than a path: a file whose text cannot hold the frames' positions (lines it does not
             // have, columns past its lines' ends) is another file that shares the tail.
-            let impossible = self.place.text(&p).is_some_and(|text| {
-                frames_evidence(self.place.index(&map), (*text).as_ref(), positions)
-                    == f64::NEG_INFINITY
-            });
+            let impossible = self
+                .text_evidence(&p, &map, positions)
+                .is_some_and(|e| e == f64::NEG_INFINITY);
             if impossible || found.iter().any(|(q, _)| *q == p) {
                 continue;
             }
@@ -1107,11 +1115,11 @@ impl<P: Place> Resolver<'_, '_, P> {
             // The only candidate still has to be able to hold the frames' positions: if its text has no such lines
             // or columns, the frames are another file's.
             // Only a text at hand says so (a map alone, without its bundle, is the user's word for the file).
-            let text = c.bundle.as_deref().and_then(|b| self.place.text(b));
-            let impossible = text.is_some_and(|text| {
-                frames_evidence(self.place.index(&c.map), (*text).as_ref(), positions)
-                    == f64::NEG_INFINITY
-            });
+            let impossible = c
+                .bundle
+                .as_deref()
+                .and_then(|b| self.text_evidence(b, &c.map, positions))
+                .is_some_and(|e| e == f64::NEG_INFINITY);
             if !positions.is_empty() && impossible {
                 return Choice::Unmapped {
                     why: format!(
@@ -1309,11 +1317,34 @@ impl<P: Place> Resolver<'_, '_, P> {
             .map_or("a given map".into(), |b| self.place.shown(b))
     }
 
+    /// How well `bundle`'s text (when at hand) fits the frames' positions on `map` ([`frames_evidence`]), its lines
+    /// read through the index the place keeps for it.
+    fn text_evidence(
+        &mut self,
+        bundle: &Path,
+        map: &P::Map,
+        positions: &[GeneratedPosition],
+    ) -> Option<f64> {
+        let text = self.place.text(bundle)?;
+        let bytes = (*text).as_ref();
+        let lines = self.place.line_index(bundle, bytes);
+        Some(frames_evidence(
+            self.place.index(map),
+            bytes,
+            lines.as_deref(),
+            positions,
+        ))
+    }
+
     /// How well a candidate's text fits the frames' positions ([`frames_evidence`]); a map without a text at hand
     /// only rules itself out where a position falls on a line it does not map.
     fn evidence(&mut self, c: &Candidate<P::Map>, positions: &[GeneratedPosition]) -> f64 {
-        if let Some(text) = c.bundle.as_deref().and_then(|b| self.place.text(b)) {
-            return frames_evidence(self.place.index(&c.map), (*text).as_ref(), positions);
+        if let Some(e) = c
+            .bundle
+            .as_deref()
+            .and_then(|b| self.text_evidence(b, &c.map, positions))
+        {
+            return e;
         }
         let index = self.place.index(&c.map);
         let maps_line = |p: &GeneratedPosition| matches!(index.lookup(*p, Bias::GreatestLowerBound), Ok(Some(h)) if h.generated.line == p.line && h.original.is_some());

@@ -356,7 +356,7 @@ pub(super) fn symbolicate_line(
     let Ok(text) = std::str::from_utf8(body) else {
         return (Outcome::NotJson, None);
     };
-    let document = TraceDocument::parse(text, stream.plain);
+    let mut document = TraceDocument::parse(text, stream.plain);
     // A document read as an event, Metro's JSON or a JSON line was JSON already; only one read as text is checked
     // (a line of text is no event, whatever frames it holds).
     if document.is_plain_text() && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
@@ -385,7 +385,8 @@ pub(super) fn symbolicate_line(
         threads: Some(1),
         ..SessionOptions::default()
     };
-    let mut answer = place.symbolicate(document.lines.clone(), one_thread);
+    // Rendering reads the answer's lines, not the document's: they move into the session.
+    let mut answer = place.symbolicate(std::mem::take(&mut document.lines), one_thread);
     super::openable_paths::openable_paths(&mut answer.lines, &place.maps);
     for note in place.take_notes() {
         say_once(stream, &note);
@@ -434,10 +435,14 @@ pub(super) fn symbolicate_line(
         source_text: Some(&source_text),
         compact: true,
     };
-    let rendered = document.into_rendered(&answer.lines, TextOptions::default(), &event);
+    let mut rendered = document
+        .into_rendered(&answer.lines, TextOptions::default(), &event)
+        .into_bytes();
     // One line out for one line in.
-    let rendered = rendered.strip_suffix('\n').unwrap_or(&rendered);
-    (Outcome::Symbolicated, Some(rendered.as_bytes().to_vec()))
+    if rendered.last() == Some(&b'\n') {
+        rendered.pop();
+    }
+    (Outcome::Symbolicated, Some(rendered))
 }
 
 /// A note on stderr, the first time it is made.

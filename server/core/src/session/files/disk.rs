@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::map_cache::MapCache;
 use super::{shown_path, KnownMap};
+use crate::bundle::columns::LineIndex;
 use crate::bundle::eval_modules::{eval_modules, has_eval_modules};
 use crate::bundle::locate::{bundle_tail, find_debug_id};
 use crate::bundle::resolve::SEARCH_DEPTH;
@@ -70,6 +71,8 @@ pub struct Disk {
     /// Sources' texts from maps' `sourcesContent`, unescaped and lined, under the cache's budget (a pipeline's
     /// events give context lines from the same few sources).
     pub(super) texts: Option<Arc<Lru<TextKey, Arc<LinedText>>>>,
+    /// Bundles' line indexes (`bundle_lines`), under the cache's budget.
+    pub(super) bundle_lines: Option<Arc<Lru<PathBuf, Arc<LineIndex>>>>,
     /// Fit verdicts by the map's and the bundle's files, counted in the cache's budget (pinned: see `KEPT_FITS`).
     pub(super) fits: Option<Arc<FitVerdicts>>,
 }
@@ -110,6 +113,7 @@ impl Disk {
             cache: None,
             scopes: None,
             texts: None,
+            bundle_lines: None,
             fits: None,
         }
     }
@@ -119,6 +123,7 @@ impl Disk {
     pub fn with_cache(mut self, cache: Arc<MapCache>) -> Disk {
         self.scopes = Some(SharedScopes::new(cache.budget()));
         self.texts = Some(Lru::new("sourceTexts", cache.budget()));
+        self.bundle_lines = Some(Lru::new("bundleLines", cache.budget()));
         self.fits = Some(Lru::pinned("fits", cache.budget()));
         self.cache = Some(cache);
         self
@@ -259,6 +264,7 @@ impl Disk {
             cache: self.cache.clone(),
             scopes: self.scopes.clone(),
             texts: self.texts.clone(),
+            bundle_lines: self.bundle_lines.clone(),
             fits: self.fits.clone(),
         });
         releases.insert(key, (disk.clone(), note.clone()));
@@ -382,6 +388,19 @@ impl Disk {
                 unsafe { memmap2::Mmap::map(&file) }.ok().map(Arc::new)
             })
             .clone()
+    }
+
+    /// The line index of `bundle`'s text `text` (from [`Disk::bundle_text`]), built once while the cache's budget
+    /// keeps it; `None` without a cache.
+    pub(super) fn bundle_lines(&self, bundle: &Path, text: &[u8]) -> Option<Arc<LineIndex>> {
+        let kept = self.bundle_lines.as_ref()?;
+        let key = self.canonical(bundle);
+        if let Some(index) = kept.get(&key) {
+            return Some(index);
+        }
+        let index = Arc::new(LineIndex::new(text));
+        kept.insert(key, index.clone(), index.heap_bytes());
+        Some(index)
     }
 
     /// The map with debug ID `id` (normalized), and the bundle with the same ID when the roots hold one.

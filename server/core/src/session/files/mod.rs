@@ -438,6 +438,14 @@ impl Place for FilesPlace {
         Some(Box::new(SharedText(self.disk.bundle_text(bundle)?)))
     }
 
+    fn line_index(
+        &mut self,
+        bundle: &Path,
+        text: &[u8],
+    ) -> Option<Arc<crate::bundle::columns::LineIndex>> {
+        self.disk.bundle_lines(bundle, text)
+    }
+
     fn is_file(&self, path: &Path) -> bool {
         self.disk.is_file(path)
     }
