@@ -110,35 +110,25 @@ fn number(v: &Value) -> Option<u32> {
     v.as_u64().and_then(|n| u32::try_from(n).ok())
 }
 
-/// The members of a frame object [`event_frame`] and [`reported_lines`] read.
-const FRAME_KEYS: [&str; 9] = [
-    "abs_path",
-    "filename",
-    "lineno",
-    "colno",
-    "function",
-    "file",
-    "lineNumber",
-    "columnNumber",
-    "method",
-];
-
 /// An event's frame (`raw`: its text).
-fn event_frame(kind: EventKind, f: &Value, raw: String) -> StackFrame {
+fn event_frame(kind: EventKind, get: impl Fn(&str) -> Option<Value>, raw: String) -> StackFrame {
+    let text = |v: Option<Value>| match v {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let n = |key: &str| get(key).as_ref().and_then(number);
     let (file, line, column, function) = match kind {
         EventKind::Sentry => (
-            f.get("abs_path")
-                .or_else(|| f.get("filename"))
-                .and_then(Value::as_str),
-            f.get("lineno").and_then(number),
-            f.get("colno").and_then(number),
-            f.get("function").and_then(Value::as_str),
+            text(get("abs_path").or_else(|| get("filename"))),
+            n("lineno"),
+            n("colno"),
+            text(get("function")),
         ),
         EventKind::Bugsnag => (
-            f.get("file").and_then(Value::as_str),
-            f.get("lineNumber").and_then(number),
-            f.get("columnNumber").and_then(number),
-            f.get("method").and_then(Value::as_str),
+            text(get("file")),
+            n("lineNumber"),
+            n("columnNumber"),
+            text(get("method")),
         ),
     };
     // Both: 1-based lines and columns (the module table).
@@ -152,12 +142,10 @@ fn event_frame(kind: EventKind, f: &Value, raw: String) -> StackFrame {
     StackFrame {
         raw,
         format: FrameFormat::Event,
-        function: function
-            .filter(|n| !n.is_empty() && *n != "?")
-            .map(str::to_string),
+        function: function.filter(|n| !n.is_empty() && n != "?"),
         is_async: false,
         is_constructor: false,
-        file: file.map(str::to_string),
+        file,
         written: line.zip(column),
         generated,
         native: generated.is_none(),
@@ -292,10 +280,10 @@ impl TraceDocument {
         if t.starts_with('{') {
             match event_json::read(t) {
                 event_json::Read::Event(event) => {
-                    let lines = event
-                        .frames(&FRAME_KEYS)
-                        .map(|(f, raw)| {
-                            StackLine::Frame(event_frame(event.kind, &f, raw.to_string()))
+                    let lines = (0..event.frame_count())
+                        .map(|i| {
+                            let raw = event.frame_text(i).to_string();
+                            StackLine::Frame(event_frame(event.kind, |k| event.member(i, k), raw))
                         })
                         .collect();
                     return TraceDocument {
@@ -327,7 +315,7 @@ impl TraceDocument {
                         .map(|f| {
                             // Through a byte buffer (`Value`'s `Display` writes piece by piece).
                             let raw = serde_json::to_string(f).unwrap_or_default();
-                            StackLine::Frame(event_frame(kind, f, raw))
+                            StackLine::Frame(event_frame(kind, |k| f.get(k).cloned(), raw))
                         })
                         .collect();
                     return TraceDocument {

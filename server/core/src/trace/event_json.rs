@@ -237,22 +237,9 @@ pub(crate) fn read(text: &str) -> Read {
 }
 
 impl EventText {
-    /// Each frame as a small object of the members named by `keys`, with its text.
-    pub(crate) fn frames<'s>(
-        &'s self,
-        keys: &'s [&str],
-    ) -> impl Iterator<Item = (Value, &'s str)> + 's {
-        self.frames.iter().map(move |f| {
-            let object: Map<String, Value> = f
-                .members
-                .iter()
-                .filter(|(k, _)| keys.contains(&k.as_str()))
-                .filter_map(|(k, r)| {
-                    Some((k.clone(), serde_json::from_str(&self.text[r.clone()]).ok()?))
-                })
-                .collect();
-            (Value::Object(object), &self.text[f.at.clone()])
-        })
+    /// Frame `i`'s text, as it came.
+    pub(crate) fn frame_text(&self, i: usize) -> &str {
+        &self.text[self.frames[i].at.clone()]
     }
 
     pub(crate) fn frame_count(&self) -> usize {
@@ -294,9 +281,11 @@ impl EventText {
                 });
             }
         }
+        // An event's frames share a few files and sources: each pair joined once.
+        let mut joined = Joined::new();
         for (frame, l) in self.frames.iter().zip(out) {
             if let SymbolicatedLine::Frame(f) = l {
-                if let Some(new) = self.frame_written_back(frame, f, around) {
+                if let Some(new) = self.frame_written_back(frame, f, around, &mut joined) {
                     edits.push((frame.at.clone(), Cow::Owned(new)));
                 }
             }
@@ -322,6 +311,7 @@ impl EventText {
         frame: &FrameText,
         f: &SymbolicatedFrame,
         around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<Context>,
+        joined: &mut Joined,
     ) -> Option<String> {
         let sent = |key: &str| {
             frame
@@ -355,9 +345,12 @@ impl EventText {
                     .and_then(|t| serde_json::from_str::<Value>(t).ok())
                     .and_then(|v| v.as_str().map(str::to_string));
                 let abs_path = match (url, o.source.as_deref()) {
-                    (Some(url), Some(source)) => {
-                        crate::trace::document::joined_to_url(&url, source)
-                    }
+                    (Some(url), Some(source)) => joined
+                        .entry((url, source.to_string()))
+                        .or_insert_with_key(|(url, source)| {
+                            crate::trace::document::joined_to_url(url, source)
+                        })
+                        .clone(),
                     _ => None,
                 };
                 new.push((
@@ -454,6 +447,9 @@ impl EventText {
         s
     }
 }
+
+/// Each (minified file's URL, source) joined (`document::joined_to_url`).
+type Joined = std::collections::HashMap<(String, String), Option<String>>;
 
 /// `v` as JSON text (straight to text: no `Value` made of it first).
 fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> String {
