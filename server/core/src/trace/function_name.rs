@@ -81,8 +81,39 @@ impl CodeScopes for NoCode {
     }
 }
 
-type GeneratedText<'a> = Box<dyn Fn(usize) -> Option<(String, String)> + Send + Sync + 'a>;
-type OriginalText<'a> = Box<dyn Fn(usize, SourceId) -> Option<(String, String)> + Send + Sync + 'a>;
+type GeneratedText<'a> = Box<dyn Fn(usize) -> Option<(String, CodeText)> + Send + Sync + 'a>;
+type OriginalText<'a> =
+    Box<dyn Fn(usize, SourceId) -> Option<(String, CodeText)> + Send + Sync + 'a>;
+
+/// A text a reader of [`ScopeCache`] gives: its own, or one kept elsewhere and shared (a source's text, unescaped once
+/// for context lines too: copied for each session's scopes, it was 5 % of a cold event, `perf`).
+pub enum CodeText {
+    /// A text read for the scopes alone.
+    Owned(String),
+    /// A source's text as kept for context lines.
+    Lined(Arc<crate::trace::event_context::LinedText>),
+}
+
+impl CodeText {
+    fn as_str(&self) -> &str {
+        match self {
+            CodeText::Owned(s) => s,
+            CodeText::Lined(t) => t.text(),
+        }
+    }
+}
+
+impl From<String> for CodeText {
+    fn from(s: String) -> Self {
+        CodeText::Owned(s)
+    }
+}
+
+impl From<Arc<crate::trace::event_context::LinedText>> for CodeText {
+    fn from(t: Arc<crate::trace::event_context::LinedText>) -> Self {
+        CodeText::Lined(t)
+    }
+}
 
 /// [`CodeScopes`] over two text readers: each file's [`TextScopes`], parsed in parts or whole as the positions asked
 /// need, each part at most once (the same file never twice at once). The readers return `(file name, text)`; the
@@ -193,13 +224,13 @@ impl SharedScopes {
 impl<'a> ScopeCache<'a> {
     /// A cache reading texts through `generated_text` (by map) and `original_text` (by map and source); each returns
     /// `(file name, text)`, or `None` when the text is not at hand.
-    pub fn new(
-        generated_text: impl Fn(usize) -> Option<(String, String)> + Send + Sync + 'a,
-        original_text: impl Fn(usize, SourceId) -> Option<(String, String)> + Send + Sync + 'a,
+    pub fn new<G: Into<CodeText>, O: Into<CodeText>>(
+        generated_text: impl Fn(usize) -> Option<(String, G)> + Send + Sync + 'a,
+        original_text: impl Fn(usize, SourceId) -> Option<(String, O)> + Send + Sync + 'a,
     ) -> Self {
         ScopeCache {
-            generated_text: Box::new(generated_text),
-            original_text: Box::new(original_text),
+            generated_text: Box::new(move |m| generated_text(m).map(|(n, t)| (n, t.into()))),
+            original_text: Box::new(move |m, s| original_text(m, s).map(|(n, t)| (n, t.into()))),
             generated_shift: Box::new(|_| Shift::default()),
             generated: Mutex::default(),
             original: Mutex::default(),
@@ -263,7 +294,7 @@ fn answered<K: std::hash::Hash + Eq + Copy>(
     files: &Files<K>,
     key: K,
     at: &[TextPosition],
-    text: impl FnOnce() -> Option<(String, String)>,
+    text: impl FnOnce() -> Option<(String, CodeText)>,
     dialect: Dialect,
     read_ahead: bool,
     fresh: impl FnOnce() -> (Arc<Mutex<TextScopes>>, Option<TextKey>),
@@ -281,9 +312,13 @@ fn answered<K: std::hash::Hash + Eq + Copy>(
         if at.iter().any(|&p| scopes.known(p).is_none()) {
             match (text(), read_ahead) {
                 // Reading ahead: parts only (`TextScopes::answer_parts`), and an unreadable text is left for later.
-                (Some((name, text)), true) => scopes.answer_parts(&text, &name, dialect, at),
+                (Some((name, text)), true) => {
+                    scopes.answer_parts(text.as_str(), &name, dialect, at)
+                }
                 (None, true) => {}
-                (Some((name, text)), false) => scopes.answer(Some(&text), &name, dialect, at),
+                (Some((name, text)), false) => {
+                    scopes.answer(Some(text.as_str()), &name, dialect, at)
+                }
                 (None, false) => scopes.answer(None, "", dialect, at),
             }
             if let Some((kept, key)) = kept.zip(shared_key.as_ref()) {

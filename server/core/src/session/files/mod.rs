@@ -624,7 +624,7 @@ impl SessionPlace for FilesPlace {
                 let m = &known[maps[i]];
                 let name = m.index.source(source).url.as_deref()?.to_string();
                 // The text the event's context lines read too: unescaped once, kept across sessions.
-                Some((name, self.source_lines(maps[i], source)?.text().to_string()))
+                Some((name, self.source_lines(maps[i], source)?))
             },
         )
         // A shifted frame's function is found in the bundle's text as shifted as its position.
