@@ -634,7 +634,7 @@ fn render_event_text(e: &EventText, out: &[SymbolicatedLine], event: &EventOptio
             .entry((f.map, o.source_id))
             .or_insert_with(|| read(f))
             .as_deref()?
-            .context_lines(o.line as usize, o.column as usize)
+            .context_json(o.line as usize, o.column as usize)
     };
     let text = e.render(out, &mut around);
     // The event's own bytes are one line unless it came pretty-printed; either way written as asked.

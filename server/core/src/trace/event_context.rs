@@ -52,6 +52,23 @@ pub struct LinedText {
     text: String,
     /// The byte offset of each line's start after the first (`\n` + 1).
     starts: Vec<u32>,
+    /// The lines around the positions asked most recently, written as JSON too ([`LinedText::context_json`]): a
+    /// pipeline's warm events ask the same frames' lines again and again. At most [`KEPT_CONTEXTS`], so a text held
+    /// in a cache's budget holds a bounded few KB more than it was counted at.
+    contexts:
+        std::sync::Mutex<std::collections::HashMap<(usize, usize), std::sync::Arc<ContextJson>>>,
+}
+
+/// How many positions' lines a text keeps written ([`LinedText::context_json`]).
+const KEPT_CONTEXTS: usize = 64;
+
+/// A frame's lines around it ([`Context`]) and the same three values as JSON texts, as an event writes them.
+#[derive(Debug)]
+pub struct ContextJson {
+    /// `pre_context`, `context_line`, `post_context`.
+    pub lines: Context,
+    /// The three as JSON: an array of strings, a string, an array of strings.
+    pub json: [String; 3],
 }
 
 impl LinedText {
@@ -61,7 +78,11 @@ impl LinedText {
         let starts = memchr::memchr_iter(b'\n', text.as_bytes())
             .map(|i| (i + 1) as u32)
             .collect();
-        LinedText { text, starts }
+        LinedText {
+            text,
+            starts,
+            contexts: Default::default(),
+        }
     }
 
     /// The whole text.
@@ -72,6 +93,27 @@ impl LinedText {
     /// Bytes held (for a cache's budget).
     pub fn bytes(&self) -> usize {
         self.text.len() + 4 * self.starts.len()
+    }
+
+    /// [`LinedText::context_lines`] with its JSON, made once for each of the positions asked most recently.
+    pub fn context_json(&self, line: usize, column: usize) -> Option<std::sync::Arc<ContextJson>> {
+        let mut kept = self.contexts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = kept.get(&(line, column)) {
+            return Some(known.clone());
+        }
+        let lines = self.context_lines(line, column)?;
+        let json = [
+            serde_json::to_string(&lines.0),
+            serde_json::to_string(&lines.1),
+            serde_json::to_string(&lines.2),
+        ]
+        .map(|j| j.expect("strings serialize"));
+        let made = std::sync::Arc::new(ContextJson { json, lines });
+        if kept.len() >= KEPT_CONTEXTS {
+            kept.clear();
+        }
+        kept.insert((line, column), made.clone());
+        Some(made)
     }
 
     /// What [`context_lines`] gives for this text.

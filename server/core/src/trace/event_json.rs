@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::trace::document::{EventKind, ANOTHER_BUILD};
-use crate::trace::event_context::Context;
+use crate::trace::event_context::ContextJson;
 use crate::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine};
 
 /// What a fast read of a JSON text found.
@@ -257,7 +257,7 @@ impl EventText {
     pub(crate) fn render(
         &self,
         out: &[SymbolicatedLine],
-        around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<Context>,
+        around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<std::sync::Arc<ContextJson>>,
     ) -> String {
         let mut edits: Vec<(Range<usize>, Cow<str>)> = Vec::new();
         if self.kind == EventKind::Sentry {
@@ -310,7 +310,7 @@ impl EventText {
         &self,
         frame: &FrameText,
         f: &SymbolicatedFrame,
-        around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<Context>,
+        around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<std::sync::Arc<ContextJson>>,
         joined: &mut Joined,
     ) -> Option<String> {
         let sent = |key: &str| {
@@ -363,13 +363,9 @@ impl EventText {
                 if let Some(name) = &o.function {
                     new.push(("function", Some(to_json(name))));
                 }
-                let (pre, context, post) = match near {
-                    Some((pre, context, post)) => (
-                        Some(to_json(&pre)),
-                        Some(to_json(&context)),
-                        Some(to_json(&post)),
-                    ),
-                    None => (None, None, None),
+                let [pre, context, post] = match &near {
+                    Some(near) => near.json.clone().map(Some),
+                    None => [None, None, None],
                 };
                 new.push(("pre_context", pre));
                 new.push(("context_line", context));
@@ -398,9 +394,10 @@ impl EventText {
                     new.push(("method", Some(to_json(name))));
                 }
                 // The original source's lines in place of the bundle's (`document.rs`'s `write_back`).
-                let code = near.map(|(pre, context, post)| {
+                let code = near.map(|near| {
+                    let (pre, context, post) = &near.lines;
                     let first = (line as usize + 1).saturating_sub(pre.len() + 1);
-                    let lines = pre.iter().chain(std::iter::once(&context)).chain(&post);
+                    let lines = pre.iter().chain(std::iter::once(context)).chain(post);
                     let mut s = String::from("{");
                     for (i, text) in lines.enumerate() {
                         if i > 0 {
