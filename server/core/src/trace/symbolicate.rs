@@ -1240,7 +1240,7 @@ mod tests {
         // Without the original sources, the bundle's own scopes name it through the map (`d` → `main`).
         let generated_only = crate::trace::function_name::ScopeCache::new(
             |_| Some(("app.min.js".into(), std::fs::read_to_string(bundle).ok()?)),
-            |_, _| None,
+            |_, _| None::<(String, String)>,
         );
         let out = run(&index, &demo_trace(), &generated_only);
         assert_eq!(
