@@ -945,6 +945,8 @@ mod tests {
         let events = [
             r#"{"release":"r","exception":{"values":[{"type":"E","stacktrace":{"frames":[{"filename":"app:///dist/a.js","lineno":1,"colno":5,"function":"x","context_line":"min","pre_context":["p"],"data":{"k":1}},{"abs_path":"/srv/dist/a.js","lineno":2,"colno":3},{"filename":"node:internal/x","lineno":1,"colno":1}],"frames_omitted":null}},{"stacktrace":{"frames":[{"filename":"b.js","lineno":1,"colno":1,"data":"odd"}]},"raw_stacktrace":{"frames":[]}},{"type":"NoStack"}]},"extra":{"é":"\u00e9"}}"#,
             r#"{"exception":{"values":[{"stacktrace":{"frames":[{"filename":"app:///dist/a.js","lineno":1,"colno":5}]}}]}}"#,
+            // Pretty-printed (a file given to `symbolicate`): written back on one line all the same.
+            "{\n  \"exception\": {\"values\": [\n    {\"stacktrace\": {\"frames\": [{\"filename\": \"app:///dist/a.js\", \"lineno\": 1, \"colno\": 5}]}}\n  ]}\n}",
             r#"{"apiKey":"k","events":[{"app":{"version":"2"},"exceptions":[{"stacktrace":[{"file":"dist/a.js","lineNumber":1,"columnNumber":5,"method":"x","code":{"1":"min"}},{"file":"dist/a.js","lineNumber":9,"columnNumber":1}]}]}]}"#,
         ];
         for text in events {
@@ -982,16 +984,20 @@ mod tests {
                 "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\n".into(),
             ));
             let read = |_: &SymbolicatedFrame| Some(source.clone());
-            for source_text in [None, Some(&read as SourceText)] {
+            for (source_text, compact) in [
+                (None, true),
+                (Some(&read as SourceText), true),
+                (Some(&read as SourceText), false),
+            ] {
                 let options = EventOptions {
                     source_text,
-                    compact: true,
+                    compact,
                 };
                 let spliced = doc.render_with(&out, TextOptions::default(), &options);
                 let value: Value = serde_json::from_str(text).unwrap();
                 let (kind, frames) = event_frames(&value).unwrap();
                 let whole = render_event(kind, value, &frames, &out, &options);
-                assert_eq!(spliced.lines().count(), 1, "{spliced}");
+                assert_eq!(spliced.lines().count() == 1, compact, "{spliced}");
                 assert_eq!(
                     serde_json::from_str::<Value>(&spliced).unwrap(),
                     serde_json::from_str::<Value>(&whole).unwrap(),
