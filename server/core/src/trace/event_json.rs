@@ -20,8 +20,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::trace::document::{EventKind, ANOTHER_BUILD};
 use crate::trace::event_context::ContextJson;
+use crate::trace::event_conventions::{joined_to_url, EventKind, ANOTHER_BUILD};
 use crate::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine};
 
 /// What a fast read of a JSON text found.
@@ -347,9 +347,7 @@ impl EventText {
                 let abs_path = match (url, o.source.as_deref()) {
                     (Some(url), Some(source)) => joined
                         .entry((url, source.to_string()))
-                        .or_insert_with_key(|(url, source)| {
-                            crate::trace::document::joined_to_url(url, source)
-                        })
+                        .or_insert_with_key(|(url, source)| joined_to_url(url, source))
                         .clone(),
                     _ => None,
                 };

@@ -7,6 +7,7 @@ pub mod ansi;
 pub mod code_frame;
 pub mod document;
 pub mod event_context;
+mod event_conventions;
 mod event_json;
 pub mod function_name;
 pub mod hermes_crash;
