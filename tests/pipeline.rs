@@ -235,6 +235,82 @@ fn a_stream_of_real_events_comes_back_in_order_as_each_alone() {
     );
 }
 
+/// A crash seen again (another event with the same frames, `release`, `dist`, `debug_meta` and debug IDs: only its
+/// own members differ) is written with the first one's answers (`event_answers`): the same bytes as answering it in
+/// full. An event that differs in what answers are made of (its debug ID left out, a frame's column moved) is
+/// answered anew: as `symbolicate` answers it alone.
+#[test]
+fn a_crash_seen_again_is_answered_as_the_first_and_a_changed_one_anew() {
+    let dist = roundtrip_build::built();
+    let id = "9c4a0ef1-51d2-4cf1-a267-535f4e37bb17";
+    let bundle = "esbuild/lodash-scenarios.js";
+    let maps = tempfile::tempdir().unwrap();
+    with_debug_id(&dist, maps.path(), bundle, id);
+    let s = stream(&dist, bundle, id);
+    let lines: Vec<&str> = s.input.lines().collect();
+    let first: Vec<&str> = s
+        .events
+        .iter()
+        .map(|&i| lines[i])
+        .filter(|l| l.contains("\"exception\""))
+        .collect();
+    // Seen again: a member of its own first (as an event's id, time and breadcrumbs are its own).
+    let again = |k: usize, l: &str| format!("{{\"seen_again\":{k},{}", &l[1..]);
+    let mut changed = Vec::new();
+    let with_id = first.iter().find(|l| l.contains("debug_meta")).unwrap();
+    let mut v: Value = serde_json::from_str(with_id).unwrap();
+    v.as_object_mut().unwrap().remove("debug_meta");
+    changed.push(v.to_string());
+    for l in first.iter().filter(|l| !l.contains("debug_meta")).take(4) {
+        let mut v: Value = serde_json::from_str(l).unwrap();
+        let colno = v
+            .pointer_mut("/exception/values/0/stacktrace/frames/0/colno")
+            .unwrap();
+        *colno = json!(colno.as_u64().unwrap() + 1);
+        changed.push(v.to_string());
+    }
+    let mut input: Vec<String> = first.iter().map(|l| l.to_string()).collect();
+    input.extend(first.iter().enumerate().map(|(k, l)| again(k, l)));
+    input.extend(changed.iter().cloned());
+    let input = input.join("\n") + "\n";
+    let run = |jobs: &str| {
+        let out = output_with_stdin(
+            bin()
+                .args(["symbolicate", "--ndjson", "--jobs", jobs, "--maps"])
+                .arg(maps.path()),
+            &input,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let out = run("1");
+    assert!(out == run("2"), "--jobs 1 and --jobs 2 differ");
+    let out: Vec<&str> = out.lines().collect();
+    let n = first.len();
+    assert!(n >= 10, "{n} Sentry events");
+    for k in 0..n {
+        assert_eq!(out[n + k], again(k, out[k]), "event {k} seen again");
+    }
+    for (c, line) in changed.iter().enumerate() {
+        let alone = output_with_stdin(bin().args(["symbolicate", "--maps"]).arg(maps.path()), line);
+        let alone: Value = serde_json::from_slice(&alone.stdout).unwrap();
+        let got: Value = serde_json::from_str(out[2 * n + c]).unwrap();
+        assert_eq!(got, alone, "changed event {c}: as answered alone");
+    }
+    // The event without its debug ID: its top frame's bundle lies under no URL path, so it is not mapped now.
+    let top = |l: &str| {
+        let v: Value = serde_json::from_str(l).unwrap();
+        let frames = v["exception"]["values"][0]["stacktrace"]["frames"].clone();
+        frames.as_array().unwrap().last().unwrap()["data"]["symbolicated"].clone()
+    };
+    let k = first.iter().position(|l| l == with_id).unwrap();
+    assert_eq!((top(out[k]), top(out[2 * n])), (json!(true), Value::Null));
+}
+
 /// A `redis-server` (Debian's, `scripts/test-deps`) on a free loopback port, stopped when dropped.
 struct Redis {
     child: std::process::Child,

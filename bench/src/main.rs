@@ -18,6 +18,7 @@ mod links;
 mod one_line;
 mod pipeline;
 mod profile;
+mod seen_again;
 mod today;
 mod warm_sdk;
 

@@ -3,7 +3,8 @@
 //! the same run. The events are the round-trip corpus's real crashes (`fixtures/roundtrip`: five bundlers' builds of
 //! lodash, React and three.js run under node), each a Sentry event whose frames name their bundle by URL, found by
 //! URL path under `--maps fixtures/roundtrip/dist`. Three scenarios:
-//! - warm: the 110 events repeated 30 times (15 bundles, many events: the cache holds them all);
+//! - warm: the 110 events repeated 30 times, each again with an id of its own (15 bundles, many events: the cache
+//!   holds them all);
 //! - churn: the 110 events repeated 10 times with a 1 MiB cache (smaller than the maps: an event opens its maps
 //!   again);
 //! - cold: each event once, each with a bundle of its own (the event's bundle and map linked into a release folder
@@ -147,12 +148,14 @@ pub fn run(bin: &Path, samples: usize) {
         "| scenario | events | engine | jobs | time | events/s | events/s per core | peak memory |\n\
          |---|---|---|---|---|---|---|---|"
     );
+    // Each event seen again with an id of its own (`seen_again`).
     let input = |n: usize| -> String {
         cases
             .iter()
             .cycle()
             .take(n)
-            .map(|c| c.event.as_str())
+            .enumerate()
+            .map(|(k, c)| crate::seen_again::seen_again(&c.event, k))
             .collect::<Vec<_>>()
             .join("\n")
             + "\n"

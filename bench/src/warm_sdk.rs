@@ -1,6 +1,6 @@
 //! Warm events of the real SDKs against the naive pipeline (issue 56): the events `fixtures/sentry-releases` recorded
-//! from the real `@sentry/node` 10 and 7 and `@sentry/browser` 10 (two releases each) repeated to 2,000, every map,
-//! bundle and source already seen after the first few. Whole process, medians over the samples, in one run:
+//! from the real `@sentry/node` 10 and 7 and `@sentry/browser` 10 (two releases each) repeated to 2,000, each again
+//! with an id of its own (`seen_again`), every map, bundle and source already seen after the first few. Whole process, medians over the samples, in one run:
 //! - `symbolicate --ndjson --maps-by-release`, one job and two;
 //! - the naive pipeline a user writes first (`bench/naive/trace-mapping-pipeline.cjs`: `@jridgewell/trace-mapping`,
 //!   maps loaded once, positions and the map's names only: no function names from code, no context lines, no fit
@@ -47,7 +47,13 @@ fn events(dist: &Path) -> Option<String> {
     }
     let mut out = String::new();
     for k in 0..EVENTS {
-        out.push_str(&lines[k % lines.len()]);
+        // Each seen again with an id of its own, as a crash that happens again is a new event.
+        let line = &lines[k % lines.len()];
+        out.push_str(&if k < lines.len() {
+            line.clone()
+        } else {
+            crate::seen_again::seen_again(line, k)
+        });
         out.push('\n');
     }
     Some(out)

@@ -29,7 +29,8 @@ use serde_json::{json, Value};
 use crate::trace::event_context::LinedText;
 use crate::trace::event_conventions::joined_to_url;
 pub use crate::trace::event_conventions::{EventKind, ANOTHER_BUILD};
-use crate::trace::event_json::{self, EventText};
+use crate::trace::event_json;
+pub use crate::trace::event_json::{EventText, WrittenFrames};
 use crate::trace::stack::{
     lines_of, parse_line, parse_metro_value, FrameFormat, PlainInput, Precision, StackFrame,
     StackLine,
@@ -269,17 +270,7 @@ impl TraceDocument {
         if t.starts_with('{') {
             match event_json::read(t) {
                 event_json::Read::Event(event) => {
-                    let lines = (0..event.frame_count())
-                        .map(|i| {
-                            let raw = event.frame_text(i).to_string();
-                            StackLine::Frame(event_frame(event.kind, |k| event.member(i, k), raw))
-                        })
-                        .collect();
-                    return TraceDocument {
-                        lines,
-                        shape: Shape::EventText(event),
-                        trailing_newline,
-                    };
+                    return TraceDocument::of_event(event, trailing_newline);
                 }
                 event_json::Read::Other => {
                     return TraceDocument::json_document(text, plain, trailing_newline);
@@ -339,6 +330,21 @@ impl TraceDocument {
             doc.push(piece);
         }
         doc
+    }
+
+    /// An event read in its own text ([`EventText::read`]) as a document: its frames' lines read from it.
+    pub fn of_event(event: EventText, trailing_newline: bool) -> TraceDocument {
+        let lines = (0..event.frame_count())
+            .map(|i| {
+                let raw = event.frame_text(i).to_string();
+                StackLine::Frame(event_frame(event.kind, |k| event.member(i, k), raw))
+            })
+            .collect();
+        TraceDocument {
+            lines,
+            shape: Shape::EventText(event),
+            trailing_newline,
+        }
     }
 
     /// One JSON document (pretty-printed or not): its strings are searched as a JSON line's are.
@@ -515,7 +521,7 @@ impl TraceDocument {
                 value,
                 frames,
             } => return render_event(*kind, value.clone(), frames, out, event),
-            Shape::EventText(e) => return render_event_text(e, out, event),
+            Shape::EventText(e) => return render_event_text(e, out, event).0,
             Shape::Pieces(pieces) => pieces
                 .iter()
                 .map(|p| match p {
@@ -559,19 +565,37 @@ impl TraceDocument {
     /// [`TraceDocument::render_with`], the document used up: an event is written back into its own parsed value,
     /// not a copy of it (a pipeline renders each event once; the copy was a deep clone of every event).
     pub fn into_rendered(
-        mut self,
+        self,
         out: &[SymbolicatedLine],
         options: TextOptions,
         event: &EventOptions<'_>,
     ) -> String {
+        self.into_rendered_keeping(out, options, event).0
+    }
+
+    /// [`TraceDocument::into_rendered`], and for an event read in its own text, what the answers wrote in it: the
+    /// same written into another event with the same [`EventText::answer_key`] ([`EventText::rendered`]) is that
+    /// event's rendering.
+    pub fn into_rendered_keeping(
+        mut self,
+        out: &[SymbolicatedLine],
+        options: TextOptions,
+        event: &EventOptions<'_>,
+    ) -> (String, Option<WrittenFrames>) {
         match &mut self.shape {
             Shape::Event {
                 kind,
                 value,
                 frames,
-            } => render_event(*kind, std::mem::take(value), frames, out, event),
-            Shape::EventText(e) => render_event_text(e, out, event),
-            _ => self.render_with(out, options, event),
+            } => (
+                render_event(*kind, std::mem::take(value), frames, out, event),
+                None,
+            ),
+            Shape::EventText(e) => {
+                let (s, written) = render_event_text(e, out, event);
+                (s, Some(written))
+            }
+            _ => (self.render_with(out, options, event), None),
         }
     }
 }
@@ -614,7 +638,11 @@ fn render_event(
 }
 
 /// An event of the usual shape written back in its own text (`event_json`), one line, or pretty-printed.
-fn render_event_text(e: &EventText, out: &[SymbolicatedLine], event: &EventOptions<'_>) -> String {
+fn render_event_text(
+    e: &EventText,
+    out: &[SymbolicatedLine],
+    event: &EventOptions<'_>,
+) -> (String, WrittenFrames) {
     // Each source's text read once per event, however many frames it has.
     let mut texts: std::collections::HashMap<_, Option<Arc<LinedText>>> = Default::default();
     let mut around = |f: &SymbolicatedFrame| {
@@ -625,23 +653,35 @@ fn render_event_text(e: &EventText, out: &[SymbolicatedLine], event: &EventOptio
             .as_deref()?
             .context_json(o.line as usize, o.column as usize)
     };
-    let text = e.render(out, &mut around);
-    // The event's own bytes are one line unless it came pretty-printed; either way written as asked.
-    let mut s = if event.compact && !text.contains('\n') {
-        text
-    } else {
-        let mut bytes = Vec::with_capacity(text.len() * 2);
-        let mut from = serde_json::Deserializer::from_str(&text);
-        let written = if event.compact {
-            serde_transcode::transcode(&mut from, &mut serde_json::Serializer::new(&mut bytes))
+    let written = e.written(out, &mut around);
+    (e.rendered(&written, event), written)
+}
+
+impl EventText {
+    /// The event with `written` spliced in ([`EventText::written`], or another event's with the same
+    /// [`EventText::answer_key`]), written as `event` says.
+    pub fn rendered(&self, written: &WrittenFrames, event: &EventOptions<'_>) -> String {
+        let text = self.spliced(written);
+        // The event's own bytes are one line unless it came pretty-printed; either way written as asked.
+        let mut s = if event.compact && !text.contains('\n') {
+            text
         } else {
-            serde_transcode::transcode(&mut from, &mut serde_json::Serializer::pretty(&mut bytes))
+            let mut bytes = Vec::with_capacity(text.len() * 2);
+            let mut from = serde_json::Deserializer::from_str(&text);
+            let written = if event.compact {
+                serde_transcode::transcode(&mut from, &mut serde_json::Serializer::new(&mut bytes))
+            } else {
+                serde_transcode::transcode(
+                    &mut from,
+                    &mut serde_json::Serializer::pretty(&mut bytes),
+                )
+            };
+            written.expect("an event written back is JSON");
+            String::from_utf8(bytes).expect("JSON text is UTF-8")
         };
-        written.expect("an event written back is JSON");
-        String::from_utf8(bytes).expect("JSON text is UTF-8")
-    };
-    s.push('\n');
-    s
+        s.push('\n');
+        s
+    }
 }
 
 /// How [`TraceDocument::render_with`] writes an event.
@@ -853,6 +893,51 @@ mod tests {
             TraceDocument::parse("Error\n    at f (a.js:1:2)\n", PlainInput::default()).release(),
             None
         );
+    }
+
+    /// An event's answer key holds what its answers are made of, and nothing else: events that differ only in their
+    /// own members (id, time, breadcrumbs, the stack's other members) share it; one that differs in its release,
+    /// dist, debug images, a frame, a frame's exception or what the caller adds does not.
+    #[test]
+    fn an_events_answer_key_holds_what_its_answers_are_made_of() {
+        let event = |top: &str, frames: &str| {
+            format!(
+                r#"{{{top}"exception":{{"values":[{{"type":"E","stacktrace":{{"frames":[{frames}]}}}}]}}}}"#
+            )
+        };
+        let frames =
+            r#"{"filename":"a.js","lineno":1,"colno":5},{"filename":"a.js","lineno":2,"colno":3}"#;
+        let key = |text: &str, more: &str| EventText::read(text).unwrap().answer_key(&[more]);
+        let first = key(&event(r#""release":"r","event_id":"1","#, frames), "");
+        for same in [
+            event(r#""release":"r","event_id":"2","breadcrumbs":[1],"#, frames),
+            event(r#""event_id":"3","release":"r","#, frames),
+        ] {
+            assert_eq!(key(&same, ""), first, "{same}");
+        }
+        let two_exceptions = r#"{"release":"r","exception":{"values":[{"stacktrace":{"frames":[{"filename":"a.js","lineno":1,"colno":5}]}},{"stacktrace":{"frames":[{"filename":"a.js","lineno":2,"colno":3}]}}]}}"#;
+        for (other, more) in [
+            (event(r#""release":"s","#, frames), ""),
+            (event(r#""release":"r","dist":"1","#, frames), ""),
+            (
+                event(
+                    r#""release":"r","debug_meta":{"images":[{"type":"sourcemap","code_file":"a.js","debug_id":"x"}]},"#,
+                    frames,
+                ),
+                "",
+            ),
+            (
+                event(
+                    r#""release":"r","#,
+                    &frames.replace("\"colno\":3", "\"colno\":4"),
+                ),
+                "",
+            ),
+            (event(r#""release":"r","#, frames), "a debug ID"),
+            (two_exceptions.to_string(), ""),
+        ] {
+            assert_ne!(key(&other, more), first, "{other} {more}");
+        }
     }
 
     /// An event of the usual shape is written back in its own text (`event_json`); any event can be written back

@@ -36,11 +36,12 @@ pub(crate) enum Read {
 
 /// An event's text and where its parts are (see the module documentation).
 #[derive(Debug, Clone)]
-pub(crate) struct EventText {
-    pub kind: EventKind,
+pub struct EventText {
+    /// Which reporter wrote it.
+    pub(crate) kind: EventKind,
     /// The top-level members other functions read (`release`, `dist`, `debug_meta`; Bugsnag's first event's `app`
     /// under `events/0`), as a small event of their own.
-    pub head: Value,
+    pub(crate) head: Value,
     text: String,
     /// In the order of the document's lines.
     frames: Vec<FrameText>,
@@ -56,6 +57,27 @@ struct FrameText {
     stack: usize,
     /// Each member's key and value, in the object's order.
     members: Vec<(String, Range<usize>)>,
+}
+
+/// What symbolication changes in an event of the usual shape ([`EventText::written`]), kept apart from the event so
+/// that another event with the same [`EventText::answer_key`] is written with it ([`EventText::spliced`]).
+#[derive(Debug, Clone, Default)]
+pub struct WrittenFrames {
+    /// Each frame's object written again, in the order of the event's frames (`None`: it stays as sent).
+    frames: Vec<Option<String>>,
+    /// Sentry: the exceptions (indexes) whose frames as sent are kept in `raw_stacktrace`.
+    kept_raw: Vec<usize>,
+}
+
+impl WrittenFrames {
+    /// Heap bytes held (for a cache's budget).
+    pub fn heap_bytes(&self) -> usize {
+        self.frames
+            .iter()
+            .map(|f| std::mem::size_of::<Option<String>>() + f.as_ref().map_or(0, String::capacity))
+            .sum::<usize>()
+            + self.kept_raw.capacity() * std::mem::size_of::<usize>()
+    }
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
@@ -237,6 +259,19 @@ pub(crate) fn read(text: &str) -> Read {
 }
 
 impl EventText {
+    /// `text` (one JSON document) read in its own text if it is a Sentry or Bugsnag event of the usual shape (see
+    /// the module documentation); `None` for anything else, which `TraceDocument::parse` reads in full.
+    pub fn read(text: &str) -> Option<EventText> {
+        let t = text.trim();
+        if !t.starts_with('{') {
+            return None;
+        }
+        match read(t) {
+            Read::Event(event) => Some(event),
+            _ => None,
+        }
+    }
+
     /// Frame `i`'s text, as it came.
     pub(crate) fn frame_text(&self, i: usize) -> &str {
         &self.text[self.frames[i].at.clone()]
@@ -252,42 +287,79 @@ impl EventText {
         serde_json::from_str(&self.text[r.clone()]).ok()
     }
 
-    /// The event with each frame's original written in (`out`: one line per frame), on one line; `around` gives the
-    /// lines of a frame's original source around it.
-    pub(crate) fn render(
+    /// What the answers (`out`: one line per frame) change in the event: each frame's object written again and the
+    /// exceptions whose frames as sent are kept; `around` gives the lines of a frame's original source around it.
+    pub(crate) fn written(
         &self,
         out: &[SymbolicatedLine],
         around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<std::sync::Arc<ContextJson>>,
-    ) -> String {
-        let mut edits: Vec<(Range<usize>, Cow<str>)> = Vec::new();
+    ) -> WrittenFrames {
+        let mut kept_raw: Vec<usize> = Vec::new();
         if self.kind == EventKind::Sentry {
-            let mut answered: Vec<usize> = self
+            kept_raw = self
                 .frames
                 .iter()
                 .zip(out)
                 .filter(|(_, l)| matches!(l, SymbolicatedLine::Frame(f) if f.original.is_some()))
                 .map(|(f, _)| f.stack)
                 .collect();
-            answered.dedup();
-            for i in answered {
-                let (sent, raw) = &self.stacks[i];
-                let text = &self.text[sent.clone()];
-                edits.push(match raw {
-                    Some(raw) => (raw.clone(), Cow::Borrowed(text)),
-                    None => (
-                        sent.end..sent.end,
-                        Cow::Owned(format!(",\"raw_stacktrace\":{text}")),
-                    ),
-                });
-            }
+            kept_raw.dedup();
         }
         // An event's frames share a few files and sources: each pair joined once.
         let mut joined = Joined::new();
-        for (frame, l) in self.frames.iter().zip(out) {
-            if let SymbolicatedLine::Frame(f) = l {
-                if let Some(new) = self.frame_written_back(frame, f, around, &mut joined) {
-                    edits.push((frame.at.clone(), Cow::Owned(new)));
+        let frames = self
+            .frames
+            .iter()
+            .zip(out)
+            .map(|(frame, l)| match l {
+                SymbolicatedLine::Frame(f) => {
+                    self.frame_written_back(frame, f, around, &mut joined)
                 }
+                SymbolicatedLine::Text(_) => None,
+            })
+            .collect();
+        WrittenFrames { frames, kept_raw }
+    }
+
+    /// The key under which an event's [`WrittenFrames`] answer another event: everything the answers are made of
+    /// (its kind, the members of `head`, each frame's exception and text, and `more`: what the caller reads from
+    /// the rest of the text). Two events with one key get the same answers from the same maps.
+    pub fn answer_key(&self, more: &[&str]) -> Vec<u8> {
+        let head = self.head.to_string();
+        let mut key = Vec::with_capacity(
+            head.len() + self.frames.iter().map(|f| f.at.len() + 5).sum::<usize>() + 64,
+        );
+        key.push(self.kind as u8);
+        // Each part ends with a byte no JSON text holds, so no two lists of parts give one key.
+        for part in std::iter::once(head.as_str()).chain(more.iter().copied()) {
+            key.extend_from_slice(part.as_bytes());
+            key.push(0xff);
+        }
+        for f in &self.frames {
+            key.extend_from_slice(&(f.stack as u32).to_le_bytes());
+            key.extend_from_slice(self.text[f.at.clone()].as_bytes());
+            key.push(0xff);
+        }
+        key
+    }
+
+    /// The event with `written` spliced in, on one line if it came on one.
+    pub(crate) fn spliced(&self, written: &WrittenFrames) -> String {
+        let mut edits: Vec<(Range<usize>, Cow<str>)> = Vec::new();
+        for &i in &written.kept_raw {
+            let (sent, raw) = &self.stacks[i];
+            let text = &self.text[sent.clone()];
+            edits.push(match raw {
+                Some(raw) => (raw.clone(), Cow::Borrowed(text)),
+                None => (
+                    sent.end..sent.end,
+                    Cow::Owned(format!(",\"raw_stacktrace\":{text}")),
+                ),
+            });
+        }
+        for (frame, new) in self.frames.iter().zip(&written.frames) {
+            if let Some(new) = new {
+                edits.push((frame.at.clone(), Cow::Borrowed(new.as_str())));
             }
         }
         edits.sort_by_key(|(r, _)| r.start);

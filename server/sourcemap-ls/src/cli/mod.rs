@@ -1,6 +1,7 @@
 //! Subcommands. Each reports a bad or unreadable map as exit 1 with the reasons on stderr, and a bad argument as
 //! exit 2.
 
+mod event_answers;
 mod event_queue;
 pub mod explore;
 mod frame_maps;

@@ -17,10 +17,11 @@ use std::sync::{mpsc, Arc, Mutex, RwLock};
 use sourcemap_core::session::files::{Disk, FilesPlace, KnownMap, MapCache};
 use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::document::ANOTHER_BUILD;
-use sourcemap_core::trace::document::{EventOptions, TraceDocument};
+use sourcemap_core::trace::document::{EventOptions, EventText, TraceDocument};
 use sourcemap_core::trace::stack::{debug_ids_in, PlainInput, StackLine};
 use sourcemap_core::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine, TextOptions};
 
+use super::event_answers::{EventAnswers, Note};
 use super::CliError;
 
 /// Lines read ahead per job, at most.
@@ -59,8 +60,9 @@ struct Counts {
 /// The stream's shared state: the maps given, the disk, what was said.
 pub(super) struct Stream {
     given: Vec<Arc<KnownMap>>,
-    /// The folders of `--maps` and the cache: scanned again, with a new cache, on SIGHUP.
-    disk: RwLock<(Arc<Disk>, Arc<MapCache>)>,
+    /// One generation of the store: the folders of `--maps`, the cache and the events' answers kept
+    /// (`event_answers`), all made anew on SIGHUP.
+    disk: RwLock<Generation>,
     map_dirs: Vec<PathBuf>,
     release_dirs: Vec<PathBuf>,
     root: Option<PathBuf>,
@@ -146,10 +148,11 @@ impl Stream {
         release_dirs: &[PathBuf],
         root: Option<&std::path::Path>,
         budget: u64,
-    ) -> Result<(Arc<Disk>, Arc<MapCache>), CliError> {
+    ) -> Result<Generation, CliError> {
         let cache = MapCache::new(budget);
         let disk = super::frame_maps::disk_of(map_dirs, release_dirs, root, Some(cache.clone()))?;
-        Ok((disk, cache))
+        let answers = Arc::new(EventAnswers::new(cache.budget()));
+        Ok((disk, cache, answers))
     }
 
     /// The folders scanned again, with a new cache (a map replaced under the same name is read anew), when SIGHUP
@@ -180,6 +183,9 @@ impl Stream {
         self.disk.read().expect("disk lock").1.clone()
     }
 }
+
+/// The disk, the cache and the events' answers of one scan of the folders.
+type Generation = (Arc<Disk>, Arc<MapCache>, Arc<EventAnswers>);
 
 /// A quarter of the machine's memory, at most 4 GiB (1 GiB when it cannot be read).
 fn default_cache_bytes() -> u64 {
@@ -347,7 +353,8 @@ fn split_line_end(line: &[u8]) -> (&[u8], &[u8]) {
 }
 
 /// One event (a line without its end) symbolicated alone, in its own shape on one line; `None` beside
-/// `NotJson` and `NoTrace`. `seq` is its place in the input (notes name it).
+/// `NotJson` and `NoTrace`. `seq` is its place in the input (notes name it). An event whose answers this generation
+/// already has (`event_answers`) is written with them.
 pub(super) fn symbolicate_line(
     stream: &Stream,
     seq: u64,
@@ -356,7 +363,29 @@ pub(super) fn symbolicate_line(
     let Ok(text) = std::str::from_utf8(body) else {
         return (Outcome::NotJson, None);
     };
-    let mut document = TraceDocument::parse(text, stream.plain);
+    let (disk, _, answers) = stream.disk.read().expect("disk lock").clone();
+    let debug_ids = debug_ids_in(text);
+    let event = EventText::read(text);
+    let key = event
+        .as_ref()
+        .map(|e| e.answer_key(&[debug_ids.join(",").as_str()]));
+    if let (Some(e), Some(key)) = (&event, &key) {
+        if let Some(a) = answers.get(key) {
+            for note in &a.notes {
+                say_once(stream, &note.text(seq + 1));
+            }
+            stream.counts.frames.fetch_add(a.frames, Ordering::Relaxed);
+            stream.counts.mapped.fetch_add(a.mapped, Ordering::Relaxed);
+            return (
+                Outcome::Symbolicated,
+                Some(one_line(e.rendered(&a.written, &COMPACT))),
+            );
+        }
+    }
+    let mut document = match event {
+        Some(e) => TraceDocument::of_event(e, text.ends_with('\n')),
+        None => TraceDocument::parse(text, stream.plain),
+    };
     // A document read as an event, Metro's JSON or a JSON line was JSON already; only one read as text is checked
     // (a line of text is no event, whatever frames it holds).
     if document.is_plain_text() && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
@@ -370,14 +399,12 @@ pub(super) fn symbolicate_line(
     if frames == 0 {
         return (Outcome::NoTrace, None);
     }
-    let disk = stream.disk.read().expect("disk lock").0.clone();
+    let mut notes = Vec::new();
     // The event's release chooses the folder its bundles are found in (`--maps-by-release`).
     let (disk, note) = disk.for_release(document.release().as_ref());
-    if let Some(note) = note {
-        say_once(stream, &note);
-    }
+    notes.extend(note.map(Note::Plain));
     let mut place = FilesPlace::on(stream.given.clone(), disk);
-    place.debug_ids = debug_ids_in(text);
+    place.debug_ids = debug_ids;
     place.file_debug_ids = document.debug_ids_by_file();
     place.reported = document.reported_files();
     // The events are the parallelism (`--jobs`): each session works on its own thread only.
@@ -388,38 +415,28 @@ pub(super) fn symbolicate_line(
     // Rendering reads the answer's lines, not the document's: they move into the session.
     let mut answer = place.symbolicate(std::mem::take(&mut document.lines), one_thread);
     super::openable_paths::openable_paths(&mut answer.lines, &place.maps);
-    for note in place.take_notes() {
-        say_once(stream, &note);
-    }
-    // Frames the event's own evidence refused (its debug ID, its copy of the bundle's lines): said once per file.
+    notes.extend(place.take_notes().into_iter().map(Note::Plain));
+    // Frames the event's own evidence refused (its debug ID, its copy of the bundle's lines).
     for f in answer.lines.iter().filter_map(SymbolicatedLine::frame) {
         if let Some(why) = f
             .unresolved
             .as_deref()
             .filter(|w| w.contains(ANOTHER_BUILD))
         {
-            say_once(
-                stream,
-                &format!(
-                    "{} (line {}): {why}",
-                    f.frame.file.as_deref().unwrap_or("?"),
-                    seq + 1
-                ),
-            );
+            notes.push(Note::Refused {
+                file: f.frame.file.as_deref().unwrap_or("?").to_string(),
+                why: why.to_string(),
+            });
         }
     }
     for a in &answer.ambiguous {
-        say_once(
-            stream,
-            &format!(
-                "{} bundles could be {}; its frames are not mapped (first on line {}). Choose one with \
-                 --bundle {}=PATH",
-                a.candidates.len(),
-                a.file,
-                seq + 1,
-                sourcemap_core::trace::stack::file_name_of(&a.file)
-            ),
-        );
+        notes.push(Note::Ambiguous {
+            candidates: a.candidates.len(),
+            file: a.file.clone(),
+        });
+    }
+    for note in &notes {
+        say_once(stream, &note.text(seq + 1));
     }
     let mapped = answer
         .lines
@@ -433,16 +450,29 @@ pub(super) fn symbolicate_line(
         |f: &SymbolicatedFrame| place.source_lines(f.map?, f.original.as_ref()?.source_id);
     let event = EventOptions {
         source_text: Some(&source_text),
-        compact: true,
+        ..COMPACT
     };
-    let mut rendered = document
-        .into_rendered(&answer.lines, TextOptions::default(), &event)
-        .into_bytes();
-    // One line out for one line in.
+    let (rendered, written) =
+        document.into_rendered_keeping(&answer.lines, TextOptions::default(), &event);
+    if let (Some(key), Some(written)) = (key, written) {
+        answers.keep(key, written, (frames, mapped), notes);
+    }
+    (Outcome::Symbolicated, Some(one_line(rendered)))
+}
+
+/// Events are written on one line (a line of NDJSON).
+const COMPACT: EventOptions<'static> = EventOptions {
+    source_text: None,
+    compact: true,
+};
+
+/// One line out for one line in: the rendering without its line end.
+fn one_line(rendered: String) -> Vec<u8> {
+    let mut rendered = rendered.into_bytes();
     if rendered.last() == Some(&b'\n') {
         rendered.pop();
     }
-    (Outcome::Symbolicated, Some(rendered))
+    rendered
 }
 
 /// A note on stderr, the first time it is made.
