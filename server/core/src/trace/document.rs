@@ -332,8 +332,8 @@ impl TraceDocument {
         doc
     }
 
-    /// An event read in its own text ([`EventText::read`]) as a document: its frames' lines read from it.
-    pub fn of_event(event: EventText, trailing_newline: bool) -> TraceDocument {
+    /// An event read in its own text, its frames' members with it, as a document: its frames' lines read from it.
+    fn of_event(event: EventText, trailing_newline: bool) -> TraceDocument {
         let lines = (0..event.frame_count())
             .map(|i| {
                 let raw = event.frame_text(i).to_string();

@@ -176,6 +176,14 @@ fn parsed(raw: Option<&RawValue>) -> Option<Value> {
 
 /// Reads `text` (trimmed JSON) if it is an event of the usual shape (see [`Read`]).
 pub(crate) fn read(text: &str) -> Read {
+    match read_frames(text) {
+        Read::Event(event) => event.with_members().map_or(Read::Unknown, Read::Event),
+        other => other,
+    }
+}
+
+/// [`read`], each frame's members not read yet ([`EventText::with_members`]).
+fn read_frames(text: &str) -> Read {
     let Ok(top) = serde_json::from_str::<Top>(text) else {
         return Read::Unknown;
     };
@@ -184,14 +192,6 @@ pub(crate) fn read(text: &str) -> Read {
     }
     let mut frames = Vec::new();
     let mut stacks = Vec::new();
-    let members = |raw: &RawValue| -> Option<Vec<(String, Range<usize>)>> {
-        let m: Members = serde_json::from_str(raw.get()).ok()?;
-        Some(
-            m.0.into_iter()
-                .map(|(k, v)| (k.to_string(), range_in(text, v.get())))
-                .collect(),
-        )
-    };
     let (kind, mut head) = if let Some(values) = top.exception.and_then(|e| e.values) {
         for (i, v) in values.iter().enumerate() {
             let Some(st) = v.stacktrace else {
@@ -202,13 +202,10 @@ pub(crate) fn read(text: &str) -> Read {
                 return Read::Unknown;
             };
             for f in s.frames.into_iter().flatten() {
-                let Some(members) = members(f) else {
-                    return Read::Unknown;
-                };
                 frames.push(FrameText {
                     at: range_in(text, f.get()),
                     stack: i,
-                    members,
+                    members: Vec::new(),
                 });
             }
             stacks.push((
@@ -221,13 +218,10 @@ pub(crate) fn read(text: &str) -> Read {
         for e in &events {
             for x in &e.exceptions {
                 for f in x.stacktrace.iter().flatten() {
-                    let Some(members) = members(f) else {
-                        return Read::Unknown;
-                    };
                     frames.push(FrameText {
                         at: range_in(text, f.get()),
                         stack: 0,
-                        members,
+                        members: Vec::new(),
                     });
                 }
             }
@@ -259,17 +253,37 @@ pub(crate) fn read(text: &str) -> Read {
 }
 
 impl EventText {
-    /// `text` (one JSON document) read in its own text if it is a Sentry or Bugsnag event of the usual shape (see
-    /// the module documentation); `None` for anything else, which `TraceDocument::parse` reads in full.
+    /// `text` (one JSON document) read in its own text as far as its [`EventText::answer_key`] needs, if it is a
+    /// Sentry or Bugsnag event of the usual shape (see the module documentation); `None` for anything else. Only
+    /// the key and [`EventText::rendered`] read it: its frames' members are not read (`TraceDocument::parse` reads
+    /// the whole event, and may still find it unusual, e.g. a frame with a key twice: then no answers are kept for
+    /// its key, whose frames' bytes are its own).
     pub fn read(text: &str) -> Option<EventText> {
         let t = text.trim();
         if !t.starts_with('{') {
             return None;
         }
-        match read(t) {
+        match read_frames(t) {
             Read::Event(event) => Some(event),
             _ => None,
         }
+    }
+
+    /// Each frame's members read from its object; `None` when one is not of the usual shape.
+    fn with_members(mut self) -> Option<EventText> {
+        for f in &mut self.frames {
+            let m: Members = serde_json::from_str(&self.text[f.at.clone()]).ok()?;
+            let base = f.at.start;
+            let frame = &self.text[f.at.clone()];
+            f.members =
+                m.0.into_iter()
+                    .map(|(k, v)| {
+                        let r = range_in(frame, v.get());
+                        (k.to_string(), base + r.start..base + r.end)
+                    })
+                    .collect();
+        }
+        Some(self)
     }
 
     /// Frame `i`'s text, as it came.

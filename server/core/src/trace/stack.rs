@@ -1193,27 +1193,34 @@ pub fn file_name_of(url: &str) -> &str {
 /// lowercase hex digits without dashes: they tell apart same-named bundles whose maps carry a `debugId`.
 pub fn debug_ids_in(text: &str) -> Vec<String> {
     let bytes = text.as_bytes();
+    const KEYS: [&[u8]; 3] = [b"debug_id", b"debugid", b"debug-id"];
+    // The IDs after each key, in the keys' order: each key in any case, found in one pass over the `d`s of the text
+    // (no lowercased copy of a whole event).
+    let mut found: [Vec<String>; 3] = Default::default();
+    for at in memchr::memchr2_iter(b'd', b'D', bytes) {
+        let Some(k) = KEYS.iter().position(|key| {
+            bytes
+                .get(at..at + key.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(key))
+        }) else {
+            continue;
+        };
+        let rest = &text[at + KEYS[k].len()..];
+        let value = rest.trim_start_matches(['"', '\'', ':', '=', ' ']);
+        let id: String = value
+            .chars()
+            .take_while(|c| c.is_ascii_hexdigit() || *c == '-')
+            .filter(|c| *c != '-')
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        if id.len() == 32 {
+            found[k].push(id);
+        }
+    }
     let mut out: Vec<String> = Vec::new();
-    // Each key in any case, found at the `d`s of the text (no lowercased copy of a whole event).
-    for key in [&b"debug_id"[..], b"debugid", b"debug-id"] {
-        for at in memchr::memchr2_iter(b'd', b'D', bytes) {
-            let Some(word) = bytes.get(at..at + key.len()) else {
-                break;
-            };
-            if !word.eq_ignore_ascii_case(key) {
-                continue;
-            }
-            let rest = &text[at + key.len()..];
-            let value = rest.trim_start_matches(['"', '\'', ':', '=', ' ']);
-            let id: String = value
-                .chars()
-                .take_while(|c| c.is_ascii_hexdigit() || *c == '-')
-                .filter(|c| *c != '-')
-                .map(|c| c.to_ascii_lowercase())
-                .collect();
-            if id.len() == 32 && !out.contains(&id) {
-                out.push(id);
-            }
+    for id in found.into_iter().flatten() {
+        if !out.contains(&id) {
+            out.push(id);
         }
     }
     out

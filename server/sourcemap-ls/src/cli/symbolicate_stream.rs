@@ -382,10 +382,8 @@ pub(super) fn symbolicate_line(
             );
         }
     }
-    let mut document = match event {
-        Some(e) => TraceDocument::of_event(e, text.ends_with('\n')),
-        None => TraceDocument::parse(text, stream.plain),
-    };
+    // Read in full (the key's read leaves the frames' members: a hit needs none of them).
+    let mut document = TraceDocument::parse(text, stream.plain);
     // A document read as an event, Metro's JSON or a JSON line was JSON already; only one read as text is checked
     // (a line of text is no event, whatever frames it holds).
     if document.is_plain_text() && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
