@@ -169,7 +169,7 @@ pub fn run(bin: &Path, samples: usize) {
     let (t1, p1) = whole_process_median(samples, || ours(1), &events);
     let (t2, p2) = whole_process_median(samples, || ours(2), &events);
     println!(
-        "{EVENTS} events (`fixtures/sentry-releases/dist/events`: `sentry10-*`, `sentry7-*`, `browser10-*`, repeated), \
+        "{EVENTS} events (`fixtures/sentry-releases/dist/events`: `sentry10-*`, `sentry7-*`, `browser10-*`, repeated, each again with an id of its own), \
          maps by release under `dist/releases`, whole process, medians of {samples}.\n"
     );
     println!("| pipeline | time | peak | naive ÷ this | goal |");
