@@ -658,7 +658,7 @@ fn render_event_text(
 }
 
 impl EventText {
-    /// The event with `written` spliced in ([`EventText::written`], or another event's with the same
+    /// The event with `written` spliced in (`EventText::written`, or another event's with the same
     /// [`EventText::answer_key`]), written as `event` says.
     pub fn rendered(&self, written: &WrittenFrames, event: &EventOptions<'_>) -> String {
         let text = self.spliced(written);

@@ -59,8 +59,8 @@ struct FrameText {
     members: Vec<(String, Range<usize>)>,
 }
 
-/// What symbolication changes in an event of the usual shape ([`EventText::written`]), kept apart from the event so
-/// that another event with the same [`EventText::answer_key`] is written with it ([`EventText::spliced`]).
+/// What symbolication changes in an event of the usual shape (`EventText::written`), kept apart from the event so
+/// that another event with the same [`EventText::answer_key`] is written with it (`EventText::spliced`).
 #[derive(Debug, Clone, Default)]
 pub struct WrittenFrames {
     /// Each frame's object written again, in the order of the event's frames (`None`: it stays as sent).
