@@ -85,6 +85,21 @@ impl LinedText {
         }
     }
 
+    /// The text with its lines' starts as found elsewhere (`starts`: the offset just past each `\n`, in order).
+    pub fn with_starts(text: String, starts: Vec<u32>) -> LinedText {
+        debug_assert!(
+            memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| (i + 1) as u32)
+                .eq(starts.iter().copied()),
+            "the starts given are the text's"
+        );
+        LinedText {
+            text,
+            starts,
+            contexts: Default::default(),
+        }
+    }
+
     /// The whole text.
     pub fn text(&self) -> &str {
         &self.text

@@ -6,6 +6,19 @@
 /// reached the server, and a 20,000-frame log's thousands of `sourcesContent` texts read back from the map file were
 /// 7 % of the request.
 pub fn unescape(literal: &str) -> Option<String> {
+    unescape_noting_lines(literal, None)
+}
+
+/// [`unescape`], and where each line of the text starts after the first (the offset just past each `\n`): found
+/// in the same pass, as a string literal's line ends are all escapes (JSON allows no control character in a string;
+/// the map reader refuses one), where a pass over the text for them cost as much again (`LinedText`).
+pub fn unescape_lined(literal: &str) -> Option<(String, Vec<u32>)> {
+    let mut starts = Vec::new();
+    let text = unescape_noting_lines(literal, Some(&mut starts))?;
+    Some((text, starts))
+}
+
+fn unescape_noting_lines(literal: &str, mut starts: Option<&mut Vec<u32>>) -> Option<String> {
     let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
     let b = inner.as_bytes();
     let mut out = String::with_capacity(inner.len());
@@ -16,7 +29,12 @@ pub fn unescape(literal: &str) -> Option<String> {
         let c = *b.get(i)?;
         i += 1;
         match c {
-            b'n' => out.push('\n'),
+            b'n' => {
+                out.push('\n');
+                if let Some(starts) = starts.as_deref_mut() {
+                    starts.push(out.len() as u32);
+                }
+            }
             b't' => out.push('\t'),
             b'r' => out.push('\r'),
             b'"' => out.push('"'),
@@ -44,6 +62,11 @@ pub fn unescape(literal: &str) -> Option<String> {
                 // A lone surrogate cannot be in a Rust string: it becomes U+FFFD and the text is used (serde_json
                 // refuses the whole string: a document would not be served, a source's content not shown).
                 out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                if code == u32::from(b'\n') {
+                    if let Some(starts) = starts.as_deref_mut() {
+                        starts.push(out.len() as u32);
+                    }
+                }
             }
             _ => return None,
         }
@@ -55,6 +78,32 @@ pub fn unescape(literal: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_noted_where_the_text_has_them() {
+        for text in [
+            "",
+            "one line",
+            "a\nb\r\nc\n",
+            "\n\n\u{2028}x\n",
+            "é\n𝄞\n\"q\"\n",
+        ] {
+            let literal = serde_json::to_string(text).unwrap();
+            let want: Vec<u32> = memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| i as u32 + 1)
+                .collect();
+            assert_eq!(
+                unescape_lined(&literal),
+                Some((text.to_string(), want)),
+                "{literal}"
+            );
+        }
+        // A line end written as `\u000a`.
+        assert_eq!(
+            unescape_lined(r#""a\u000ab""#),
+            Some(("a\nb".to_string(), vec![2]))
+        );
+    }
 
     #[test]
     fn unescaping_matches_serde() {

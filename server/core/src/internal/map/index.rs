@@ -636,6 +636,21 @@ impl SourceMapIndex {
         }
     }
 
+    /// [`SourceMapIndex::source_content`] as an owned text, with where each of its lines after the first starts
+    /// (`json::literal::unescape_lined`): `None` as there, and where the index has shed the content.
+    pub fn source_content_lined(&self, id: SourceId) -> Option<(String, Vec<u32>)> {
+        let ContentRef::Buffer(range) = self.source(id).content.as_ref()? else {
+            return None;
+        };
+        let raw = std::str::from_utf8(&self.buffer[range.clone()]).ok()?;
+        let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+        if !inner.contains('\\') {
+            // No escape, so no line end: one line.
+            return Some((inner.to_string(), Vec::new()));
+        }
+        crate::json::literal::unescape_lined(raw)
+    }
+
     /// What the source's content is, without unescaping it: xxh3-128 of its `sourcesContent` literal's bytes, and
     /// their length. Two maps whose literals have the same bytes carry the same text (a library's file in each
     /// release's map), so what is worked out from one text serves the other; the same text escaped otherwise gets

@@ -15,6 +15,7 @@ use crate::bundle::locate::{
     is_json_document, load_map, looks_like_map, LoadMapError, MapOrigin,
 };
 use crate::session::Fit;
+use crate::trace::event_context::LinedText;
 use crate::trace::function_name::TextKey;
 use crate::trace::stack::file_name_of;
 use crate::{GeneratedPosition, IndexOptions, MapErrors, SourceId, SourceMapIndex};
@@ -286,6 +287,14 @@ impl KnownMap {
             resolved_dir: OnceLock::new(),
             openable: Mutex::default(),
         })
+    }
+
+    /// [`KnownMap::source_text`] with its lines found (from `sourcesContent`: as it is unescaped).
+    pub fn source_lined(&self, source: SourceId) -> Option<LinedText> {
+        if let Some((text, starts)) = self.index.source_content_lined(source) {
+            return Some(LinedText::with_starts(text, starts));
+        }
+        self.source_text(source).map(LinedText::new)
     }
 
     /// The text of an original source: `sourcesContent`, else the file the source names (relative to the map).

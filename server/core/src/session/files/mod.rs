@@ -190,13 +190,13 @@ impl FilesPlace {
         let m = self.maps.get(map)?;
         let shared = (self.disk.texts.as_ref()).filter(|_| m.index.source(source).has_content());
         let Some(texts) = shared else {
-            return Some(Arc::new(LinedText::new(m.source_text(source)?)));
+            return Some(Arc::new(m.source_lined(source)?));
         };
         let key = self.source_key(map, source)?;
         if let Some(kept) = texts.get(&key) {
             return Some(kept);
         }
-        let lined = Arc::new(LinedText::new(m.source_text(source)?));
+        let lined = Arc::new(m.source_lined(source)?);
         texts.insert(key, lined.clone(), lined.bytes());
         Some(lined)
     }
