@@ -79,6 +79,18 @@ fn stream(dist: &Path, debug_id_bundle: &str, debug_id: &str) -> Stream {
     }
 }
 
+/// The round-trip corpus's maps with one bundle found by its debug ID alone (`with_debug_id`), and the stream of its
+/// crashes.
+fn maps_and_stream() -> (tempfile::TempDir, Stream) {
+    let dist = roundtrip_build::built();
+    let id = "9c4a0ef1-51d2-4cf1-a267-535f4e37bb17";
+    let bundle = "esbuild/lodash-scenarios.js";
+    let maps = tempfile::tempdir().unwrap();
+    with_debug_id(&dist, maps.path(), bundle, id);
+    let s = stream(&dist, bundle, id);
+    (maps, s)
+}
+
 /// A copy of `dist` where one bundle and its map carry a debug ID (`sentry-cli sourcemaps inject`'s form), the
 /// bundle renamed so that no URL path leads to it.
 fn with_debug_id(dist: &Path, out: &Path, bundle: &str, id: &str) {
@@ -127,12 +139,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn a_stream_of_real_events_comes_back_in_order_as_each_alone() {
-    let dist = roundtrip_build::built();
-    let id = "9c4a0ef1-51d2-4cf1-a267-535f4e37bb17";
-    let bundle = "esbuild/lodash-scenarios.js";
-    let maps = tempfile::tempdir().unwrap();
-    with_debug_id(&dist, maps.path(), bundle, id);
-    let s = stream(&dist, bundle, id);
+    let (maps, s) = maps_and_stream();
     let run = |jobs: &str| {
         let out = output_with_stdin(
             bin()
@@ -241,12 +248,7 @@ fn a_stream_of_real_events_comes_back_in_order_as_each_alone() {
 /// answered anew: as `symbolicate` answers it alone.
 #[test]
 fn a_crash_seen_again_is_answered_as_the_first_and_a_changed_one_anew() {
-    let dist = roundtrip_build::built();
-    let id = "9c4a0ef1-51d2-4cf1-a267-535f4e37bb17";
-    let bundle = "esbuild/lodash-scenarios.js";
-    let maps = tempfile::tempdir().unwrap();
-    with_debug_id(&dist, maps.path(), bundle, id);
-    let s = stream(&dist, bundle, id);
+    let (maps, s) = maps_and_stream();
     let lines: Vec<&str> = s.input.lines().collect();
     let first: Vec<&str> = s
         .events
@@ -385,12 +387,7 @@ fn entries(c: &mut redis::Connection, stream: &str) -> Vec<(String, HashMap<Stri
 /// nothing is pending, and the living worker stops on SIGTERM with exit 0.
 #[test]
 fn two_workers_share_a_stream_and_one_dies() {
-    let dist = roundtrip_build::built();
-    let id = "9c4a0ef1-51d2-4cf1-a267-535f4e37bb17";
-    let bundle = "esbuild/lodash-scenarios.js";
-    let maps = tempfile::tempdir().unwrap();
-    with_debug_id(&dist, maps.path(), bundle, id);
-    let s = stream(&dist, bundle, id);
+    let (maps, s) = maps_and_stream();
     let lines: Vec<&str> = s.input.lines().collect();
     let events: Vec<&str> = s.events.iter().map(|&i| lines[i]).collect();
     // What each event becomes alone in a stream (the first test holds that to `symbolicate` of each alone).
