@@ -941,7 +941,8 @@ mod tests {
     }
 
     /// An event of the usual shape is written back in its own text (`event_json`); any event can be written back
-    /// from its whole `Value`. Both give the same JSON, whatever each frame became.
+    /// from its whole `Value`. Both give the same JSON, whatever each frame became; and what the answers wrote into
+    /// one event, spliced into another with its key, is that event's own rendering.
     #[test]
     fn both_ways_of_writing_an_event_give_the_same_json() {
         use crate::trace::symbolicate::{OriginalFrame, SymbolicatedFrame};
@@ -997,6 +998,26 @@ mod tests {
                     compact,
                 };
                 let spliced = doc.render_with(&out, TextOptions::default(), &options);
+                // The same crash again (a member of its own first): the first one's written frames, spliced into its
+                // text, are its own rendering, byte for byte.
+                let again = format!("{{\"seen_again\":1,{}", &text[1..]);
+                let (first, written) = TraceDocument::parse(text, PlainInput::default())
+                    .into_rendered_keeping(&out, TextOptions::default(), &options);
+                assert_eq!(first, spliced);
+                let read = EventText::read(&again).unwrap();
+                assert_eq!(
+                    read.answer_key(&[]),
+                    EventText::read(text).unwrap().answer_key(&[])
+                );
+                assert_eq!(
+                    read.rendered(&written.unwrap(), &options),
+                    TraceDocument::parse(&again, PlainInput::default()).render_with(
+                        &out,
+                        TextOptions::default(),
+                        &options
+                    ),
+                    "{again}"
+                );
                 let value: Value = serde_json::from_str(text).unwrap();
                 let (kind, frames) = event_frames(&value).unwrap();
                 let whole = render_event(kind, value, &frames, &out, &options);
