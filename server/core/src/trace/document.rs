@@ -265,19 +265,45 @@ fn string_values(text: &str) -> Vec<Range<usize>> {
 impl TraceDocument {
     /// Reads `text` in whichever shape it is (see the module documentation).
     pub fn parse(text: &str, plain: PlainInput) -> TraceDocument {
+        match TraceDocument::read_keyed(text, plain) {
+            Keyed::Event(event) => TraceDocument::of_keyed(event, text, plain),
+            Keyed::Document(document) => document,
+        }
+    }
+
+    /// Reads `text` as [`TraceDocument::parse`] does, but an event of the usual shape only as far as its
+    /// [`EventText::answer_key`] needs (a pipeline that kept the answers of an event with that key needs no more);
+    /// [`TraceDocument::of_keyed`] reads the rest. Nothing is read twice either way.
+    pub fn read_keyed(text: &str, plain: PlainInput) -> Keyed {
         let trailing_newline = text.ends_with('\n');
         let t = text.trim();
         if t.starts_with('{') {
-            match event_json::read(t) {
-                event_json::Read::Event(event) => {
-                    return TraceDocument::of_event(event, trailing_newline);
-                }
+            match event_json::read_frames(t) {
+                event_json::Read::Event(event) => return Keyed::Event(event),
                 event_json::Read::Other => {
-                    return TraceDocument::json_document(text, plain, trailing_newline);
+                    let document = TraceDocument::json_document(text, plain, trailing_newline);
+                    return Keyed::Document(document);
                 }
                 event_json::Read::Unknown => {}
             }
         }
+        Keyed::Document(TraceDocument::parse_value_or_text(text, plain))
+    }
+
+    /// The document of an event [`TraceDocument::read_keyed`] read from `text`: its frames' members read now, or,
+    /// when one is not of the usual shape, the whole event as a `Value`.
+    pub fn of_keyed(event: EventText, text: &str, plain: PlainInput) -> TraceDocument {
+        match event.with_members() {
+            Some(event) => TraceDocument::of_event(event, text.ends_with('\n')),
+            None => TraceDocument::parse_value_or_text(text, plain),
+        }
+    }
+
+    /// [`TraceDocument::parse`] of a text that is no event of the usual shape: JSON read as a `Value` (Metro's
+    /// request, an event of another shape), else text.
+    fn parse_value_or_text(text: &str, plain: PlainInput) -> TraceDocument {
+        let trailing_newline = text.ends_with('\n');
+        let t = text.trim();
         if t.starts_with('{') || t.starts_with('[') {
             // Parsed once: Metro's request is read from the parsed value (a whole second parse of every event before).
             if let Ok(value) = serde_json::from_str::<Value>(t) {
@@ -556,6 +582,14 @@ impl TraceDocument {
         }
         text
     }
+}
+
+/// What [`TraceDocument::read_keyed`] read.
+pub enum Keyed {
+    /// An event of the usual shape, read as far as its answer key needs.
+    Event(EventText),
+    /// Anything else, read in full.
+    Document(TraceDocument),
 }
 
 /// The text of a symbolicated frame's original source, when known.
@@ -895,6 +929,14 @@ mod tests {
         );
     }
 
+    /// `text` read as an event of the usual shape, as far as its answer key needs.
+    fn keyed_event(text: &str) -> EventText {
+        match TraceDocument::read_keyed(text, PlainInput::default()) {
+            Keyed::Event(event) => event,
+            Keyed::Document(_) => panic!("not an event of the usual shape: {text}"),
+        }
+    }
+
     /// An event's answer key holds what its answers are made of, and nothing else: events that differ only in their
     /// own members (id, time, breadcrumbs, the stack's other members) share it; one that differs in its release,
     /// dist, debug images, a frame, a frame's exception or what the caller adds does not.
@@ -907,7 +949,7 @@ mod tests {
         };
         let frames =
             r#"{"filename":"a.js","lineno":1,"colno":5},{"filename":"a.js","lineno":2,"colno":3}"#;
-        let key = |text: &str, more: &str| EventText::read(text).unwrap().answer_key(&[more]);
+        let key = |text: &str, more: &str| keyed_event(text).answer_key(&[more]);
         let first = key(&event(r#""release":"r","event_id":"1","#, frames), "");
         for same in [
             event(r#""release":"r","event_id":"2","breadcrumbs":[1],"#, frames),
@@ -1004,11 +1046,8 @@ mod tests {
                 let (first, written) = TraceDocument::parse(text, PlainInput::default())
                     .into_rendered_keeping(&out, TextOptions::default(), &options);
                 assert_eq!(first, spliced);
-                let read = EventText::read(&again).unwrap();
-                assert_eq!(
-                    read.answer_key(&[]),
-                    EventText::read(text).unwrap().answer_key(&[])
-                );
+                let read = keyed_event(&again);
+                assert_eq!(read.answer_key(&[]), keyed_event(text).answer_key(&[]));
                 assert_eq!(
                     read.rendered(&written.unwrap(), &options),
                     TraceDocument::parse(&again, PlainInput::default()).render_with(

@@ -174,16 +174,9 @@ fn parsed(raw: Option<&RawValue>) -> Option<Value> {
     serde_json::from_str(raw?.get()).ok()
 }
 
-/// Reads `text` (trimmed JSON) if it is an event of the usual shape (see [`Read`]).
-pub(crate) fn read(text: &str) -> Read {
-    match read_frames(text) {
-        Read::Event(event) => event.with_members().map_or(Read::Unknown, Read::Event),
-        other => other,
-    }
-}
-
-/// [`read`], each frame's members not read yet ([`EventText::with_members`]).
-fn read_frames(text: &str) -> Read {
+/// Reads `text` (trimmed JSON) if it is an event of the usual shape (see [`Read`]), each frame's members not read
+/// yet ([`EventText::with_members`]: the answer key needs none of them).
+pub(crate) fn read_frames(text: &str) -> Read {
     let Ok(top) = serde_json::from_str::<Top>(text) else {
         return Read::Unknown;
     };
@@ -253,24 +246,8 @@ fn read_frames(text: &str) -> Read {
 }
 
 impl EventText {
-    /// `text` (one JSON document) read in its own text as far as its [`EventText::answer_key`] needs, if it is a
-    /// Sentry or Bugsnag event of the usual shape (see the module documentation); `None` for anything else. Only
-    /// the key and [`EventText::rendered`] read it: its frames' members are not read (`TraceDocument::parse` reads
-    /// the whole event, and may still find it unusual, e.g. a frame with a key twice: then no answers are kept for
-    /// its key, whose frames' bytes are its own).
-    pub fn read(text: &str) -> Option<EventText> {
-        let t = text.trim();
-        if !t.starts_with('{') {
-            return None;
-        }
-        match read_frames(t) {
-            Read::Event(event) => Some(event),
-            _ => None,
-        }
-    }
-
     /// Each frame's members read from its object; `None` when one is not of the usual shape.
-    fn with_members(mut self) -> Option<EventText> {
+    pub(crate) fn with_members(mut self) -> Option<EventText> {
         for f in &mut self.frames {
             let m: Members = serde_json::from_str(&self.text[f.at.clone()]).ok()?;
             let base = f.at.start;

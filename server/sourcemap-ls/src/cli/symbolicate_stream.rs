@@ -17,7 +17,7 @@ use std::sync::{mpsc, Arc, Mutex, RwLock};
 use sourcemap_core::session::files::{Disk, FilesPlace, KnownMap, MapCache};
 use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::document::ANOTHER_BUILD;
-use sourcemap_core::trace::document::{EventOptions, EventText, TraceDocument};
+use sourcemap_core::trace::document::{EventOptions, Keyed, TraceDocument};
 use sourcemap_core::trace::stack::{debug_ids_in, PlainInput, StackLine};
 use sourcemap_core::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine, TextOptions};
 
@@ -365,11 +365,12 @@ pub(super) fn symbolicate_line(
     };
     let (disk, _, answers) = stream.disk.read().expect("disk lock").clone();
     let debug_ids = debug_ids_in(text);
-    let event = EventText::read(text);
-    let key = event
-        .as_ref()
-        .map(|e| e.answer_key(&[debug_ids.join(",").as_str()]));
-    if let (Some(e), Some(key)) = (&event, &key) {
+    let keyed = TraceDocument::read_keyed(text, stream.plain);
+    let key = match &keyed {
+        Keyed::Event(e) => Some(e.answer_key(&[debug_ids.join(",").as_str()])),
+        Keyed::Document(_) => None,
+    };
+    if let (Keyed::Event(e), Some(key)) = (&keyed, &key) {
         if let Some(a) = answers.get(key) {
             for note in &a.notes {
                 say_once(stream, &note.text(seq + 1));
@@ -382,8 +383,10 @@ pub(super) fn symbolicate_line(
             );
         }
     }
-    // Read in full (the key's read leaves the frames' members: a hit needs none of them).
-    let mut document = TraceDocument::parse(text, stream.plain);
+    let mut document = match keyed {
+        Keyed::Event(e) => TraceDocument::of_keyed(e, text, stream.plain),
+        Keyed::Document(document) => document,
+    };
     // A document read as an event, Metro's JSON or a JSON line was JSON already; only one read as text is checked
     // (a line of text is no event, whatever frames it holds).
     if document.is_plain_text() && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {

@@ -136,10 +136,16 @@ pub fn content_fragment(raw_part: &[u8]) -> Option<String> {
     crate::json::literal::unescape(&format!("\"{part}\""))
 }
 
-/// A JSON string literal's text; borrowed when it has no escapes.
-fn unescape_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
+/// A JSON string literal's bytes as text, quotes included, and the text between them.
+fn literal_text(raw: &[u8]) -> Option<(&str, &str)> {
     let raw = std::str::from_utf8(raw).ok()?;
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    Some((raw, inner))
+}
+
+/// A JSON string literal's text; borrowed when it has no escapes.
+fn unescape_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
+    let (raw, inner) = literal_text(raw)?;
     if !inner.contains('\\') {
         return Some(Cow::Borrowed(inner));
     }
@@ -642,8 +648,7 @@ impl SourceMapIndex {
         let ContentRef::Buffer(range) = self.source(id).content.as_ref()? else {
             return None;
         };
-        let raw = std::str::from_utf8(&self.buffer[range.clone()]).ok()?;
-        let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+        let (raw, inner) = literal_text(&self.buffer[range.clone()])?;
         if !inner.contains('\\') {
             // No escape, so no line end: one line.
             return Some((inner.to_string(), Vec::new()));
