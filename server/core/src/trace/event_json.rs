@@ -26,7 +26,7 @@ use crate::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine};
 
 /// What a fast read of a JSON text found.
 pub(crate) enum Read {
-    /// A Sentry or Bugsnag event of the usual shape.
+    /// A Sentry or Bugsnag event of the usual shape, its frames' members not read yet.
     Event(EventText),
     /// A JSON object that is neither an event nor Metro's request (no `stack`, no `exception`, no `events`).
     Other,
@@ -250,14 +250,9 @@ impl EventText {
     pub(crate) fn with_members(mut self) -> Option<EventText> {
         for f in &mut self.frames {
             let m: Members = serde_json::from_str(&self.text[f.at.clone()]).ok()?;
-            let base = f.at.start;
-            let frame = &self.text[f.at.clone()];
             f.members =
                 m.0.into_iter()
-                    .map(|(k, v)| {
-                        let r = range_in(frame, v.get());
-                        (k.to_string(), base + r.start..base + r.end)
-                    })
+                    .map(|(k, v)| (k.to_string(), range_in(&self.text, v.get())))
                     .collect();
         }
         Some(self)

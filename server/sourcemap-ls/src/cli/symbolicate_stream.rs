@@ -62,7 +62,7 @@ pub(super) struct Stream {
     given: Vec<Arc<KnownMap>>,
     /// One generation of the store: the folders of `--maps`, the cache and the events' answers kept
     /// (`event_answers`), all made anew on SIGHUP.
-    disk: RwLock<Generation>,
+    generation: RwLock<Generation>,
     map_dirs: Vec<PathBuf>,
     release_dirs: Vec<PathBuf>,
     root: Option<PathBuf>,
@@ -131,7 +131,7 @@ impl Stream {
         )?;
         Ok(Stream {
             given,
-            disk: RwLock::new(disk),
+            generation: RwLock::new(disk),
             map_dirs: args.map_dirs.clone(),
             release_dirs: args.release_dirs.clone(),
             root: args.root.clone(),
@@ -168,7 +168,7 @@ impl Stream {
             self.budget,
         ) {
             Ok(disk) => {
-                *self.disk.write().expect("disk lock") = disk;
+                *self.generation.write().expect("generation lock") = disk;
                 eprintln!("sourcemap-ls: SIGHUP: the folders of maps scanned again");
             }
             Err(e) => {
@@ -180,7 +180,7 @@ impl Stream {
 
     /// The cache the lines use now.
     pub(super) fn cache(&self) -> Arc<MapCache> {
-        self.disk.read().expect("disk lock").1.clone()
+        self.generation.read().expect("generation lock").1.clone()
     }
 }
 
@@ -363,29 +363,24 @@ pub(super) fn symbolicate_line(
     let Ok(text) = std::str::from_utf8(body) else {
         return (Outcome::NotJson, None);
     };
-    let (disk, _, answers) = stream.disk.read().expect("disk lock").clone();
+    let (disk, _, answers) = stream.generation.read().expect("generation lock").clone();
     let debug_ids = debug_ids_in(text);
-    let keyed = TraceDocument::read_keyed(text, stream.plain);
-    let key = match &keyed {
-        Keyed::Event(e) => Some(e.answer_key(&[debug_ids.join(",").as_str()])),
-        Keyed::Document(_) => None,
-    };
-    if let (Keyed::Event(e), Some(key)) = (&keyed, &key) {
-        if let Some(a) = answers.get(key) {
-            for note in &a.notes {
-                say_once(stream, &note.text(seq + 1));
+    // An event of the usual shape: its key, and the answers kept for it.
+    let (mut document, key) = match TraceDocument::read_keyed(text, stream.plain) {
+        Keyed::Event(e) => {
+            let key = e.answer_key(&[debug_ids.join(",").as_str()]);
+            if let Some(a) = answers.get(&key) {
+                for note in &a.notes {
+                    say_once(stream, &note.text(seq + 1));
+                }
+                stream.counts.frames.fetch_add(a.frames, Ordering::Relaxed);
+                stream.counts.mapped.fetch_add(a.mapped, Ordering::Relaxed);
+                let rendered = e.rendered(&a.written, &COMPACT);
+                return (Outcome::Symbolicated, Some(one_line(rendered)));
             }
-            stream.counts.frames.fetch_add(a.frames, Ordering::Relaxed);
-            stream.counts.mapped.fetch_add(a.mapped, Ordering::Relaxed);
-            return (
-                Outcome::Symbolicated,
-                Some(one_line(e.rendered(&a.written, &COMPACT))),
-            );
+            (TraceDocument::of_keyed(e, text, stream.plain), Some(key))
         }
-    }
-    let mut document = match keyed {
-        Keyed::Event(e) => TraceDocument::of_keyed(e, text, stream.plain),
-        Keyed::Document(document) => document,
+        Keyed::Document(document) => (document, None),
     };
     // A document read as an event, Metro's JSON or a JSON line was JSON already; only one read as text is checked
     // (a line of text is no event, whatever frames it holds).
