@@ -61,6 +61,27 @@ pub(super) fn disk_of(
     Ok(Arc::new(disk))
 }
 
+/// `disk` reading original sources also under the folders an interactive command line names: the working folder
+/// (also a project folder), each named map's or bundle's folder, and directories of maps. `--ndjson` and `worker`
+/// never call this: a pipeline reads under its roots and stores only.
+pub(super) fn with_command_line_folders<'a>(
+    disk: Arc<Disk>,
+    named: impl Iterator<Item = &'a PathBuf>,
+    map_dirs: &[PathBuf],
+) -> Arc<Disk> {
+    let cwd = std::env::current_dir().ok();
+    let mut allowed: Vec<PathBuf> = named
+        .filter_map(|p| std::fs::canonicalize(p).ok()?.parent().map(Path::to_path_buf))
+        .collect();
+    allowed.extend(map_dirs.iter().cloned());
+    allowed.extend(cwd.clone());
+    // A disk already shared keeps reading under its roots only (the safe side).
+    match Arc::try_unwrap(disk) {
+        Ok(disk) => Arc::new(disk.with_source_folders(allowed, cwd.into_iter().collect())),
+        Err(shared) => shared,
+    }
+}
+
 /// A Metro dev server's maps for bundle URLs (`--dev-server`): loopback only.
 pub(super) fn serve_dev_server_maps(catalog: &mut Catalog) {
     catalog.serve_maps_from(Box::new(|url| {

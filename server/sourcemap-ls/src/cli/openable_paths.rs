@@ -3,42 +3,40 @@
 
 use std::path::{Path, PathBuf};
 
-use sourcemap_core::session::files::KnownMap;
+use sourcemap_core::session::files::FilesPlace;
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 
-/// Each answered frame's source as a path that opens from the working directory (`OriginalFrame::path`): a relative
-/// `sources` entry (no scheme, not absolute) joined to its map's folder, shown relative to the working directory
-/// (climbing with `..` where they share a folder below the root), else absolute. Sources the map gives as absolute paths or URLs (`webpack://…`) are left as the map
-/// writes them.
-pub(super) fn openable_paths(out: &mut [SymbolicatedLine], maps: &[std::sync::Arc<KnownMap>]) {
+/// Each answered frame's source as the project file that opens from the working directory (`OriginalFrame::path`):
+/// the file `FilesPlace::source_file` finds for it (the framework's naming understood — `webpack://_N_E/./lib/x.ts`,
+/// `turbopack:///[project]/lib/x.ts`, Angular's workspace-relative names, a map kept apart from its build — inside
+/// what the user gave, and the map's copy where a rule guesses), shown relative to the working directory (climbing
+/// with `..` where they share a folder below the root), else absolute. Where the project has no such file, `path`
+/// stays empty: the source is only the map's copy, and the map's own name is shown.
+pub(super) fn openable_paths(out: &mut [SymbolicatedLine], place: &FilesPlace) {
     let Some(cwd) = sourcemap_core::session::files::working_dir() else {
         return;
     };
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     for f in out.iter_mut().filter_map(SymbolicatedLine::frame_mut) {
         let (Some(m), Some(o)) = (f.map, f.original.as_mut()) else {
             continue;
         };
-        let Some(source) = o.source.as_deref() else {
+        let Some(map) = place.maps.get(m) else {
             continue;
         };
-        if source.contains(':') || Path::new(source).is_absolute() || source.is_empty() {
-            continue;
-        }
-        let Some(map) = maps.get(m) else { continue };
-        let mut known = map.openable.lock().unwrap_or_else(|e| e.into_inner());
-        let shown = known
-            .entry(o.source_id)
-            .or_insert_with(|| {
-                // The map's folder as the system resolves it (a symlinked `dist/`, found once per map), then the
-                // source's `..` taken lexically.
-                let dir = map.resolved_dir()?;
-                let shown = from_dir(cwd, &lexically_normal(&dir.join(source)));
-                (shown != source).then_some(shown)
-            })
-            .clone();
-        if shown.is_some() {
-            o.path = shown;
-        }
+        let shown = {
+            let known = map.openable.lock().unwrap_or_else(|e| e.into_inner());
+            known.get(&o.source_id).cloned()
+        };
+        let shown = shown.unwrap_or_else(|| {
+            let shown = place
+                .source_file(m, o.source_id)
+                .map(|file| from_dir(&cwd, &file.path));
+            (map.openable.lock().unwrap_or_else(|e| e.into_inner()))
+                .insert(o.source_id, shown.clone());
+            shown
+        });
+        o.path = shown;
     }
 }
 
@@ -58,26 +56,4 @@ fn from_dir(dir: &Path, path: &Path) -> String {
         out.push(c);
     }
     out.display().to_string()
-}
-
-/// `path` with `.` and `..` taken out without reading the disk (the source may not exist here).
-fn lexically_normal(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                let up = matches!(
-                    out.components().next_back(),
-                    None | Some(Component::ParentDir)
-                );
-                if up || !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }

@@ -187,7 +187,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             threads: None,
         },
     );
-    super::openable_paths::openable_paths(&mut out, &catalog.maps);
+    super::openable_paths::openable_paths(&mut out, &catalog);
     let explained = if args.explain {
         explanations(&out, &catalog, &chosen, &printed, &shifts, &jest, &today)
     } else {
@@ -322,6 +322,13 @@ fn place_for(
         args.root.as_deref(),
         None,
     )?;
+    // Original sources are read inside what this command line was given: the roots and stores (above), the working
+    // folder, the folders of the maps and bundles it names, its directories of maps (`source::project_file`).
+    let disk = super::frame_maps::with_command_line_folders(
+        disk,
+        args.maps.iter().chain(&args.bundles.iter().map(|(_, p)| p.clone()).collect::<Vec<_>>()),
+        &map_dirs,
+    );
     let (disk, note) = disk.for_release(document.release().as_ref());
     if let Some(note) = note {
         eprintln!("sourcemap-ls: {note}");

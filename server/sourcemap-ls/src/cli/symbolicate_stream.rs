@@ -410,7 +410,7 @@ pub(super) fn symbolicate_line(
     };
     // Rendering reads the answer's lines, not the document's: they move into the session.
     let mut answer = place.symbolicate(std::mem::take(&mut document.lines), one_thread);
-    super::openable_paths::openable_paths(&mut answer.lines, &place.maps);
+    super::openable_paths::openable_paths(&mut answer.lines, &place);
     notes.extend(place.take_notes().into_iter().map(Note::Plain));
     // Frames the event's own evidence refused (its debug ID, its copy of the bundle's lines).
     for f in answer.lines.iter().filter_map(SymbolicatedLine::frame) {

@@ -2,6 +2,7 @@
 //! name (walked once), the maps and bundles found there by debug ID (scanned once), and the opened maps
 //! ([`MapCache`]). The command line's one session has its own; a pipeline's sessions, one per event, share one.
 
+use crate::source::project_file::Containment;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -29,6 +30,26 @@ const MAX_INDEXED_FILES: usize = 500_000;
 
 /// What a generation of the store found once, by key (see the fields that use it).
 type Memo<K, V> = Arc<std::sync::Mutex<HashMap<K, V>>>;
+
+/// Where original sources may be read (every read inside `containment`), and the project folders their names are
+/// tried under, best first (`source::project_file`).
+#[derive(Debug, Clone, Default)]
+pub struct SourceAccess {
+    /// The folders every read of a source stays inside.
+    pub containment: Containment,
+    /// The caller's project folders.
+    pub projects: Vec<PathBuf>,
+}
+
+impl SourceAccess {
+    /// Reads inside `allowed`, names tried under `projects`.
+    pub fn new(allowed: Vec<PathBuf>, projects: Vec<PathBuf>) -> SourceAccess {
+        SourceAccess {
+            containment: Containment::new(allowed),
+            projects,
+        }
+    }
+}
 
 /// See the module documentation.
 pub struct Disk {
@@ -64,6 +85,8 @@ pub struct Disk {
     bundle_ids: Memo<PathBuf, Option<String>>,
     /// Each text's key as first asked in this generation (`text_key`).
     text_keys: Memo<(PathBuf, Option<u32>), Option<TextKey>>,
+    /// Where original sources may be read, and the project folders their names are tried under.
+    pub(super) sources: Arc<SourceAccess>,
     /// Opened maps shared by every session, when there are several.
     pub(super) cache: Option<Arc<MapCache>>,
     /// The function scopes of their texts, under the cache's budget.
@@ -96,6 +119,7 @@ impl Disk {
     /// Bundles and maps looked for under `roots`, nearest first.
     pub fn new(roots: Vec<PathBuf>) -> Disk {
         Disk {
+            sources: Arc::new(SourceAccess::new(roots.clone(), roots.clone())),
             roots,
             files: OnceLock::new(),
             dependency_files: OnceLock::new(),
@@ -201,8 +225,31 @@ impl Disk {
     /// Folders of maps by release (`DIR/<release>/`, see `by_release`), scanned for debug IDs with the roots by
     /// [`Disk::with_debug_ids`] (call this first).
     pub fn with_releases(mut self, dirs: Vec<PathBuf>) -> Disk {
+        self.sources = Arc::new(SourceAccess {
+            containment: self.sources.containment.with(dirs.iter().cloned()),
+            projects: self.sources.projects.clone(),
+        });
         self.by_release = dirs;
         self
+    }
+
+    /// Original sources may also be read under `allowed` (the command line's working folder, the folders of the
+    /// maps and bundles it names), and names are tried under `projects` first (see `source::project_file`). A
+    /// pipeline's disk reads under its roots and stores only: it is never given more.
+    pub fn with_source_folders(mut self, allowed: Vec<PathBuf>, projects: Vec<PathBuf>) -> Disk {
+        let mut all = projects.clone();
+        all.extend(self.sources.projects.iter().cloned());
+        all.dedup();
+        self.sources = Arc::new(SourceAccess {
+            containment: self.sources.containment.with(allowed.into_iter().chain(projects)),
+            projects: all,
+        });
+        self
+    }
+
+    /// Where original sources may be read (`source::project_file`).
+    pub fn source_access(&self) -> &SourceAccess {
+        &self.sources
     }
 
     /// The disk an event of `release` reads: bundles found by path under its release's folder (`DIR/<release>/<dist>/`
@@ -261,6 +308,7 @@ impl Disk {
             regular_files: self.regular_files.clone(),
             bundle_ids: self.bundle_ids.clone(),
             bundle_texts: self.bundle_texts.clone(),
+            sources: self.sources.clone(),
             cache: self.cache.clone(),
             scopes: self.scopes.clone(),
             texts: self.texts.clone(),

@@ -15,6 +15,7 @@ use crate::bundle::locate::{
     is_json_document, load_map, looks_like_map, LoadMapError, MapOrigin,
 };
 use crate::session::Fit;
+use crate::source::project_file::ProjectFile;
 use crate::trace::event_context::LinedText;
 use crate::trace::function_name::TextKey;
 use crate::trace::stack::file_name_of;
@@ -136,6 +137,8 @@ pub struct KnownMap {
     /// Each source's path as it opens from the working directory, once found (`openable_paths` in the CLI): the
     /// same for every frame of every event.
     pub openable: Mutex<HashMap<SourceId, Option<String>>>,
+    /// Each source's file in the project, once found (`FilesPlace::source_file`).
+    pub project_files: Mutex<HashMap<SourceId, Option<ProjectFile>>>,
 }
 
 impl KnownMap {
@@ -286,30 +289,23 @@ impl KnownMap {
             source_keys: Mutex::default(),
             resolved_dir: OnceLock::new(),
             openable: Mutex::default(),
+            project_files: Mutex::default(),
         })
     }
 
-    /// [`KnownMap::source_text`] with its lines found (from `sourcesContent`: as it is unescaped).
-    pub fn source_lined(&self, source: SourceId) -> Option<LinedText> {
-        if let Some((text, starts)) = self.index.source_content_lined(source) {
-            return Some(LinedText::with_starts(text, starts));
-        }
-        self.source_text(source).map(LinedText::new)
+    /// The map's copy of a source (`sourcesContent`) with its lines found as it is unescaped; `None` when the map
+    /// carries none (its file in the project is `FilesPlace::source_file`'s, never read from here: every read of a
+    /// source goes through the place's containment).
+    pub fn source_copy_lined(&self, source: SourceId) -> Option<LinedText> {
+        let (text, starts) = self.index.source_content_lined(source)?;
+        Some(LinedText::with_starts(text, starts))
     }
 
-    /// The text of an original source: `sourcesContent`, else the file the source names (relative to the map).
-    pub fn source_text(&self, source: SourceId) -> Option<String> {
-        if let Some(content) = self.index.source_content(source) {
-            return Some(content.into_owned());
-        }
-        read_text(&self.local_source(source)?)
-    }
-
-    /// The local file a source names: its URL relative to the map's folder (a `file://` URL or an absolute path as
-    /// it is).
-    pub fn local_source(&self, source: SourceId) -> Option<PathBuf> {
-        let url = self.index.source(source).url.as_deref()?;
-        Some(self.dir.join(url.strip_prefix("file://").unwrap_or(url)))
+    /// The folder of the bundle this map serves, when it is known and is not the map's own folder (a map kept apart
+    /// from its build: its relative `sources` were written from there).
+    pub fn bundle_dir(&self) -> Option<PathBuf> {
+        let dir = self.bundle.path()?.parent()?.to_path_buf();
+        (dir != self.dir).then_some(dir)
     }
 }
 

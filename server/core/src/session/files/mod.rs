@@ -18,6 +18,7 @@ use crate::bundle::fit::{check_fit, Shift};
 use crate::bundle::locate::map_in_directory;
 use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
 use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
+use crate::source::project_file::{self, ProjectFile, SourceFolders};
 use crate::source::today::SourceDrift;
 use crate::trace::event_context::LinedText;
 use crate::trace::function_name::{ScopeCache, TextKey};
@@ -178,9 +179,43 @@ impl FilesPlace {
         done
     }
 
-    /// The text of map `map`'s source `source`: its `sourcesContent`, else the file it names (relative to the map).
+    /// The text of map `map`'s source `source`: its `sourcesContent`, else its file in the project
+    /// ([`FilesPlace::source_file`]: never a file outside what the user gave).
     pub fn source_text(&self, map: usize, source: SourceId) -> Option<String> {
-        self.maps.get(map)?.source_text(source)
+        let m = self.maps.get(map)?;
+        if let Some(copy) = m.index.source_content(source) {
+            return Some(copy.into_owned());
+        }
+        known_map::read_text(&self.source_file(map, source)?.path)
+    }
+
+    /// The file of map `map`'s source `source` in the user's project (`source::project_file`: the framework's
+    /// naming understood, every candidate inside the disk's containment, a guess taken only where the file is the
+    /// map's copy), found once per map and source.
+    pub fn source_file(&self, map: usize, source: SourceId) -> Option<ProjectFile> {
+        let m = self.maps.get(map)?;
+        let mut known = m.project_files.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry(source)
+            .or_insert_with(|| {
+                let name = m.index.source(source).url.as_deref()?;
+                let access = self.disk.source_access();
+                let bundle_dir = m.bundle_dir();
+                let folders = SourceFolders {
+                    map_dir: Some(&m.dir),
+                    bundle_dir: bundle_dir.as_deref(),
+                    projects: &access.projects,
+                    overrides: &[],
+                };
+                let copy = m.index.source_content(source);
+                project_file::find(name, &folders, &access.containment, |path| {
+                    copy.as_deref().is_none_or(|copy| {
+                        crate::fs::files::read_regular(path, MAX_COMPARED_BYTES)
+                            .is_ok_and(|bytes| project_file::same_text(&bytes, copy))
+                    })
+                })
+            })
+            .clone()
     }
 
     /// [`FilesPlace::source_text`] with where its lines start, for an event's context lines. A text from a map's
@@ -190,15 +225,31 @@ impl FilesPlace {
         let m = self.maps.get(map)?;
         let shared = (self.disk.texts.as_ref()).filter(|_| m.index.source(source).has_content());
         let Some(texts) = shared else {
-            return Some(Arc::new(m.source_lined(source)?));
+            if let Some(copy) = m.source_copy_lined(source) {
+                return Some(Arc::new(copy));
+            }
+            return Some(Arc::new(LinedText::new(self.source_text(map, source)?)));
         };
         let key = self.source_key(map, source)?;
         if let Some(kept) = texts.get(&key) {
             return Some(kept);
         }
-        let lined = Arc::new(m.source_lined(source)?);
+        let lined = Arc::new(m.source_copy_lined(source)?);
         texts.insert(key, lined.clone(), lined.bytes());
         Some(lined)
+    }
+
+    /// The file the map states for `source` (its name as a path, relative to the map), inside what the user gave,
+    /// whatever its text: where an edited source is today.
+    fn stated_source_file(&self, map: usize, source: SourceId) -> Option<PathBuf> {
+        let m = self.maps.get(map)?;
+        let name = m.index.source(source).url.as_deref()?;
+        let folders = SourceFolders {
+            map_dir: Some(&m.dir),
+            ..Default::default()
+        };
+        let access = self.disk.source_access();
+        project_file::find(name, &folders, &access.containment, |_| false).map(|f| f.path)
     }
 
     /// A source's text across sessions: what it is, where the map carries it (each release's copy of a library is
@@ -351,6 +402,7 @@ impl FilesPlace {
             source_keys: Mutex::default(),
             resolved_dir: std::sync::OnceLock::new(),
             openable: std::sync::Mutex::default(),
+            project_files: std::sync::Mutex::default(),
             index,
         };
         Ok((self.push(Arc::new(map)), found))
@@ -520,6 +572,7 @@ impl Place for FilesPlace {
             source_keys: Mutex::default(),
             resolved_dir: std::sync::OnceLock::new(),
             openable: std::sync::Mutex::default(),
+            project_files: std::sync::Mutex::default(),
         };
         Some(Ok((
             self.push(Arc::new(served)),
@@ -556,6 +609,9 @@ pub fn working_dir() -> Option<&'static Path> {
     static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     DIR.get_or_init(|| std::env::current_dir().ok()).as_deref()
 }
+
+/// The biggest local file compared with a map's copy of a source.
+const MAX_COMPARED_BYTES: u64 = 64 << 20;
 
 /// What a fit verdict is counted at in the budget (an estimate: the report without its misfit regions, each of which
 /// adds 256 bytes).
@@ -679,7 +735,9 @@ impl SessionPlace for FilesPlace {
     fn todays_source(&self, &map: &usize, source: SourceId) -> Option<(PathBuf, Arc<SourceDrift>)> {
         let m = &self.maps[map];
         let build = m.index.source_content(source)?;
-        let path = m.local_source(source)?;
+        // Today's file is where the path the map states leads (a guess needs the build's text, which an edited file
+        // no longer is), inside what the user gave.
+        let path = self.stated_source_file(map, source)?;
         let today = known_map::read_text(&path)?;
         let drift = SourceDrift::between(&build, &today);
         (!drift.is_unchanged() && drift.is_edit_of_build()).then(|| (path, Arc::new(drift)))

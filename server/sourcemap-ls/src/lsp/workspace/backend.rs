@@ -168,6 +168,7 @@ impl Backend {
             &settings.path_overrides,
             &self.folders(),
             &roots,
+            |path| !map.index.source(id).has_content() || map.file_is_source(id, path),
         )
     }
 
