@@ -194,16 +194,20 @@ pub fn candidates(
         return out;
     }
     if let Some(rest) = TURBOPACK_PROJECT.iter().find_map(|p| name.strip_prefix(p)) {
-        let rest = percent_encoding::percent_decode_str(rest.split(['?', '#']).next().unwrap_or(rest))
-            .decode_utf8_lossy()
-            .into_owned();
+        let rest =
+            percent_encoding::percent_decode_str(rest.split(['?', '#']).next().unwrap_or(rest))
+                .decode_utf8_lossy()
+                .into_owned();
         for p in &projects {
             push(p.join(&rest), Rule::TurbopackProject);
         }
         return out;
     }
     if name.starts_with("file:") {
-        if let Some(p) = url::Url::parse(name).ok().and_then(|u| u.to_file_path().ok()) {
+        if let Some(p) = url::Url::parse(name)
+            .ok()
+            .and_then(|u| u.to_file_path().ok())
+        {
             push(p.clone(), Rule::Absolute);
             for suffix in tails(&p) {
                 for f in &projects {
@@ -483,13 +487,55 @@ mod tests {
         let d = d.path();
         let chunks = ".next/static/chunks/app";
         let cases = [
-            ("webpack://_N_E/./lib/cart.ts", chunks, None, "lib/cart.ts", Rule::WebpackNamespace),
-            ("webpack:///./lib/cart.ts?4f2a", chunks, None, "lib/cart.ts", Rule::WebpackNamespace),
-            ("turbopack:///[project]/lib/cart.ts", chunks, None, "lib/cart.ts", Rule::TurbopackProject),
-            ("src/app/cart.ts", "dist/shop/browser", None, "src/app/cart.ts", Rule::UnderProject),
-            ("../../src/x.ts", "sourcemaps", Some("dist/assets"), "src/x.ts", Rule::BesideBundle),
-            ("../../src/x.ts", "sourcemaps", None, "src/x.ts", Rule::UnderProject),
-            ("../../../../lib/cart.ts", chunks, None, "lib/cart.ts", Rule::BesideMap),
+            (
+                "webpack://_N_E/./lib/cart.ts",
+                chunks,
+                None,
+                "lib/cart.ts",
+                Rule::WebpackNamespace,
+            ),
+            (
+                "webpack:///./lib/cart.ts?4f2a",
+                chunks,
+                None,
+                "lib/cart.ts",
+                Rule::WebpackNamespace,
+            ),
+            (
+                "turbopack:///[project]/lib/cart.ts",
+                chunks,
+                None,
+                "lib/cart.ts",
+                Rule::TurbopackProject,
+            ),
+            (
+                "src/app/cart.ts",
+                "dist/shop/browser",
+                None,
+                "src/app/cart.ts",
+                Rule::UnderProject,
+            ),
+            (
+                "../../src/x.ts",
+                "sourcemaps",
+                Some("dist/assets"),
+                "src/x.ts",
+                Rule::BesideBundle,
+            ),
+            (
+                "../../src/x.ts",
+                "sourcemaps",
+                None,
+                "src/x.ts",
+                Rule::UnderProject,
+            ),
+            (
+                "../../../../lib/cart.ts",
+                chunks,
+                None,
+                "lib/cart.ts",
+                Rule::BesideMap,
+            ),
         ];
         for (name, map_dir, bundle_dir, want, rule) in cases {
             assert_eq!(
@@ -499,7 +545,11 @@ mod tests {
             );
         }
         // Runtime sources are no project file.
-        for name in ["turbopack:///[turbopack]/shared/runtime-utils.ts", "[next]/x.js", "rsc://React/Server/x.js"] {
+        for name in [
+            "turbopack:///[turbopack]/shared/runtime-utils.ts",
+            "[next]/x.js",
+            "rsc://React/Server/x.js",
+        ] {
             assert_eq!(found(d, name, chunks, None, None), None, "{name}");
         }
     }

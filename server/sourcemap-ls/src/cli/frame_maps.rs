@@ -71,7 +71,12 @@ pub(super) fn with_command_line_folders<'a>(
 ) -> Arc<Disk> {
     let cwd = std::env::current_dir().ok();
     let mut allowed: Vec<PathBuf> = named
-        .filter_map(|p| std::fs::canonicalize(p).ok()?.parent().map(Path::to_path_buf))
+        .filter_map(|p| {
+            std::fs::canonicalize(p)
+                .ok()?
+                .parent()
+                .map(Path::to_path_buf)
+        })
         .collect();
     allowed.extend(map_dirs.iter().cloned());
     allowed.extend(cwd.clone());

@@ -241,7 +241,10 @@ impl Disk {
         all.extend(self.sources.projects.iter().cloned());
         all.dedup();
         self.sources = Arc::new(SourceAccess {
-            containment: self.sources.containment.with(allowed.into_iter().chain(projects)),
+            containment: self
+                .sources
+                .containment
+                .with(allowed.into_iter().chain(projects)),
             projects: all,
         });
         self

@@ -131,7 +131,9 @@ mod tests {
         let dist = ws.join("dist");
         assert!(resolve("../inside.js", Some(&dist), &[], &roots, &roots, |_| true).is_some());
         assert_eq!(
-            resolve("../../secret.txt", Some(&dist), &[], &roots, &roots, |_| true),
+            resolve("../../secret.txt", Some(&dist), &[], &roots, &roots, |_| {
+                true
+            }),
             None
         );
         assert_eq!(
