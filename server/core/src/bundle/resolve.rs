@@ -557,6 +557,17 @@ impl<P: Place> Resolver<'_, '_, P> {
             .iter()
             .map(|r| self.place.shown(r))
             .collect();
+        // The bundle is here and leads to no map, but its maps were shipped apart (an Electron renderer's
+        // `file:///…/app.asar/…/x.js`, its maps in a folder of their own): `PATH.map` under a root, by the path's tails.
+        if let Some((bundle, _)) = &by_path {
+            if let Some((map, why)) = self.map_beside_tail(file, true) {
+                return Choice::Map {
+                    map,
+                    bundle: Some(bundle.clone()),
+                    why,
+                };
+            }
+        }
         Choice::Unmapped {
             why: match by_path {
                 Some((bundle, _)) => self.no_map(&bundle),
@@ -930,9 +941,14 @@ impl<P: Place> Resolver<'_, '_, P> {
             .map_or(parts.len(), |i| i + 1);
         for k in 0..parts.len().min(last) {
             let tail = parts[k..].join("/");
-            for root in &roots {
-                if !out.iter().any(|(r, t)| r == root && *t == tail) {
-                    out.push((root.clone(), tail.clone()));
+            // Next.js serves `.next/static/…` as `/_next/static/…` (its `assetPrefix` aside): the URL's `_next/` is
+            // the project's `.next/` folder (Next.js docs, "Project structure" and `output: 'export'`).
+            let next = (parts[k] == "_next").then(|| format!(".next/{}", parts[k + 1..].join("/")));
+            for tail in next.into_iter().chain([tail]) {
+                for root in &roots {
+                    if !out.iter().any(|(r, t)| r == root && *t == tail) {
+                        out.push((root.clone(), tail.clone()));
+                    }
                 }
             }
         }
@@ -943,13 +959,24 @@ impl<P: Place> Resolver<'_, '_, P> {
     /// there: that map, whose bundle is the frame's file (its text is not at hand, so its fit is not checked). Only
     /// when no map is given (a given map is the user's word for the frames it names).
     fn absent_bundle_map(&mut self, file: &str) -> Option<(P::Map, String)> {
-        if !self.asked.given.is_empty() || file.starts_with("file:") {
+        self.map_beside_tail(file, false)
+    }
+
+    /// [`Resolver::absent_bundle_map`]; with `bundle_here`, for a bundle found where the frame names it that leads to
+    /// no map of its own.
+    fn map_beside_tail(&mut self, file: &str, bundle_here: bool) -> Option<(P::Map, String)> {
+        if !self.asked.given.is_empty() {
             return None;
         }
-        if self
-            .place
-            .is_file(Path::new(file.split(['?', '#']).next().unwrap_or(file)))
-        {
+        // A `file:` URL is a path of this machine or another (an Electron renderer's `file:///…/app.asar/…/x.js`
+        // with its maps shipped apart): its tails are tried like any path's, unless it names a file here.
+        let here = match file.starts_with("file:") {
+            true => url::Url::parse(file)
+                .ok()
+                .and_then(|u| u.to_file_path().ok()),
+            false => Some(PathBuf::from(file.split(['?', '#']).next().unwrap_or(file))),
+        };
+        if !bundle_here && here.is_some_and(|p| self.place.is_file(&p)) {
             return None;
         }
         for (root, tail) in self.tails(file) {

@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
-use sourcemap_core::session::files::{shown_path, Disk, FilesPlace, KnownMap, MapCache};
+use sourcemap_core::session::files::{
+    shown_path, ArchiveStore, Disk, FilesPlace, KnownMap, MapCache,
+};
 use sourcemap_core::session::{Fit, SessionOptions};
 use sourcemap_core::source::today::TodayPosition;
 use sourcemap_core::trace::stack::{file_name_of, StackLine};
@@ -42,12 +44,41 @@ pub(super) fn disk_of(
             })
             .collect::<Result<Vec<_>, _>>()
     };
+    // An archive given to --maps (an Electron app's `app.asar`, a Sentry artifact bundle's zip) is a store read in
+    // place; one that cannot be read is said in one line, and the rest is answered (the exit status says so).
+    let (archive_files, map_folders): (Vec<PathBuf>, Vec<PathBuf>) =
+        map_folders.iter().cloned().partition(|p| p.is_file());
+    let mut archives = Vec::new();
+    for a in &archive_files {
+        match ArchiveStore::open(a) {
+            Ok(store) => archives.push(Arc::new(store)),
+            Err(e) => {
+                eprintln!("sourcemap-ls: --maps {e}");
+                UNREADABLE_INPUT.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+    let map_folders = &map_folders[..];
     let mut roots = folders(map_folders, "--maps")?;
     let by_release = folders(by_release, "--maps-by-release")?;
     if (roots.is_empty() && by_release.is_empty()) || root.is_some() {
         roots.push(root_dir(root)?);
     }
-    let mut disk = Disk::new(roots).with_releases(by_release.clone());
+    let allowed: Vec<PathBuf> = archive_files
+        .iter()
+        .filter_map(|a| {
+            std::fs::canonicalize(a)
+                .ok()?
+                .parent()
+                .map(Path::to_path_buf)
+        })
+        .collect();
+    let mut disk = Disk::new(roots)
+        .with_releases(by_release.clone())
+        .with_archives(archives);
+    if !allowed.is_empty() {
+        disk = disk.with_source_folders(allowed, Vec::new());
+    }
     if let Some(cache) = cache {
         disk = disk.with_cache(cache);
     }
@@ -86,6 +117,11 @@ pub(super) fn with_command_line_folders<'a>(
         Err(shared) => shared,
     }
 }
+
+/// Set when an input given on the command line (an archive to `--maps`) could not be read: the command answers what
+/// it can, then exits with status 1.
+pub(super) static UNREADABLE_INPUT: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
 /// A Metro dev server's maps for bundle URLs (`--dev-server`): loopback only.
 pub(super) fn serve_dev_server_maps(catalog: &mut Catalog) {

@@ -222,7 +222,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             answer.pop();
         }
         write_out(&answer, encoding);
-        return Ok(());
+        return input_status();
     }
     let notes = FrameNotes {
         explained: &explained,
@@ -230,6 +230,14 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         today: &today,
     };
     print_json(&out, &catalog, &notes, &problems, &ambiguous, options);
+    input_status()
+}
+
+/// Exit 1 (after answering what could be) when an input given could not be read (its line already said).
+fn input_status() -> Result<(), CliError> {
+    if super::frame_maps::UNREADABLE_INPUT.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(CliError::Quiet);
+    }
     Ok(())
 }
 

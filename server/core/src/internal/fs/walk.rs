@@ -12,9 +12,17 @@ use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-/// Folders no walk enters: dependencies, Rust's build output, hidden folders (`.git`, caches).
+/// Folders no walk enters: dependencies, Rust's build output, hidden folders (`.git`, caches) — but for the hidden
+/// folders frameworks build into: Next.js writes its whole build to `.next/` (`.next/static/…`, served as
+/// `/_next/static/…`, and `.next/server/…`: Next.js docs, "Project structure", and `distDir`'s default `.next` in
+/// `next/dist/server/config-shared.js`), and a Next.js user has nothing else.
 pub fn skipped_dir(name: &str) -> bool {
-    is_dependency_dir(name) || name == "target" || name.starts_with('.')
+    is_dependency_dir(name) || name == "target" || (name.starts_with('.') && !is_build_dir(name))
+}
+
+/// Hidden folders that hold a framework's build (see [`skipped_dir`]).
+pub fn is_build_dir(name: &str) -> bool {
+    name == ".next"
 }
 
 /// Folders of installed dependencies: searched for a bundle by name only when none is found outside them (a

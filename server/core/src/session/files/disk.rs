@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use super::archives::ArchiveStore;
 use super::map_cache::MapCache;
 use super::{shown_path, KnownMap};
 use crate::bundle::columns::LineIndex;
@@ -87,6 +88,11 @@ pub struct Disk {
     text_keys: Memo<(PathBuf, Option<u32>), Option<TextKey>>,
     /// Where original sources may be read, and the project folders their names are tried under.
     pub(super) sources: Arc<SourceAccess>,
+    /// Archives of bundles and maps given as stores (`--maps app.asar`, `--maps bundle.zip`).
+    pub(super) archives: Arc<Vec<Arc<ArchiveStore>>>,
+    /// Archives found under the roots by name when a frame's path runs through one (`…/app.asar/…`), once per name;
+    /// why one could not be read, said once.
+    found_archives: Memo<String, Vec<Arc<ArchiveStore>>>,
     /// Opened maps shared by every session, when there are several.
     pub(super) cache: Option<Arc<MapCache>>,
     /// The function scopes of their texts, under the cache's budget.
@@ -120,6 +126,8 @@ impl Disk {
     pub fn new(roots: Vec<PathBuf>) -> Disk {
         Disk {
             sources: Arc::new(SourceAccess::new(roots.clone(), roots.clone())),
+            archives: Arc::default(),
+            found_archives: Arc::default(),
             roots,
             files: OnceLock::new(),
             dependency_files: OnceLock::new(),
@@ -250,6 +258,54 @@ impl Disk {
         self
     }
 
+    /// Archives of bundles and maps given as stores (`--maps app.asar`, `--maps bundle.zip`), read in place; their
+    /// folders' sources may be read (an asar's `.unpacked` folder is beside it).
+    pub fn with_archives(mut self, archives: Vec<Arc<ArchiveStore>>) -> Disk {
+        self.archives = Arc::new(archives);
+        self
+    }
+
+    /// The archives given, and those named `name` under the roots (opened once; an unreadable one is said in
+    /// `notes`, once).
+    pub(super) fn archives_for(
+        &self,
+        name: Option<&str>,
+        notes: &mut Vec<String>,
+    ) -> Vec<Arc<ArchiveStore>> {
+        let mut out: Vec<Arc<ArchiveStore>> = self.archives.iter().cloned().collect();
+        let Some(name) = name else {
+            return out;
+        };
+        let known = self
+            .found_archives
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned();
+        let found = known.unwrap_or_else(|| {
+            let opened: Vec<Arc<ArchiveStore>> = self
+                .named(name, notes)
+                .into_iter()
+                .filter(|p| !self.archives.iter().any(|a| a.path() == p))
+                .filter_map(|p| match ArchiveStore::open(&p) {
+                    Ok(a) => Some(Arc::new(a)),
+                    Err(e) => {
+                        notes.push(e.to_string());
+                        None
+                    }
+                })
+                .collect();
+            (self
+                .found_archives
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()))
+            .insert(name.to_string(), opened.clone());
+            opened
+        });
+        out.extend(found);
+        out
+    }
+
     /// Where original sources may be read (`source::project_file`).
     pub fn source_access(&self) -> &SourceAccess {
         &self.sources
@@ -312,6 +368,8 @@ impl Disk {
             bundle_ids: self.bundle_ids.clone(),
             bundle_texts: self.bundle_texts.clone(),
             sources: self.sources.clone(),
+            archives: self.archives.clone(),
+            found_archives: self.found_archives.clone(),
             cache: self.cache.clone(),
             scopes: self.scopes.clone(),
             texts: self.texts.clone(),

@@ -44,6 +44,9 @@ pub enum BundleFile {
     None,
     /// This file led to the map (its comment, its inline map).
     Known(PathBuf),
+    /// A member of an archive (`app.asar`, an artifact bundle), read in place: its path through the archive and its
+    /// text.
+    InArchive(PathBuf, Arc<[u8]>),
     /// Candidates (the map's name without `.map`, its `file`); the first whose `sourceMappingURL` or sidecar leads to
     /// `map` is the one.
     Guess {
@@ -57,13 +60,19 @@ pub enum BundleFile {
 impl BundleFile {
     /// The bundle's path and text, when there is one.
     pub fn read(&self) -> Option<(PathBuf, Vec<u8>)> {
+        if let BundleFile::InArchive(p, text) = self {
+            return Some((p.clone(), text.to_vec()));
+        }
         let read = |p: &Path| crate::fs::files::read_regular(p, MAX_GENERATED_BYTES).ok();
         self.find(read)
     }
 
     /// The bundle's path and its text mapped, not read (the fit check touches the lines of the sections a trace
     /// needs: reading a 42 MB bundle was a fifth of a 146-frame `symbolicate`, `sourcemap-bench --editor-only`).
-    fn map(&self) -> Option<(PathBuf, memmap2::Mmap)> {
+    fn map(&self) -> Option<(PathBuf, BundleBytes)> {
+        if let BundleFile::InArchive(p, text) = self {
+            return Some((p.clone(), BundleBytes::Held(text.clone())));
+        }
         self.find(|p| {
             let (file, meta) = crate::fs::files::open_regular(p).ok()?;
             if meta.len() > MAX_GENERATED_BYTES {
@@ -71,7 +80,9 @@ impl BundleFile {
             }
             // SAFETY: as in `sparse_open`: a regular file, read while this command runs; a file truncated by another
             // process meanwhile would fault, as for any tool that maps its input.
-            unsafe { memmap2::Mmap::map(&file) }.ok()
+            unsafe { memmap2::Mmap::map(&file) }
+                .ok()
+                .map(BundleBytes::Mapped)
         })
     }
 
@@ -90,7 +101,7 @@ impl BundleFile {
     pub fn path(&self) -> Option<PathBuf> {
         match self {
             BundleFile::None => None,
-            BundleFile::Known(p) => Some(p.clone()),
+            BundleFile::Known(p) | BundleFile::InArchive(p, _) => Some(p.clone()),
             BundleFile::Guess { candidates, map } => candidates
                 .iter()
                 .find(|p| bundle_tail(p).is_some_and(|tail| bundle_leads_to_map(p, &tail, map)))
@@ -102,13 +113,35 @@ impl BundleFile {
     fn find<T: AsRef<[u8]>>(&self, open: impl Fn(&Path) -> Option<T>) -> Option<(PathBuf, T)> {
         let code = |p: &Path| open(p).filter(|t| !is_json_document(t.as_ref()));
         match self {
-            BundleFile::None => None,
+            BundleFile::None | BundleFile::InArchive(..) => None,
             BundleFile::Known(p) => Some((p.clone(), code(p)?)),
             BundleFile::Guess { candidates, map } => candidates.iter().find_map(|p| {
                 let text = code(p)?;
                 bundle_leads_to_map(p, text.as_ref(), map).then(|| (p.clone(), text))
             }),
         }
+    }
+}
+
+/// A bundle's text: a file mapped, or an archive's member held.
+enum BundleBytes {
+    Mapped(memmap2::Mmap),
+    Held(Arc<[u8]>),
+}
+
+impl std::ops::Deref for BundleBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            BundleBytes::Mapped(m) => m,
+            BundleBytes::Held(h) => h,
+        }
+    }
+}
+
+impl AsRef<[u8]> for BundleBytes {
+    fn as_ref(&self) -> &[u8] {
+        self
     }
 }
 

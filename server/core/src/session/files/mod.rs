@@ -5,6 +5,7 @@
 //! `profile` run their sessions here; what is worth telling the user on the way (a search that stopped early, a map
 //! that could not be read) is kept in [`FilesPlace::take_notes`], never printed.
 
+mod archives;
 mod disk;
 mod known_map;
 mod map_cache;
@@ -26,6 +27,7 @@ use crate::trace::stack::{file_name_of, StackLine};
 use crate::trace::symbolicate::SymbolicatedLine;
 use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
+pub use archives::ArchiveStore;
 pub use disk::Disk;
 use disk::KeptFit;
 pub use known_map::{BundleFile, KnownMap, OpenMapError};
@@ -288,6 +290,113 @@ impl FilesPlace {
 
     /// The map the disk holds for the debug ID the input gives `file` (a Sentry event's `debug_meta.images`), with
     /// the bundle of the same ID as its bundle when there is one.
+    /// The map of a frame's file inside an archive (`archives`): given with `--maps`, or found under a root by the
+    /// archive's name when the frame's path runs through `NAME.asar/`. By the event's debug ID for the file first,
+    /// then by path. `Some(Err(why))`: the file is an archive's member that leads to no map.
+    fn archive_map(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
+        let plain = file.split(['?', '#']).next().unwrap_or(file);
+        let through = plain.split(['/', '\\']).find_map(|p| {
+            p.strip_suffix(".unpacked")
+                .unwrap_or(p)
+                .ends_with(".asar")
+                .then(|| p.strip_suffix(".unpacked").unwrap_or(p).to_string())
+        });
+        let mut notes = Vec::new();
+        let archives = self.disk.archives_for(through.as_deref(), &mut notes);
+        self.notes.extend(notes);
+        if archives.is_empty() {
+            return None;
+        }
+        if let Some(id) = self.file_debug_ids.get(file).cloned() {
+            for a in &archives {
+                if let Some((map, bundle)) = a.by_debug_id(&id) {
+                    let why = format!(
+                        "the event's debug ID for {file} is {id}, in {}",
+                        shown_path(a.path())
+                    );
+                    return Some(self.archive_member_map(a, &map, bundle.as_deref(), why));
+                }
+            }
+        }
+        for a in &archives {
+            let Some((bundle, how)) = a.bundle_for(file) else {
+                continue;
+            };
+            let Some((bytes, map)) = a.map_of(&bundle) else {
+                return Some(Err(format!(
+                    "{} in {} leads to no map the archive holds",
+                    bundle,
+                    shown_path(a.path())
+                )));
+            };
+            let why = format!("{bundle} ({how}), its map {map}");
+            return Some(self.archive_map_bytes(a, bytes, &map, Some(&bundle), why));
+        }
+        None
+    }
+
+    fn archive_member_map(
+        &mut self,
+        a: &Arc<ArchiveStore>,
+        map: &str,
+        bundle: Option<&str>,
+        why: String,
+    ) -> Result<(usize, String), String> {
+        let bytes = a
+            .read(map)
+            .ok_or_else(|| format!("{map} in {} cannot be read", shown_path(a.path())))?;
+        self.archive_map_bytes(a, bytes, map, bundle, why)
+    }
+
+    /// A map read from an archive, opened as a map of the place (its bundle the archive's member, when known: its fit
+    /// is checked against that text).
+    fn archive_map_bytes(
+        &mut self,
+        a: &Arc<ArchiveStore>,
+        bytes: Vec<u8>,
+        map: &str,
+        bundle: Option<&str>,
+        why: String,
+    ) -> Result<(usize, String), String> {
+        let map_path = a.member_path(map);
+        let key = map_path.clone();
+        if let Some(&Some(at)) = self.dir_maps.get(&key) {
+            return Ok((at, why));
+        }
+        let index = SourceMapIndex::from_bytes_with(
+            bytes,
+            IndexOptions {
+                lazy: true,
+                lazy_names: true,
+            },
+        )
+        .map_err(|e| format!("{}: {e}", shown_path(&map_path)))?;
+        let bundle_file = bundle
+            .and_then(|b| Some((a.member_path(b), a.read(b)?)))
+            .map_or(BundleFile::None, |(p, text)| {
+                BundleFile::InArchive(p, text.into())
+            });
+        let names = bundle
+            .map(|b| vec![file_name_of(b).to_string()])
+            .unwrap_or_default();
+        let known = KnownMap {
+            file: None,
+            index,
+            bundle: bundle_file,
+            names,
+            dir: map_path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            found: format!("{} in the archive {}", map, shown_path(a.path())),
+            fit: OnceLock::new(),
+            source_keys: Mutex::default(),
+            resolved_dir: std::sync::OnceLock::new(),
+            openable: std::sync::Mutex::default(),
+            project_files: std::sync::Mutex::default(),
+        };
+        let at = self.push(Arc::new(known));
+        self.dir_maps.insert(key, Some(at));
+        Ok((at, why))
+    }
+
     fn by_files_debug_id(&mut self, file: &str) -> Option<(usize, String)> {
         let id = self.file_debug_ids.get(file)?.clone();
         let map = self.debug_id_map(&id)?;
@@ -534,6 +643,9 @@ impl Place for FilesPlace {
     fn served(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
         if file.starts_with(WEBPACK_INTERNAL) {
             return Some(self.eval_module_map(file));
+        }
+        if let Some(found) = self.archive_map(file) {
+            return Some(found);
         }
         if !self.map_dirs.is_empty() {
             return Some(self.map_in_map_dirs(file));
