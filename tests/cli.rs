@@ -570,7 +570,8 @@ fn symbolicate_does_not_answer_from_a_map_that_does_not_fit() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout.clone()).unwrap();
     assert!(
-        out.contains("    at parseOrder (") && out.contains("demo-stale/stale/src/orders.js:5:24)"),
+        // The stale build's folder holds no `src/`: the map's own name is printed (no path that would not open).
+        out.contains("    at parseOrder (../src/orders.js:5:24)"),
         "{out}"
     );
     assert!(

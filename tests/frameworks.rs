@@ -60,6 +60,23 @@ const COMMANDS: &[(&str, &[Rule])] = &[
         &[("from the project folder", |_| true, &[])],
     ),
     (
+        "spa-frameworks",
+        &[
+            // Vite (Vue, Svelte), webpack + vue-loader and the Angular CLI, their maps beside the bundles.
+            (
+                "maps beside",
+                |t| !t["project"].as_str().unwrap().ends_with("hidden"),
+                &["--root", "dist"],
+            ),
+            // `hidden` maps moved to a folder of their own: their names were written from `dist/`.
+            (
+                "hidden maps moved to sourcemaps/",
+                |_| true,
+                &["--maps", "sourcemaps"],
+            ),
+        ],
+    ),
+    (
         "sentry-artifact-bundles",
         &[(
             "the artifact bundle's zip",
