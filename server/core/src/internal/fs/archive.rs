@@ -324,7 +324,7 @@ mod tests {
             node["files"][parts[parts.len() - 1]] = entry;
         }
         let json = tree.to_string();
-        let padded = (json.len() + 3) / 4 * 4;
+        let padded = json.len().div_ceil(4) * 4;
         let mut header = Vec::new();
         header.extend_from_slice(&((4 + padded) as u32).to_le_bytes());
         header.extend_from_slice(&(json.len() as u32).to_le_bytes());

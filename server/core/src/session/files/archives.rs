@@ -42,7 +42,7 @@ impl ArchiveStore {
     pub fn open(path: &Path) -> Result<ArchiveStore, ArchiveError> {
         let archive = Archive::open(path)?;
         let mut by_address: HashMap<String, String> = HashMap::new();
-        let mut headers: Vec<(String, String, Option<String>, Option<String>, bool)> = Vec::new();
+        let mut headers: Vec<ManifestEntry> = Vec::new();
         if archive.has("manifest.json") {
             let bad = |why: String| ArchiveError::Zip {
                 path: path.display().to_string(),
@@ -74,13 +74,13 @@ impl ArchiveStore {
                 };
                 let is_map = info.get("type").and_then(|t| t.as_str()) == Some("source_map");
                 let address = url_address(url);
-                headers.push((
-                    member.clone(),
-                    address.clone(),
-                    header("sourcemap"),
-                    header("debug-id"),
+                headers.push(ManifestEntry {
+                    member: member.clone(),
+                    address: address.clone(),
+                    sourcemap: header("sourcemap"),
+                    debug_id: header("debug-id"),
                     is_map,
-                ));
+                });
                 by_address.insert(address, member.clone());
             }
         } else {
@@ -90,7 +90,14 @@ impl ArchiveStore {
         }
         let mut maps = HashMap::new();
         let mut by_debug_id: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
-        for (member, address, sourcemap, debug_id, is_map) in headers {
+        for ManifestEntry {
+            member,
+            address,
+            sourcemap,
+            debug_id,
+            is_map,
+        } in headers
+        {
             if let Some(map) = sourcemap.and_then(|s| resolve_inside(&address, &s)) {
                 if let Some(m) = by_address.get(&map) {
                     maps.insert(member.clone(), m.clone());
@@ -210,6 +217,16 @@ impl ArchiveStore {
     pub fn read(&self, member: &str) -> Option<Vec<u8>> {
         self.archive.read(member, MAX_MEMBER_BYTES).ok()
     }
+}
+
+/// One file of an artifact bundle's manifest: its member, its address (`url` as a path), its `sourcemap` and
+/// `debug-id` headers, whether it is a map.
+struct ManifestEntry {
+    member: String,
+    address: String,
+    sourcemap: Option<String>,
+    debug_id: Option<String>,
+    is_map: bool,
 }
 
 /// A manifest `url` as a path: `~/assets/x.js` and `https://host/assets/x.js` are `assets/x.js`.
