@@ -25,9 +25,11 @@
 //!    (`src/app/cart.ts` from `dist/shop/browser/main.js.map`), and a map moved away from its build leaves `../../src/x.ts`
 //!    pointing nowhere: the name, and the name without its leading `../`, under each project folder.
 //!
-//! Rules 1, 4 (as written) and 5 are the path the map states; every other rule is a guess at what the framework
-//! meant, and is taken only where the file's text is the map's copy of the source (or the map carries none): a
-//! same-named file that is something else is never taken for the source ([`Rule::needs_same_text`]).
+//! Rules 1, 2, 4 and 5 are the path the map states (or the editor's rules before this module, js-debug's): what
+//! that file is today is the callers' to judge (the map's copy, an edit of it, or another file). Rules 3, 6 and 7
+//! are guesses at what the framework meant, taken only where the file's text is the map's copy of the source (or
+//! the map carries none): a same-named file that is something else is never taken for the source
+//! ([`Rule::needs_same_text`]).
 //!
 //! **Project folders** are the folders the caller names (the workspace folders, `--root`s, the working folder) and
 //! the folders above the map (and its bundle), up to the outermost allowed folder, that hold a `package.json` or an
@@ -113,7 +115,17 @@ pub enum Rule {
 impl Rule {
     /// Whether the rule is a guess that holds only where the file's text is the map's copy (or the map has none).
     pub fn needs_same_text(self) -> bool {
-        !matches!(self, Rule::Override | Rule::Absolute | Rule::BesideMap)
+        // js-debug's webpack defaults and the re-rooting of another machine's paths were the editor's rules before
+        // this module: what their file is today is judged by the callers' rules for today's files (an edit of the
+        // build's copy is carried into, a decoy is not).
+        !matches!(
+            self,
+            Rule::Override
+                | Rule::Absolute
+                | Rule::BesideMap
+                | Rule::Rerooted
+                | Rule::WebpackNamespace
+        )
     }
 
     /// What the rule is, for `--explain` and the docs.
@@ -565,7 +577,7 @@ mod tests {
             ("dist/b.ts", "today\n"),
         ]);
         let d = d.path();
-        let name = "webpack://_N_E/./lib/cart.ts";
+        let name = "turbopack:///[project]/lib/cart.ts";
         assert!(found(d, name, "dist", None, Some("export class Cart {}\n")).is_some());
         assert_eq!(found(d, name, "dist", None, Some("something else\n")), None);
         assert_eq!(
