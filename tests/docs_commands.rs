@@ -36,8 +36,8 @@ use std::process::{Command, Stdio};
 const NOT_RUN: &str = "# not run by the docs test:";
 /// A block's first line that says it is run as a script whose exit status alone is checked.
 const EXIT_STATUS: &str = "# run by the docs test for its exit status";
-/// The front page's budget (issue 45: "≤ 15 KB").
-const README_MAX_BYTES: usize = 15 * 1024;
+/// The front page's budget: at most 15,000 bytes.
+const README_MAX_BYTES: usize = 15_000;
 /// Set in the environment of the child run of [`run_the_library_example_when_asked`].
 const RUN_EXAMPLE: &str = "SOURCEMAP_DOCS_RUN_LIBRARY_EXAMPLE";
 

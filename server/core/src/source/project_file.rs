@@ -127,20 +127,6 @@ impl Rule {
                 | Rule::WebpackNamespace
         )
     }
-
-    /// What the rule is, for `--explain` and the docs.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Rule::Override => "a path override",
-            Rule::WebpackNamespace => "webpack's namespace, under the project",
-            Rule::TurbopackProject => "Turbopack's [project], under the project",
-            Rule::Absolute => "the path the map gives",
-            Rule::Rerooted => "another machine's path, re-rooted under the project",
-            Rule::BesideMap => "relative to the map",
-            Rule::BesideBundle => "relative to the bundle (the map kept apart from it)",
-            Rule::UnderProject => "relative to the project",
-        }
-    }
 }
 
 /// Where a map's names are tried.
@@ -294,22 +280,24 @@ pub fn find(
 /// Whether a file's bytes are a map's copy of a source: equal, with `\r\n` read as `\n` (a checkout with Windows
 /// line endings holds the same source).
 pub fn same_text(file: &[u8], copy: &str) -> bool {
-    let copy = copy.as_bytes();
-    if file == copy {
-        return true;
+    file == copy.as_bytes() || text_hash(file) == text_hash(copy.as_bytes())
+}
+
+/// xxh3 of `bytes` with every `\r\n` read as `\n`: how a local file is compared with a map's copy of a source, here
+/// and by the language server (which keeps the copies' hashes).
+pub fn text_hash(bytes: &[u8]) -> u64 {
+    if !bytes.contains(&b'\r') {
+        return xxhash_rust::xxh3::xxh3_64(bytes);
     }
-    let strip = |b: &[u8]| -> Vec<u8> {
-        let mut out = Vec::with_capacity(b.len());
-        let mut i = 0;
-        while i < b.len() {
-            if !(b[i] == b'\r' && b.get(i + 1) == Some(&b'\n')) {
-                out.push(b[i]);
-            }
-            i += 1;
+    let mut normalized = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
+            normalized.push(bytes[i]);
         }
-        out
-    };
-    (file.contains(&b'\r') || copy.contains(&b'\r')) && strip(file) == strip(copy)
+        i += 1;
+    }
+    xxhash_rust::xxh3::xxh3_64(&normalized)
 }
 
 /// The project folders of `folders`: the caller's, then the folders above the map and the bundle (nearest first)

@@ -334,13 +334,7 @@ fn place_for(
     // folder, the folders of the maps and bundles it names, its directories of maps (`source::project_file`).
     let disk = super::frame_maps::with_command_line_folders(
         disk,
-        args.maps.iter().chain(
-            &args
-                .bundles
-                .iter()
-                .map(|(_, p)| p.clone())
-                .collect::<Vec<_>>(),
-        ),
+        args.maps.iter().chain(args.bundles.iter().map(|(_, p)| p)),
         &map_dirs,
     );
     let (disk, note) = disk.for_release(document.release().as_ref());

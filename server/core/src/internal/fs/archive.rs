@@ -78,11 +78,6 @@ impl std::fmt::Debug for Archive {
 /// The most members an archive's header may list (a header is not a way to make us allocate without bound).
 const MAX_MEMBERS: usize = 1 << 20;
 
-/// Whether a file name is an archive's, by its extension (`.asar`, `.zip`).
-pub fn is_archive_name(name: &str) -> bool {
-    name.ends_with(".asar") || name.ends_with(".zip")
-}
-
 impl Archive {
     /// Opens the archive at `path` (asar or zip, by its first bytes), reading its directory only.
     pub fn open(path: &Path) -> Result<Archive, ArchiveError> {

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::bundle::locate::{decode_data_url, find_debug_id, find_source_mapping_url};
+use crate::bundle::locate::{decode_data_url, find_source_mapping_url};
 use crate::bundle::resolve::frame_path_parts;
 use crate::internal::fs::archive::{Archive, ArchiveError};
 use crate::trace::stack::normalize_debug_id;
@@ -205,12 +205,6 @@ impl ArchiveStore {
     pub fn by_debug_id(&self, id: &str) -> Option<(String, Option<String>)> {
         let (map, bundle) = self.by_debug_id.get(id)?;
         Some((map.clone()?, bundle.clone()))
-    }
-
-    /// A bundle member's `//# debugId=`, normalized.
-    pub fn bundle_debug_id(&self, member: &str) -> Option<String> {
-        let text = self.read(member)?;
-        find_debug_id(&text).map(normalize_debug_id)
     }
 
     /// Member `member`'s bytes.

@@ -6,8 +6,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::working_dir;
-
 use super::shown_path;
 use crate::bundle::fit::{check_fit, check_fit_near, check_fit_near_above};
 use crate::bundle::locate::{
@@ -165,8 +163,6 @@ pub struct KnownMap {
     /// Each source's key across sessions as first asked (`FilesPlace::source_key`): a source's content is hashed
     /// once, not per event (hashing `lodash.js` per event was 15 % of a warm pipeline's time).
     pub source_keys: Mutex<HashMap<SourceId, Option<TextKey>>>,
-    /// Its folder from the working directory as the system resolves it (a symlinked `dist/`), found once.
-    pub resolved_dir: OnceLock<PathBuf>,
     /// Each source's path as it opens from the working directory, once found (`openable_paths` in the CLI): the
     /// same for every frame of every event.
     pub openable: Mutex<HashMap<SourceId, Option<String>>>,
@@ -175,15 +171,6 @@ pub struct KnownMap {
 }
 
 impl KnownMap {
-    /// [`KnownMap::dir`] from the working directory, as the system resolves it, found once: where relative sources
-    /// open from (`openable_paths`). The working directory is the process's (`working_dir`).
-    pub fn resolved_dir(&self) -> Option<&Path> {
-        let cwd = working_dir()?;
-        Some(self.resolved_dir.get_or_init(|| {
-            std::fs::canonicalize(cwd.join(&self.dir)).unwrap_or_else(|_| cwd.join(&self.dir))
-        }))
-    }
-
     /// The fit check of the map against its bundle, run once: near `frames` when there are any (`check_fit_near`:
     /// the same verdicts, without reading a large map whole), else over the whole map.
     pub fn fit_near(&self, frames: &[GeneratedPosition]) -> Option<&Fit> {
@@ -320,7 +307,6 @@ impl KnownMap {
             found,
             fit: OnceLock::new(),
             source_keys: Mutex::default(),
-            resolved_dir: OnceLock::new(),
             openable: Mutex::default(),
             project_files: Mutex::default(),
         })

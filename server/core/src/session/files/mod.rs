@@ -388,7 +388,6 @@ impl FilesPlace {
             found: format!("{} in the archive {}", map, shown_path(a.path())),
             fit: OnceLock::new(),
             source_keys: Mutex::default(),
-            resolved_dir: std::sync::OnceLock::new(),
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
         };
@@ -509,7 +508,6 @@ impl FilesPlace {
                 report: Arc::new(r),
             })),
             source_keys: Mutex::default(),
-            resolved_dir: std::sync::OnceLock::new(),
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
             index,
@@ -682,7 +680,6 @@ impl Place for FilesPlace {
             found: format!("served by the Metro dev server for {file}"),
             fit: OnceLock::new(),
             source_keys: Mutex::default(),
-            resolved_dir: std::sync::OnceLock::new(),
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
         };

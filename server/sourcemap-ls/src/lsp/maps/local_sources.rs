@@ -19,6 +19,7 @@ use std::sync::Arc;
 use sourcemap_core::{SourceId, SourceMapIndex};
 
 use sourcemap_core::internal::budget::{CacheBudget, CacheUsage, Lru};
+use sourcemap_core::source::project_file::text_hash;
 
 /// The biggest local file compared with `sourcesContent` (larger ones are not used in place of the map's text).
 const MAX_COMPARED_BYTES: u64 = 64 << 20;
@@ -30,24 +31,6 @@ type FileKey = (PathBuf, u64, Option<SystemTime>);
 pub struct ContentChecks {
     content_hashes: Arc<Lru<SourceId, u64>>,
     verdicts: Arc<Lru<(SourceId, FileKey), bool>>,
-}
-
-/// xxh3 of `bytes` with every `\r\n` read as `\n`.
-fn text_hash(bytes: &[u8]) -> u64 {
-    if !bytes.contains(&b'\r') {
-        return xxhash_rust::xxh3::xxh3_64(bytes);
-    }
-    let mut normalized = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
-            i += 1;
-            continue;
-        }
-        normalized.push(bytes[i]);
-        i += 1;
-    }
-    xxhash_rust::xxh3::xxh3_64(&normalized)
 }
 
 impl ContentChecks {
