@@ -514,15 +514,26 @@ fn why_not_a_file(path: &Path) -> Option<String> {
 /// metro-symbolicate's directory of maps (`Symbolication.js`, `DirectorySymbolicationContext`): the map of the file a
 /// frame prints as `file` is `DIR/FILE.map`, `FILE` resolved against `dir`, and never a file outside `dir`: its real
 /// path (symlinks and `..` resolved) must lie under `dir`'s (metro-symbolicate checks the path only, so a symlink
-/// leads it out). `None`: no such map inside `dir`.
+/// leads it out). A file printed as a URL or another machine's path (`https://host/assets/x.js`, `app:///out/x.js`,
+/// `file:///…/app.asar/out/x.js`: maps kept apart from a web or Electron build) is looked for by the tails of its path,
+/// longest first (`DIR/assets/x.js.map`, then `DIR/x.js.map`), as the roots look for an absent bundle's map
+/// (`bundle::resolve`). `None`: no such map inside `dir`.
 pub fn map_in_directory(dir: &Path, file: &str) -> Option<PathBuf> {
-    let rel = file.strip_prefix("file://").unwrap_or(file);
-    let rel = rel.split(['?', '#']).next().unwrap_or(rel);
-    let mut candidate = dir.join(rel).into_os_string();
-    candidate.push(".map");
-    let real = std::fs::canonicalize(&candidate).ok()?;
-    let dir = std::fs::canonicalize(dir).ok()?;
-    (real.starts_with(&dir) && real.is_file()).then_some(real)
+    let inside = |rel: &str| {
+        let mut candidate = dir.join(rel).into_os_string();
+        candidate.push(".map");
+        let real = std::fs::canonicalize(&candidate).ok()?;
+        let dir = std::fs::canonicalize(dir).ok()?;
+        (real.starts_with(&dir) && real.is_file()).then_some(real)
+    };
+    let plain = file.split(['?', '#']).next().unwrap_or(file);
+    if !plain.contains("://") {
+        if let Some(found) = inside(plain.strip_prefix("file://").unwrap_or(plain)) {
+            return Some(found);
+        }
+    }
+    let parts = crate::bundle::resolve::frame_path_parts(file)?;
+    (0..parts.len()).find_map(|k| inside(&parts[k..].join("/")))
 }
 
 #[cfg(test)]
@@ -611,6 +622,34 @@ mod tests {
             b"{}"
         );
         assert!(decode_data_url("data:application/json;base64,!!!").is_err());
+    }
+
+    #[test]
+    fn a_directory_of_maps_answers_a_url_by_its_paths_tails_inside_it_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("sourcemaps");
+        std::fs::create_dir_all(dir.join("assets")).unwrap();
+        std::fs::write(dir.join("assets/x.js.map"), "{}").unwrap();
+        std::fs::write(dir.join("x.js.map"), "{}").unwrap();
+        std::fs::write(tmp.path().join("y.js.map"), "{}").unwrap();
+        let real = |p: &str| std::fs::canonicalize(dir.join(p)).unwrap();
+        // The longest tail first; a bare name as metro-symbolicate spells it.
+        for (file, want) in [
+            (
+                "https://cdn.example.com/static/assets/x.js?v=2",
+                Some("assets/x.js.map"),
+            ),
+            ("app:///assets/x.js", Some("assets/x.js.map")),
+            (
+                "file:///opt/App/resources/app.asar/out/x.js",
+                Some("x.js.map"),
+            ),
+            ("x.js", Some("x.js.map")),
+            ("https://cdn.example.com/../y.js", None),
+            ("../y.js", None),
+        ] {
+            assert_eq!(map_in_directory(&dir, file), want.map(real), "{file}");
+        }
     }
 
     #[test]

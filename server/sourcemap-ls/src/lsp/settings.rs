@@ -90,6 +90,12 @@ fn is_map_directory(map: &str) -> bool {
     map.ends_with('/') && !map.contains("://")
 }
 
+/// A `maps` value naming an archive of bundles and maps (`app.asar`, a Sentry artifact bundle's zip), as
+/// `symbolicate --maps ARCHIVE` takes one.
+fn is_map_archive(map: &str) -> bool {
+    !map.contains("://") && (map.ends_with(".asar") || map.ends_with(".zip"))
+}
+
 /// The map the `maps` setting gives the bundle at `path`: the first glob that matches its path relative to a
 /// workspace folder (or its absolute path). A relative map path is relative to that folder (to the bundle's folder
 /// for an absolute glob).
@@ -99,6 +105,10 @@ impl Settings {
             let Ok(matcher) = globset::Glob::new(glob).map(|g| g.compile_matcher()) else {
                 continue;
             };
+            if is_map_archive(map) {
+                // For frames only (`map_archives_for`): a bundle in the workspace has its map beside it.
+                continue;
+            }
             if is_map_directory(map) {
                 // A bundle at `rel` in a folder: `DIR/rel.map`, inside DIR only.
                 let found = folders.iter().find_map(|f| {
@@ -144,10 +154,25 @@ impl Settings {
     /// folder), whose glob matches the frame's file as printed: a trace's frame is answered from `DIR/FILE.map` of
     /// the first, as `symbolicate DIR` answers it.
     pub fn map_directories_for(&self, file: &str, folders: &[PathBuf]) -> Vec<PathBuf> {
+        self.maps_for_frame(file, folders, is_map_directory)
+    }
+
+    /// The archives the `maps` setting names (values ending in `.asar` or `.zip`, relative to the first workspace
+    /// folder) whose glob matches the frame's file as printed: read as `symbolicate --maps ARCHIVE` reads them.
+    pub fn map_archives_for(&self, file: &str, folders: &[PathBuf]) -> Vec<PathBuf> {
+        self.maps_for_frame(file, folders, is_map_archive)
+    }
+
+    fn maps_for_frame(
+        &self,
+        file: &str,
+        folders: &[PathBuf],
+        kind: fn(&str) -> bool,
+    ) -> Vec<PathBuf> {
         let base = folders.first().cloned().unwrap_or_default();
         self.maps
             .iter()
-            .filter(|(_, map)| is_map_directory(map))
+            .filter(|(_, map)| kind(map))
             .filter(|(glob, _)| {
                 globset::Glob::new(glob)
                     .map(|g| g.compile_matcher().is_match(file))

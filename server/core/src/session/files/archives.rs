@@ -213,6 +213,31 @@ impl ArchiveStore {
     }
 }
 
+/// The archive a frame's path runs through, by name: `NAME.asar` for `…/NAME.asar/x` and `…/NAME.asar.unpacked/x`
+/// (Electron's unpacked files keep their maps in the archive). The one rule the CLI and the language server use.
+pub fn archive_named_in(file: &str) -> Option<String> {
+    let plain = file.split(['?', '#']).next().unwrap_or(file);
+    plain.split(['/', '\\']).find_map(|p| {
+        let p = p.strip_suffix(".unpacked").unwrap_or(p);
+        p.ends_with(".asar").then(|| p.to_string())
+    })
+}
+
+/// A path through an archive on disk, split: the archive file (`…/app.asar`, a regular file) and the member's path
+/// inside it (`out/main/index.js`). `None` when no ancestor of `path` is an archive file.
+pub fn archive_member_of(path: &Path) -> Option<(PathBuf, String)> {
+    let mut inner: Vec<String> = Vec::new();
+    for a in path.ancestors() {
+        let name = a.file_name()?.to_string_lossy();
+        if (name.ends_with(".asar") || name.ends_with(".zip")) && a.is_file() {
+            inner.reverse();
+            return (!inner.is_empty()).then(|| (a.to_path_buf(), inner.join("/")));
+        }
+        inner.push(name.into_owned());
+    }
+    None
+}
+
 /// One file of an artifact bundle's manifest: its member, its address (`url` as a path), its `sourcemap` and
 /// `debug-id` headers, whether it is a map.
 struct ManifestEntry {

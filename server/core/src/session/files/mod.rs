@@ -27,7 +27,7 @@ use crate::trace::stack::{file_name_of, StackLine};
 use crate::trace::symbolicate::SymbolicatedLine;
 use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
-pub use archives::ArchiveStore;
+pub use archives::{archive_member_of, archive_named_in, ArchiveStore};
 pub use disk::Disk;
 use disk::KeptFit;
 pub use known_map::{BundleFile, KnownMap, OpenMapError};
@@ -294,13 +294,7 @@ impl FilesPlace {
     /// archive's name when the frame's path runs through `NAME.asar/`. By the event's debug ID for the file first,
     /// then by path. `Some(Err(why))`: the file is an archive's member that leads to no map.
     fn archive_map(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
-        let plain = file.split(['?', '#']).next().unwrap_or(file);
-        let through = plain.split(['/', '\\']).find_map(|p| {
-            p.strip_suffix(".unpacked")
-                .unwrap_or(p)
-                .ends_with(".asar")
-                .then(|| p.strip_suffix(".unpacked").unwrap_or(p).to_string())
-        });
+        let through = archives::archive_named_in(file);
         let mut notes = Vec::new();
         let archives = self.disk.archives_for(through.as_deref(), &mut notes);
         self.notes.extend(notes);

@@ -20,6 +20,7 @@ use tower_lsp::lsp_types::Url;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::maps::memo::{FileStamp, TextKey};
+use crate::lsp::workspace::archived_maps::member_text;
 use crate::lsp::workspace::backend::Backend;
 
 /// Generated files and original sources above this size are not parsed for function names.
@@ -94,6 +95,14 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
             });
         }
         let Some((file, len, stamp)) = FileStamp::open(&bundle) else {
+            // A bundle inside an archive (`app.asar`): the member's text.
+            if let Some((stamp, read)) = member_text(&bundle) {
+                return Some(BundleText {
+                    key: TextKey::GeneratedFile(stamp),
+                    path: bundle,
+                    read: Box::new(move || read().filter(|text| leads(text.as_bytes()))),
+                });
+            }
             continue;
         };
         return Some(BundleText {

@@ -19,6 +19,7 @@ use sourcemap_core::SourceMapIndex;
 use tower_lsp::lsp_types::Url;
 
 use crate::lsp::maps::loaded_map::LoadedMap;
+use crate::lsp::workspace::archived_maps::{archive_map, ArchivesFor, OpenedArchives};
 use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::map_fit::fit_for_frames;
@@ -85,6 +86,7 @@ pub async fn symbolicate_in_workspace(
         b,
         roots,
         handle: tokio::runtime::Handle::current(),
+        archives: OpenedArchives::default(),
     };
     let asked = Asked {
         given: &given,
@@ -154,6 +156,7 @@ struct Workspace<'a> {
     b: &'a Backend,
     roots: Vec<PathBuf>,
     handle: tokio::runtime::Handle,
+    archives: OpenedArchives,
 }
 
 impl Place for Workspace<'_> {
@@ -219,9 +222,14 @@ impl Place for Workspace<'_> {
         Arc::ptr_eq(a, b) || a.key == b.key
     }
 
-    /// A directory of maps the `maps` setting names for the frame's file (`DIR/FILE.map`, inside DIR only, as
-    /// `symbolicate DIR`); else a loopback Metro dev server's map for a bundle URL, when `devServer` allows it.
+    /// What the `maps` setting names for the frame's file: an archive (`archived_maps`), a directory of maps
+    /// (`DIR/FILE.map`, inside DIR only, as `symbolicate DIR`); else the `app.asar` the frame's path runs through,
+    /// found in the workspace; else a loopback Metro dev server's map for a bundle URL, when `devServer` allows it.
     fn served(&mut self, file: &str) -> Option<Result<(Arc<LoadedMap>, String), String>> {
+        let (b, handle) = (self.b, &self.handle);
+        if let Some(found) = archive_map(b, handle, &mut self.archives, file, ArchivesFor::Named) {
+            return Some(found);
+        }
         let settings = self.b.settings();
         let dirs = settings.map_directories_for(file, &self.b.folders());
         if !dirs.is_empty() {
@@ -242,6 +250,11 @@ impl Place for Workspace<'_> {
                     dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
                 )),
             });
+        }
+        if let Some(found) =
+            archive_map(b, handle, &mut self.archives, file, ArchivesFor::OnItsPath)
+        {
+            return Some(found);
         }
         if !(file.starts_with("http://") && settings.dev_server) {
             return None;

@@ -2,6 +2,7 @@
 //! it for every request alike: which map a document uses, which bundle and map answer a frame (the core's one
 //! resolver over the workspace), function scopes and the fit check of a map's bundle as it is now.
 
+pub mod archived_maps;
 pub mod backend;
 pub mod code_scopes;
 pub mod documents;
