@@ -12,6 +12,8 @@
 
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/redis_server.rs"]
+mod redis_server;
 #[path = "support/roundtrip_build.rs"]
 mod roundtrip_build;
 #[path = "support/sentry_event.rs"]
@@ -22,6 +24,7 @@ use std::path::Path;
 use std::process::Command;
 
 use process::output_with_stdin;
+use redis_server::Redis;
 use sentry_event::sentry_event;
 use serde_json::{json, Value};
 
@@ -311,65 +314,6 @@ fn a_crash_seen_again_is_answered_as_the_first_and_a_changed_one_anew() {
     };
     let k = first.iter().position(|l| l == with_id).unwrap();
     assert_eq!((top(out[k]), top(out[2 * n])), (json!(true), Value::Null));
-}
-
-/// A `redis-server` (Debian's, `scripts/test-deps`) on a free loopback port, stopped when dropped.
-struct Redis {
-    child: std::process::Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Redis {
-    fn start() -> Redis {
-        let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--save", "", "--appendonly", "no", "--dir"])
-            .arg(dir.path())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("redis-server must be installed for this test (scripts/test-deps installs it)");
-        let url = format!("redis://127.0.0.1:{port}/0");
-        let started = std::time::Instant::now();
-        loop {
-            let up = redis::Client::open(url.as_str())
-                .and_then(|c| c.get_connection())
-                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c));
-            if up.is_ok() {
-                break;
-            }
-            assert!(
-                started.elapsed().as_secs() < 20,
-                "redis-server did not start"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        Redis {
-            child,
-            url,
-            _dir: dir,
-        }
-    }
-
-    fn connection(&self) -> redis::Connection {
-        redis::Client::open(self.url.as_str())
-            .unwrap()
-            .get_connection()
-            .unwrap()
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A stream's entries: (ID, field → value).

@@ -64,13 +64,14 @@ pub(super) fn disk_of(
     if (roots.is_empty() && by_release.is_empty()) || root.is_some() {
         roots.push(root_dir(root)?);
     }
+    // An archive is a store of its own: what lies beside it is not given (an upload folder holds other users' files),
+    // except an asar's own `NAME.asar.unpacked/`, where Electron keeps the archive's unpacked members.
     let allowed: Vec<PathBuf> = archive_files
         .iter()
         .filter_map(|a| {
-            std::fs::canonicalize(a)
-                .ok()?
-                .parent()
-                .map(Path::to_path_buf)
+            let mut unpacked = std::fs::canonicalize(a).ok()?.into_os_string();
+            unpacked.push(".unpacked");
+            Some(PathBuf::from(unpacked)).filter(|u| u.is_dir())
         })
         .collect();
     let mut disk = Disk::new(roots)

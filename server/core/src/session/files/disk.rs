@@ -258,8 +258,8 @@ impl Disk {
         self
     }
 
-    /// Archives of bundles and maps given as stores (`--maps app.asar`, `--maps bundle.zip`), read in place; their
-    /// folders' sources may be read (an asar's `.unpacked` folder is beside it).
+    /// Archives of bundles and maps given as stores (`--maps app.asar`, `--maps bundle.zip`), read in place. What
+    /// lies beside an archive is not given with it (the caller allows an asar's `.unpacked` folder).
     pub fn with_archives(mut self, archives: Vec<Arc<ArchiveStore>>) -> Disk {
         self.archives = Arc::new(archives);
         self
