@@ -11,12 +11,15 @@
 mod lsp_client;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/sentry_event.rs"]
+mod sentry_event;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use lsp_client::LspClient;
 use process::output_with_stdin;
+use sentry_event::sentry_event;
 use serde_json::Value;
 
 /// Per corpus: which traces (by project, kind, form, name) take which arguments. First match wins; `None` skips.
@@ -304,6 +307,30 @@ fn a_bad_archive_is_said_in_one_line_and_the_rest_is_answered() {
             .filter(|f| !f["truth"].is_null())
             .count();
         assert_eq!(mapped, want, "{bad}: the good archive's frames: {json}");
+        // The pipeline's form: the same line, the same status.
+        let out = output_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+                .current_dir(&dir)
+                .args(["symbolicate", "--ndjson", "--maps", &bad])
+                .args(["--maps", "installed/resources/app.asar"]),
+            &(sentry_event(0, trace["text"].as_str().unwrap(), "app:///", "app://").to_string()
+                + "\n"),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{bad} --ndjson: exit status 0");
+        let said: Vec<&str> = stderr.lines().filter(|l| l.contains(&bad)).collect();
+        assert_eq!(said.len(), 1, "{bad} --ndjson: {stderr}");
+        let event: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mapped = event["exception"]["values"][0]["stacktrace"]["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["data"]["symbolicated"] == true)
+            .count();
+        assert_eq!(
+            mapped, want,
+            "{bad} --ndjson: the good archive's frames: {event}"
+        );
     }
 }
 

@@ -124,7 +124,9 @@ fn position_json(line0: u32, column0: u32) -> (u32, u32) {
 
 pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     if args.ndjson {
-        return super::symbolicate_stream::run(super::symbolicate_stream::StreamArgs {
+        // An archive given that could not be read was said on stderr; the stream is answered from the rest and the
+        // exit status says so, as without --ndjson.
+        super::symbolicate_stream::run(super::symbolicate_stream::StreamArgs {
             maps: args.maps,
             map_dirs: args.map_folders,
             release_dirs: args.release_folders,
@@ -135,7 +137,8 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
                 line_start: args.input_line_start,
                 column_start: args.input_column_start,
             },
-        });
+        })?;
+        return input_status();
     }
     let TraceText { text, encoding, .. } = read_input(&mut args)?;
     // A Hermes crash report needs no flag: its shape is unmistakable (and read as text, it has no frame).
@@ -222,6 +225,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             answer.pop();
         }
         write_out(&answer, encoding);
+        say_map_copies_only(&out);
         return input_status();
     }
     let notes = FrameNotes {
@@ -563,6 +567,36 @@ fn print_json(
 
 /// A note on stderr when the input looks like a trace but no frame could be read, or frames were read and none was
 /// mapped: never a silent unchanged echo.
+/// The sources printed under the map's own name because no file here is theirs (`openable_paths`): said once, so
+/// that a printed place that does not open is known as the map's copy (`--json` gives its lines in the code frame).
+fn say_map_copies_only(out: &[SymbolicatedLine]) {
+    let mut names: Vec<&str> = out
+        .iter()
+        .filter_map(|l| match l {
+            SymbolicatedLine::Frame(f) => f.original.as_ref(),
+            _ => None,
+        })
+        .filter(|o| o.path.is_none())
+        .filter_map(|o| o.source.as_deref())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.is_empty() {
+        return;
+    }
+    const SHOWN: usize = 3;
+    let more = match names.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    eprintln!(
+        "sourcemap-ls: note: no file here is {}{more}: printed as the map names {them}; the project folder \
+         given with --root opens {them}, --json shows the map's copy",
+        names[..names.len().min(SHOWN)].join(", "),
+        them = if names.len() == 1 { "it" } else { "them" },
+    );
+}
+
 fn say_what_was_not_understood(text: &str, out: &[SymbolicatedLine]) {
     let frames: Vec<&SymbolicatedFrame> = out
         .iter()
