@@ -195,7 +195,7 @@ fn the_worker_reads_no_source_outside_its_store() {
         .arg(event(names.len()))
         .query(&mut c)
         .unwrap();
-    let mut worker = bin()
+    let worker = bin()
         .current_dir(tmp.path())
         .args(["worker", "--redis", &redis.url, "--stream", "in"])
         .args(["--group", "g", "--consumer", "a", "--output", "out"])
@@ -246,7 +246,7 @@ fn write_asar(path: &Path, members: &[(&str, Vec<u8>)]) {
         offset += bytes.len();
     }
     let tree = json!({ "files": files }).to_string();
-    let padded = (tree.len() + 3) / 4 * 4;
+    let padded = tree.len().div_ceil(4) * 4;
     let mut pickle = Vec::new();
     pickle.extend((padded as u32 + 4).to_le_bytes());
     pickle.extend((tree.len() as u32).to_le_bytes());

@@ -1,7 +1,9 @@
 //! CSS bundles in the editor (issue 57): real producers' output (`fixtures/css`: sass expanded and compressed, less,
 //! postcss + cssnano, lightningcss, tailwindcss 4, Bootstrap 5's published `bootstrap.min.css`), each hovered over
 //! stdio at every position its truth holds (segment starts spread over the bundle, answered by Mozilla `source-map`):
-//! where the map fits, the hover is Mozilla's `source:line:column`; where it does not (lightningcss after a non-ASCII
+//! where the map fits, the hover is Mozilla's `source:line:column` (where several segments start at the position, the
+//! first written: the one rule of every answer, `SourceMapIndex::answer_at`; `make.mjs` records it with
+//! `@jridgewell/trace-mapping`, and Mozilla's last beside it); where it does not (lightningcss after a non-ASCII
 //! character, whose columns are UTF-8 bytes from there; Bootstrap's line 5, 3 columns short), the hover refuses and
 //! says why, never answering from the misplaced segment. Each file is opened as VS Code and Neovim open it: sass's
 //! compressed output starts with a byte-order mark, which they leave out of the text they send while the map counts

@@ -1622,9 +1622,7 @@ mod tests {
             .zip(&frames)
             .map(|(c, f)| {
                 let m = c.map()?;
-                let hit = place.maps[*m]
-                    .original_position(f.generated?, Bias::GreatestLowerBound)
-                    .ok()??;
+                let hit = place.maps[*m].answer_at(f.generated?).ok()??.original?;
                 hit.source_url.map(str::to_string)
             })
             .collect();

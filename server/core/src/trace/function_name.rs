@@ -723,7 +723,7 @@ fn token_name(
     text: &str,
     early: bool,
 ) -> Option<String> {
-    let hit = index.lookup(p, Bias::GreatestLowerBound).ok()??;
+    let hit = index.answer_at(p).ok()??;
     if hit.generated == p {
         let o = hit.original?;
         return Some(o.name.unwrap_or(text).to_string());

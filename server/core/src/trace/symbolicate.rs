@@ -341,17 +341,12 @@ pub fn line_level_in(
     }
 }
 
-/// The segment a frame's position maps by: the greatest lower bound, and where several segments share its column,
-/// the first written. A frame's column is where the executing expression starts; bundlers write the outermost
-/// expression starting there first (swc maps `Error(` of a dropped `new` after the `new` itself), and that first one
-/// is what the original program reports (checked on the round-trip corpus, `tests/roundtrip.rs`).
-/// `@jridgewell/trace-mapping` picks the same; mozilla/source-map 0.7's `originalPositionFor` picks the last by its
-/// own tie order, which `lookup` keeps for the `lookup` command.
+/// The segment a frame's position maps by: the one rule for every answer ([`SourceMapIndex::answer_at`]).
 pub fn frame_segment(
     index: &SourceMapIndex,
     p: GeneratedPosition,
 ) -> Result<Option<crate::map::index::MappingHit<'_>>, crate::MapError> {
-    frame_segment_in(index, Space::Main, p)
+    index.answer_at(p)
 }
 
 /// [`frame_segment`] in one generated file of the map (`map/metro.rs`).
@@ -360,14 +355,7 @@ pub fn frame_segment_in(
     space: Space,
     p: GeneratedPosition,
 ) -> Result<Option<crate::map::index::MappingHit<'_>>, crate::MapError> {
-    let Some(hit) = index.lookup_in(space, p, Bias::GreatestLowerBound)? else {
-        return Ok(None);
-    };
-    let tied = index.all_at_in(space, p)?;
-    Ok(Some(match tied.first() {
-        Some(first) if tied.len() > 1 && first.generated == hit.generated => *first,
-        _ => hit,
-    }))
+    index.answer_at_in(space, p)
 }
 
 /// The frame's function by the precedence in the module documentation. In an anonymous function, the frame's own

@@ -18,7 +18,8 @@ use sourcemap_core::bundle::locate::{find_debug_id, looks_like_map};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum BiasArg {
-    /// Greatest lower bound: the closest mapping at or before the column (default).
+    /// Greatest lower bound: the closest mapping at or before the column, the first written where several start
+    /// there (default).
     Glb,
     /// Least upper bound: the closest mapping at or after the column.
     Lub,
@@ -311,9 +312,12 @@ fn forward(
     let original = if problem.is_some() {
         None
     } else {
-        index
-            .original_position(p, bias_of(bias))
-            .map_err(map_error)?
+        match bias {
+            // The one rule of every answer at a position: the first segment written at a tie.
+            BiasArg::Glb => index.answer_at(p).map(|hit| hit.and_then(|h| h.original)),
+            _ => index.original_position(p, bias_of(bias)),
+        }
+        .map_err(map_error)?
     };
     emit(
         out,

@@ -153,6 +153,7 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
             }
         }
         let Some(bundle) = &bundle else {
+            say_overlaps(&index, &map_path, args.json, &mut problems);
             return Ok(());
         };
         for w in bundle_warnings(bundle, &index, args.map.is_none().then_some(&loaded.origin)) {
@@ -173,6 +174,7 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
         if report.evidence.segments == 0 && !index.has_range_mappings() {
             validate_all(&index)?;
         }
+        say_overlaps(&index, &map_path, args.json, &mut problems);
         let misfit = mismatch_problem(&report);
         fit = Some(fit_json(&report));
         if let Some(problem) = misfit {
@@ -215,6 +217,22 @@ pub fn run(args: ValidateArgs) -> Result<(), CliError> {
     match result {
         Err(CliError::Map(_)) => Err(CliError::Quiet),
         other => other,
+    }
+}
+
+/// Index-map sections that run into the next one (Turbopack's): read, each position answered by the section its
+/// offset puts it in (`SourceMapIndex::overlaps`), and said as warnings once every section was decoded.
+fn say_overlaps(
+    index: &SourceMapIndex,
+    map_path: &Path,
+    json: bool,
+    problems: &mut Vec<serde_json::Value>,
+) {
+    for w in index.overlaps() {
+        problems.push(json!({"kind": "warning", "severity": "warning", "message": w.to_string()}));
+        if !json {
+            eprintln!("sourcemap-ls: warning: {}: {w}", map_path.display());
+        }
     }
 }
 

@@ -1,7 +1,6 @@
 //! `textDocument/definition` on a bundle → the original position: a `file:` URI when the source resolves to a local
 //! file, else a `sourcemap-source:` virtual document.
 
-use sourcemap_core::Bias;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse};
 
@@ -26,7 +25,7 @@ pub async fn definition(
     // An invalid section has no answer; its error is published as a diagnostic.
     let Ok(original) = map
         .index
-        .lookup_in(placed.space, placed.at, Bias::GreatestLowerBound)
+        .answer_at_in(placed.space, placed.at)
         .map(|hit| hit.and_then(|h| h.original))
     else {
         return Ok(None);

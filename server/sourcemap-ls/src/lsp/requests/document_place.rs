@@ -4,7 +4,7 @@
 //! ask here, so a RAM bundle's module hovers as its frames are answered.
 
 use sourcemap_core::internal::map::metro::{metro_file, Space};
-use sourcemap_core::{Bias, GeneratedPosition, MapError, MappingHit, SourceMapIndex};
+use sourcemap_core::{GeneratedPosition, MapError, MappingHit, SourceMapIndex};
 use tower_lsp::lsp_types::{Position, Url};
 
 use crate::lsp::maps::loaded_map::LoadedMap;
@@ -33,12 +33,13 @@ impl InMap {
         line.saturating_sub(self.lines_before)
     }
 
-    /// The segment at the position (greatest lower bound), in the file's own sections.
+    /// The segment at the position (`SourceMapIndex::answer_at`: the one rule of every answer), in the file's own
+    /// sections.
     pub fn lookup<'a>(
         &self,
         index: &'a SourceMapIndex,
     ) -> Result<Option<MappingHit<'a>>, MapError> {
-        index.lookup_in(self.space, self.at, Bias::GreatestLowerBound)
+        index.answer_at_in(self.space, self.at)
     }
 }
 

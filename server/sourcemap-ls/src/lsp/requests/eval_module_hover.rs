@@ -6,7 +6,7 @@ use tower_lsp::lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Posi
 
 use sourcemap_core::bundle::eval_modules::{module_at, module_code, module_map};
 use sourcemap_core::trace::code_frame::code_frame;
-use sourcemap_core::{Bias, GeneratedPosition, IndexOptions, SourceMapIndex};
+use sourcemap_core::{GeneratedPosition, IndexOptions, SourceMapIndex};
 
 use crate::lsp::workspace::backend::Backend;
 
@@ -27,7 +27,7 @@ pub fn eval_module_hover(b: &Backend, uri: &Url, position: Position) -> Option<H
         line: at.0,
         column: at.1,
     };
-    let hit = index.lookup(p, Bias::GreatestLowerBound).ok()??;
+    let hit = index.answer_at(p).ok()??;
     // A lookup never leaves its line: a hit on another line is no answer (as for any bundle).
     let o = hit.original.filter(|_| hit.generated.line == p.line)?;
     let source = o.source_url.unwrap_or("(unnamed source)");

@@ -4,7 +4,6 @@
 //! `buildCharacter` are always the build's.
 
 use serde::Serialize;
-use sourcemap_core::Bias;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{TextDocumentPositionParams, Url};
 
@@ -41,7 +40,7 @@ pub async fn original_position(
         answerable(b, &map, uri, b.position_asked(uri, params.position)).map_err(request_failed)?;
     let original = map
         .index
-        .lookup_in(placed.space, placed.at, Bias::GreatestLowerBound)
+        .answer_at_in(placed.space, placed.at)
         .map(|hit| hit.and_then(|h| h.original))
         .map_err(|e| internal(e.to_string()))?;
     Ok(original.map(|o| {
