@@ -245,3 +245,49 @@ fn validate_with_the_map_first_checks_as_meant_and_says_so() {
         meant_err.lines().collect::<Vec<_>>()
     );
 }
+
+/// A file that is neither a trace nor a map, given where the trace goes (issue 65): one line that says what it is and
+/// what to do, a usage exit, and nothing on stdout (an Electron app's `app.asar` was written to stdout whole).
+#[test]
+fn an_archive_or_a_binary_is_not_taken_for_a_trace() {
+    let f = fixtures();
+    let asar = f.join("electron/corpus/electron/installed/resources/app.asar");
+    let zip = f.join("sentry-artifact-bundles/corpus/sentry/artifact-bundle.zip");
+    let hbc = f.join("traces/hermes/app.hbc");
+    let trace = "Error: x\n    at f (app:///out/main/index.js:1:2)\n";
+    for (file, says) in [
+        (&asar, "is an asar archive"),
+        (&zip, "is a zip"),
+        (&hbc, "is Hermes bytecode"),
+    ] {
+        let shown = file.display().to_string();
+        let mut forms = vec![(vec!["symbolicate"], std::fs::read(file).unwrap())];
+        // (A `.hbc` named as an argument stands for its map, `app.hbc.map` beside it.)
+        if file != &hbc {
+            forms.push((
+                vec!["symbolicate", shown.as_str()],
+                trace.as_bytes().to_vec(),
+            ));
+        }
+        for (args, stdin) in forms {
+            let out = process::output_with_bytes(
+                Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+                    .current_dir(&f)
+                    .args(&args),
+                &stdin,
+            );
+            let (stdout, stderr) = text(&out);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(
+                stdout.is_empty(),
+                "{args:?}: {} bytes on stdout",
+                stdout.len()
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(stderr.contains(says), "{args:?}: {stderr}");
+            if file != &hbc {
+                assert!(stderr.contains("--maps"), "{stderr}");
+            }
+        }
+    }
+}

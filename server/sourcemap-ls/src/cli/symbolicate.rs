@@ -403,7 +403,52 @@ fn read_input(args: &mut SymbolicateArgs) -> Result<TraceText, CliError> {
             bytes
         }
     };
-    Ok(input::decode(&bytes))
+    let named = args
+        .trace
+        .as_ref()
+        .map_or("the input".to_string(), |p| p.display().to_string());
+    let decoded = input::decode(&bytes);
+    let utf16 = matches!(
+        decoded.encoding,
+        Encoding::Utf16Le { .. } | Encoding::Utf16Be { .. }
+    );
+    if let Some((what, hint)) = not_text(&bytes).filter(|_| !utf16) {
+        return Err(CliError::Usage(format!(
+            "{named} is {what}, not a stack trace or a map{hint}"
+        )));
+    }
+    Ok(decoded)
+}
+
+/// What a binary input is, and what to do with it: an archive of bundles and maps (`--maps ARCHIVE`), Hermes
+/// bytecode, or any file with NUL bytes in its head (a trace is text: UTF-8, or UTF-16, whose NULs `input::decode`
+/// tells apart).
+fn not_text(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
+    let head = &bytes[..bytes.len().min(64 << 10)];
+    let zip = head.starts_with(b"PK\x03\x04") || head.starts_with(b"SYSB");
+    if !head.contains(&0) && !zip {
+        return None;
+    }
+    let asar = head.len() >= 16 && head[..4] == 4u32.to_le_bytes();
+    Some(if asar {
+        (
+            "an asar archive (an Electron app's app.asar)",
+            ": give it to --maps to read its bundles and maps in place (`sourcemap-ls symbolicate --maps ARCHIVE < \
+             trace`)",
+        )
+    } else if zip {
+        (
+            "a zip (a Sentry artifact bundle?)",
+            ": give it to --maps to read its bundles and maps in place (`sourcemap-ls symbolicate --maps ZIP < trace`)",
+        )
+    } else if sourcemap_core::bundle::fit::is_hermes_bytecode(head) {
+        (
+            "Hermes bytecode",
+            ": symbolicate a trace against its map (`sourcemap-ls symbolicate MAP < trace`)",
+        )
+    } else {
+        ("a binary file (NUL bytes in its first 64 KiB)", "")
+    })
 }
 
 /// Text output as bytes on stdout: bytes of the input that were not UTF-8 as they came (`input::to_bytes`), after
