@@ -127,6 +127,12 @@ fn answer<'a>(stack: &'a [Value], trace: &Value, frame: &Value) -> Option<&'a Va
     stack.get(frame["index"].as_u64()? as usize)
 }
 
+/// A source as Mozilla resolves it, as a URL (`webpack://_N_E/./lib/x.ts` → `webpack://_N_E/lib/x.ts`, and
+/// `webpack://_N_E/../../../src/x.ts` → `webpack://_N_E/src/x.ts`); sourcemap-ls prints the map's own string.
+fn as_url(source: &str) -> String {
+    url::Url::parse(source).map_or_else(|_| source.replace("/./", "/"), |u| u.to_string())
+}
+
 /// What a frame must answer: Mozilla 0.7.4's answer, except where several segments start at the frame's position,
 /// where the first written answers (`SourceMapIndex::answer_at`; `truth.firstAtTie`, made by the corpus's `ties.mjs`).
 fn expected(truth: &Value) -> &Value {
@@ -173,8 +179,8 @@ fn every_frameworks_frames_are_mozillas_and_their_sources_open() {
                 }
                 counts.0 += 1;
                 let Some(o) = got else {
-                    // The fit check's verdict on Next.js's SWC chunks (a template literal's segments written past
-                    // their line: issue 65) withholds frames; it never answers wrongly. Counted, not hidden.
+                    // The fit check's verdict on two Next.js chunks (issue 65) withholds frames; it never answers
+                    // wrongly. Counted, not hidden.
                     let why = answer(stack, trace, frame)
                         .map_or(Value::Null, |s| s["unresolved"].clone());
                     if why.as_str().is_some_and(|w| w.starts_with("map-mismatch")) {
@@ -187,8 +193,7 @@ fn every_frameworks_frames_are_mozillas_and_their_sources_open() {
                     }
                     continue;
                 };
-                // Mozilla resolves a source as a URL (`webpack://_N_E/./lib/x.ts` → `webpack://_N_E/lib/x.ts`).
-                let url = |v: &Value| v.as_str().map(|s| s.replace("/./", "/"));
+                let url = |v: &Value| v.as_str().map(as_url);
                 let want = expected(truth);
                 let same = url(&o["source"]) == url(&want["source"])
                     && o["line"] == want["line"]
@@ -254,8 +259,11 @@ fn every_frameworks_frames_are_mozillas_and_their_sources_open() {
     ));
     println!("{report}");
     assert!(wrong.is_empty(), "{report}\n{}", wrong.join("\n"));
-    // Today's count on Next.js's webpack and Turbopack chunks; it may only go down.
-    assert!(withheld <= 17, "{report}");
+    // Today's count on Next.js's chunks, which may only go down: SWC's extra segments inside string literals it
+    // inlines (webpack's server route, 4) and Turbopack's after `x["a"]` became `x.a` (3) still read as a stale
+    // stretch (issue 65). Segments inside module ids and past the lines of a template literal no longer do
+    // (`bundle::fit_literals`).
+    assert!(withheld <= 7, "{report}");
     assert!(ties > 0, "the corpus's ties were not reached: {report}");
 }
 
@@ -508,7 +516,7 @@ fn every_frameworks_frames_open_in_the_editor() {
                             }
                             continue;
                         };
-                        let url = |v: &Value| v.as_str().map(|s| s.replace("/./", "/"));
+                        let url = |v: &Value| v.as_str().map(as_url);
                         let want = expected(truth);
                         let same = url(&o["mapSource"]) == url(&want["source"])
                             && o["line"].as_u64().map(|l| l + 1) == want["line"].as_u64()
@@ -609,7 +617,9 @@ fn every_frameworks_frames_open_in_the_editor() {
     ));
     println!("{report}");
     assert!(wrong.is_empty(), "{report}\n{}", wrong.join("\n"));
-    assert!(withheld <= 17, "{report}");
+    // The editor checks near the traced positions (`check_fit_near`), which does not see a stretch away from them
+    // that fits again before them (its documented limit): 3 of the CLI's 7.
+    assert!(withheld <= 3, "{report}");
     assert!(ties > 0, "the corpus's ties were not reached: {report}");
 }
 

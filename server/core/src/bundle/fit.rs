@@ -51,6 +51,7 @@
 use std::borrow::Cow;
 
 use crate::bundle::columns::{byte_with_table, line_starts, utf16_table, LineIndex};
+use crate::bundle::fit_literals::{Inside, Literals};
 use crate::bundle::hermes_bytecode::{judge_map, read_bytecode, BytecodeFit};
 use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
@@ -69,6 +70,12 @@ pub enum Landing {
     LineEnd,
     /// Past the end of its line.
     PastLineEnd,
+    /// Inside a number (where a mid-identifier landing would be counted), or past its line's end where a template
+    /// literal goes on across that end (`fit_literals`): real producers put segments there in maps that fit
+    /// (Turbopack in the module ids it puts for import paths, SWC in template literals holding raw newlines), so it
+    /// is no sign either way. Inside a string or a comment stays evidence: a stale map's landings there are, as
+    /// measured on the misfit corpus (`tests/mapfit.rs`: counting strings too missed a stale pair).
+    InLiteral,
     /// On a line the text does not have.
     BeyondText,
 }
@@ -96,7 +103,7 @@ impl Landing {
             // A token equal to the segment's name by chance, where the map does not fit, is rare (names of 3 or
             // more characters only, at a token start).
             Landing::OnItsName => -4.0,
-            Landing::LineEnd => 0.0,
+            Landing::LineEnd | Landing::InLiteral => 0.0,
             // A map that fits never has these: strong, but not absolute (one odd segment does not condemn a map).
             Landing::PastLineEnd | Landing::BeyondText => 6.0,
         }
@@ -122,6 +129,8 @@ pub struct Evidence {
     pub line_end: u64,
     /// Landed past the end of their line ([`Landing::PastLineEnd`]).
     pub past_line_end: u64,
+    /// Landed inside a literal ([`Landing::InLiteral`]).
+    pub in_literal: u64,
     /// Landed on a line the text does not have ([`Landing::BeyondText`]).
     pub beyond_text: u64,
     /// Named segments looked at (names of 3 or more characters at a token start).
@@ -137,6 +146,7 @@ impl Evidence {
             Landing::MidIdentifier => self.mid_identifier += 1,
             Landing::LineEnd => self.line_end += 1,
             Landing::PastLineEnd => self.past_line_end += 1,
+            Landing::InLiteral => self.in_literal += 1,
             Landing::BeyondText => self.beyond_text += 1,
         }
     }
@@ -148,6 +158,12 @@ impl Evidence {
         )];
         if self.past_line_end > 0 {
             parts.push(format!("{} past the end of their line", self.past_line_end));
+        }
+        if self.in_literal > 0 {
+            parts.push(format!(
+                "{} inside numbers or template literals (no sign either way)",
+                self.in_literal
+            ));
         }
         if self.beyond_text > 0 {
             parts.push(format!(
@@ -568,6 +584,20 @@ impl<'a> Text<'a> {
         &self.bytes[start..end]
     }
 
+    /// The byte of the text a segment at (line, UTF-16 column) landed on `landing` asks about: its own byte, or its
+    /// line's end (the terminator) when it landed past it.
+    fn byte_asked(&mut self, line: u32, column: u32, landing: Landing) -> Option<usize> {
+        let n = line as usize;
+        let end = self.starts[n + 1] as usize - 1;
+        match landing {
+            Landing::PastLineEnd => Some(end),
+            _ => {
+                let text = self.line(n);
+                Some(self.starts[n] as usize + self.byte_of(n, text, column)?)
+            }
+        }
+    }
+
     /// Where a segment at (line, UTF-16 column) lands.
     fn landing(&mut self, line: u32, column: u32, name: Option<&str>) -> Landing {
         self.landing_read(line, column, name, Columns::Utf16)
@@ -653,7 +683,9 @@ enum Columns {
 }
 
 /// A byte of an identifier or a word: ASCII letters, digits, `_`, `$`, and any byte of a non-ASCII character
-/// (identifiers may have them; strings and comments of a fitting map never hold a segment).
+/// (identifiers may have them; strings and comments of a fitting map seldom hold a segment — SWC's extra segments
+/// in strings it inlines are the known exception, still counted — and numbers and template literals are told
+/// apart by `fit_literals`).
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
 }
@@ -756,6 +788,7 @@ fn sub(a: Evidence, b: Evidence) -> Evidence {
         mid_identifier: a.mid_identifier.saturating_sub(b.mid_identifier),
         line_end: a.line_end.saturating_sub(b.line_end),
         past_line_end: a.past_line_end.saturating_sub(b.past_line_end),
+        in_literal: a.in_literal.saturating_sub(b.in_literal),
         beyond_text: a.beyond_text.saturating_sub(b.beyond_text),
         names_checked: a.names_checked.saturating_sub(b.names_checked),
     }
@@ -891,6 +924,7 @@ fn check_whole(
     let pass = observe_all(index, text)?;
     let Pass {
         mut lines,
+        literals: _,
         detector,
         evidence,
         sample,
@@ -1154,6 +1188,7 @@ struct Observed {
 /// The state of the pass over the segments.
 struct Pass<'a> {
     lines: Text<'a>,
+    literals: Literals,
     detector: Detector,
     evidence: Evidence,
     sample: Vec<(GeneratedPosition, Option<Box<str>>)>,
@@ -1169,6 +1204,21 @@ impl Pass<'_> {
         // The name is looked up only where it can count: a token start (a mid-identifier landing is one anyway).
         let mut name = None;
         let mut landing = self.lines.landing(p.line, p.column, None);
+        // Inside a number, or past the end of a line inside a template literal: where producers put segments of maps
+        // that fit (`Landing::InLiteral`).
+        if matches!(landing, Landing::MidIdentifier | Landing::PastLineEnd) {
+            let inside = self
+                .lines
+                .byte_asked(p.line, p.column, landing)
+                .and_then(|q| self.literals.at(self.lines.bytes, q));
+            let literal = match (landing, inside) {
+                (Landing::MidIdentifier, Some(i)) => i == Inside::Number,
+                (_, i) => i == Some(Inside::Template),
+            };
+            if literal {
+                landing = Landing::InLiteral;
+            }
+        }
         if let (Landing::TokenStart, Some(n)) = (landing, o.name) {
             name = index
                 .segment_name_if_loaded(o.section as usize, n)
@@ -1197,6 +1247,7 @@ const BATCH: usize = 8192;
 fn observe_all<'a>(index: &SourceMapIndex, text: &'a [u8]) -> Result<Pass<'a>, MapError> {
     let mut pass = Pass {
         lines: Text::new(text),
+        literals: Literals::new(),
         detector: Detector::default(),
         evidence: Evidence::default(),
         sample: Vec::new(),
@@ -1566,7 +1617,8 @@ pub fn frames_evidence(
         let landing = lines.landing(p.line, p.column, None);
         score += match landing {
             Landing::PastLineEnd | Landing::BeyondText => return f64::NEG_INFINITY,
-            Landing::LineEnd => 0.0,
+            // (`landing` never says `InLiteral`: only the pass over a map's segments asks `fit_literals`.)
+            Landing::LineEnd | Landing::InLiteral => 0.0,
             Landing::MidIdentifier => {
                 (FRAME_MID_IDENTIFIER_IF_RIGHT / MID_IDENTIFIER_IF_MISFIT).ln()
             }

@@ -8,6 +8,7 @@ pub mod columns;
 pub mod composition;
 pub mod eval_modules;
 pub mod fit;
+mod fit_literals;
 pub mod hermes_bytecode;
 pub mod locate;
 pub mod resolve;
