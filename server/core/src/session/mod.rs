@@ -100,6 +100,9 @@ pub struct SessionOptions {
     /// caller that runs sessions side by side (`symbolicate --ndjson --jobs N`, one per event) gives 1: its events
     /// are the parallelism, and a session's own threads then only cost their start (a fifth of a warm event's time).
     pub threads: Option<usize>,
+    /// Which way the lines' frames run (`TraceDocument::call_order`: a Sentry event's oldest first): whose call site
+    /// names an anonymous callee.
+    pub call_order: crate::trace::symbolicate::CallOrder,
 }
 
 impl SessionOptions {
@@ -287,7 +290,13 @@ where
         code.prefetch(&generated, &originals, threads);
         (jest, looked_up)
     });
-    let mut out = symbolicate(&lines, map_for(), chain, &*code);
+    let mut out = crate::trace::symbolicate::symbolicate_in_order(
+        &lines,
+        map_for(),
+        chain,
+        &*code,
+        options.call_order,
+    );
     if options.function_lines {
         add_function_lines(&mut out, &*code);
     }

@@ -263,6 +263,19 @@ fn string_values(text: &str) -> Vec<Range<usize>> {
 }
 
 impl TraceDocument {
+    /// Which way the frames run: a Sentry event's oldest first, everything else newest first.
+    pub fn call_order(&self) -> crate::trace::symbolicate::CallOrder {
+        let kind = match &self.shape {
+            Shape::Event { kind, .. } => Some(*kind),
+            Shape::EventText(e) => Some(e.kind),
+            _ => None,
+        };
+        match kind {
+            Some(EventKind::Sentry) => crate::trace::symbolicate::CallOrder::OldestFirst,
+            _ => crate::trace::symbolicate::CallOrder::NewestFirst,
+        }
+    }
+
     /// Reads `text` in whichever shape it is (see the module documentation).
     pub fn parse(text: &str, plain: PlainInput) -> TraceDocument {
         match TraceDocument::read_keyed(text, plain) {

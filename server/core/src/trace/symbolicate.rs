@@ -410,14 +410,31 @@ fn frame_function(
     }
 }
 
-/// Anonymous functions called through a property, named by their callers' call sites (see [`call_site_name`]).
-fn name_by_call_sites(out: &mut [SymbolicatedLine]) {
+/// Which way a trace's frames run: whose caller is the next frame, or the one before.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CallOrder {
+    /// The frame that threw first, each caller after its callee: every printed trace, Bugsnag's `stacktrace`, JSON
+    /// logs' stacks.
+    #[default]
+    NewestFirst,
+    /// The outermost caller first, the frame that threw last: Sentry's `stacktrace.frames` ("ordered from the outermost
+    /// caller to the innermost", Sentry's developer docs, "Stack Trace Interface").
+    OldestFirst,
+}
+
+/// Anonymous functions called through a property, named by their callers' call sites (see [`call_site_name`]): a
+/// frame's caller is the next frame or the one before, as `order` says.
+fn name_by_call_sites(out: &mut [SymbolicatedLine], order: CallOrder) {
     for k in 1..out.len() {
-        let (callees, callers) = out.split_at_mut(k);
-        let (Some(SymbolicatedLine::Frame(callee)), Some(SymbolicatedLine::Frame(caller))) =
-            (callees.last_mut(), callers.first())
+        let (before, after) = out.split_at_mut(k);
+        let (Some(SymbolicatedLine::Frame(a)), Some(SymbolicatedLine::Frame(b))) =
+            (before.last_mut(), after.first_mut())
         else {
             continue;
+        };
+        let (callee, caller) = match order {
+            CallOrder::NewestFirst => (a, &*b),
+            CallOrder::OldestFirst => (b, &*a),
         };
         if let Some(name) = call_site_name(callee, caller) {
             let o = callee.original.as_mut().expect("named frames are mapped");
@@ -718,9 +735,20 @@ fn follow<'a>(
 /// generated files and original sources that name functions (see `function_name`; [`NoCode`] for none).
 pub fn symbolicate<'a>(
     lines: &[StackLine],
+    map_for: impl FnMut(&StackFrame) -> Result<Option<(usize, &'a SourceMapIndex)>, String>,
+    next_map: impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
+    code: &dyn CodeScopes,
+) -> Vec<SymbolicatedLine> {
+    symbolicate_in_order(lines, map_for, next_map, code, CallOrder::NewestFirst)
+}
+
+/// [`symbolicate`] for lines whose frames run as `order` says (a Sentry event's, oldest first).
+pub fn symbolicate_in_order<'a>(
+    lines: &[StackLine],
     mut map_for: impl FnMut(&StackFrame) -> Result<Option<(usize, &'a SourceMapIndex)>, String>,
     mut next_map: impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
     code: &dyn CodeScopes,
+    order: CallOrder,
 ) -> Vec<SymbolicatedLine> {
     let mut out: Vec<SymbolicatedLine> = lines
         .iter()
@@ -756,7 +784,7 @@ pub fn symbolicate<'a>(
             }),
         })
         .collect();
-    name_by_call_sites(&mut out);
+    name_by_call_sites(&mut out, order);
     out
 }
 

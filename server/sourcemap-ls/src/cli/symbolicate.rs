@@ -188,6 +188,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
             today: args.json || args.explain,
             function_lines: false,
             threads: None,
+            call_order: document.call_order(),
         },
     );
     super::openable_paths::openable_paths(&mut out, &catalog);

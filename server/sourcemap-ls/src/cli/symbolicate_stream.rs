@@ -406,6 +406,7 @@ pub(super) fn symbolicate_line(
     // The events are the parallelism (`--jobs`): each session works on its own thread only.
     let one_thread = SessionOptions {
         threads: Some(1),
+        call_order: document.call_order(),
         ..SessionOptions::default()
     };
     // Rendering reads the answer's lines, not the document's: they move into the session.

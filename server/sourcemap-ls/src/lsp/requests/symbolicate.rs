@@ -137,7 +137,10 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
         &evidence,
         &params.bundles,
         &NoFileMap::OnlyLoaded,
-        sourcemap_core::session::SessionOptions::default(),
+        sourcemap_core::session::SessionOptions {
+            call_order: document.call_order(),
+            ..Default::default()
+        },
     )
     .await;
     let options = TextOptions::default();
