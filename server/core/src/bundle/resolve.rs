@@ -214,67 +214,7 @@ fn path_parts(file: &str) -> Option<std::rc::Rc<[String]>> {
     })
 }
 
-/// The path segments of a frame's file as a path to look for under a root, when its form says where it was and not
-/// here: a URL of any scheme with a path, decoded (`http(s)://`, and the forms Sentry's SDKs and runtimes write:
-/// `app:///index.android.bundle` by React Native and Electron, `capacitor://localhost/main.js`,
-/// `webpack-internal:///./src/app.js`), Sentry's release-relative `~/static/app.js` (its artifact names: `~` is any
-/// host), an absolute path of another machine or a container (`/usr/src/app/dist/main.js`), or a Windows path
-/// (`C:\build\dist\app.js`), or a `file:` URL of another machine (Node's ESM, Electron). `.` segments dropped, `..`
-/// taken back; `None` for a relative path (it is tried under the roots as it is).
-pub fn frame_path_parts(file: &str) -> Option<Vec<String>> {
-    let plain = |p: &str| -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for part in p.split(['/', '\\']) {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    out.pop();
-                }
-                _ => out.push(part.to_string()),
-            }
-        }
-        out
-    };
-    if let Some(rest) = file.strip_prefix("~/") {
-        return Some(plain(rest.split(['?', '#']).next().unwrap_or(rest)));
-    }
-    let windows = file.len() > 2
-        && file.as_bytes()[0].is_ascii_alphabetic()
-        && file.as_bytes()[1] == b':'
-        && matches!(file.as_bytes()[2], b'\\' | b'/');
-    if windows {
-        return Some(plain(&file[3..]));
-    }
-    if let Some(unc) = file.strip_prefix("\\\\") {
-        // \\server\share\dir\app.js: the server and share are not folders of the build.
-        return Some(plain(unc).into_iter().skip(2).collect());
-    }
-    if file.starts_with('/') {
-        return Some(plain(file.split(['?', '#']).next().unwrap_or(file)));
-    }
-    if !file.contains("://") {
-        return None;
-    }
-    let url = url::Url::parse(file).ok()?;
-    let decoded: Vec<String> = url
-        .path_segments()?
-        .map(|p| {
-            percent_encoding::percent_decode_str(p)
-                .decode_utf8_lossy()
-                .into_owned()
-        })
-        .collect();
-    let mut parts = plain(&decoded.join("/"));
-    // `file:///C:/build/app.js`: the drive is no folder of the build.
-    if url.scheme() == "file"
-        && parts
-            .first()
-            .is_some_and(|d| d.len() == 2 && d.ends_with(':'))
-    {
-        parts.remove(0);
-    }
-    Some(parts)
-}
+pub use crate::bundle::locate::frame_path_parts;
 
 /// Each frame's choice, in order, and the files left ambiguous.
 pub struct Resolved<M> {
