@@ -984,8 +984,9 @@ impl SourceMapIndex {
     /// `Error`; swc, Turbopack), and V8 reports a constructor call at `new` (the round-trip corpus, `tests/roundtrip.rs`;
     /// Next.js's `throw new Error` lines, `tests/frameworks.rs`). The same as `@jridgewell/trace-mapping` 0.3
     /// (`traceSegment`: `lowerBound` to the first equal) and mozilla/source-map 0.6.1 (`binary-search.js`: "Make sure we
-    /// always return the smallest of these"); mozilla/source-map 0.7.4, node's `SourceMap.findEntry` and Chrome
-    /// DevTools' `findEntry` (`upperBound - 1`) take the last (checked: `fixtures/nextjs/ties.mjs`).
+    /// always return the smallest of these"); mozilla/source-map 0.7.4 and node's `SourceMap.findEntry` take the last
+    /// (both run at each of Next.js's ties: `fixtures/nextjs/ties.mjs`), and so does Chrome DevTools' `findEntry`
+    /// by its source (`upperBound - 1`).
     /// [`Self::lookup`] keeps mozilla 0.7's order, for its reference answers.
     pub fn answer_at(&self, p: GeneratedPosition) -> Result<Option<MappingHit<'_>>, MapError> {
         self.answer_at_in(Space::Main, p)
