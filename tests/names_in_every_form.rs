@@ -10,9 +10,11 @@ mod process;
 mod roundtrip_build;
 #[path = "support/sentry_event.rs"]
 mod sentry_event;
+#[path = "support/wild_build.rs"]
+mod wild_build;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use process::output_with_stdin;
@@ -62,37 +64,12 @@ fn answered(answer: &Value) -> HashMap<Place, Answer> {
         .collect()
 }
 
-/// `fixtures/wild/dist/cases.json`, made (or found up to date) by `node make.mjs`, as tests/wild.rs makes it.
-fn wild() -> (PathBuf, Value) {
-    let dir =
-        std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/wild"))
-            .unwrap();
-    let lock = std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-wild.lock")).unwrap();
-    lock.lock().unwrap();
-    let out = Command::new("node")
-        .arg("make.mjs")
-        .current_dir(&dir)
-        .env_remove("NODE_OPTIONS")
-        .output()
-        .expect("node must be installed for this test (scripts/test-deps)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    drop(lock);
-    let cases =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("dist/cases.json")).unwrap())
-            .unwrap();
-    (dir, cases)
-}
-
 #[test]
 fn a_trace_gets_the_same_names_as_text_as_an_event_and_as_a_log_line() {
     let dist = roundtrip_build::built();
     let cases: Value =
         serde_json::from_str(&std::fs::read_to_string(dist.join("cases.json")).unwrap()).unwrap();
-    let (wild_dir, wild_cases) = wild();
+    let (wild_dir, wild_cases) = (wild_build::fixture(), wild_build::made());
     let mut traces: Vec<(&Path, String, &str)> = Vec::new();
     for case in cases["cases"].as_array().unwrap() {
         traces.push((

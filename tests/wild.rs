@@ -26,6 +26,8 @@
 
 #[path = "support/names.rs"]
 mod names;
+#[path = "support/wild_build.rs"]
+mod wild_build;
 
 use names::simple_name;
 #[path = "support/process.rs"]
@@ -40,6 +42,7 @@ use std::sync::Mutex;
 
 use process::output_with_stdin;
 use serde_json::Value;
+use wild_build::{fixture, made};
 
 const POSITION_GOAL: f64 = 0.99;
 const FUNCTION_GOAL: f64 = 0.95;
@@ -143,37 +146,6 @@ fn source_id(map_dir: &Path, source: &str) -> String {
         return format!("{scheme}{host}/{}", parts.join("/"));
     }
     normal(&map_dir.join(source)).display().to_string()
-}
-
-fn fixture() -> PathBuf {
-    std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/wild"))
-        .unwrap()
-}
-
-/// `fixtures/wild/dist/cases.json`, made (or found up to date) by `node make.mjs`.
-fn made() -> Value {
-    let dir = fixture();
-    assert!(
-        dir.join("node_modules/@jridgewell/trace-mapping").is_dir(),
-        "run `npm ci` in fixtures/wild (scripts/test-deps does)"
-    );
-    let lock = std::fs::File::create(std::env::temp_dir().join("sourcemap-ls-wild.lock")).unwrap();
-    lock.lock().unwrap();
-    let out = Command::new("node")
-        .arg("make.mjs")
-        .current_dir(&dir)
-        .env_remove("NODE_OPTIONS")
-        .output()
-        .expect("node must be installed for this test (scripts/test-deps)");
-    assert!(
-        out.status.success(),
-        "node make.mjs failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprint!("node make.mjs: {}", String::from_utf8_lossy(&out.stdout));
-    drop(lock);
-    serde_json::from_str(&std::fs::read_to_string(dir.join("dist/cases.json")).unwrap()).unwrap()
 }
 
 fn symbolicate(dir: &Path, case: &Value, way: Way) -> Value {

@@ -23,13 +23,17 @@ use crate::lsp::workspace::backend::Backend;
 /// A member read for its text is at most this big (the parsed texts' limit elsewhere).
 const MAX_MEMBER_BYTES: u64 = 256 << 20;
 
-/// Archives opened during one request, by path (`None`: it could not be read; its reason was said once).
+/// Archives opened during one request, by path (`Err`: why it could not be read), and the archives of each name
+/// found in the workspace folders: a log's frames through one `app.asar` walk the folders once.
 #[derive(Default)]
-pub struct OpenedArchives(HashMap<PathBuf, Result<Arc<ArchiveStore>, String>>);
+pub struct OpenedArchives {
+    opened: HashMap<PathBuf, Result<Arc<ArchiveStore>, String>>,
+    named: HashMap<String, Vec<PathBuf>>,
+}
 
 impl OpenedArchives {
     fn open(&mut self, path: &Path) -> Result<Arc<ArchiveStore>, String> {
-        self.0
+        self.opened
             .entry(path.to_path_buf())
             .or_insert_with(|| {
                 ArchiveStore::open(path)
@@ -50,7 +54,12 @@ pub enum ArchivesFor {
     OnItsPath,
 }
 
-fn archives_for(b: &Backend, file: &str, which: ArchivesFor) -> Vec<PathBuf> {
+fn archives_for(
+    b: &Backend,
+    opened: &mut OpenedArchives,
+    file: &str,
+    which: ArchivesFor,
+) -> Vec<PathBuf> {
     let folders = b.folders();
     match which {
         ArchivesFor::Named => b.settings().map_archives_for(file, &folders),
@@ -58,10 +67,16 @@ fn archives_for(b: &Backend, file: &str, which: ArchivesFor) -> Vec<PathBuf> {
             let Some(name) = archive_named_in(file) else {
                 return Vec::new();
             };
-            folders
-                .iter()
-                .flat_map(|f| find_files_named(f, &name, SEARCH_DEPTH, MAX_SAME_NAMED))
-                .collect()
+            opened
+                .named
+                .entry(name)
+                .or_insert_with_key(|name| {
+                    folders
+                        .iter()
+                        .flat_map(|f| find_files_named(f, name, SEARCH_DEPTH, MAX_SAME_NAMED))
+                        .collect()
+                })
+                .clone()
         }
     }
 }
@@ -75,7 +90,7 @@ pub fn archive_map(
     file: &str,
     which: ArchivesFor,
 ) -> Option<Result<(Arc<LoadedMap>, String), String>> {
-    let paths = archives_for(b, file, which);
+    let paths = archives_for(b, opened, file, which);
     let mut unreadable = None;
     for path in &paths {
         let archive = match opened.open(path) {
