@@ -145,6 +145,7 @@ fn every_frameworks_frames_are_mozillas_and_their_sources_open() {
     let mut wrong: Vec<String> = Vec::new();
     let mut withheld = 0;
     let mut ties = 0;
+    let mut differing = 0;
     for (name, rules) in COMMANDS {
         let dir = corpus(name);
         let cases: Value =
@@ -230,6 +231,17 @@ fn every_frameworks_frames_are_mozillas_and_their_sources_open() {
                         ));
                     }
                 }
+                // The project file at the source's path whose text is not the map's copy (ts-loader's compiled
+                // copies): said, and no other file said so.
+                let differs =
+                    answer(stack, trace, frame).and_then(|s| s["localDiffers"]["path"].as_str());
+                if differs != truth["localDiffers"].as_str() {
+                    wrong.push(format!(
+                        "{what} frame {}: localDiffers {differs:?}, the corpus says {}",
+                        frame["index"], truth["localDiffers"]
+                    ));
+                }
+                differing += usize::from(differs.is_some());
                 if let Some(path) = truth["projectPath"].as_str() {
                     counts.2 += 1;
                     if o["path"].as_str() == Some(path) && project.join(path).is_file() {
@@ -257,6 +269,9 @@ fn every_frameworks_frames_are_mozillas_and_their_sources_open() {
     report.push_str(&format!(
         "frames at a tie, answered with the first segment written: {ties}\n"
     ));
+    report.push_str(&format!(
+        "frames whose project file is not the map's copy, said so: {differing}\n"
+    ));
     println!("{report}");
     assert!(wrong.is_empty(), "{report}\n{}", wrong.join("\n"));
     // Today's count on Next.js's chunks, which may only go down: SWC's extra segments inside string literals it
@@ -265,6 +280,68 @@ fn every_frameworks_frames_are_mozillas_and_their_sources_open() {
     // (`bundle::fit_literals`).
     assert!(withheld <= 7, "{report}");
     assert!(ties > 0, "the corpus's ties were not reached: {report}");
+    assert!(differing > 0, "no compiled copy was reached: {report}");
+}
+
+/// Where the map's copy of a source is not the project's file (webpack + ts-loader without TypeScript's maps: the
+/// copies are ts-loader's compiled text under the `.ts` names), the text answer says so on stderr, once per file,
+/// and names every such file of the trace.
+#[test]
+fn the_text_answer_says_which_project_files_are_not_the_maps_copies() {
+    let dir = corpus("spa-frameworks");
+    let cases: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
+    let mut said = 0;
+    for trace in cases["traces"].as_array().unwrap() {
+        let mut want: Vec<&str> = trace["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["truth"]["localDiffers"].as_str())
+            .collect();
+        want.sort_unstable();
+        want.dedup();
+        if trace["project"] != "vue-webpack-compiled" && trace["project"] != "vue-webpack" {
+            continue;
+        }
+        let out = output_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+                .current_dir(dir.join(trace["project"].as_str().unwrap()))
+                .args(["symbolicate", "--root", "dist"]),
+            trace["text"].as_str().unwrap(),
+        );
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let notes: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("the map's copy's, not the file's"))
+            .collect();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        for path in &want {
+            let about: Vec<&&str> = notes
+                .iter()
+                .filter(|l| l.starts_with(&format!("sourcemap-ls: note: {path} ")))
+                .collect();
+            assert_eq!(
+                about.len(),
+                1,
+                "{} {}: {stderr}",
+                trace["project"],
+                trace["name"]
+            );
+            // The frame printed there is the file's path at the copy's position: the note is what tells them apart.
+            assert!(stdout.contains(&format!("({path}:")), "{stdout}");
+            said += 1;
+        }
+        assert_eq!(
+            notes.len(),
+            want.len(),
+            "{} {}: {stderr}",
+            trace["project"],
+            trace["name"]
+        );
+    }
+    assert!(said > 0, "no compiled copy was reached");
 }
 
 /// An archive that cannot be read is said in one line, the command exits with status 1, and what else was given is
@@ -421,7 +498,7 @@ fn every_frameworks_frames_open_in_the_editor() {
     use serde_json::json;
     let mut report = String::new();
     let mut wrong: Vec<String> = Vec::new();
-    let (mut withheld, mut ties) = (0, 0);
+    let (mut withheld, mut ties, mut not_copies) = (0, 0, 0);
     for (name, rules) in EDITOR {
         // As editors spell folders: no `..` in them.
         let dir = corpus(name).canonicalize().unwrap();
@@ -532,6 +609,18 @@ fn every_frameworks_frames_open_in_the_editor() {
                             ));
                             continue;
                         }
+                        // A project file that is not the map's copy (ts-loader's compiled copies) is never
+                        // opened at the copy's position: the copy is.
+                        if let Some(differs) = truth["localDiffers"].as_str() {
+                            let file = uri(&root.join(differs));
+                            if got.unwrap()["location"]["uri"].as_str() == Some(file.as_str()) {
+                                wrong.push(format!(
+                                    "{what} frame {}: opens {differs}, which is not the map's copy",
+                                    frame["index"]
+                                ));
+                            }
+                            not_copies += 1;
+                        }
                         let Some(path) = truth["projectPath"].as_str() else {
                             continue;
                         };
@@ -613,7 +702,8 @@ fn every_frameworks_frames_open_in_the_editor() {
         }
     }
     report.push_str(&format!(
-        "withheld by the fit check (issue 65): {withheld}; frames at a tie, answered with the first: {ties}\n"
+        "withheld by the fit check (issue 65): {withheld}; frames at a tie, answered with the first: {ties}; \
+         frames whose project file is not the map's copy, opened in the copy: {not_copies}\n"
     ));
     println!("{report}");
     assert!(wrong.is_empty(), "{report}\n{}", wrong.join("\n"));
@@ -621,6 +711,7 @@ fn every_frameworks_frames_open_in_the_editor() {
     // that fits again before them (its documented limit): 3 of the CLI's 7.
     assert!(withheld <= 3, "{report}");
     assert!(ties > 0, "the corpus's ties were not reached: {report}");
+    assert!(not_copies > 0, "no compiled copy was reached: {report}");
 }
 
 /// Every map of both Next.js builds is read (`validate MAP` exits 0): Turbopack's index maps whose sections run a few

@@ -7,8 +7,8 @@ use std::path::Path;
 use crate::bundle::fit::{Checked, FitReport, Shift, Verdict};
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 use crate::map::metro::{metro_file, Space};
-use crate::session::Fit;
-use crate::source::today::{moved_by, Status, TodayPosition};
+use crate::session::{Fit, FrameToday};
+use crate::source::today::{moved_by, Status};
 use crate::trace::stack::{FrameFormat, Precision, StackFrame};
 use crate::trace::symbolicate::{frame_segment_in, frame_space, SymbolicatedFrame};
 
@@ -280,11 +280,17 @@ fn explain_debug_ids(bundle: Option<&str>, map: Option<&str>) -> String {
     }
 }
 
-/// `--explain`'s line on a source edited since the build: where the code is in the local file now, or what became of
-/// its line.
-pub fn explain_today(f: &SymbolicatedFrame, path: &Path, now: TodayPosition) -> String {
+/// `--explain`'s line on the frame's source file here when it is not the map's copy: where the code is now in an
+/// edit of the build's copy, or that the file holds other text.
+pub fn explain_today(f: &SymbolicatedFrame, today: &FrameToday) -> String {
     let build_line = f.original.as_ref().map_or(0, |o| o.line);
-    let file = path.display();
+    let file = today.path.display();
+    let Some(now) = today.now else {
+        return format!(
+            "your file ({file}) is not the map's copy of this source (other text: a compiled copy under its name, or \
+             another file): the answer is the copy's position"
+        );
+    };
     match now.status {
         Status::Unchanged | Status::Moved => format!(
             "your file now ({file}, edited since the build): this code is at {}:{} ({}); the answer is the build's position",

@@ -73,16 +73,32 @@ where
     }
     /// `map` was chosen for `bundle`: a map given without its bundle serves that one (its text is the one checked).
     fn serves(&mut self, _map: &Self::Map, _bundle: &std::path::Path) {}
-    /// The local file of `map`'s source `source` and its diff from the build's copy, when the map has that copy and
-    /// the file is an edit of it (`SourceDrift::is_edit_of_build`, and not unchanged); `None` otherwise. Asked once
-    /// per source in a session ([`SessionOptions::today`]).
-    fn todays_source(
-        &self,
-        _map: &Self::Map,
-        _source: SourceId,
-    ) -> Option<(PathBuf, Arc<SourceDrift>)> {
+    /// The local file of `map`'s source `source` when the map has that source's copy and the file's text is not it
+    /// (edited since the build, or other text: a compiled copy); `None` otherwise. Asked once per source in a
+    /// session ([`SessionOptions::today`]).
+    fn todays_source(&self, _map: &Self::Map, _source: SourceId) -> Option<DifferingFile> {
         None
     }
+}
+
+/// A source's local file whose text is not the map's copy of the source.
+#[derive(Debug, Clone)]
+pub struct DifferingFile {
+    /// The file (canonical).
+    pub path: PathBuf,
+    /// Its diff from the build's copy, when it is an edit of it (`SourceDrift::is_edit_of_build`): positions carry
+    /// into it on unchanged lines. `None`: other text (a loader's compiled copy under the source's name, or another
+    /// file at its path), where no position of the map's carries.
+    pub drift: Option<Arc<SourceDrift>>,
+}
+
+/// A frame's source file here when its text is not the map's copy: the frame's line and column are the copy's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameToday {
+    /// The local file.
+    pub path: PathBuf,
+    /// Where the frame's original position is in it now, when the file is an edit of the build's copy.
+    pub now: Option<TodayPosition>,
 }
 
 /// How the session answers.
@@ -93,8 +109,9 @@ pub struct SessionOptions {
     pub apply_shift: bool,
     /// Also find the line of each frame's function in its source (profiles' `functionLine`).
     pub function_lines: bool,
-    /// Also say where each frame's original position is in its source's file today, when that file was edited since
-    /// the build ([`SessionPlace::todays_source`]; the build's position stays the answer: the crash's truth).
+    /// Also say which frames' source files here are not the map's copies, and where each frame's original position
+    /// is in its file today when that file was edited since the build ([`SessionPlace::todays_source`]; the build's
+    /// position stays the answer: the crash's truth).
     pub today: bool,
     /// Threads one session may work on at once (parsing bundles and sources side by side); `None`: every core. A
     /// caller that runs sessions side by side (`symbolicate --ndjson --jobs N`, one per event) gives 1: its events
@@ -134,9 +151,9 @@ pub struct Symbolication<M> {
     pub ambiguous: Vec<AmbiguousFile>,
     /// Per frame: what was done about Jest's module wrapper on line 1 (`trace::jest`), for `--explain`.
     pub jest: Vec<Option<String>>,
-    /// Per frame (with [`SessionOptions::today`]; else empty): the local file edited since the build and where the
-    /// frame's original position is in it now.
-    pub today: Vec<Option<(PathBuf, TodayPosition)>>,
+    /// Per frame (with [`SessionOptions::today`]; else empty): its source's local file when that is not the map's
+    /// copy, and where the frame's original position is in it now.
+    pub today: Vec<Option<FrameToday>>,
 }
 
 /// The frames' positions (as printed) of each map of `maps` maps, by the map's place: where its fit is checked.
@@ -334,32 +351,38 @@ where
     }
 }
 
-/// Where each frame's original position is in its source's local file today, when that file is an edit of the
-/// build's copy (one diff per source); `None` for every other frame; nothing unless `asked` ([`SessionOptions::today`]).
+/// Each frame's source file here when its text is not the map's copy, with where the frame's original position is
+/// in it now when it is an edit of the build's copy (one diff per source); `None` for every other frame; nothing
+/// unless `asked` ([`SessionOptions::today`]).
 fn frames_today<P: SessionPlace>(
     place: &P,
     maps: &[P::Map],
     out: &[SymbolicatedLine],
     asked: bool,
-) -> Vec<Option<(PathBuf, TodayPosition)>>
+) -> Vec<Option<FrameToday>>
 where
     P::Map: Send + Sync,
 {
     if !asked {
         return Vec::new();
     }
-    type TodaysSource = Option<(PathBuf, Arc<SourceDrift>)>;
-    let mut drifts: std::collections::HashMap<(usize, SourceId), TodaysSource> =
+    let mut files: std::collections::HashMap<(usize, SourceId), Option<DifferingFile>> =
         std::collections::HashMap::new();
     out.iter()
         .filter_map(SymbolicatedLine::frame)
         .map(|f| {
             let (m, o) = (f.map?, f.original.as_ref()?);
-            let drift = drifts
+            let file = files
                 .entry((m, o.source_id))
-                .or_insert_with(|| place.todays_source(&maps[m], o.source_id));
-            let (path, drift) = drift.as_ref()?;
-            Some((path.clone(), drift.position(o.line, o.column)?))
+                .or_insert_with(|| place.todays_source(&maps[m], o.source_id))
+                .as_ref()?;
+            Some(FrameToday {
+                path: file.path.clone(),
+                now: file
+                    .drift
+                    .as_ref()
+                    .and_then(|d| d.position(o.line, o.column)),
+            })
         })
         .collect()
 }

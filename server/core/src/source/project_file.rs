@@ -11,7 +11,9 @@
 //!    `devtoolModuleFilenameTemplate` is `webpack://[namespace]/[resource-path]?[loaders]`, the resource path relative
 //!    to `context`, the project folder; Next.js's namespace is `_N_E`, its webpack `output.uniqueName`), as
 //!    js-debug's defaults say (`webpack:///./~/*` → `node_modules/*`, `webpack:////*` → `/*`, `webpack://?:*/*` →
-//!    `${workspaceFolder}/*`). The query (vue-loader's `?HASH`) names no file and is dropped.
+//!    `${workspaceFolder}/*`). A name with a query (vue-loader's `?HASH`) is a module the loaders generated from the
+//!    file (`CartView.vue?6112` is the compiled `<script setup>`, not the SFC): the query is dropped, and the file is
+//!    taken only where its text is the map's copy (a guess, as rules 3, 6 and 7).
 //! 3. **Turbopack's roots**: `turbopack:///[project]/x` is `x` under the project (Turbopack's `SOURCE_MAP_PREFIX`
 //!    `turbopack:///` and its `[project]` file system, the project folder; `[turbopack]/…` and `[next]/…` are its
 //!    runtime and Next's, never a project file).
@@ -26,8 +28,8 @@
 //!    pointing nowhere: the name, and the name without its leading `../`, under each project folder.
 //!
 //! Rules 1, 2, 4 and 5 are the path the map states (or the editor's rules before this module, js-debug's): what
-//! that file is today is the callers' to judge (the map's copy, an edit of it, or another file). Rules 3, 6 and 7
-//! are guesses at what the framework meant, taken only where the file's text is the map's copy of the source (or
+//! that file is today is the callers' to judge (the map's copy, an edit of it, or another file). Rules 3, 6 and 7,
+//! and rule 2 for a name with a query, are guesses at what the framework meant, taken only where the file's text is the map's copy of the source (or
 //! the map carries none): a same-named file that is something else is never taken for the source
 //! ([`Rule::needs_same_text`]).
 //!
@@ -98,6 +100,8 @@ pub enum Rule {
     Override,
     /// webpack's `webpack://NAMESPACE/./x` under the project (rule 2).
     WebpackNamespace,
+    /// webpack's `webpack://NAMESPACE/./x?QUERY` under the project: a module generated from `x` (rule 2).
+    WebpackQuery,
     /// Turbopack's `[project]` under the project (rule 3).
     TurbopackProject,
     /// A `file:` URL or an absolute path, as it is (rule 4).
@@ -118,6 +122,7 @@ impl Rule {
         // js-debug's webpack defaults and the re-rooting of another machine's paths were the editor's rules before
         // this module: what their file is today is judged by the callers' rules for today's files (an edit of the
         // build's copy is carried into, a decoy is not).
+        // A webpack name with a query (`Rule::WebpackQuery`) is a module generated from the file, not the file.
         !matches!(
             self,
             Rule::Override
@@ -181,7 +186,9 @@ pub fn candidates(
         let plain = name.split(['?', '#']).next().unwrap_or(name);
         for (pattern, target) in WEBPACK_DEFAULTS {
             for p in apply_override(pattern, target, plain, &projects) {
-                let rule = if target.starts_with("${workspaceFolder}") {
+                let rule = if plain != name {
+                    Rule::WebpackQuery
+                } else if target.starts_with("${workspaceFolder}") {
                     Rule::WebpackNamespace
                 } else {
                     Rule::Absolute
@@ -499,7 +506,7 @@ mod tests {
                 chunks,
                 None,
                 "lib/cart.ts",
-                Rule::WebpackNamespace,
+                Rule::WebpackQuery,
             ),
             (
                 "turbopack:///[project]/lib/cart.ts",
@@ -571,6 +578,23 @@ mod tests {
         assert_eq!(
             found(d, "b.ts", "dist", None, Some("the build's\n")),
             Some(("dist/b.ts".into(), Rule::BesideMap))
+        );
+        // vue-loader's `?HASH` module is generated from the file: the file only where it is the module's text.
+        let generated = "webpack://shop/./lib/cart.ts?6112";
+        assert_eq!(found(d, generated, "dist", None, Some("compiled\n")), None);
+        assert_eq!(
+            found(d, generated, "dist", None, Some("export class Cart {}\n")),
+            Some(("lib/cart.ts".into(), Rule::WebpackQuery))
+        );
+        assert_eq!(
+            found(
+                d,
+                "webpack://shop/./lib/cart.ts",
+                "dist",
+                None,
+                Some("compiled\n")
+            ),
+            Some(("lib/cart.ts".into(), Rule::WebpackNamespace))
         );
     }
 

@@ -12,8 +12,8 @@ use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::session::files::{
     shown_path, ArchiveStore, Disk, FilesPlace, KnownMap, MapCache,
 };
+use sourcemap_core::session::FrameToday;
 use sourcemap_core::session::{Fit, SessionOptions};
-use sourcemap_core::source::today::TodayPosition;
 use sourcemap_core::trace::stack::{file_name_of, StackLine};
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use sourcemap_core::GeneratedPosition;
@@ -167,8 +167,9 @@ pub(super) struct Resolution {
     pub(super) ambiguous: Vec<AmbiguousFile>,
     /// Per frame: what was done about Jest's module wrapper on line 1 (`trace::jest`), for `--explain`.
     pub(super) jest: Vec<Option<String>>,
-    /// Per frame (with `SessionOptions::today`): the local file edited since the build and where the frame is in it.
-    pub(super) today: Vec<Option<(PathBuf, TodayPosition)>>,
+    /// Per frame (with `SessionOptions::today`): its source's local file when that is not the map's copy, and where
+    /// the frame is in it now.
+    pub(super) today: Vec<Option<FrameToday>>,
 }
 
 /// Symbolicates the lines where the catalog says: the core's one session (`sourcemap_core::session`) does the job;

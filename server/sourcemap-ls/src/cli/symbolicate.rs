@@ -6,7 +6,7 @@
 //! opened lazily (a section is validated and indexed when a frame first touches it).
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use sourcemap_core::bundle::locate::{load_map, looks_like_map};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::session::explain::{explain, explain_today, ExplainedMap};
+use sourcemap_core::session::FrameToday;
 use sourcemap_core::session::SessionOptions;
-use sourcemap_core::source::today::TodayPosition;
 use sourcemap_core::trace::document::{EventOptions, TraceDocument};
 use sourcemap_core::trace::input::{self, Encoding, TraceText};
 use sourcemap_core::trace::stack::{PlainInput, Precision, StackLine};
@@ -181,11 +181,11 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     } = resolve(
         &mut catalog,
         lines,
-        // Where a source's file was edited since the build, where its code is now: only the JSON answer and
-        // `--explain` say it (plain text reads no local file for it).
+        // The sources whose file here is not the map's copy (a loader's compiled copy, an edit since the build):
+        // every answer says so; where an edited file's code is now, the JSON answer and `--explain`.
         SessionOptions {
             apply_shift: args.apply_shift,
-            today: args.json || args.explain,
+            today: true,
             function_lines: false,
             threads: None,
             call_order: document.call_order(),
@@ -227,6 +227,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         }
         write_out(&answer, encoding);
         say_map_copies_only(&out);
+        say_local_files_differ(&out, &today);
         return input_status();
     }
     let notes = FrameNotes {
@@ -255,7 +256,7 @@ fn explanations(
     printed: &[Option<GeneratedPosition>],
     shifts: &[Option<sourcemap_core::bundle::fit::Shift>],
     jest: &[Option<String>],
-    today: &[Option<(PathBuf, TodayPosition)>],
+    today: &[Option<FrameToday>],
 ) -> Vec<Vec<String>> {
     out.iter()
         .filter_map(SymbolicatedLine::frame)
@@ -278,11 +279,7 @@ fn explanations(
                 shown_path(p)
             });
             lines.extend(jest[k].clone());
-            lines.extend(
-                today[k]
-                    .as_ref()
-                    .map(|(path, now)| explain_today(f, path, *now)),
-            );
+            lines.extend(today[k].as_ref().map(|t| explain_today(f, t)));
             lines
         })
         .collect()
@@ -541,7 +538,7 @@ fn print_text(
 struct FrameNotes<'a> {
     explained: &'a [Vec<String>],
     mismatched: &'a [usize],
-    today: &'a [Option<(PathBuf, TodayPosition)>],
+    today: &'a [Option<FrameToday>],
 }
 
 /// The answer as `--json`: metro-symbolicate's `stack` and `codeFrame` (1-based lines, 0-based columns), with
@@ -567,9 +564,14 @@ fn print_json(
                 k += 1;
                 let explain = notes.explained.get(k - 1);
                 // Where the original position is in the local file today, 1-based like `original`.
-                let current = notes.today[k - 1].as_ref().map(|(_, now)| {
+                let today = notes.today[k - 1].as_ref();
+                let current = today.and_then(|t| t.now).map(|now| {
                     let (line, column) = position_json(now.line, now.column);
                     json!({"line": line, "column": column, "status": now.status})
+                });
+                // The source's file here when its text is not the map's copy: the position is the copy's.
+                let local_differs = today.map(|t| {
+                    json!({"path": shown_path(&t.path), "edited": t.now.is_some()})
                 });
                 // A line-only frame has no column on either side (`"precision": "line"`).
                 let line_only = f.frame.precision == Precision::Line;
@@ -598,6 +600,7 @@ fn print_json(
                     "inEval": f.frame.in_eval,
                     "explain": explain,
                     "current": current,
+                    "localDiffers": local_differs,
                 }))
             }
         })
@@ -641,6 +644,36 @@ fn say_map_copies_only(out: &[SymbolicatedLine]) {
         names[..names.len().min(SHOWN)].join(", "),
         them = if names.len() == 1 { "it" } else { "them" },
     );
+}
+
+/// The answered sources whose file here is not the map's copy, said once each: the line and column printed are the
+/// copy's (a loader's compiled text under the source's name, or the file as it was built), not that file's.
+fn say_local_files_differ(out: &[SymbolicatedLine], today: &[Option<FrameToday>]) {
+    let mut said: Vec<&Path> = Vec::new();
+    for (f, t) in out.iter().filter_map(SymbolicatedLine::frame).zip(today) {
+        let (Some(t), Some(o)) = (t, f.original.as_ref()) else {
+            continue;
+        };
+        if said.contains(&t.path.as_path()) {
+            continue;
+        }
+        said.push(&t.path);
+        let file = o.path.clone().unwrap_or_else(|| shown_path(&t.path));
+        let how = if t.now.is_some() {
+            "was edited since the build"
+        } else {
+            "holds other text (the map carries a compiled copy under its name, or it is another file)"
+        };
+        eprintln!(
+            "sourcemap-ls: note: {file} {how}: the lines and columns printed for it are the map's copy's, not the \
+             file's; --json shows the copy's code{}",
+            if t.now.is_some() {
+                ", --explain where each line is now"
+            } else {
+                ""
+            }
+        );
+    }
 }
 
 fn say_what_was_not_understood(text: &str, out: &[SymbolicatedLine]) {

@@ -18,7 +18,9 @@ use crate::bundle::eval_modules::{eval_modules, module_code, module_map, WEBPACK
 use crate::bundle::fit::{check_fit, Shift};
 use crate::bundle::locate::map_in_directory;
 use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
-use crate::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace, Symbolication};
+use crate::session::{
+    symbolicate_lines, Code, DifferingFile, Fit, SessionOptions, SessionPlace, Symbolication,
+};
 use crate::source::project_file::{self, ProjectFile, SourceFolders};
 use crate::source::today::SourceDrift;
 use crate::trace::event_context::LinedText;
@@ -834,15 +836,28 @@ impl SessionPlace for FilesPlace {
         }
     }
 
-    /// The source's file under the map's folder, diffed with the map's copy.
-    fn todays_source(&self, &map: &usize, source: SourceId) -> Option<(PathBuf, Arc<SourceDrift>)> {
+    /// The source's file in the project, diffed with the map's copy: the file shown for it (`source_file`, by
+    /// whichever rule found it), else where the path the map states leads (a guess needs the build's text, which
+    /// an edited file no longer is), inside what the user gave.
+    fn todays_source(&self, &map: &usize, source: SourceId) -> Option<DifferingFile> {
         let m = &self.maps[map];
         let build = m.index.source_content(source)?;
-        // Today's file is where the path the map states leads (a guess needs the build's text, which an edited file
-        // no longer is), inside what the user gave.
-        let path = self.stated_source_file(map, source)?;
-        let today = known_map::read_text(&path)?;
-        let drift = SourceDrift::between(&build, &today);
-        (!drift.is_unchanged() && drift.is_edit_of_build()).then(|| (path, Arc::new(drift)))
+        let path = match self.source_file(map, source) {
+            Some(file) => file.path,
+            None => self.stated_source_file(map, source)?,
+        };
+        let bytes = crate::fs::files::read_regular(&path, MAX_COMPARED_BYTES).ok()?;
+        if project_file::same_text(&bytes, &build) {
+            return None;
+        }
+        let today = std::str::from_utf8(&bytes).ok();
+        let drift = today.map(|today| SourceDrift::between(&build, today));
+        if drift.as_ref().is_some_and(SourceDrift::is_unchanged) {
+            return None;
+        }
+        Some(DifferingFile {
+            path,
+            drift: drift.filter(SourceDrift::is_edit_of_build).map(Arc::new),
+        })
     }
 }
