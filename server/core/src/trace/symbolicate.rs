@@ -20,6 +20,7 @@ use crate::trace::function_name::{
     function_by_scopes, CodeScopes, GeneratedCode, NoCode, ScopeOrigin,
 };
 use crate::trace::js_scopes::TextPosition;
+use crate::trace::spelled_names::as_spelled;
 use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
 use crate::MapError;
 
@@ -750,6 +751,28 @@ pub fn symbolicate_in_order<'a>(
     code: &dyn CodeScopes,
     order: CallOrder,
 ) -> Vec<SymbolicatedLine> {
+    // The maps the frames were answered from, by the caller's identifier: whose sources must spell the names shown.
+    let used: std::cell::RefCell<Vec<(usize, &'a SourceMapIndex)>> = Default::default();
+    let note = |id: usize, index: &'a SourceMapIndex| {
+        let mut used = used.borrow_mut();
+        if !used.iter().any(|(i, _)| *i == id) {
+            used.push((id, index));
+        }
+    };
+    let mut map_for = |f: &StackFrame| {
+        let got = map_for(f);
+        if let Ok(Some((id, index))) = got {
+            note(id, index);
+        }
+        got
+    };
+    let mut next_map = |id: usize, source: &str| {
+        let got = next_map(id, source);
+        if let Some((id, index)) = got {
+            note(id, index);
+        }
+        got
+    };
     let mut out: Vec<SymbolicatedLine> = lines
         .iter()
         .map(|l| match l {
@@ -785,7 +808,39 @@ pub fn symbolicate_in_order<'a>(
         })
         .collect();
     name_by_call_sites(&mut out, order);
+    forget_unspelled_names(&mut out, &used.into_inner());
     out
+}
+
+/// The name the engine printed, shown only as far as the frame's original source spells it (`spelled_names`):
+/// `X.onClick.f.<computed>` in a Vue template handler is the bundle's naming, not the user's; the frame is then said
+/// anonymous (its scopes knew it), or unnamed. A source whose text the map does not carry keeps the name (nothing
+/// to check it against; `functionSource` says where it came from).
+fn forget_unspelled_names(out: &mut [SymbolicatedLine], used: &[(usize, &SourceMapIndex)]) {
+    for f in out.iter_mut().filter_map(SymbolicatedLine::frame_mut) {
+        let Some(index) = f
+            .map
+            .and_then(|m| used.iter().find(|(i, _)| *i == m))
+            .map(|(_, index)| *index)
+        else {
+            continue;
+        };
+        let Some(o) = f.original.as_mut() else {
+            continue;
+        };
+        // A call site's name is the map's `names` entry at the caller: an original name of the caller's source.
+        let printed = o.function_source == Some(FunctionNameSource::Frame);
+        let Some(name) = o.function.as_deref().filter(|_| printed) else {
+            continue;
+        };
+        let Some(text) = index.source_content(o.source_id) else {
+            continue;
+        };
+        o.function = as_spelled(&text, name);
+        if o.function.is_none() {
+            o.function_source = None;
+        }
+    }
 }
 
 /// Output numbering for text, as metro-symbolicate's `--output-line-start` / `--output-column-start`.
@@ -1275,8 +1330,10 @@ mod tests {
         );
     }
 
+    /// Without code to name it, the frame's printed name would be the only name: `e`, the bundle's minified name,
+    /// which the source does not spell, is not shown as an original name (`spelled_names`).
     #[test]
-    fn without_code_the_frame_keeps_its_own_name() {
+    fn without_code_a_minified_printed_name_is_not_shown() {
         let index = demo_map();
         let out = run(&index, &demo_trace(), &NoCode);
         let SymbolicatedLine::Frame(f) = out
@@ -1287,10 +1344,7 @@ mod tests {
             unreachable!()
         };
         let o = f.original.as_ref().unwrap();
-        assert_eq!(
-            (o.function.as_deref(), o.function_source),
-            (Some("e"), Some(FunctionNameSource::Frame))
-        );
+        assert_eq!((o.function.as_deref(), o.function_source), (None, None));
     }
 
     #[test]
