@@ -148,7 +148,7 @@ fn unspelled_part<'a>(text: &str, name: &'a str) -> Option<&'a str> {
         .filter(|p| !p.is_empty() && !p.starts_with(|c: char| c.is_ascii_digit()))
         .filter(|p| !["anonymous", "computed", "get", "set", "async", "new", "as"].contains(p))
         .filter(|p| {
-            !(p.starts_with("HTML") && p.ends_with("Element")) && !["Proxy", "Object"].contains(p)
+            !(["Proxy", "Object"].contains(p) || p.starts_with("HTML") && p.ends_with("Element"))
         })
         .find(|p| {
             !text.match_indices(p).any(|(at, _)| {
