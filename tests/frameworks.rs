@@ -9,6 +9,8 @@
 
 #[path = "support/lsp_client.rs"]
 mod lsp_client;
+#[path = "support/names.rs"]
+mod names;
 #[path = "support/process.rs"]
 mod process;
 #[path = "support/sentry_event.rs"]
@@ -18,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use lsp_client::LspClient;
+use names::simple_name;
 use process::output_with_stdin;
 use sentry_event::sentry_event;
 use serde_json::Value;
@@ -807,4 +810,70 @@ fn every_nextjs_map_is_read_and_overlaps_are_warnings() {
         overlapping >= 5,
         "Turbopack's overlapping maps: {overlapping}"
     );
+}
+
+/// A map given alone (the bundle not at hand: hidden maps downloaded from a store) names every frame as the project
+/// with its bundle does: a component's frames from its `<script>` blocks (`sfc_scripts`), `.ts` frames from their
+/// sources, and a template's handlers anonymous both ways.
+#[test]
+fn a_map_alone_names_frames_as_the_build_does() {
+    let dir = corpus("spa-frameworks");
+    let cases: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
+    let (mut compared, mut components_named) = (0, 0);
+    let mut wrong = Vec::new();
+    for trace in cases["traces"].as_array().unwrap() {
+        let project = dir.join(trace["project"].as_str().unwrap());
+        let maps: Vec<&str> = trace["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["truth"]["map"].as_str())
+            .collect();
+        let alone = tempfile::tempdir().unwrap();
+        std::fs::create_dir(alone.path().join("maps")).unwrap();
+        for m in &maps {
+            let from = project.join(m);
+            std::fs::copy(
+                &from,
+                alone.path().join("maps").join(from.file_name().unwrap()),
+            )
+            .unwrap();
+        }
+        let text = trace["text"].as_str().unwrap();
+        let with_build = if trace["project"].as_str().unwrap().ends_with("hidden") {
+            symbolicate(&project, &["--maps", "sourcemaps"], text)
+        } else {
+            symbolicate(&project, &["--root", "dist"], text)
+        };
+        let by_map = symbolicate(alone.path(), &["--maps", "maps"], text);
+        let what = format!("{} {}", trace["project"], trace["name"]);
+        let (a, b) = (&with_build.0["stack"], &by_map.0["stack"]);
+        for (k, frame) in trace["frames"].as_array().unwrap().iter().enumerate() {
+            if frame["truth"].is_null() {
+                continue;
+            }
+            let (x, y) = (&a[k]["original"], &b[k]["original"]);
+            compared += 1;
+            // The same name, whichever shape (`onremove` named by the bundle's scopes, `Object.onremove` as printed).
+            let name = |o: &Value| simple_name(o["function"].as_str());
+            if name(x) != name(y) || x["line"] != y["line"] {
+                wrong.push(format!(
+                    "{what} frame {k}: with the build {} at {}, the map alone {} at {}",
+                    x["function"], x["line"], y["function"], y["line"]
+                ));
+            }
+            let source = frame["truth"]["source"].as_str().unwrap_or("");
+            if (source.ends_with(".vue") || source.ends_with(".svelte"))
+                && y["function"].is_string()
+            {
+                components_named += 1;
+            }
+        }
+    }
+    println!(
+        "{compared} frames compared, {components_named} component frames named by the map alone"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(components_named >= 20, "{components_named}");
 }

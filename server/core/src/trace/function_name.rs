@@ -529,12 +529,13 @@ pub fn function_by_scopes(
     generated: Option<GeneratedCode<'_>>,
     original: Option<&FunctionScopes>,
 ) -> Option<ScopeAnswer> {
-    let original_function = original.map(|o| {
-        o.innermost(TextPosition {
-            line: at.line,
-            column: at.column,
-        })
-    });
+    let at_original = TextPosition {
+        line: at.line,
+        column: at.column,
+    };
+    // A component's template is not its scripts' code: the table says nothing there.
+    let original = original.filter(|o| o.reads(at_original));
+    let original_function = original.map(|o| o.innermost(at_original));
     let generated_function = generated.and_then(|g| {
         let f = g.scopes.innermost(g.text_position(p)?)?;
         is_frames_function(index, g, &f, at, original_function.as_ref()).then_some((g, f))

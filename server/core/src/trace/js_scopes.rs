@@ -20,6 +20,8 @@ use oxc_ast_visit::Visit;
 use oxc_parser::{ParseOptions, Parser};
 use oxc_span::{GetSpan, SourceType, Span};
 
+use crate::trace::sfc_scripts::{component_code, is_component, ComponentCode};
+
 /// A position in the text: 0-based line, 0-based UTF-16 column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct TextPosition {
@@ -57,6 +59,9 @@ pub struct FunctionScopes {
     scopes: Vec<Scope>,
     parts: Vec<NamePart>,
     text: String,
+    /// The stretches of the text that are code, where only some are (a component's `<script>` blocks,
+    /// `sfc_scripts`); empty: all of it.
+    code: Vec<(TextPosition, TextPosition)>,
 }
 
 /// A function found around a position.
@@ -102,6 +107,14 @@ impl FunctionScopes {
     /// Parses `text` (named `file_name`, for its dialect) and keeps only its function scopes. Recoverable syntax
     /// errors still give a table (the parser's tree is complete); an unrecoverable one is an error.
     pub fn parse(text: &str, file_name: &str, dialect: Dialect) -> Result<Self, ScopeError> {
+        // A component's source with `<script>` blocks; a module generated from one (vue-loader's `App.vue?6112`,
+        // compiled JavaScript) is read as it is.
+        if let Some(code) = (dialect == Dialect::Original && is_component(file_name))
+            .then(|| component_code(text))
+            .flatten()
+        {
+            return Self::parse_component(text, code);
+        }
         parse_part(
             text,
             0..text.len(),
@@ -125,6 +138,33 @@ impl FunctionScopes {
         parse_part(text, range, start, file_name, dialect, true)
     }
 
+    /// A single-file component's `<script>` blocks, read in place (`sfc_scripts`).
+    fn parse_component(text: &str, code: ComponentCode) -> Result<Self, ScopeError> {
+        let name = if code.typescript {
+            "component.ts"
+        } else {
+            "component.js"
+        };
+        let mut scopes = parse_part(
+            &code.text,
+            0..code.text.len(),
+            TextPosition::default(),
+            name,
+            Dialect::Original,
+            false,
+        )?;
+        let ends: Vec<usize> = code.blocks.iter().flat_map(|b| [b.start, b.end]).collect();
+        let at = positions_from(text, (0, TextPosition::default()), &ends);
+        scopes.code = at.chunks(2).map(|p| (p[0], p[1])).collect();
+        Ok(scopes)
+    }
+
+    /// Whether the table speaks for position `p`: the whole text does, a component's only inside its `<script>`
+    /// blocks (a template's handlers are the compiler's functions: the table does not know them).
+    pub fn reads(&self, p: TextPosition) -> bool {
+        self.code.is_empty() || self.code.iter().any(|&(start, end)| start <= p && p < end)
+    }
+
     /// How many functions the table holds.
     pub fn len(&self) -> usize {
         self.scopes.len()
@@ -140,6 +180,7 @@ impl FunctionScopes {
         self.scopes.capacity() * std::mem::size_of::<Scope>()
             + self.parts.capacity() * std::mem::size_of::<NamePart>()
             + self.text.capacity()
+            + self.code.capacity() * std::mem::size_of::<(TextPosition, TextPosition)>()
     }
 
     fn part_text(&self, part: &NamePart) -> &str {

@@ -15,6 +15,7 @@ use crate::trace::js_scopes::{
     may_be_typescript, offsets_of, positions_from, Dialect, FunctionScopes, TextPosition,
 };
 use crate::trace::js_slices::levels_around_from;
+use crate::trace::sfc_scripts::is_component;
 
 /// Texts at least this long are parsed in parts; shorter ones whole.
 ///
@@ -103,7 +104,7 @@ impl TextScopes {
     /// whole is not read. For reading ahead at positions that may turn out to be asked or not (`session`'s early
     /// read): a guess never costs a whole syntax tree.
     pub fn answer_parts(&mut self, text: &str, name: &str, dialect: Dialect, at: &[TextPosition]) {
-        if text.len() >= PARSE_IN_PARTS_FROM {
+        if text.len() >= PARSE_IN_PARTS_FROM && !is_component(name) {
             self.answer_with(Some(text), name, dialect, at, false);
         }
     }
@@ -130,7 +131,8 @@ impl TextScopes {
             self.whole = Some(None);
             return;
         };
-        let rest = if text.len() >= PARSE_IN_PARTS_FROM {
+        // A component's scripts are read whole (`sfc_scripts`): its markup is no statement of theirs.
+        let rest = if text.len() >= PARSE_IN_PARTS_FROM && !is_component(name) {
             self.in_parts(text, name, dialect, &wanted)
         } else {
             wanted
