@@ -1683,9 +1683,9 @@ fn vscode_uri(path: &Path) -> String {
 
 /// Identity, not spelling (issue 55): a bundle under a scoped package (`%40scope`) or a folder with a space (`%20`),
 /// opened under VS Code's spelling of its URI, is one document with the file the server finds by path. An unsaved
-/// banner prepended to it is checked: `map-mismatch` published under the client's URI, and a hover sent at once,
-/// before any diagnostic, never answers from the text before the edit (neither at the old place of the code nor
-/// past the line's end).
+/// banner prepended to it is an edit the server saw: the code is answered where it went, the banner is said to be
+/// an edit's text, never the old place's answer. Saved and opened again, the banner is text the map does not
+/// describe: checked, `map-mismatch` published under the client's URI, hover and definition refused.
 #[test]
 fn an_edit_under_any_spelling_of_a_uri_is_checked_and_never_answered_from_the_old_text() {
     let demo = fixtures().join("demo/dist");
@@ -1714,36 +1714,39 @@ fn an_edit_under_any_spelling_of_a_uri_is_checked_and_never_answered_from_the_ol
         // `e`'s `r.items.map`: the crash's top frame, 1:50.
         let before = hover_text(&c.result("textDocument/hover", at(&u, (0, 49))));
         assert!(before.contains("orders.js:5:"), "{folder}: {before}");
-        // The banner (12 columns on line 1), and at once the same code at its new place and the old place.
+        let def_before = c.result("textDocument/definition", at(&u, (0, 49)));
+        // The banner (12 columns on line 1), and at once the code at its new place, the banner and past the line's
+        // end: the server saw the edit, so the code is answered where it went, exactly as before the edit
+        // (`edit_log`), the banner is text no build wrote, and the line's end moved with the code.
         c.notify(
             "textDocument/didChange",
             json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [
                 {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "/* banner */"}
             ]}),
         );
-        for column in [49, 49 + 12] {
-            let h = hover_text(&c.result("textDocument/hover", at(&u, (0, column))));
-            assert!(h.contains("map-mismatch"), "{folder} 1:{column}: {h}");
-            assert!(!h.contains("orders.js:"), "{folder} 1:{column}: {h}");
-        }
+        let moved = hover_text(&c.result("textDocument/hover", at(&u, (0, 49 + 12))));
+        assert_eq!(moved, before, "{folder}");
+        let banner = hover_text(&c.result("textDocument/hover", at(&u, (0, 5))));
+        assert!(banner.contains("written by an edit"), "{folder}: {banner}");
+        assert!(!banner.contains("orders.js:"), "{folder}: {banner}");
         let end = text.lines().next().unwrap().encode_utf16().count() as u32 + 12;
         let h = hover_text(&c.result("textDocument/hover", at(&u, (0, end + 5))));
         assert!(h.contains("past the end of line 1"), "{folder}: {h}");
-        c.wait_for("map-mismatch under the client's URI", |m| {
-            m["method"] == "textDocument/publishDiagnostics"
-                && m["params"]["uri"] == u
-                && m["params"]["diagnostics"][0]["code"] == "map-mismatch"
-        });
-        // Go to definition is refused the same way.
-        let r = c.request("textDocument/definition", at(&u, (0, 49 + 12)));
+        // Go to definition goes where it went before the edit; in the banner it is refused, saying why.
+        assert_eq!(
+            c.result("textDocument/definition", at(&u, (0, 49 + 12))),
+            def_before,
+            "{folder}"
+        );
+        let r = c.request("textDocument/definition", at(&u, (0, 5)));
         assert!(
             r["error"]["message"]
                 .as_str()
                 .unwrap_or_default()
-                .contains("map-mismatch"),
+                .contains("written by an edit"),
             "{folder}: {r}"
         );
-        // The banner taken back: answered again.
+        // The banner taken back: answered again at the old place.
         c.notify(
             "textDocument/didChange",
             json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [
@@ -1752,6 +1755,33 @@ fn an_edit_under_any_spelling_of_a_uri_is_checked_and_never_answered_from_the_ol
         );
         let after = hover_text(&c.result("textDocument/hover", at(&u, (0, 49))));
         assert_eq!(after, before, "{folder}");
+        c.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+        // The banner saved and the file opened again: the server never saw that edit, and the text it opens is not
+        // the map's: checked, `map-mismatch` published under the client's URI, the hover and definition refused.
+        std::fs::write(&bundle, format!("/* banner */{text}")).unwrap();
+        let saved = std::fs::read_to_string(&bundle).unwrap();
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": u, "languageId": "javascript", "version": 4, "text": saved}}),
+        );
+        for column in [49, 49 + 12] {
+            let h = hover_text(&c.result("textDocument/hover", at(&u, (0, column))));
+            assert!(h.contains("map-mismatch"), "{folder} 1:{column}: {h}");
+            assert!(!h.contains("orders.js:"), "{folder} 1:{column}: {h}");
+        }
+        c.wait_for("map-mismatch under the client's URI", |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == u
+                && m["params"]["diagnostics"][0]["code"] == "map-mismatch"
+        });
+        let r = c.request("textDocument/definition", at(&u, (0, 49 + 12)));
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("map-mismatch"),
+            "{folder}: {r}"
+        );
         c.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
     }
     c.shutdown();

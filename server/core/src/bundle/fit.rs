@@ -1979,14 +1979,14 @@ mod tests {
             "{}",
             js.message()
         );
-        let newer = check_fit(&with(r#"{"0":[0,10,30]}"#), &synthetic(96, 0, &[10]), None).unwrap();
+        let newer = check_fit(&with(r#"{"0":[0,10,30]}"#), &synthetic(97, 0, &[10]), None).unwrap();
         assert_eq!(newer.verdict, Verdict::Unknown);
         assert!(
             newer
                 .unknown_because
                 .as_deref()
                 .unwrap()
-                .starts_with("unknown bytecode version 96"),
+                .starts_with("unknown bytecode version 97"),
             "{:?}",
             newer.unknown_because
         );

@@ -14,7 +14,10 @@ pub async fn definition(
     params: GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>> {
     let uri = params.text_document_position_params.text_document.uri;
-    let position = b.position_asked(&uri, params.text_document_position_params.position);
+    // Today's position in the build's text the map describes (`edit_log`); text an edit wrote has no definition.
+    let position = b
+        .position_in_build(&uri, params.text_document_position_params.position)
+        .map_err(request_failed)?;
     let version = b.document_version(&uri);
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);

@@ -142,6 +142,9 @@ pub async fn publish(b: &Backend, uri: Url) {
         }
         Err(e) => Err(e),
     };
+    // The fit check's ranges are the build text's (what the map describes); every other range is today's text's
+    // (the comment naming the map, the map's own file).
+    let in_build = result.is_ok();
     let diagnostics = match result {
         // The fit check runs here, in the background of the open or edit (a hover only reads its result).
         Ok(map) => tokio::task::block_in_place(|| fit_now(b, &map, Some(&path)))
@@ -205,12 +208,18 @@ pub async fn publish(b: &Backend, uri: Url) {
             }
         }
     };
-    // Placed in the server's text: the client's count differs on line 0 after a byte-order mark it dropped.
+    // Placed in the server's text: the fit check's, in the build text (what the map describes), where that is in
+    // today's text (after the edits since; a range whose end an edit removed has no place there and is not shown);
+    // and as the client counts it (one column less on line 0 after a byte-order mark it dropped).
     let diagnostics = diagnostics
         .into_iter()
-        .map(|d| Diagnostic {
-            range: b.range_to_client(&uri, d.range),
-            ..d
+        .filter_map(|d| {
+            let range = if in_build {
+                b.range_from_build(&uri, d.range)?
+            } else {
+                b.range_to_client(&uri, d.range)
+            };
+            Some(Diagnostic { range, ..d })
         })
         .collect();
     b.client.publish_diagnostics(uri, diagnostics, None).await;

@@ -19,7 +19,7 @@ pub async fn document_symbol(
         return Ok(None);
     };
     // The document's end closes the last module; an unopened bundle ends after its last line with mappings.
-    let doc_end = b.rope(&uri).map(|r| {
+    let doc_end = b.build_rope(&uri).map(|r| {
         let last = r.len_lines().saturating_sub(1);
         Position::new(last as u32, r.line(last).len_utf16_cu() as u32)
     });
@@ -31,7 +31,7 @@ pub async fn document_symbol(
     #[allow(deprecated)]
     let symbols = modules
         .iter()
-        .map(|module| {
+        .filter_map(|module| {
             let start = Position::new(module.start.line, module.start.column);
             let end = match module.end {
                 Some(e) => Position::new(e.line, e.column),
@@ -45,16 +45,19 @@ pub async fn document_symbol(
             } else {
                 end.line + 1
             };
-            DocumentSymbol {
+            // The map's positions are the build text's: where they are today, in a bundle edited since (a module
+            // whose start or end an edit removed has no range today).
+            let range = b.range_from_build(&uri, Range::new(start, end))?;
+            Some(DocumentSymbol {
                 name: module.name.clone(),
                 detail: Some(format!("lines {}–{last_line}", start.line + 1)),
                 kind: SymbolKind::MODULE,
                 tags: None,
                 deprecated: None,
-                range: b.range_to_client(&uri, Range::new(start, end)),
-                selection_range: b.range_to_client(&uri, Range::new(start, start)),
+                range,
+                selection_range: Range::new(range.start, range.start),
                 children: None,
-            }
+            })
         })
         .collect();
     Ok(Some(DocumentSymbolResponse::Nested(symbols)))

@@ -13,7 +13,8 @@ use crate::lsp::workspace::backend::Backend;
 /// The hover at `position` of the open document `uri` when it falls inside an eval'd module's string; `None`
 /// otherwise (not a document, no such module there, or the module has no map).
 pub fn eval_module_hover(b: &Backend, uri: &Url, position: Position) -> Option<Hover> {
-    let rope = b.rope(uri)?;
+    // The position is the build text's (`hover`).
+    let rope = b.build_rope(uri)?;
     let line = rope.get_line(position.line as usize)?.to_string();
     let (module, at) = module_at(line.as_bytes(), position.character)?;
     let code = module_code(line.as_bytes(), &module)?;

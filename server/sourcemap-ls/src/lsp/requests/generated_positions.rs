@@ -76,11 +76,11 @@ fn locations(
             e.generated.line,
             end_col.unwrap_or(e.generated.column),
         );
+        // In an open bundle edited since, where the segment is today; nowhere where an edit removed it.
         for uri in &bundles {
-            out.push(Location::new(
-                uri.clone(),
-                b.range_to_client(uri, Range::new(start, end)),
-            ));
+            if let Some(range) = b.range_from_build(uri, Range::new(start, end)) {
+                out.push(Location::new(uri.clone(), range));
+            }
         }
     }
     Ok(out)

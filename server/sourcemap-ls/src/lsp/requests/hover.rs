@@ -43,11 +43,16 @@ fn fence_language(source: &str) -> &'static str {
 
 pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let uri = params.text_document_position_params.text_document.uri;
-    // Positions cross between the client's count and the server's text here (`Backend::position_asked`).
-    let position = b.position_asked(&uri, params.text_document_position_params.position);
+    // Positions cross between the client's count of today's text and the server's build text here
+    // (`Backend::position_in_build`): the hover is the build's, where an edit since left it one.
+    let asked = params.text_document_position_params.position;
+    let position = match b.position_in_build(&uri, asked) {
+        Ok(p) => p,
+        Err(why) => return Ok(Some(no_answer(b, &why, asked))),
+    };
     let mut hover = hover_at(b, &uri, position).await?;
-    if let Some(range) = hover.as_mut().and_then(|h| h.range.as_mut()) {
-        *range = b.range_to_client(&uri, *range);
+    if let Some(h) = hover.as_mut() {
+        h.range = h.range.and_then(|r| b.range_from_build(&uri, r));
     }
     Ok(hover)
 }
@@ -226,7 +231,7 @@ fn fit_at(
 /// this is a request about another version of the text, or a client's mistake). Lines are counted as LSP counts
 /// them (`\n`, `\r\n`, `\r`); ropey's line breaks include those.
 fn past_line_end(b: &Backend, uri: &Url, position: Position) -> Option<String> {
-    let rope = b.rope(uri)?;
+    let rope = b.build_rope(uri)?;
     let line = position.line as usize;
     if line >= rope.len_lines() {
         return Some(format!(
@@ -268,7 +273,7 @@ fn segment_end(
         .map_err(|e| internal(e.to_string()))?;
     Ok(match end {
         Some(end) => end,
-        None => match b.rope(uri) {
+        None => match b.build_rope(uri) {
             // The segment runs to the end of the line.
             Some(rope)
                 if (placed.document_line(hit.generated.line) as usize) < rope.len_lines() =>

@@ -36,8 +36,10 @@ pub async fn original_position(
     // Where the map lacks the module or segment, or does not fit this bundle, say so rather than go somewhere
     // plausible and wrong.
     let uri = &params.text_document.uri;
-    let placed =
-        answerable(b, &map, uri, b.position_asked(uri, params.position)).map_err(request_failed)?;
+    let position = b
+        .position_in_build(uri, params.position)
+        .map_err(request_failed)?;
+    let placed = answerable(b, &map, uri, position).map_err(request_failed)?;
     let original = map
         .index
         .answer_at_in(placed.space, placed.at)

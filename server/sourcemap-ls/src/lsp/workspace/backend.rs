@@ -233,10 +233,56 @@ impl Backend {
             .map(|d| d.text())
     }
 
-    /// A position of an open document as its client counts it, in the server's text (`Document::position_asked`).
-    pub fn position_asked(&self, uri: &Url, p: Position) -> Position {
+    /// The build's text of an open document (`Document::build_text`: what it was opened with, or last replaced by as
+    /// a whole, before the edits since) and its version: the text its map describes, which every answer from the map
+    /// reads (fit, scopes, lines); positions cross with `position_in_build` and `range_from_build`.
+    pub fn build_document(&self, uri: &Url) -> Option<(Rope, i32)> {
+        self.docs
+            .lock()
+            .expect("documents lock")
+            .get(uri)
+            .map(|d| (d.build_text(), d.build_version))
+    }
+
+    /// [`Backend::build_document`]'s text.
+    pub fn build_rope(&self, uri: &Url) -> Option<Rope> {
+        self.build_document(uri).map(|(rope, _)| rope)
+    }
+
+    /// A position of an open document as its client counts it today, in the server's build text: carried back
+    /// through the edits since (`edit_log`); `Err(why)` where an edit wrote the text (no place in the build).
+    pub fn position_in_build(
+        &self,
+        uri: &Url,
+        p: Position,
+    ) -> std::result::Result<Position, String> {
         let docs = self.docs.lock().expect("documents lock");
-        docs.get(uri).map_or(p, |d| d.position_asked(p))
+        let Some(d) = docs.get(uri) else {
+            return Ok(p);
+        };
+        d.position_in_build(p).ok_or_else(|| {
+            format!(
+                "line {}, column {} was written by an edit since the document was opened: the map describes the \
+                 text before it, which has no place for it",
+                p.line + 1,
+                p.character + 1
+            )
+        })
+    }
+
+    /// A range of the server's build text, as the client counts it in today's text; `None` when an edit removed
+    /// either end.
+    pub fn range_from_build(&self, uri: &Url, r: Range) -> Option<Range> {
+        {
+            let docs = self.docs.lock().expect("documents lock");
+            if let Some(d) = docs.get(uri) {
+                return Some(Range::new(
+                    d.position_from_build(r.start)?,
+                    d.position_from_build(r.end)?,
+                ));
+            }
+        }
+        Some(self.range_to_client(uri, r))
     }
 
     /// A range of the server's text of `uri` (the file's), as its client counts it: on line 0 one column less after

@@ -77,7 +77,8 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
                         .is_some_and(|map| bundle_leads_to_map(&bundle, text, map))
             }
         };
-        let open = b.open_document(&uri);
+        // An edited document is read as its build's text: the map describes that one (`edit_log`).
+        let open = b.build_document(&uri);
         if let Some((rope, version)) = open {
             // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time.
             return Some(BundleText {

@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use ropey::Rope;
 use tower_lsp::lsp_types::{Position, TextDocumentContentChangeEvent, Url};
 
+use crate::lsp::workspace::edit_log::EditLog;
+
 #[derive(Debug)]
 pub struct Document {
     pub rope: Rope,
@@ -22,6 +24,13 @@ pub struct Document {
     /// what the map describes; the client's columns on line 0 are then one less than the server's
     /// ([`Document::position_asked`], `Backend::range_to_client`).
     pub bom_dropped: bool,
+    /// The text the document was opened with, or last replaced by as a whole: the build's text as far as the
+    /// server knows, which its map describes (a rope: its unedited parts are shared with `rope`, not copied).
+    pub build: Rope,
+    /// The version `build` was at.
+    pub build_version: i32,
+    /// The edits from `build` to `rope`: how a position of today's text is carried back to it.
+    pub edits: EditLog,
 }
 
 /// U+FEFF, as UTF-8 at the start of a file.
@@ -49,6 +58,31 @@ impl Document {
             rope.insert_char(0, '\u{feff}');
         }
         rope
+    }
+
+    /// The build's text (`build`) as the server reads it: with a byte-order mark the client dropped put back.
+    pub fn build_text(&self) -> Rope {
+        let mut rope = self.build.clone();
+        if self.bom_dropped {
+            rope.insert_char(0, '\u{feff}');
+        }
+        rope
+    }
+
+    /// A position of today's text as the client counts it, in the server's build text (`build_text`): carried back
+    /// through the edits since (`EditLog`), or `None` where an edit wrote the text.
+    pub fn position_in_build(&self, p: Position) -> Option<Position> {
+        Some(self.position_asked(self.edits.carry_back(p)?))
+    }
+
+    /// A position of the server's build text, where it is in today's text as the client counts it; `None` where an
+    /// edit removed it.
+    pub fn position_from_build(&self, p: Position) -> Option<Position> {
+        let p = match (self.bom_dropped, p.line) {
+            (true, 0) => Position::new(0, p.character.saturating_sub(1)),
+            _ => p,
+        };
+        self.edits.carry_forward(p)
     }
 
     /// A position as the client counts it, in the server's text.
@@ -113,6 +147,13 @@ pub fn char_index(rope: &Rope, p: Position) -> usize {
     rope.utf16_cu_to_char(target).min(line_start + line_len)
 }
 
+/// The LSP position of char index `i` of `rope` (lines as LSP breaks them: ropey's `cr_lines`; UTF-16 columns).
+fn position_at(rope: &Rope, i: usize) -> Position {
+    let line = rope.char_to_line(i);
+    let column = rope.char_to_utf16_cu(i) - rope.char_to_utf16_cu(rope.line_to_char(line));
+    Position::new(line as u32, column as u32)
+}
+
 impl Documents {
     /// Opens a document; `bom_dropped`: see [`Document::bom_dropped`] (found by [`bom_dropped`], outside the lock).
     pub fn open(&mut self, uri: Url, text: &str, version: i32, bom_dropped: bool) {
@@ -124,6 +165,9 @@ impl Documents {
                 uri,
                 edited: false,
                 bom_dropped,
+                build: Rope::from_str(text),
+                build_version: version,
+                edits: EditLog::default(),
             },
         );
     }
@@ -151,18 +195,43 @@ impl Documents {
             return;
         };
         doc.edited = true;
+        let mut replaced = false;
         for change in changes {
+            let whole = change.range.is_none_or(|r| {
+                r.start == Position::new(0, 0)
+                    && char_index(&doc.rope, r.end) == doc.rope.len_chars()
+            });
             match change.range {
-                None => doc.rope = Rope::from_str(&change.text),
+                // The whole text replaced (a reload from disk after a rebuild; VS Code sends it as one edit of the
+                // whole range): a new build's text, whose positions owe nothing to the old one's.
+                _ if whole => {
+                    doc.rope = Rope::from_str(&change.text);
+                    replaced = true;
+                    doc.edits.clear();
+                }
+                None => unreachable!("a change without a range replaces the whole text"),
                 Some(range) => {
                     let start = char_index(&doc.rope, range.start);
                     let end = char_index(&doc.rope, range.end).max(start);
+                    let (from, to) = (position_at(&doc.rope, start), position_at(&doc.rope, end));
                     doc.rope.remove(start..end);
                     doc.rope.insert(start, &change.text);
+                    doc.edits.record(from, to, &change.text);
                 }
             }
         }
         doc.version = version;
+        if replaced {
+            doc.build = doc.rope.clone();
+            doc.build_version = version;
+        }
+        // Edited back to the build's text (undone): its positions are the build's again.
+        if !doc.edits.is_empty()
+            && doc.rope.len_bytes() == doc.build.len_bytes()
+            && doc.rope == doc.build
+        {
+            doc.edits.clear();
+        }
     }
 }
 

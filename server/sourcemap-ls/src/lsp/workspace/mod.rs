@@ -6,6 +6,7 @@ pub mod archived_maps;
 pub mod backend;
 pub mod code_scopes;
 pub mod documents;
+pub mod edit_log;
 pub mod frame_bundles;
 pub mod map_fit;
 pub mod map_resolution;
