@@ -228,6 +228,32 @@ local function main()
     check('hover less main.css 5:15 -> src/less/_variables.less:2:14',
       text:find('src/less/_variables.less:2:14', 1, true) ~= nil, err or vim.inspect(h))
   end
+
+  -- Lines as editors count them (issue 65): bundles holding raw NEL, LS, PS, VT, FF in their lines and CRLF ends
+  -- (fixtures/line-breaks). Neovim breaks lines only at its file format's ends, as LSP does; each segment is hovered
+  -- at the cursor placed on its character in Neovim's buffer, the position made by Neovim's own LSP client.
+  local lbdir = repo .. '/fixtures/line-breaks/dist'
+  local truth = vim.fn.json_decode(table.concat(vim.fn.readfile(lbdir .. '/truth.json'), '\n'))
+  local lc = start(server, lbdir)
+  for _, b in ipairs(truth.bundles) do
+    local buf = open(lc, lbdir .. '/' .. b.bundle)
+    local right, first_wrong = 0, nil
+    for _, p in ipairs(b.positions) do
+      local line = vim.api.nvim_buf_get_lines(buf, p.lsp.line, p.lsp.line + 1, false)[1] or ''
+      vim.api.nvim_win_set_cursor(0, { p.lsp.line + 1, vim.str_byteindex(line, p.lsp.character, true) })
+      local params = vim.lsp.util.make_position_params()
+      local hv = request(buf, lc, 'textDocument/hover', params)
+      local source = p.original.source:match('[^/]+$')
+      local want = source .. ':' .. p.original.line .. ':' .. (p.original.column + 1) .. '`'
+      if hover_text(hv):find(want, 1, true) then
+        right = right + 1
+      elseif not first_wrong then
+        first_wrong = vim.inspect(params.position) .. ' want ' .. want .. ', got ' .. hover_text(hv)
+      end
+    end
+    check(('line breaks %s: %d/%d segments hovered from the cursor as their original place'):format(
+      b.bundle, right, #b.positions), right == #b.positions, first_wrong)
+  end
 end
 
 local ok, e = xpcall(main, debug.traceback)
