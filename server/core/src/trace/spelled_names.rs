@@ -8,20 +8,17 @@
 //! engine's own type names (`HTMLButtonElement.<anonymous>`, `Object.<anonymous>`, `Proxy.<anonymous>`) are not
 //! minified and stay: they say what called the function, and `<anonymous>` already says it has no name.
 
-/// Receiver types an engine prints that no minifier renames and no source needs to spell (V8's `GetConstructorName`
-/// of a host or built-in object).
-const RUNTIME_TYPES: &[&str] = &[
+/// Receiver types V8 prints before a method's name that a minifier never renames (a class of the bundle would be:
+/// its receiver is then left out rather than shown minified).
+pub(crate) const BUILTIN_RECEIVERS: &[&str] = &[
     "Object",
     "Function",
     "Array",
     "Promise",
-    "Proxy",
-    "Reflect",
     "Module",
     "Map",
     "Set",
     "WeakMap",
-    "WeakSet",
     "Error",
     "String",
     "Number",
@@ -29,8 +26,6 @@ const RUNTIME_TYPES: &[&str] = &[
     "Symbol",
     "RegExp",
     "Date",
-    "JSON",
-    "Math",
     "process",
     "Timeout",
     "Immediate",
@@ -45,10 +40,21 @@ const RUNTIME_TYPES: &[&str] = &[
     "Window",
     "HTMLDocument",
     "Document",
+    "XMLHttpRequest",
+];
+
+/// More of the engine's own type names V8 prints as receivers, which no source needs to spell (V8's
+/// `GetConstructorName` of a host or built-in object); with `BUILTIN_RECEIVERS`, what a printed name may hold that
+/// no original source spells.
+const MORE_RUNTIME_TYPES: &[&str] = &[
+    "Proxy",
+    "Reflect",
+    "WeakSet",
+    "JSON",
+    "Math",
     "Element",
     "Node",
     "EventTarget",
-    "XMLHttpRequest",
     "WebSocket",
     "MessagePort",
     "FileReader",
@@ -73,7 +79,8 @@ fn is_identifier_char(c: char) -> bool {
 }
 
 fn is_runtime_type(part: &str) -> bool {
-    RUNTIME_TYPES.contains(&part)
+    BUILTIN_RECEIVERS.contains(&part)
+        || MORE_RUNTIME_TYPES.contains(&part)
         || ((part.starts_with("HTML") || part.starts_with("SVG")) && part.ends_with("Element"))
 }
 

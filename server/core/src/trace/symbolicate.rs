@@ -20,7 +20,7 @@ use crate::trace::function_name::{
     function_by_scopes, CodeScopes, GeneratedCode, NoCode, ScopeOrigin,
 };
 use crate::trace::js_scopes::TextPosition;
-use crate::trace::spelled_names::as_spelled;
+use crate::trace::spelled_names::{as_spelled, BUILTIN_RECEIVERS};
 use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
 use crate::MapError;
 
@@ -1001,41 +1001,6 @@ fn render_located(
         _ => format!("    at {} ({location})", function.unwrap_or("<unknown>")),
     }
 }
-
-/// Receiver types V8 prints before a method's name that a minifier never renames (a class of the bundle would be:
-/// its receiver is then left out rather than shown minified).
-const BUILTIN_RECEIVERS: &[&str] = &[
-    "Object",
-    "Function",
-    "Array",
-    "Promise",
-    "Module",
-    "Map",
-    "Set",
-    "WeakMap",
-    "Error",
-    "String",
-    "Number",
-    "Boolean",
-    "Symbol",
-    "RegExp",
-    "Date",
-    "process",
-    "Timeout",
-    "Immediate",
-    "EventEmitter",
-    "Socket",
-    "Server",
-    "Readable",
-    "Writable",
-    "Duplex",
-    "Transform",
-    "Worker",
-    "Window",
-    "HTMLDocument",
-    "Document",
-    "XMLHttpRequest",
-];
 
 /// The original `name` in the shape V8 gave the frame's own `Receiver.method [as alias]`: a built-in receiver type
 /// stays (`Object.positive`), and so does the alias (the property the function was called through) unless the name
