@@ -157,15 +157,17 @@ fn position_at(rope: &Rope, i: usize) -> Position {
 impl Documents {
     /// Opens a document; `bom_dropped`: see [`Document::bom_dropped`] (found by [`bom_dropped`], outside the lock).
     pub fn open(&mut self, uri: Url, text: &str, version: i32, bom_dropped: bool) {
+        // One rope: the build's text shares its nodes (a clone), never a second copy of a large bundle.
+        let rope = Rope::from_str(text);
         self.docs.insert(
             DocumentKey::of(&uri),
             Document {
-                rope: Rope::from_str(text),
+                build: rope.clone(),
+                rope,
                 version,
                 uri,
                 edited: false,
                 bom_dropped,
-                build: Rope::from_str(text),
                 build_version: version,
                 edits: EditLog::default(),
             },
