@@ -7,8 +7,8 @@
 
 #[path = "support/lsp_client.rs"]
 mod lsp_client;
-
-use std::path::Path;
+#[path = "support/roundtrip_build.rs"]
+mod roundtrip_build;
 
 use lsp_client::LspClient;
 use serde_json::{json, Value};
@@ -94,7 +94,7 @@ fn hover_text(v: &Value) -> Option<String> {
 
 #[test]
 fn hundreds_of_edits_never_answer_another_place() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/roundtrip/dist/esbuild");
+    let root = roundtrip_build::built().join("esbuild");
     let bundle = root.join("react-scenarios.js");
     let original = std::fs::read_to_string(&bundle).unwrap();
     let mut c = LspClient::start(&[]);
