@@ -1,35 +1,72 @@
-//! `textDocument/documentLink` on one-line bundles, and a hover sent while it runs (issue 56): VS Code asks for
-//! links when it opens a file, and on `@babel/standalone`'s 3.2 MB `babel.min.js` the search for frames inside the
-//! line re-read the rest of the line at every `at ` (9.2–9.9 s), while a hover sent meanwhile waited behind it.
+//! `textDocument/documentLink` on one-line bundles, and a hover sent while it runs (issues 56 and 66): VS Code asks
+//! for links when it opens a file. On `@babel/standalone`'s 3.2 MB `babel.min.js` the search for frames inside the
+//! line re-read the rest of the line at every `at ` (9.2–9.9 s, issue 56); on its 7.26.0 build (2.93 MB, 316 `@`) the
+//! `name@url:L:C` form re-read the line before every `@` (0.84 s, issue 66).
 //!
-//! The lines are real minified code: terser's own `dist/bundle.min.js` (from `fixtures/roundtrip`'s `node_modules`)
-//! joined into one line and repeated to 2.9 MB and 10 MB. Each size: `documentLink` alone (median of `samples`), its
-//! time per MB (linear when the two sizes agree), and a hover on a small mapped bundle sent right after a
-//! `documentLink` of the line, answered before it or after (the time from sending it).
+//! The lines are real minified code, each as published or built, none repeated: `babel.min.js` of
+//! `@babel/standalone` 7.26.0 and 7.28.5 (their long line), and the one-line bundle of 26 libraries
+//! (`fixtures/one-line/make.mjs`, esbuild) cut to 2.9 MB and 10 MB and whole. Each line: `documentLink` alone
+//! (median of `samples`), its time per MB and that figure ÷ the first line's (1.0 when the scan is linear; the
+//! baseline is measured in the same run), and a hover on a small mapped bundle sent right after a `documentLink` of
+//! the line, answered before it or after (the time from sending it). Needs `npm ci` in `fixtures/one-line`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::editor::{uri_of, Lsp};
 
-/// The one-line text of `bytes` bytes made of terser's minified bundle.
-fn one_line(bytes: usize) -> String {
-    let terser = Path::new("fixtures/roundtrip/node_modules/terser/dist/bundle.min.js");
-    let code = std::fs::read_to_string(terser)
-        .unwrap_or_else(|_| panic!("{}: run npm ci in fixtures/roundtrip", terser.display()));
-    let code = code.replace('\n', ";");
-    let mut line = String::with_capacity(bytes + code.len());
-    while line.len() < bytes {
-        line.push_str(&code);
+/// The longest line of a published file.
+fn longest_line(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines()
+        .max_by_key(|l| l.len())
+        .map(|l| format!("{l}\n"))
+}
+
+/// The first `bytes` bytes of `line` (cut at a character boundary), a line of its own.
+fn cut(line: &str, bytes: usize) -> String {
+    let mut end = bytes.min(line.len());
+    while !line.is_char_boundary(end) {
+        end -= 1;
     }
-    line.truncate(bytes);
-    while !line.is_char_boundary(line.len()) {
-        line.pop();
+    format!("{}\n", line[..end].trim_end_matches('\n'))
+}
+
+/// The real lines measured: (what it is, the line).
+fn lines() -> Vec<(String, String)> {
+    let modules = Path::new("fixtures/one-line/node_modules");
+    let mut lines = Vec::new();
+    for (label, package) in [
+        ("`babel.min.js` 7.26.0", "babel-standalone-7.26"),
+        ("`babel.min.js` 7.28.5", "@babel/standalone"),
+    ] {
+        match longest_line(&modules.join(package).join("babel.min.js")) {
+            Some(line) => lines.push((label.to_string(), line)),
+            None => println!("({label}: skipped, run `npm ci` in fixtures/one-line)"),
+        }
     }
-    line.push('\n');
-    line
+    let bundle: PathBuf = Path::new("target/bench-one-line").join("one-line.js");
+    if !bundle.exists() {
+        let _ = std::process::Command::new("node")
+            .arg("fixtures/one-line/make.mjs")
+            .arg("target/bench-one-line")
+            .status();
+    }
+    match longest_line(&bundle) {
+        Some(line) => {
+            for mb in [2.9f64, 10.0] {
+                let label = format!("the one-line bundle's first {mb} MB");
+                lines.push((label, cut(&line, (mb * 1e6) as usize)));
+            }
+            lines.push(("the whole one-line bundle".to_string(), line));
+        }
+        None => {
+            println!("(the one-line bundle: skipped, `node fixtures/one-line/make.mjs` failed)")
+        }
+    }
+    lines
 }
 
 /// A temporary folder, removed when dropped.
@@ -62,16 +99,16 @@ pub fn run(bin: &Path, samples: usize) {
     )
     .unwrap();
     println!(
-        "\n### documentLink on one-line bundles, and a hover sent while it runs (`--links-only`)\n"
+        "\n### documentLink on real one-line bundles, and a hover sent while it runs (`--links-only`)\n"
     );
     println!(
-        "| line | documentLink p50 | per MB | hover sent during documentLink: answered after |"
+        "| line | MB | `@` | `at ` | documentLink p50 | per MB | per MB ÷ the first line's | hover sent during documentLink: answered after |"
     );
-    println!("|---|---:|---:|---:|");
-    for mb in [2.9f64, 10.0] {
-        let bytes = (mb * 1_000_000.0) as usize;
-        let path = dir.path().join(format!("line-{bytes}.js"));
-        let text = one_line(bytes);
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let mut first_per_mb = None;
+    for (i, (label, text)) in lines().into_iter().enumerate() {
+        let mb = text.len() as f64 / 1e6;
+        let path = dir.path().join(format!("line-{i}.js"));
         std::fs::write(&path, &text).unwrap();
         let mut lsp = Lsp::start(bin, dir.path(), true);
         let uri = uri_of(&path);
@@ -112,10 +149,15 @@ pub fn run(bin: &Path, samples: usize) {
             }
         }
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let per_mb = ms(p50) / mb;
+        let baseline = *first_per_mb.get_or_insert(per_mb);
         println!(
-            "| {mb} MB | {:.1} ms | {:.1} ms | {:.1} ms ({}) |",
+            "| {label} | {mb:.2} | {} | {} | {:.1} ms | {:.1} ms | {:.2} | {:.1} ms ({}) |",
+            text.matches('@').count(),
+            text.matches("at ").count(),
             ms(p50),
-            ms(p50) / mb,
+            per_mb,
+            per_mb / baseline,
             ms(hover_after.unwrap()),
             if first == Some(json!(hover_id)) {
                 "before the links"
