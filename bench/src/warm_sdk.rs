@@ -5,6 +5,9 @@
 //! - the naive pipeline a user writes first (`bench/naive/trace-mapping-pipeline.cjs`: `@jridgewell/trace-mapping`,
 //!   maps loaded once, positions and the map's names only: no function names from code, no context lines, no fit
 //!   check, no debug IDs);
+//! - the same against 2,000 distinct events (issue 66: each keeps a subset of its frames of its own, so no event is
+//!   seen again and no kept event answer serves, while its frames recur as a library's and an app's frames do
+//!   across different crashes);
 //! - with `strace` at hand, the file-system calls a warm event makes (the calls of 2,000 events less those of the first
 //!   30, per event).
 //!
@@ -57,6 +60,46 @@ fn events(dist: &Path) -> Option<String> {
         out.push('\n');
     }
     Some(out)
+}
+
+/// The same events made distinct (issue 66): the `k`-th keeps a subset of each exception's frames of its own (each
+/// frame kept with probability 3/4, the crash frame always), so no two events of the run have the same frames while
+/// their frames recur, as the same library and app frames do across different crashes; each with an id of its own.
+fn distinct(events: &str) -> String {
+    let lines: Vec<serde_json::Value> = events
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let mut rng = sourcemap_fixtures::Rng::new(66);
+    let mut seen = std::collections::HashSet::new();
+    let mut out = String::new();
+    let mut k = 0;
+    while seen.len() < EVENTS && k < EVENTS * 20 {
+        let mut event = lines[k % lines.len()].clone();
+        k += 1;
+        for value in event["exception"]["values"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            if let Some(frames) = value["stacktrace"]["frames"].as_array_mut() {
+                let last = frames.len().saturating_sub(1);
+                let mut i = 0;
+                frames.retain(|_| {
+                    i += 1;
+                    i - 1 == last || rng.below(4) != 0
+                });
+            }
+        }
+        let text = event.to_string();
+        if seen.insert(text.clone()) {
+            let mut with_id = event;
+            with_id["event_id"] = format!("{:032x}", seen.len()).into();
+            out.push_str(&with_id.to_string());
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// File-system calls of `cmd` on `input` (`strace -c -f`), summed over [`FS_CALLS`]; `None` without strace.
@@ -185,6 +228,33 @@ pub fn run(bin: &Path, samples: usize) {
     ] {
         println!(
             "| {name} (names from code, context lines, fit check, debug IDs, release folders) | {:.0} ms | {} | {:.2} | ≥ 5 (`--jobs 2`) |",
+            ms(t),
+            crate::one_line::mb(p),
+            t_naive.as_secs_f64() / t.as_secs_f64()
+        );
+    }
+    let distinct = distinct(&events);
+    let (t_naive, p_naive) = whole_process_median(samples, naive, &distinct);
+    let (t1, p1) = whole_process_median(samples, || ours(1), &distinct);
+    let (t2, p2) = whole_process_median(samples, || ours(2), &distinct);
+    println!(
+        "\n{} distinct events (the same events, each keeping a subset of its frames of its own: no event seen again, \
+         its frames recur), whole process, medians of {samples}.\n",
+        distinct.lines().count()
+    );
+    println!("| pipeline | time | peak | naive ÷ this | goal |");
+    println!("|---|---:|---:|---:|---|");
+    println!(
+        "| naive: node + `@jridgewell/trace-mapping` | {:.0} ms | {} | 1.00 | |",
+        ms(t_naive),
+        crate::one_line::mb(p_naive)
+    );
+    for (name, t, p) in [
+        ("`symbolicate --ndjson --jobs 1`", t1, p1),
+        ("`symbolicate --ndjson --jobs 2`", t2, p2),
+    ] {
+        println!(
+            "| {name} | {:.0} ms | {} | {:.2} | ≥ 5 (`--jobs 2`) |",
             ms(t),
             crate::one_line::mb(p),
             t_naive.as_secs_f64() / t.as_secs_f64()
