@@ -1156,6 +1156,20 @@ impl SourceMapIndex {
         }
     }
 
+    /// The text of `names[name]` of a section, read back from the map file the first time when its names were left
+    /// there (the section's table then stays in memory).
+    pub fn segment_name(&self, section: usize, name: u32) -> Option<&str> {
+        self.names_of(section).get(name as usize)
+    }
+
+    /// Whether a section's names are in memory ([`SourceMapIndex::segment_name_if_loaded`] answers from them).
+    pub fn segment_names_loaded(&self, section: usize) -> bool {
+        match &self.sections[section].names {
+            Names::Table(_) => true,
+            Names::InFile(n) => n.table.get().is_some(),
+        }
+    }
+
     /// The function enclosing an original position (0-based) of `source`, from the section's Metro function map
     /// (`x_facebook_sources`), when it has one. `Err` when the field is malformed.
     pub fn facebook_function_name(
