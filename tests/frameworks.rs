@@ -811,6 +811,31 @@ fn every_nextjs_map_is_read_and_overlaps_are_warnings() {
     );
 }
 
+/// A stretch of Turbopack's server chunk where swc put segments inside names (after making `x["a"]` into `x.a`), with
+/// the map fitting again after it, is not said to be another build's: the message names both readings (an edit
+/// since the map was made, or the producer's glitch), which the landings cannot tell apart (issue 65, item 1).
+#[test]
+fn a_stretch_that_fits_again_is_not_called_another_build() {
+    let chunk = corpus("nextjs")
+        .join("next-turbopack/.next/server/chunks/[root-of-the-server]__0dc7wnd8ba0y7._.js");
+    let out = Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+        .arg("validate")
+        .arg(&chunk)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("map-mismatch"), "{stderr}");
+    assert!(
+        stderr.contains("fits the text again from 1:27363")
+            && stderr.contains("the tool that made it"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("most likely made for another build"),
+        "{stderr}"
+    );
+}
+
 /// A map given alone (the bundle not at hand: hidden maps downloaded from a store) names every frame as the project
 /// with its bundle does: a component's frames from its `<script>` blocks (`sfc_scripts`), `.ts` frames from their
 /// sources, and a template's handlers anonymous both ways.

@@ -449,6 +449,25 @@ impl FitReport {
         } else {
             String::new()
         };
+        // Every stretch ends and the map fits the text again after the last: an edit since the map was made (whose
+        // later answers are the old places, though their segments land well: the misfit corpus's stale statement
+        // change) or a producer's glitch (swc's segments where it makes `x["a"]` into `x.a`, in Next.js's Turbopack
+        // chunks). The landings cannot tell the two apart, so the message says both.
+        let last_end = self.regions.last().and_then(|r| r.end);
+        if let (false, Some(end)) = (
+            whole,
+            last_end.filter(|_| self.regions.iter().all(|r| r.end.is_some())),
+        ) {
+            return format!(
+                "{span}{more}: {} there (a map that fits puts its segments at token starts), and it fits the text \
+                 again from {}. Either the map was made before an edit there (a stale map, whose answers after an \
+                 edit are the old places even where its segments land well) or the tool that made it put those \
+                 segments wrongly (swc does where it rewrites `x[\"a\"]` into `x.a`): if the bundle and the map \
+                 come from one build, the tool is at fault there; if not, rebuild so that they do.",
+                first.evidence.describe(),
+                at(end)
+            );
+        }
         format!(
             "{span}{more}: {} there (a map that fits puts its segments at token starts). The map was most likely \
              made for another build of this file (a stale map, or another bundle's): rebuild so that the bundle and \
