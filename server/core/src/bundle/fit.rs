@@ -54,7 +54,7 @@ use crate::bundle::columns::{byte_with_table, line_starts, utf16_table, LineInde
 use crate::bundle::fit_literals::{Inside, Literals};
 use crate::bundle::hermes_bytecode::{judge_map, read_bytecode, BytecodeFit};
 use crate::map::error::MapError;
-use crate::map::index::{GeneratedPosition, SourceMapIndex};
+use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
 use crate::trace::stack::normalize_debug_id;
 
 /// Where a segment lands in the text.
@@ -83,7 +83,6 @@ pub enum Landing {
 /// Rate of mid-identifier segments in a map that fits. swc writes some all through correct maps (measured on the
 /// round-trip bundles: up to ~2 % of segments); other bundlers almost never. Set above what swc does, so swc's maps
 /// stay quiet.
-#[cfg_attr(not(test), allow(dead_code))]
 const MID_IDENTIFIER_IF_FIT: f64 = 0.04;
 /// Rate of mid-identifier segments where the map does not fit: segments at random places of minified code land
 /// between two identifier characters about a third of the time (measured on the stale and foreign pairs).
@@ -242,6 +241,14 @@ pub struct FitReport {
     pub bundle_debug_id: Option<String>,
     /// What was read: every segment, or stretches near the frames and across the map ([`check_fit_near`]).
     pub checked: Checked,
+    /// Where answers resume after stretches that do not fit: the line after the one where the last stretch ends,
+    /// when every stretch ends and the map fits the text strongly after the last one ([`resumes_after_stretches`]).
+    pub resumes_at: Option<GeneratedPosition>,
+    /// The sources of the segments in the stretches that do not fit and in the unconfirmed run before each (sorted):
+    /// an edit of one of them since the map was made moves its later answers even where its segments land well (the
+    /// misfit corpus's stale `lines-in-fn`: two lines added in a function, the file's later lines answered 2 lines
+    /// early), so answers in them stay withheld after `resumes_at`.
+    pub misfit_sources: Vec<SourceId>,
     /// The first segment checked: a region starting there covers the map from its start.
     first_checked: GeneratedPosition,
 }
@@ -351,7 +358,27 @@ impl FitReport {
     /// they carry may still be the other build's (measured: an edited module's later lines fit the text and answer
     /// lines that moved since).
     pub fn marks(&self, p: GeneratedPosition) -> bool {
+        self.marks_answer(p, || None)
+    }
+
+    /// [`FitReport::marks`] for an answer whose source is known (`source`, asked only when it decides): after the
+    /// stretches that do not fit, where the map fits the text again on later lines ([`FitReport::resumes_at`]), an
+    /// answer in a source none of those stretches holds ([`FitReport::misfit_sources`]) is given.
+    pub fn marks_answer(
+        &self,
+        p: GeneratedPosition,
+        source: impl FnOnce() -> Option<SourceId>,
+    ) -> bool {
         if self.verdict != Verdict::Misfit {
+            return false;
+        }
+        if self.resumes_at.is_some_and(|r| p >= r)
+            && self.shift_lines.is_none()
+            && self.debug_id_mismatch.is_none()
+            && self.column_shifts.is_empty()
+            && self.byte_columns.is_empty()
+            && source().is_some_and(|s| self.misfit_sources.binary_search(&s).is_err())
+        {
             return false;
         }
         // What a column shift or byte columns leave wrong is known exactly: the rest of the map fits.
@@ -367,7 +394,16 @@ impl FitReport {
     /// Why an answer at `p` is withheld, when it is (`marks`): the one message every caller gives with the frame or
     /// hover it does not answer.
     pub fn withheld(&self, p: GeneratedPosition) -> Option<String> {
-        self.marks(p).then(|| {
+        self.withheld_answer(p, || None)
+    }
+
+    /// [`FitReport::withheld`] for an answer whose source is known ([`FitReport::marks_answer`]).
+    pub fn withheld_answer(
+        &self,
+        p: GeneratedPosition,
+        source: impl FnOnce() -> Option<SourceId>,
+    ) -> Option<String> {
+        self.marks_answer(p, source).then(|| {
             format!(
                 "map-mismatch: the source map does not fit its bundle here, so its answer would most likely be another \
                  place: {}",
@@ -463,9 +499,15 @@ impl FitReport {
                  again from {}. Either the map was made before an edit there (a stale map, whose answers after an \
                  edit are the old places even where its segments land well) or the tool that made it put those \
                  segments wrongly (swc does where it rewrites `x[\"a\"]` into `x.a`): if the bundle and the map \
-                 come from one build, the tool is at fault there; if not, rebuild so that they do.",
+                 come from one build, the tool is at fault there; if not, rebuild so that they do.{}",
                 first.evidence.describe(),
-                at(end)
+                at(end),
+                self.resumes_at.map_or(String::new(), |r| format!(
+                    " From line {} on, where the map fits again, answers in other files than the {} the stretch \
+                     holds are given (an edit there would have moved them or made them not fit).",
+                    r.line + 1,
+                    self.misfit_sources.len()
+                ))
             );
         }
         format!(
@@ -544,6 +586,8 @@ impl FitReport {
             text_lines: 0,
             bundle_debug_id: None,
             checked: Checked::Whole,
+            resumes_at: None,
+            misfit_sources: Vec::new(),
             first_checked: GeneratedPosition::default(),
         }
     }
@@ -734,16 +778,41 @@ struct Detector {
     regions: Vec<MisfitRegion>,
     /// Evidence of the open region so far.
     region_evidence: Evidence,
+    /// Evidence since the last region ended (while fitting after one).
+    since_last_region: Evidence,
+    /// Sources of the segments since the last confirmed stretch of fit (while fitting), and of every region and the
+    /// run before it ([`FitReport::misfit_sources`]); fed by [`Detector::note_source`] before each `push`.
+    pending_sources: std::collections::HashSet<SourceId>,
+    region_sources: std::collections::HashSet<SourceId>,
+    last_source: Option<(SourceId, bool)>,
 }
 
 impl Detector {
+    /// The source of the segment pushed next (consecutive segments of one source are noted once).
+    fn note_source(&mut self, source: SourceId) {
+        if self.last_source == Some((source, self.in_region)) {
+            return;
+        }
+        self.last_source = Some((source, self.in_region));
+        if self.in_region {
+            self.region_sources.insert(source);
+        } else {
+            self.pending_sources.insert(source);
+        }
+    }
+
     fn push(&mut self, at: GeneratedPosition, landing: Landing) {
+        if !self.in_region && !self.regions.is_empty() {
+            self.since_last_region.add(landing);
+        }
         let w = landing.weight();
         if !self.in_region {
             self.fit_run = (self.fit_run - w).max(0.0);
             if self.fit_run >= CONFIRM {
                 self.fit_run = 0.0;
                 self.unconfirmed = None;
+                self.pending_sources.clear();
+                self.last_source = None;
             } else {
                 self.unconfirmed.get_or_insert(at);
             }
@@ -775,12 +844,15 @@ impl Detector {
                 let open = self.regions.last_mut().expect("a region is open");
                 open.end = Some(start);
                 open.evidence = sub(self.region_evidence, self.run_evidence);
+                self.since_last_region = self.run_evidence;
             } else {
                 self.regions.push(MisfitRegion {
                     start,
                     end: None,
                     evidence: Evidence::default(),
                 });
+                self.region_sources.extend(self.pending_sources.drain());
+                self.last_source = None;
                 self.region_evidence = self.run_evidence;
             }
             self.in_region = !self.in_region;
@@ -967,7 +1039,12 @@ fn check_whole(
         map_lines,
     } = pass;
     report.evidence = evidence;
+    let since_last_region = detector.since_last_region;
+    let mut misfit_sources: Vec<SourceId> = detector.region_sources.iter().copied().collect();
+    misfit_sources.sort_unstable();
+    report.misfit_sources = misfit_sources;
     report.regions = detector.finish();
+    report.resumes_at = resumes_after_stretches(&report.regions, since_last_region);
     report.map_lines = map_lines;
     report.text_lines = lines.line_count() as u64;
     let Some(first_checked) = first_checked else {
@@ -1218,6 +1295,7 @@ struct Observed {
     section: u32,
     at: GeneratedPosition,
     name: Option<u32>,
+    source: SourceId,
 }
 
 /// The state of the pass over the segments.
@@ -1275,6 +1353,7 @@ impl Pass<'_> {
             }
         }
         self.evidence.add(landing);
+        self.detector.note_source(o.source);
         self.detector.push(p, landing);
         if self.sample.len() < SHIFT_SAMPLE {
             self.sample.push((p, name.map(Box::from)));
@@ -1308,10 +1387,13 @@ fn observe_all<'a>(
     };
     let sections = index.sections();
     let observed = |section: usize, seg: &crate::map::segment::Segment| {
-        seg.original.map(|o| Observed {
-            section: section as u32,
-            at: sections[section].to_global(seg.line, seg.column),
-            name: o.name,
+        seg.original.and_then(|o| {
+            Some(Observed {
+                section: section as u32,
+                at: sections[section].to_global(seg.line, seg.column),
+                name: o.name,
+                source: *sections[section].source_ids().get(o.source as usize)?,
+            })
         })
     };
     if index.mappings_bytes() < TWO_THREADS_AFTER_BYTES {
@@ -1359,6 +1441,33 @@ fn observe_all<'a>(
             .join()
             .expect("the fit check's thread does not panic");
         decoded.map(|()| pass)
+    })
+}
+
+/// Segments after the last stretch that does not fit, at least, for answers to resume after it
+/// ([`FitReport::resumes_at`]).
+const RESUME_AFTER_SEGMENTS: u64 = 200;
+
+/// [`FitReport::resumes_at`]: the start of the line after the one where the last stretch that does not fit ends,
+/// when every stretch ends and the segments after the last one (at least [`RESUME_AFTER_SEGMENTS`]) land inside
+/// identifiers no more often than in a map that fits (`MID_IDENTIFIER_IF_FIT`) and never past a line's end or beyond
+/// the text. A map of another build or another bundle does not fit that long (a third of its landings are inside
+/// identifiers: its stretches of fit are short, and its last one stays open). An edit since the map was made moves
+/// what follows it on its line (the misfit corpus's stale statement change: its stretch ends on the line, and the
+/// answers after it there are the old places, though their segments land well), and every later line when it adds
+/// or removes lines, which then does not fit: later lines that fit were neither moved nor edited.
+fn resumes_after_stretches(regions: &[MisfitRegion], after: Evidence) -> Option<GeneratedPosition> {
+    let end = regions.last()?.end?;
+    if regions.iter().any(|r| r.end.is_none()) {
+        return None;
+    }
+    let quiet = after.segments >= RESUME_AFTER_SEGMENTS
+        && after.past_line_end == 0
+        && after.beyond_text == 0
+        && (after.mid_identifier as f64) <= MID_IDENTIFIER_IF_FIT * after.segments as f64;
+    quiet.then_some(GeneratedPosition {
+        line: end.line + 1,
+        column: 0,
     })
 }
 

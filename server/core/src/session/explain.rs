@@ -100,7 +100,13 @@ pub fn explain(
     }
     out.push(explain_segment(m.index, &f.frame, lookup));
     if let Some(Fit { report, .. }) = fit {
-        out.push(explain_fit(report, p, shift));
+        let source = m
+            .index
+            .answer_at(lookup)
+            .ok()
+            .flatten()
+            .and_then(|h| h.original.map(|o| o.source));
+        out.push(explain_fit(report, p, shift, source));
     }
     if let Some(why) = &f.unresolved {
         let why = if why.starts_with("map-mismatch") {
@@ -199,7 +205,12 @@ fn explain_segment(
 }
 
 /// What the fit check says of the map's bundle at `p` (the printed position).
-fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<&Shift>) -> String {
+fn explain_fit(
+    report: &FitReport,
+    p: GeneratedPosition,
+    shift: Option<&Shift>,
+    source: Option<crate::SourceId>,
+) -> String {
     let at = |p: GeneratedPosition| format!("{}:{}", p.line + 1, p.column);
     let e = &report.evidence;
     if let Some(bytecode) = &report.bytecode {
@@ -232,7 +243,7 @@ fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<&Shift>) 
             "fit: the map fits only shifted by {} (applied)",
             shift.map(Shift::describe).unwrap_or_default()
         ),
-        Verdict::Misfit if report.marks(p) => {
+        Verdict::Misfit if report.marks_answer(p, || source) => {
             let e = report.regions.first().map(|r| r.evidence).unwrap_or(report.evidence);
             let mut s = match (Shift::of(report), &report.debug_id_mismatch) {
                 (_, Some(_)) => "fit: the debug IDs differ, so this frame is not mapped".to_string(),
@@ -258,6 +269,12 @@ fn explain_fit(report: &FitReport, p: GeneratedPosition, shift: Option<&Shift>) 
             }
             s
         }
+        Verdict::Misfit if report.first_bad().is_some_and(|first| p >= first) => format!(
+            "fit: this position is after the stretches that do not fit (from {}), on a line from which the map fits \
+             again ({}), in a source they do not hold: answered",
+            report.first_bad().map(at).unwrap_or_default(),
+            report.resumes_at.map(at).unwrap_or_default()
+        ),
         Verdict::Misfit => format!(
             "fit: this position is before the part of the map that does not fit (from {}): answered",
             report.first_bad().map(at).unwrap_or_default()

@@ -529,7 +529,8 @@ fn withhold_misfits<'f>(
         if shifted(choice) || !in_bundle(i, &f.frame, p) {
             continue;
         }
-        if let Some(why) = fit_of(i).and_then(|fit| fit.report.withheld(p)) {
+        let source = f.original.as_ref().map(|o| o.source_id);
+        if let Some(why) = fit_of(i).and_then(|fit| fit.report.withheld_answer(p, || source)) {
             f.original = None;
             f.ignored = false;
             f.unresolved = Some(why);

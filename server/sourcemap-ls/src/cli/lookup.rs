@@ -306,8 +306,14 @@ fn forward(
     .to_zero_based()
     .expect("parse_query rejects line 0");
     let problem = bundle.and_then(|b| {
-        b.not_there(p)
-            .or_else(|| b.fit.as_ref().and_then(|f| f.withheld(p)))
+        b.not_there(p).or_else(|| {
+            b.fit.as_ref().and_then(|f| {
+                f.withheld_answer(p, || {
+                    let hit = index.answer_at(p).ok().flatten()?;
+                    hit.original.map(|o| o.source)
+                })
+            })
+        })
     });
     let original = if problem.is_some() {
         None

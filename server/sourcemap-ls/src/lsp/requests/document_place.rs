@@ -82,7 +82,7 @@ pub fn answerable(
     if placed.is_the_bundle() {
         let bundle = uri.to_file_path().ok();
         let report = tokio::task::block_in_place(|| fit_now(b, map, bundle.as_deref()));
-        if let Some(why) = withheld(report.as_deref(), to_generated(position)) {
+        if let Some(why) = withheld(report.as_deref(), &map.index, to_generated(position)) {
             return Err(why);
         }
     }

@@ -83,7 +83,7 @@ async fn hover_at(b: &Backend, uri: &Url, position: Position) -> Result<Option<H
         .is_the_bundle()
         .then(|| fit_at(b, &map, &uri, position))
         .flatten();
-    if let Some(why) = withheld(fit.as_deref(), to_generated(position)) {
+    if let Some(why) = withheld(fit.as_deref(), index, to_generated(position)) {
         b.still_at(&uri, version)?;
         return Ok(Some(no_answer(b, &why, position)));
     }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use sourcemap_core::bundle::fit::{check_fit, check_fit_near, Checked, FitReport};
 use sourcemap_core::bundle::locate::find_debug_id;
 use sourcemap_core::session::Fit;
-use sourcemap_core::GeneratedPosition;
+use sourcemap_core::{GeneratedPosition, SourceMapIndex};
 
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::workspace::backend::Backend;
@@ -85,6 +85,13 @@ pub fn fit_for_frames(
 
 /// The reason an answer at `p` is withheld, when the map does not fit its bundle there (the core's one rule and
 /// message, `FitReport::withheld`).
-pub fn withheld(report: Option<&FitReport>, p: GeneratedPosition) -> Option<String> {
-    report?.withheld(p)
+pub fn withheld(
+    report: Option<&FitReport>,
+    index: &SourceMapIndex,
+    p: GeneratedPosition,
+) -> Option<String> {
+    report?.withheld_answer(p, || {
+        let hit = index.answer_at(p).ok().flatten()?;
+        hit.original.map(|o| o.source)
+    })
 }
