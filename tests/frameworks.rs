@@ -833,6 +833,11 @@ fn a_stretch_that_fits_again_is_not_called_another_build() {
         !stderr.contains("most likely made for another build"),
         "{stderr}"
     );
+    // The frames after it, in other files on later lines, are answered (`every_frameworks_frames_…`: none withheld).
+    assert!(
+        stderr.contains("From line 2 on, where the map fits again, answers in other files"),
+        "{stderr}"
+    );
 }
 
 /// A map given alone (the bundle not at hand: hidden maps downloaded from a store) names every frame as the project
