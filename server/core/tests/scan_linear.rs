@@ -1,9 +1,10 @@
 //! Reading a trace costs time in proportion to its text, whatever the text holds (issue 66): long lines built from
 //! every frame form's punctuation (V8's `at `, SpiderMonkey/JSC's `@`, Presto's `Line N of`, Crashlytics' ` + N (`,
 //! Vitest's `❯`, brackets and quotes that a function name balances, URLs, `:L:C`, log prefixes, terminal colours) are
-//! parsed at two lengths, one 8 times the other, and the longer must not cost more than 3 times as much per MB.
+//! parsed at two lengths, one 16 times the other, and the longer must not cost more than 6 times as much per MB.
 //! Quadratic work (a prefix re-read before each `@`, as `@babel/standalone` 7.26.0's `babel.min.js` showed: 0.84 s a
-//! documentLink) costs 8 times as much per MB here.
+//! documentLink) costs 16 times as much per MB here; linear work up to 3.2 times as much under CI's load (the regex
+//! engine a long line gets is slower per byte than a short line's), hence the margin.
 //!
 //! This compares two runs of the same process a moment apart (the fastest of several each), not a time against a
 //! fixed budget; the absolute figures are `sourcemap-bench --links-only`'s.
@@ -91,7 +92,7 @@ fn fastest_parse(text: &str) -> Duration {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
     #[test]
     fn time_per_mb_stays_flat_in_long_lines(
@@ -99,14 +100,14 @@ proptest! {
         pieces in prop::collection::vec(prop::sample::select(PIECES), 1..24),
     ) {
         let unit: String = pieces.concat();
-        let (short, long) = (line_of(opening, &unit, 16 << 10), line_of(opening, &unit, 128 << 10));
+        let (short, long) = (line_of(opening, &unit, 16 << 10), line_of(opening, &unit, 256 << 10));
         let per_byte = |text: &str| fastest_parse(text).as_secs_f64() / text.len() as f64;
         let (short_cost, long_cost) = (per_byte(&short), per_byte(&long));
         // A floor of 2 ns a byte keeps the timer's own noise on a fast line from counting.
         let floor = 2e-9;
         prop_assert!(
-            long_cost <= 3.0 * short_cost.max(floor),
-            "a line 8 times as long cost {:.1}× as much per byte (unit {unit:?})",
+            long_cost <= 6.0 * short_cost.max(floor),
+            "a line 16 times as long cost {:.1}× as much per byte (unit {unit:?})",
             long_cost / short_cost.max(floor)
         );
     }
