@@ -139,6 +139,39 @@ fn fs_calls(mut cmd: Command, input: &str) -> Option<u64> {
     fields.get(fields.len().checked_sub(3)?)?.parse().ok()
 }
 
+/// One table: the naive pipeline and ours with one job and two on `input`, after `caption`.
+fn print_rows(
+    samples: usize,
+    naive: &dyn Fn() -> Command,
+    ours: &dyn Fn(usize) -> Command,
+    input: &str,
+    caption: &str,
+) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let (t_naive, p_naive) = whole_process_median(samples, naive, input);
+    let (t1, p1) = whole_process_median(samples, || ours(1), input);
+    let (t2, p2) = whole_process_median(samples, || ours(2), input);
+    println!("\n{caption}\n");
+    println!("| pipeline | time | peak | naive ÷ this | goal |");
+    println!("|---|---:|---:|---:|---|");
+    println!(
+        "| naive: node + `@jridgewell/trace-mapping` (positions and the map's names only) | {:.0} ms | {} | 1.00 | |",
+        ms(t_naive),
+        crate::one_line::mb(p_naive)
+    );
+    for (name, t, p) in [
+        ("`symbolicate --ndjson --jobs 1`", t1, p1),
+        ("`symbolicate --ndjson --jobs 2`", t2, p2),
+    ] {
+        println!(
+            "| {name} (names from code, context lines, fit check, debug IDs, release folders) | {:.0} ms | {} | {:.2} | ≥ 5 (`--jobs 2`) |",
+            ms(t),
+            crate::one_line::mb(p),
+            t_naive.as_secs_f64() / t.as_secs_f64()
+        );
+    }
+}
+
 pub fn run(bin: &Path, samples: usize) {
     let dist = std::fs::canonicalize("fixtures/sentry-releases/dist").unwrap_or_default();
     let releases = dist.join("releases");
@@ -207,59 +240,29 @@ pub fn run(bin: &Path, samples: usize) {
             return;
         }
     }
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let (t_naive, p_naive) = whole_process_median(samples, naive, &events);
-    let (t1, p1) = whole_process_median(samples, || ours(1), &events);
-    let (t2, p2) = whole_process_median(samples, || ours(2), &events);
-    println!(
-        "{EVENTS} events (`fixtures/sentry-releases/dist/events`: `sentry10-*`, `sentry7-*`, `browser10-*`, repeated, each again with an id of its own), \
-         maps by release under `dist/releases`, whole process, medians of {samples}.\n"
+    print_rows(
+        samples,
+        &naive,
+        &ours,
+        &events,
+        &format!(
+            "{EVENTS} events (`fixtures/sentry-releases/dist/events`: `sentry10-*`, `sentry7-*`, `browser10-*`, \
+             repeated, each again with an id of its own), maps by release under `dist/releases`, whole process, \
+             medians of {samples}."
+        ),
     );
-    println!("| pipeline | time | peak | naive ÷ this | goal |");
-    println!("|---|---:|---:|---:|---|");
-    println!(
-        "| naive: node + `@jridgewell/trace-mapping` (positions and the map's names only) | {:.0} ms | {} | 1.00 | |",
-        ms(t_naive),
-        crate::one_line::mb(p_naive)
-    );
-    for (name, t, p) in [
-        ("`symbolicate --ndjson --jobs 1`", t1, p1),
-        ("`symbolicate --ndjson --jobs 2`", t2, p2),
-    ] {
-        println!(
-            "| {name} (names from code, context lines, fit check, debug IDs, release folders) | {:.0} ms | {} | {:.2} | ≥ 5 (`--jobs 2`) |",
-            ms(t),
-            crate::one_line::mb(p),
-            t_naive.as_secs_f64() / t.as_secs_f64()
-        );
-    }
     let distinct = distinct(&events);
-    let (t_naive, p_naive) = whole_process_median(samples, naive, &distinct);
-    let (t1, p1) = whole_process_median(samples, || ours(1), &distinct);
-    let (t2, p2) = whole_process_median(samples, || ours(2), &distinct);
-    println!(
-        "\n{} distinct events (the same events, each keeping a subset of its frames of its own: no event seen again, \
-         its frames recur), whole process, medians of {samples}.\n",
-        distinct.lines().count()
+    print_rows(
+        samples,
+        &naive,
+        &ours,
+        &distinct,
+        &format!(
+            "{} distinct events (the same events, each keeping a subset of its frames of its own: no event seen \
+             again, its frames recur), whole process, medians of {samples}.",
+            distinct.lines().count()
+        ),
     );
-    println!("| pipeline | time | peak | naive ÷ this | goal |");
-    println!("|---|---:|---:|---:|---|");
-    println!(
-        "| naive: node + `@jridgewell/trace-mapping` | {:.0} ms | {} | 1.00 | |",
-        ms(t_naive),
-        crate::one_line::mb(p_naive)
-    );
-    for (name, t, p) in [
-        ("`symbolicate --ndjson --jobs 1`", t1, p1),
-        ("`symbolicate --ndjson --jobs 2`", t2, p2),
-    ] {
-        println!(
-            "| {name} | {:.0} ms | {} | {:.2} | ≥ 5 (`--jobs 2`) |",
-            ms(t),
-            crate::one_line::mb(p),
-            t_naive.as_secs_f64() / t.as_secs_f64()
-        );
-    }
     let first: String = events.lines().take(30).map(|l| format!("{l}\n")).collect();
     match (fs_calls(ours(1), &first), fs_calls(ours(1), &events)) {
         (Some(a), Some(b)) => println!(
