@@ -242,7 +242,7 @@ pub struct FitReport {
     /// What was read: every segment, or stretches near the frames and across the map ([`check_fit_near`]).
     pub checked: Checked,
     /// Where answers resume after stretches that do not fit: the line after the one where the last stretch ends,
-    /// when every stretch ends and the map fits the text strongly after the last one ([`resumes_after_stretches`]).
+    /// when every stretch ends and the map fits the text strongly after the last one (`resumes_after_stretches`).
     pub resumes_at: Option<GeneratedPosition>,
     /// The sources of the segments in the stretches that do not fit and in the unconfirmed run before each (sorted):
     /// an edit of one of them since the map was made moves its later answers even where its segments land well (the
