@@ -269,7 +269,7 @@ fn explain_fit(
             }
             s
         }
-        Verdict::Misfit if report.first_bad().is_some_and(|first| p >= first) => format!(
+        Verdict::Misfit if report.resumes_at.is_some_and(|r| p >= r) => format!(
             "fit: this position is after the stretches that do not fit (from {}), on a line from which the map fits \
              again ({}), in a source they do not hold: answered",
             report.first_bad().map(at).unwrap_or_default(),
