@@ -69,6 +69,16 @@ impl Lsp {
     /// `virtual_scheme`: the client opens `sourcemap-source:` documents (VS Code, Neovim); otherwise the server
     /// writes file copies of `sourcesContent`-only sources for it (Eglot, lsp-mode).
     pub(crate) fn start(bin: &Path, root: &Path, virtual_scheme: bool) -> Lsp {
+        Lsp::start_with(bin, root, virtual_scheme, &[])
+    }
+
+    /// [`Lsp::start`] with more of the server's environment (`SOURCEMAP_LS_INDEX_CACHE`: a reload's warm index cache).
+    pub(crate) fn start_with(
+        bin: &Path,
+        root: &Path,
+        virtual_scheme: bool,
+        env: &[(&str, &Path)],
+    ) -> Lsp {
         // A fresh cache folder: file copies of sources (for a client without `sourcemapSourceScheme`) start cold.
         static SESSION: AtomicU64 = AtomicU64::new(0);
         let cache = std::env::temp_dir().join(format!(
@@ -79,6 +89,7 @@ impl Lsp {
         let _ = std::fs::remove_dir_all(&cache);
         let mut child = Command::new(bin)
             .env("XDG_CACHE_HOME", &cache)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -88,6 +88,10 @@ fn die_quietly_on_closed_output() {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    // Large sections' checkpoints kept on disk between runs, unless `SOURCEMAP_LS_INDEX_CACHE=off` (docs/cli.md, "The index cache").
+    sourcemap_core::internal::map::index_cache::use_cache(
+        sourcemap_core::internal::map::index_cache::IndexCache::from_env(),
+    );
     if args.command.is_some() {
         die_quietly_on_closed_output();
     }

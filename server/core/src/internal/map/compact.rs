@@ -141,11 +141,15 @@ impl CompactMappings {
             Some(text) => parse_range_mappings(text)?,
             None => Vec::new(),
         };
-        crate::map::compact_build::build(bytes, limits, &ranges).map(CompactMappings::from_built)
+        // A large section indexed before is read back from the disk cache (`index_cache`), checked, not rebuilt.
+        crate::map::index_cache::built_or(bytes, limits, range_mappings, || {
+            crate::map::compact_build::build(bytes, limits, &ranges)
+        })
+        .map(CompactMappings::from_built)
     }
 
     /// A section's mappings from what `compact_build` found.
-    fn from_built(b: Built) -> Self {
+    pub(crate) fn from_built(b: Built) -> Self {
         CompactMappings {
             checkpoints: CheckpointTable::new(&b.checkpoints),
             last_position: b.last_position,

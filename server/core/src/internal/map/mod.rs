@@ -5,7 +5,8 @@
 //! lookups) → `parse` (the JSON, located errors) → `index` (sections and sources) → `reverse`
 //! (original → generated). `names` holds a map's `names`; `function_map` and `scopes` read the two fields that name
 //! functions (Metro's `x_facebook_sources`, ECMA-426 `scopes`). `sparse` cuts an index map down to the sections some
-//! positions need, for a short trace against a large map. `prefetch` is a cache hint for the lookup path.
+//! positions need, for a short trace against a large map. `prefetch` is a cache hint for the lookup path. `index_cache` keeps large sections' checkpoints on disk between
+//! runs.
 
 pub mod checkpoints;
 pub mod compact;
@@ -14,6 +15,7 @@ pub mod error;
 pub(crate) mod fast_read;
 pub mod function_map;
 pub mod index;
+pub mod index_cache;
 pub mod measure;
 pub mod metro;
 pub mod names;
