@@ -14,6 +14,7 @@
 mod editor;
 mod editor_hovers;
 mod fit;
+mod lines;
 mod links;
 mod one_line;
 mod pipeline;
@@ -61,6 +62,10 @@ struct Args {
     /// Only `documentLink` on 2.9 MB and 10 MB one-line bundles, and a hover sent while it runs (issue 56).
     #[arg(long)]
     links_only: bool,
+    /// Only a bundle's lines (`LineIndex`: line starts and non-ASCII lines) against the line-by-line way, on the
+    /// real Metro build and the one-line bundle.
+    #[arg(long)]
+    lines_only: bool,
     /// Only the many-libraries row (`symbolicate` of 50 frames in a 22 MB unminified bundle vs metro-symbolicate).
     #[arg(long)]
     many_only: bool,
@@ -935,6 +940,10 @@ fn main() {
     }
     if args.links_only {
         links::run(&bin, args.samples);
+        return;
+    }
+    if args.lines_only {
+        lines::run(&args.metro_real, args.samples);
         return;
     }
     if args.pipeline {

@@ -138,13 +138,85 @@ pub fn utf16_table(text: &[u8]) -> Box<[u32]> {
 }
 
 /// Byte offset where each line of `bytes` starts, then its end + 1 (so line `n` is `starts[n]..starts[n + 1] - 1`).
+///
+/// On x86_64, 64 bytes at a time: the newlines' bit mask (SSE2), each set bit a start. A Metro dev bundle has a line
+/// every ~40 bytes, where `memchr_iter` paid its per-match setup 1.4 million times (and a counting pass before it):
+/// 57 MB took 48 ms, 11 ms so (`sourcemap-bench --lines-only`).
 pub fn line_starts(bytes: &[u8]) -> Vec<u32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        line_starts_blocks(bytes)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        line_starts_memchr(bytes)
+    }
+}
+
+/// [`line_starts`] with `memchr` (every target; the reference the block scan is tested against).
+pub fn line_starts_memchr(bytes: &[u8]) -> Vec<u32> {
     // Sized exactly (a count first): grown by doubling, the steps stayed in the server's heap.
     let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 2);
     starts.push(0u32);
     starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
     starts.push(bytes.len() as u32 + 1);
     starts
+}
+
+#[cfg(target_arch = "x86_64")]
+fn line_starts_blocks(bytes: &[u8]) -> Vec<u32> {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    let newlines = |chunk: &[u8]| -> u64 {
+        assert!(chunk.len() >= 64);
+        let mut mask = 0u64;
+        // SAFETY: SSE2 is part of every x86_64 target; each unaligned load reads 16 bytes inside `chunk` (checked
+        // above).
+        unsafe {
+            let nl = _mm_set1_epi8(b'\n' as i8);
+            for k in 0..4 {
+                let v = _mm_loadu_si128(chunk.as_ptr().add(16 * k) as *const __m128i);
+                mask |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u16) << (16 * k);
+            }
+        }
+        mask
+    };
+    // Grown as it goes, then trimmed: one pass instead of a count first (the trim copies only when the guess was
+    // far off).
+    let mut starts = Vec::with_capacity(bytes.len() / 32 + 2);
+    starts.push(0u32);
+    let mut blocks = bytes.chunks_exact(64);
+    let mut base = 0u32;
+    for chunk in &mut blocks {
+        let mut mask = newlines(chunk);
+        while mask != 0 {
+            starts.push(base + mask.trailing_zeros() + 1);
+            mask &= mask - 1;
+        }
+        base += 64;
+    }
+    let rest = blocks.remainder();
+    starts.extend(memchr::memchr_iter(b'\n', rest).map(|i| base + i as u32 + 1));
+    starts.push(bytes.len() as u32 + 1);
+    starts.shrink_to_fit();
+    starts
+}
+
+/// The first byte at or after `from` that is not ASCII.
+fn next_non_ascii(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() {
+        let end = (i + 256).min(bytes.len());
+        if !bytes[i..end].is_ascii() {
+            return bytes[i..end]
+                .iter()
+                .position(|b| !b.is_ascii())
+                .map(|k| i + k);
+        }
+        i = end;
+    }
+    None
 }
 
 /// A text's line starts and its non-ASCII lines' [`utf16_table`]s, built once in one pass and shared by every reader
@@ -162,18 +234,21 @@ impl LineIndex {
     /// The index of `bytes` (up to 4 GB: line starts are 32-bit, as everywhere the fit check reads a text).
     pub fn new(bytes: &[u8]) -> LineIndex {
         let starts = line_starts(bytes);
-        let tables = starts
-            .windows(2)
-            .enumerate()
-            .filter_map(|(n, w)| {
-                let line = &bytes[w[0] as usize..(w[1] as usize - 1).min(bytes.len())];
-                let line = line.strip_suffix(b"\r").unwrap_or(line);
-                (!line.is_ascii()).then(|| (n as u32, utf16_table(line)))
-            })
-            .collect();
+        // From one non-ASCII byte to the next, each time to the line after it: an ASCII text is read once, fast, not
+        // line by line (1.4 million lines in a Metro dev bundle).
+        let mut tables = Vec::new();
+        let mut from = 0;
+        while let Some(p) = next_non_ascii(bytes, from) {
+            let n = starts.partition_point(|&s| s as usize <= p) - 1;
+            let (start, next) = (starts[n] as usize, starts[n + 1] as usize);
+            let line = &bytes[start..(next - 1).min(bytes.len())];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            tables.push((n as u32, utf16_table(line)));
+            from = next;
+        }
         LineIndex {
             starts: starts.into_boxed_slice(),
-            tables,
+            tables: tables.into_boxed_slice(),
         }
     }
 
@@ -218,7 +293,34 @@ mod tests {
         i.min(line.len())
     }
 
+    /// The line index as it was built before the block scan: every line checked on its own.
+    fn tables_line_by_line(bytes: &[u8]) -> Vec<(u32, Box<[u32]>)> {
+        let starts = line_starts_memchr(bytes);
+        starts
+            .windows(2)
+            .enumerate()
+            .filter_map(|(n, w)| {
+                let line = &bytes[w[0] as usize..(w[1] as usize - 1).min(bytes.len())];
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                (!line.is_ascii()).then(|| (n as u32, utf16_table(line)))
+            })
+            .collect()
+    }
+
     proptest! {
+        /// Newlines anywhere in or across 64-byte blocks, `\r\n`, non-ASCII lines among ASCII ones, lines longer than
+        /// a block: the block scan finds what `memchr` finds, and the index what a line-by-line check found.
+        #[test]
+        fn line_starts_and_non_ascii_lines_as_found_line_by_line(
+            text in "([a-z]{0,90}|\r|\n|\n\n|\u{e9}|\u{1f389}){0,200}",
+        ) {
+            let bytes = text.as_bytes();
+            prop_assert_eq!(line_starts(bytes), line_starts_memchr(bytes));
+            let index = LineIndex::new(bytes);
+            prop_assert_eq!(&index.starts[..], &line_starts_memchr(bytes)[..]);
+            prop_assert_eq!(index.tables.to_vec(), tables_line_by_line(bytes));
+        }
+
         #[test]
         fn the_table_agrees_with_the_walk(text in "[a-z \u{e9}\u{20ac}\u{1f389}]{0,300}", column in 0u32..400) {
             let line = text.as_bytes();
