@@ -9,8 +9,11 @@ use sourcemap_core::bundle::columns::{line_starts, line_starts_memchr, utf16_tab
 
 use crate::{ms, ratio, time};
 
+/// Non-ASCII lines and their UTF-16 tables.
+type Tables = Vec<(u32, Box<[u32]>)>;
+
 /// The index as built before: starts by `memchr`, every line checked (the baseline).
-fn line_by_line(bytes: &[u8]) -> (Vec<u32>, Vec<(u32, Box<[u32]>)>) {
+fn line_by_line(bytes: &[u8]) -> (Vec<u32>, Tables) {
     let starts = line_starts_memchr(bytes);
     let tables = starts
         .windows(2)
