@@ -22,6 +22,7 @@ mod profile;
 mod seen_again;
 mod today;
 mod warm_sdk;
+mod worker_restart;
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -62,6 +63,10 @@ struct Args {
     /// Only `documentLink` on 2.9 MB and 10 MB one-line bundles, and a hover sent while it runs (issue 56).
     #[arg(long)]
     links_only: bool,
+    /// Only a pipeline worker started again after SIGKILL on the real Metro build: its first event, with the index
+    /// cache and without (issue 66).
+    #[arg(long)]
+    restart_only: bool,
     /// Only a bundle's lines (`LineIndex`: line starts and non-ASCII lines) against the line-by-line way, on the
     /// real Metro build and the one-line bundle.
     #[arg(long)]
@@ -940,6 +945,10 @@ fn main() {
     }
     if args.links_only {
         links::run(&bin, args.samples);
+        return;
+    }
+    if args.restart_only {
+        worker_restart::run(&args.metro_real, &bin, args.samples);
         return;
     }
     if args.lines_only {

@@ -418,7 +418,7 @@ fn output_of(mut command: Command, input: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn which(program: &str) -> Option<PathBuf> {
+pub(crate) fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|dir| dir.join(program))
