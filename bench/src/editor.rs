@@ -236,8 +236,17 @@ pub(crate) fn frame(v: &Value) -> Vec<u8> {
 
 /// `RssAnon` of a process, in bytes (Linux).
 pub(crate) fn rss_anon(pid: u32) -> Option<u64> {
+    rss_of(pid, "RssAnon:")
+}
+
+/// File-backed resident memory (`RssFile`: mapped files, the binary), reported beside the anonymous memory.
+pub(crate) fn rss_file(pid: u32) -> Option<u64> {
+    rss_of(pid, "RssFile:")
+}
+
+fn rss_of(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("RssAnon:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
