@@ -193,7 +193,18 @@ fn first_hover_on_reload(
         true,
         &[("SOURCEMAP_LS_INDEX_CACHE", index_cache)],
     );
-    let uri = uri_of(bundle);
+    let (elapsed, answer) = timed_first_hover(&mut lsp, &uri_of(bundle), text, at);
+    assert!(!answer["result"].is_null(), "the reload's hover: {answer}");
+    elapsed
+}
+
+/// `didOpen` of `text` at `uri`, then a hover at `at`: the time from sending the one to the other's answer.
+fn timed_first_hover(
+    lsp: &mut Lsp,
+    uri: &str,
+    text: &str,
+    at: GeneratedPosition,
+) -> (Duration, Value) {
     let open = frame(
         &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
             "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}
@@ -201,10 +212,8 @@ fn first_hover_on_reload(
     );
     let started = Instant::now();
     lsp.send_bytes(&open);
-    let answer = lsp.request("textDocument/hover", hover_params(&uri, at));
-    let elapsed = started.elapsed();
-    assert!(!answer["result"].is_null(), "the reload's hover: {answer}");
-    elapsed
+    let answer = lsp.request("textDocument/hover", hover_params(uri, at));
+    (started.elapsed(), answer)
 }
 
 /// The same first hover without a map, the floor under the row above: the text with its `sourceMappingURL` comment
@@ -218,15 +227,7 @@ fn first_hover_without_a_map(bin: &Path, text: &str, at: GeneratedPosition) -> D
         .map_or(text, |i| &text[..i]);
     let uri = format!("{}/no-map.bundle", uri_of(&folder));
     let mut lsp = Lsp::start(bin, &folder, true);
-    let open = frame(
-        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-            "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": cut}
-        }}),
-    );
-    let started = Instant::now();
-    lsp.send_bytes(&open);
-    let answer = lsp.request("textDocument/hover", hover_params(&uri, at));
-    let elapsed = started.elapsed();
+    let (elapsed, answer) = timed_first_hover(&mut lsp, &uri, cut, at);
     // Without a map the server answers no hover (`hover.rs`): anything else means a map was found after all.
     assert!(
         answer["result"].is_null(),

@@ -5,26 +5,16 @@
 
 use std::path::Path;
 
-use sourcemap_core::bundle::columns::{line_starts, line_starts_memchr, utf16_table, LineIndex};
+use sourcemap_core::bundle::columns::{
+    line_starts, line_starts_memchr, tables_line_by_line, LineIndex,
+};
 
 use crate::{ms, ratio, time};
 
-/// Non-ASCII lines and their UTF-16 tables.
-type Tables = Vec<(u32, Box<[u32]>)>;
-
 /// The index as built before: starts by `memchr`, every line checked (the baseline).
-fn line_by_line(bytes: &[u8]) -> (Vec<u32>, Tables) {
+fn line_by_line(bytes: &[u8]) -> usize {
     let starts = line_starts_memchr(bytes);
-    let tables = starts
-        .windows(2)
-        .enumerate()
-        .filter_map(|(n, w)| {
-            let line = &bytes[w[0] as usize..(w[1] as usize - 1).min(bytes.len())];
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            (!line.is_ascii()).then(|| (n as u32, utf16_table(line)))
-        })
-        .collect();
-    (starts, tables)
+    tables_line_by_line(bytes, &starts).len() + starts.len()
 }
 
 pub fn run(metro_real: &Path, samples: usize) {

@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 use crate::median;
 use crate::pipeline::which;
 
+#[path = "../../tests/support/redis_server.rs"]
+mod redis_server;
+use redis_server::Redis;
+
 /// A Sentry event with two frames in the bundle (V8's 1-based lines and columns), each at a mapped position.
 fn event(id: usize) -> String {
     serde_json::json!({
@@ -27,51 +31,17 @@ fn event(id: usize) -> String {
     .to_string()
 }
 
-struct Redis {
-    server: Child,
-    url: String,
+/// The stream of one restart, on a real `redis-server` (the tests' own, `tests/support/redis_server.rs`).
+struct Stream {
+    redis: Redis,
     c: redis::Connection,
-    dir: std::path::PathBuf,
 }
 
-impl Redis {
-    fn start() -> Redis {
-        let dir =
-            std::env::temp_dir().join(format!("sourcemap-bench-restart-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let server = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--save", "", "--appendonly", "no", "--dir"])
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        let url = format!("redis://127.0.0.1:{port}/0");
-        let started = Instant::now();
-        let c = loop {
-            let connection = redis::Client::open(url.as_str()).and_then(|c| c.get_connection());
-            if let Ok(mut c) = connection {
-                if redis::cmd("PING").query::<String>(&mut c).is_ok() {
-                    break c;
-                }
-            }
-            assert!(
-                started.elapsed().as_secs() < 20,
-                "redis-server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        Redis {
-            server,
-            url,
-            c,
-            dir,
-        }
+impl Stream {
+    fn start() -> Stream {
+        let redis = Redis::start();
+        let c = redis.connection();
+        Stream { redis, c }
     }
 
     fn add(&mut self, event: &str) {
@@ -94,7 +64,13 @@ impl Redis {
     fn worker(&self, bin: &Path, store: &Path, index_cache: &Path) -> Child {
         Command::new(bin)
             .args([
-                "worker", "--redis", &self.url, "--stream", "in", "--group", "g",
+                "worker",
+                "--redis",
+                &self.redis.url,
+                "--stream",
+                "in",
+                "--group",
+                "g",
             ])
             .args([
                 "--consumer",
@@ -123,17 +99,9 @@ impl Redis {
     }
 }
 
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// One restart: a worker answers an event and is killed; the time a new worker takes to answer the next one.
 fn restart(bin: &Path, store: &Path, index_cache: &Path) -> Duration {
-    let mut r = Redis::start();
+    let mut r = Stream::start();
     r.add(&event(1));
     let mut first = r.worker(bin, store, index_cache);
     r.wait_for(1, Instant::now());

@@ -203,6 +203,21 @@ fn line_starts_blocks(bytes: &[u8]) -> Vec<u32> {
     starts
 }
 
+/// The non-ASCII lines' tables of a text whose line starts are `starts`, every line checked on its own: how
+/// [`LineIndex::new`] found them before it went from one non-ASCII byte to the next (the reference its property test
+/// holds it to, and the benchmark's baseline).
+pub fn tables_line_by_line(bytes: &[u8], starts: &[u32]) -> Vec<(u32, Box<[u32]>)> {
+    starts
+        .windows(2)
+        .enumerate()
+        .filter_map(|(n, w)| {
+            let line = &bytes[w[0] as usize..(w[1] as usize - 1).min(bytes.len())];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            (!line.is_ascii()).then(|| (n as u32, utf16_table(line)))
+        })
+        .collect()
+}
+
 /// The first byte at or after `from` that is not ASCII.
 fn next_non_ascii(bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
@@ -293,20 +308,6 @@ mod tests {
         i.min(line.len())
     }
 
-    /// The line index as it was built before the block scan: every line checked on its own.
-    fn tables_line_by_line(bytes: &[u8]) -> Vec<(u32, Box<[u32]>)> {
-        let starts = line_starts_memchr(bytes);
-        starts
-            .windows(2)
-            .enumerate()
-            .filter_map(|(n, w)| {
-                let line = &bytes[w[0] as usize..(w[1] as usize - 1).min(bytes.len())];
-                let line = line.strip_suffix(b"\r").unwrap_or(line);
-                (!line.is_ascii()).then(|| (n as u32, utf16_table(line)))
-            })
-            .collect()
-    }
-
     proptest! {
         /// Newlines anywhere in or across 64-byte blocks, `\r\n`, non-ASCII lines among ASCII ones, lines longer than
         /// a block: the block scan finds what `memchr` finds, and the index what a line-by-line check found.
@@ -318,7 +319,7 @@ mod tests {
             prop_assert_eq!(line_starts(bytes), line_starts_memchr(bytes));
             let index = LineIndex::new(bytes);
             prop_assert_eq!(&index.starts[..], &line_starts_memchr(bytes)[..]);
-            prop_assert_eq!(index.tables.to_vec(), tables_line_by_line(bytes));
+            prop_assert_eq!(index.tables.to_vec(), tables_line_by_line(bytes, &line_starts_memchr(bytes)));
         }
 
         #[test]
