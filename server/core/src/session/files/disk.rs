@@ -512,6 +512,11 @@ impl Disk {
         Some(index)
     }
 
+    /// The line index of `bundle` when one is kept (never built here).
+    pub(super) fn bundle_lines_kept(&self, bundle: &Path) -> Option<Arc<LineIndex>> {
+        self.bundle_lines.as_ref()?.get(&self.canonical(bundle))
+    }
+
     /// The map with debug ID `id` (normalized), and the bundle with the same ID when the roots hold one.
     pub(super) fn by_debug_id(&self, id: &str) -> Option<(&Path, Option<&Path>)> {
         let map = self.maps_by_id.get(id)?;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::shown_path;
-use crate::bundle::fit::{check_fit, check_fit_near, check_fit_near_above};
+use crate::bundle::fit::{check_fit, check_fit_near, check_fit_near_lined};
 use crate::bundle::locate::{
     bundle_leads_to_map, bundle_names_of_map, bundle_tail, find_debug_id, find_source_mapping_url,
     is_json_document, load_map, looks_like_map, LoadMapError, MapOrigin,
@@ -202,9 +202,15 @@ impl KnownMap {
     /// with the whole check at each map's first event, 1.30–1.35 s with this, the output the same (warm and churn
     /// unchanged). The near check's verdicts at the frames are the whole check's (`tests/mapfit.rs` holds them to it
     /// on every pair of its corpus, small maps included).
-    pub fn fit_near_only(&self, frames: &[GeneratedPosition]) -> Option<Fit> {
+    /// `lines`: the bundle's line index when one is kept (the resolver's), read instead of finding its lines again.
+    pub fn fit_near_only(
+        &self,
+        frames: &[GeneratedPosition],
+        lines: Option<&crate::bundle::columns::LineIndex>,
+    ) -> Option<Fit> {
         let (path, text) = self.bundle.map()?;
-        let report = check_fit_near_above(&self.index, &text, find_debug_id(&text), frames, 0);
+        let report =
+            check_fit_near_lined(&self.index, &text, lines, find_debug_id(&text), frames, 0);
         Some(Fit {
             bundle: path,
             report: Arc::new(report.ok()?),
@@ -420,7 +426,7 @@ mod tests {
             column: 49,
         };
         let near = map
-            .fit_near_only(&[frame])
+            .fit_near_only(&[frame], None)
             .expect("the bundle is beside the map");
         assert!(matches!(
             near.report.checked,

@@ -747,6 +747,9 @@ impl SessionPlace for FilesPlace {
                 BundleFile::Guess { .. } => m.bundle.path(),
                 _ => None,
             };
+            let lines = bundle
+                .as_deref()
+                .and_then(|b| self.disk.bundle_lines_kept(b));
             let key = match (&m.file, bundle, &self.disk.fits) {
                 (Some(file), Some(bundle), Some(_)) => {
                     (self.disk.text_key(file, None)).zip(self.disk.text_key(&bundle, None))
@@ -763,7 +766,7 @@ impl SessionPlace for FilesPlace {
                     if fits.len() > KEPT_FITS {
                         fits.drop_oldest();
                     }
-                    return m.fit_near_only(frames);
+                    return m.fit_near_only(frames, lines.as_deref());
                 }
                 _ => {}
             }
