@@ -168,9 +168,24 @@ pub struct KnownMap {
     pub openable: Mutex<HashMap<SourceId, Option<String>>>,
     /// Each source's file in the project, once found (`FilesPlace::source_file`).
     pub project_files: Mutex<HashMap<SourceId, Option<ProjectFile>>>,
+    /// The guessed bundle's path once found ([`KnownMap::guessed_bundle`]): its candidates' tails are read once, not
+    /// at every session that keys its fit by it.
+    pub guessed_bundle: OnceLock<Option<PathBuf>>,
 }
 
 impl KnownMap {
+    /// The path of a bundle guessed from the map's name (`BundleFile::Guess`): the candidate that leads back to the
+    /// map, found at the first call and kept.
+    pub fn guessed_bundle(&self) -> Option<PathBuf> {
+        match &self.bundle {
+            BundleFile::Guess { .. } => self
+                .guessed_bundle
+                .get_or_init(|| self.bundle.path())
+                .clone(),
+            _ => None,
+        }
+    }
+
     /// The fit check of the map against its bundle, run once: near `frames` when there are any (`check_fit_near`:
     /// the same verdicts, without reading a large map whole), else over the whole map.
     pub fn fit_near(&self, frames: &[GeneratedPosition]) -> Option<&Fit> {
@@ -315,6 +330,7 @@ impl KnownMap {
             source_keys: Mutex::default(),
             openable: Mutex::default(),
             project_files: Mutex::default(),
+            guessed_bundle: OnceLock::new(),
         })
     }
 

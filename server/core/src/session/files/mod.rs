@@ -386,6 +386,7 @@ impl FilesPlace {
             source_keys: Mutex::default(),
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
+            guessed_bundle: OnceLock::new(),
         };
         let at = self.push(Arc::new(known));
         self.dir_maps.insert(key, Some(at));
@@ -506,6 +507,7 @@ impl FilesPlace {
             source_keys: Mutex::default(),
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
+            guessed_bundle: OnceLock::new(),
             index,
         };
         Ok((self.push(Arc::new(map)), found))
@@ -678,6 +680,7 @@ impl Place for FilesPlace {
             source_keys: Mutex::default(),
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
+            guessed_bundle: OnceLock::new(),
         };
         Some(Ok((
             self.push(Arc::new(served)),
@@ -744,7 +747,7 @@ impl SessionPlace for FilesPlace {
             // (it was checked whole: a restarted worker's first event on the Metro-scale build spent 0.35 s there).
             let bundle = match &m.bundle {
                 BundleFile::Known(bundle) => Some(bundle.clone()),
-                BundleFile::Guess { .. } => m.bundle.path(),
+                BundleFile::Guess { .. } => m.guessed_bundle(),
                 _ => None,
             };
             let lines = bundle
