@@ -623,6 +623,31 @@ mod tests {
         }
     }
 
+    /// What a build finds is kept under [`FORMAT`]: when `compact_build` places checkpoints otherwise (or this file
+    /// writes them otherwise), files of the old format would be read as the new one's. This holds the payload of
+    /// two fixed sections (one pass, and stretches: over twice `STRETCH_BYTES`) to the hashes recorded with the
+    /// current format. It fails when they change: bump `FORMAT`, then record the new hashes here.
+    #[test]
+    fn the_format_is_bumped_when_what_a_build_finds_changes() {
+        let small = mappings(3_000);
+        let large = mappings(600_000);
+        assert!(
+            large.len() > 2 * compact_build::STRETCH_BYTES,
+            "{}",
+            large.len()
+        );
+        let hash = |text: &[u8]| blake3::hash(&payload(&built(text))).to_hex().to_string();
+        assert_eq!(
+            (FORMAT, hash(&small).as_str(), hash(&large).as_str()),
+            (
+                1,
+                "47d77be65d2df27d4f8053eae7b7e1ddedd53e567f6039a03397a701ea5c7824",
+                "d5a4d18120fb2c8c36370831cd842df312d615eb284ad351d9b8de0fc8f0683f"
+            ),
+            "what a build finds changed: bump FORMAT in index_cache.rs and record the new hashes"
+        );
+    }
+
     #[test]
     fn a_truncated_corrupt_or_foreign_file_is_refused() {
         let text = mappings(5_000);
