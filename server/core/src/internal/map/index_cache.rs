@@ -13,8 +13,9 @@
 //! - **Size:** at most `$SOURCEMAP_LS_INDEX_CACHE_MB` megabytes (default [`DEFAULT_LIMIT_MB`]); after each write the
 //!   least recently used files go first (a file read is touched). A section whose file alone would exceed it is not
 //!   kept. Sections under [`MIN_MAPPINGS_BYTES`] are never kept: they build faster than a file is read.
-//! - **Written atomically:** to a temporary file in the same folder, then renamed over the name; a reader sees a whole
-//!   file or none.
+//! - **Written atomically:** to a new temporary file in the same folder (created, never opened if something is
+//!   already there), then renamed over the name; a reader sees a whole file or none. Read only as a regular file,
+//!   without blocking (a FIFO in a file's place is refused), and no longer than the size limit.
 //! - **Checked when read, never trusted:** the magic, the format, the whole key, the payload's length and its BLAKE3
 //!   hash, then every part against the `mappings` it is for (checkpoints strictly increasing by position and by
 //!   offset, inside the text; lines and spans in range). A truncated, corrupt or foreign file is rebuilt (and written
@@ -134,14 +135,18 @@ impl IndexCache {
         limits: Limits,
     ) -> Result<Option<Built>, Refused> {
         let path = self.path_of(key);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
+        // A regular file only, opened without blocking (a FIFO put in its place is refused, never waited on), no
+        // longer than the folder may hold.
+        let (file, meta) = match crate::fs::files::open_regular(&path) {
+            Ok(opened) => opened,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(_) => return Err(Refused("unreadable")),
+            Err(_) => return Err(Refused("not a regular file")),
         };
+        let bytes = crate::fs::files::read_open(file, meta.len(), self.limit_bytes)
+            .map_err(|_| Refused("unreadable"))?;
         let built = decode(&bytes, key, mappings, limits)?;
         // Touched, so that the size limit drops the least recently used files first.
-        if let Ok(f) = std::fs::File::options().write(true).open(&path) {
+        if let Ok((f, _)) = crate::fs::files::open_regular(&path) {
             let _ = f.set_modified(std::time::SystemTime::now());
         }
         Ok(Some(built))
@@ -164,7 +169,11 @@ impl IndexCache {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos())
         ));
-        let written = std::fs::File::create(&tmp)
+        // A new file, never one already there (a link planted under the temporary name is not followed).
+        let written = std::fs::File::options()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
             .and_then(|mut f| f.write_all(&bytes))
             .and_then(|()| std::fs::rename(&tmp, self.path_of(key)));
         if written.is_err() {
@@ -718,5 +727,29 @@ mod tests {
         let whole = std::fs::read(&path).unwrap();
         std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
         assert!(cache.get(&k, &texts[3], LIMITS).is_err());
+        // A hit is touched (the size limit keeps what is used); a FIFO put in a file's place is refused at once.
+        let k2 = key(&texts[2], LIMITS, None);
+        let path2 = cache.path_of(&k2);
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path2)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert!(cache.get(&k2, &texts[2], LIMITS).unwrap().is_some());
+        let touched = std::fs::metadata(&path2).unwrap().modified().unwrap();
+        assert!(touched > old + std::time::Duration::from_secs(1800));
+        #[cfg(unix)]
+        {
+            std::fs::remove_file(&path).unwrap();
+            let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+            // SAFETY: `c` is a valid NUL-terminated path that outlives the call.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            assert_eq!(
+                cache.get(&k, &texts[3], LIMITS).err(),
+                Some(Refused("not a regular file"))
+            );
+        }
     }
 }
