@@ -41,7 +41,8 @@ const FORMAT: u32 = 1;
 const MAGIC: &[u8; 8] = b"SMLSIDX\0";
 /// Magic, format, reserved, key, payload length, payload hash.
 const HEADER_BYTES: usize = 8 + 4 + 4 + 32 + 8 + 32;
-/// Sections with fewer `mappings` bytes than this are not kept (about 4 ms of building; reading a file is not free).
+/// Sections with fewer `mappings` bytes than this are not kept: they build quickly, and a file read, hashed and
+/// checked is not free.
 pub const MIN_MAPPINGS_BYTES: usize = 1 << 20;
 /// The default size limit of the folder, in megabytes.
 pub const DEFAULT_LIMIT_MB: u64 = 512;
