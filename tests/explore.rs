@@ -35,6 +35,9 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
+#[path = "support/roundtrip_build.rs"]
+mod roundtrip_build;
+
 /// The bundlers and entries of the round-trip corpus (`fixtures/roundtrip/build.mjs`: every `.js`/`.mjs` of `src/`).
 const ROUNDTRIP_BUNDLERS: &[&str] = &["esbuild", "terser", "swc", "webpack", "rollup"];
 
@@ -563,22 +566,9 @@ fn explore_matches_source_map_explorer() {
         fixtures.join("roundtrip/node_modules/esbuild").is_dir(),
         "run `npm ci` in fixtures/roundtrip (scripts/test-deps does)"
     );
-    // tests/roundtrip.rs runs the same build; when both start on a stale dist/ at once (nextest runs test binaries
-    // in parallel), one build can trip over the other's files: try again once the other is done.
-    let mut build = node(&fixtures.join("roundtrip"), &["build.mjs"]);
-    for _ in 0..3 {
-        if build.status.success() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_secs(20));
-        build = node(&fixtures.join("roundtrip"), &["build.mjs"]);
-    }
-    assert!(
-        build.status.success(),
-        "node build.mjs (fixtures/roundtrip) failed:\n{}\n{}",
-        String::from_utf8_lossy(&build.stdout),
-        String::from_utf8_lossy(&build.stderr)
-    );
+    // Built under the lock every test binary that reads dist/ takes: a build of its own raced the others' and read a
+    // file another build had just removed.
+    roundtrip_build::built();
     for (bundle, _) in SME_WRONG {
         assert!(
             OWN_EXPECTED.iter().any(|(b, _)| b == bundle),

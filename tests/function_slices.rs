@@ -1,7 +1,7 @@
 //! Naming a frame's function by parsing only the parts of a file around it (`trace::js_slices`, used for texts of
 //! 1 MiB and more) gives the whole parse's answer, on every real bundle and original source at hand: the wild
 //! corpus's published bundles (`fixtures/wild`), the round-trip corpus's five bundlers (`fixtures/roundtrip/dist`,
-//! built by `tests/roundtrip.rs` when missing), the names corpus (`fixtures/names`), and their maps' `sourcesContent`.
+//! built here under the lock the other readers of `dist/` take), the names corpus (`fixtures/names`), and their maps' `sourcesContent`.
 //! At each file's mapped positions (every segment's, up to a sample), the innermost function from the parts and from
 //! the whole parse must be the same function with the same name tokens. The share answered by a part is printed.
 
@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes, TextPosition};
 use sourcemap_core::trace::text_scopes::tables_around;
 use sourcemap_core::{SourceId, SourceMapIndex};
+
+#[path = "support/roundtrip_build.rs"]
+mod roundtrip_build;
 
 fn fixtures() -> PathBuf {
     std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")).unwrap()
@@ -98,6 +101,7 @@ fn compare(
 #[test]
 fn parts_answer_as_the_whole_parse_on_every_corpus() {
     let root = fixtures();
+    roundtrip_build::built();
     let mut pairs = Vec::new();
     for dir in ["wild/node_modules", "roundtrip/dist", "names"] {
         bundles_under(&root.join(dir), &mut pairs);
