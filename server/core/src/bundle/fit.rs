@@ -55,6 +55,7 @@ use crate::bundle::fit_literals::{Inside, Literals};
 use crate::bundle::hermes_bytecode::{judge_map, read_bytecode, BytecodeFit};
 use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
+pub use crate::map::position::Shift;
 use crate::trace::stack::normalize_debug_id;
 
 /// Where a segment lands in the text.
@@ -264,17 +265,7 @@ pub struct ColumnShift {
     pub added: Option<String>,
 }
 
-/// How a map's positions are moved to fit its text, when the fit check found that moving them makes every segment
-/// fit (`--apply-shift` looks frames up so moved): whole lines (a banner), or some lines' columns (text put at a
-/// line's start).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Shift {
-    /// Lines the text stands below the map's: text line = map line + `lines`.
-    pub lines: i64,
-    /// Per line (sorted), columns the text stands right of the map's on that line: text column = map column + n.
-    pub columns: Vec<(u32, i64)>,
-}
-
+/// The shift the fit check found.
 impl Shift {
     /// The shift the fit check found, if any.
     pub fn of(report: &FitReport) -> Option<Shift> {
@@ -292,42 +283,6 @@ impl Shift {
                 .map(|s| (s.line, s.columns))
                 .collect(),
         })
-    }
-
-    fn columns_on(&self, map_line: u32) -> i64 {
-        self.columns
-            .binary_search_by_key(&map_line, |&(line, _)| line)
-            .map_or(0, |k| self.columns[k].1)
-    }
-
-    /// Where a position of the map is in the text; `None` off its start.
-    pub fn to_text(&self, p: GeneratedPosition) -> Option<GeneratedPosition> {
-        Some(GeneratedPosition {
-            line: u32::try_from(i64::from(p.line) + self.lines).ok()?,
-            column: u32::try_from(i64::from(p.column) + self.columns_on(p.line)).ok()?,
-        })
-    }
-
-    /// Where a position of the text is in the map; `None` above the map's first line (in a banner) or left of a
-    /// shifted line's start.
-    pub fn to_map(&self, t: GeneratedPosition) -> Option<GeneratedPosition> {
-        let line = u32::try_from(i64::from(t.line) - self.lines).ok()?;
-        Some(GeneratedPosition {
-            line,
-            column: u32::try_from(i64::from(t.column) - self.columns_on(line)).ok()?,
-        })
-    }
-
-    /// In words: `+8 lines`, `+3 columns on line 5`.
-    pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if self.lines != 0 {
-            parts.push(format!("{:+} lines", self.lines));
-        }
-        for &(line, n) in &self.columns {
-            parts.push(format!("{n:+} columns on line {}", line + 1));
-        }
-        parts.join(", ")
     }
 }
 

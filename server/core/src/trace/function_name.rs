@@ -25,8 +25,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use crate::bundle::fit::Shift;
 use crate::internal::budget::{CacheBudget, Lru};
+use crate::map::position::Shift;
 
 use crate::map::compact::Bias;
 use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
@@ -49,7 +49,7 @@ pub trait CodeScopes {
     ) -> Option<Arc<FunctionScopes>>;
     /// How the generated text stands from the map's own positions: a banner prepended after the map was made
     /// (lines), text put at a line's start (columns), when the caller looks frames up shifted (`--apply-shift`,
-    /// `bundle::fit::Shift`): for the frame's position and for every token named from the text alike. None by
+    /// `map::position::Shift`): for the frame's position and for every token named from the text alike. None by
     /// default.
     fn generated_shift(&self, _map: usize) -> Shift {
         Shift::default()

@@ -1267,13 +1267,9 @@ pub fn debug_ids_in(text: &str) -> Vec<String> {
     out
 }
 
-/// A debug ID in the form [`debug_ids_in`] gives (a map's `debugId`, a bundle's `//# debugId=`).
-pub fn normalize_debug_id(id: &str) -> String {
-    id.chars()
-        .filter(|c| *c != '-')
-        .collect::<String>()
-        .to_ascii_lowercase()
-}
+/// A debug ID in the form [`debug_ids_in`] gives (a map's `debugId`, a bundle's `//# debugId=`): defined beside the
+/// map's reader, which compares a map's two spellings of it.
+pub use crate::map::debug_id::normalize_debug_id;
 
 #[cfg(test)]
 mod tests {

@@ -86,7 +86,7 @@ impl Archive {
             path: shown.clone(),
             source,
         };
-        let (mut file, meta) = crate::fs::files::open_regular(path).map_err(io)?;
+        let (mut file, meta) = crate::internal::fs::files::open_regular(path).map_err(io)?;
         let mut head = [0u8; 8];
         let n = read_up_to(&mut file, &mut head).map_err(io)?;
         // A zip, or a Sentry artifact bundle: `SYSB` and a version (u32 LE 2) before the zip itself (sentry-cli
@@ -237,7 +237,7 @@ impl Archive {
                 if size > limit {
                     return Err(too_big(size));
                 }
-                let (mut file, _) = crate::fs::files::open_regular(&self.path)?;
+                let (mut file, _) = crate::internal::fs::files::open_regular(&self.path)?;
                 file.seek(SeekFrom::Start(at))?;
                 let mut bytes = vec![0u8; size as usize];
                 file.read_exact(&mut bytes)?;
@@ -257,7 +257,7 @@ impl Archive {
                 if !real.starts_with(dir) {
                     return Err(not_found());
                 }
-                crate::fs::files::read_regular(&real, limit)
+                crate::internal::fs::files::read_regular(&real, limit)
             }
             &Member::Zip(i) => {
                 let zip = self.zip.as_ref().ok_or_else(not_found)?;

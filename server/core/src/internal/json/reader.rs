@@ -5,7 +5,7 @@
 //! the document to serde to describe. Its readers: valid source maps (`map::fast_read`) and Hermes profiles
 //! (`profile::hermes`).
 
-use crate::json::scan::{escaped_bits, masks64};
+use crate::internal::json::scan::{escaped_bits, masks64};
 
 /// Nesting this deep is refused (serde_json stops at 128).
 pub(crate) const MAX_DEPTH: u32 = 100;
@@ -230,7 +230,7 @@ pub(crate) fn strict_string_end(b: &[u8], from: usize) -> Option<(usize, bool)> 
     // recording's run in 64-byte scans of strings of 2 to 12 bytes.
     #[cfg(target_arch = "x86_64")]
     if from + 16 <= b.len() {
-        let (quotes, special) = crate::json::scan::masks16(&b[from..]);
+        let (quotes, special) = crate::internal::json::scan::masks16(&b[from..]);
         if quotes != 0 && quotes.trailing_zeros() < special.trailing_zeros() {
             return Some((from + quotes.trailing_zeros() as usize, false));
         }

@@ -14,7 +14,7 @@
 //! checkpoint (none in the benchmark fixtures; `stats` counts them in the index bytes). All of it is one allocation,
 //! so a section of one block reads its keys, base and delta from neighbouring cache lines.
 
-use crate::map::segment::Accumulators;
+use crate::internal::map::segment::Accumulators;
 
 /// Checkpoints per block (per summary entry and per base).
 pub const BLOCK: usize = 16;
@@ -220,9 +220,9 @@ impl CheckpointTable {
         };
         let block = self.block(b);
         // The base and the deltas are read once the key is found: ask for their cache lines now.
-        crate::map::prefetch::prefetch(block.base.as_ptr());
-        crate::map::prefetch::prefetch(block.deltas.as_ptr());
-        crate::map::prefetch::prefetch(block.deltas[block.deltas.len() - 1..].as_ptr());
+        crate::internal::map::prefetch::prefetch(block.base.as_ptr());
+        crate::internal::map::prefetch::prefetch(block.deltas.as_ptr());
+        crate::internal::map::prefetch::prefetch(block.deltas[block.deltas.len() - 1..].as_ptr());
         let j = block.keys.partition_point(|&s| s <= k) - 1;
         Some(self.checkpoint(b, &block, j))
     }

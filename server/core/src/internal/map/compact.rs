@@ -22,16 +22,16 @@
 //! - lines whose columns go backwards are listed in `unsorted_lines`; they hold no mid-line checkpoint and a lookup on
 //!   them decodes the whole line.
 
-pub use crate::map::checkpoints::Checkpoint;
-use crate::map::checkpoints::CheckpointTable;
-use crate::map::compact_build::Built;
-pub use crate::map::compact_build::{SourceSpan, CHECKPOINT_INTERVAL};
-use crate::map::error::MappingsLocation;
-use crate::map::prefetch::prefetch;
-use crate::map::segment::{
+pub use crate::internal::map::checkpoints::Checkpoint;
+use crate::internal::map::checkpoints::CheckpointTable;
+use crate::internal::map::compact_build::Built;
+pub use crate::internal::map::compact_build::{SourceSpan, CHECKPOINT_INTERVAL};
+use crate::internal::map::error::MappingsLocation;
+use crate::internal::map::prefetch::prefetch;
+use crate::internal::map::segment::{
     Limits, LineScan, Segment, SegmentError, SegmentOriginal, ValidatedCursor,
 };
-use crate::map::vlq;
+use crate::internal::map::vlq;
 
 /// Which way a lookup rounds when there is no segment exactly at the position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -142,8 +142,8 @@ impl CompactMappings {
             None => Vec::new(),
         };
         // A large section indexed before is read back from the disk cache (`index_cache`), checked, not rebuilt.
-        crate::map::index_cache::built_or(bytes, limits, range_mappings, || {
-            crate::map::compact_build::build(bytes, limits, &ranges)
+        crate::internal::map::index_cache::built_or(bytes, limits, range_mappings, || {
+            crate::internal::map::compact_build::build(bytes, limits, &ranges)
         })
         .map(CompactMappings::from_built)
     }
@@ -633,10 +633,10 @@ mod layout {
 #[cfg(test)]
 mod stretch_tests {
     use super::*;
-    use crate::map::compact_build::{
+    use crate::internal::map::compact_build::{
         build_in_one_pass, build_in_stretches, stretch_starts, MAX_STRETCHES, STRETCH_BYTES,
     };
-    use crate::map::vlq;
+    use crate::internal::map::vlq;
     use proptest::prelude::*;
 
     const LIMITS: Limits = Limits {

@@ -20,9 +20,9 @@
 //! stretch's start differ from the one pass's (a stretch starts its own spacing), and keep the invariants of
 //! [`CompactMappings`]: each stands at a line's first segment or past a strictly smaller column on a sorted line.
 
-use crate::map::checkpoints::Checkpoint;
-use crate::map::error::MappingsLocation;
-use crate::map::segment::{Accumulators, Extent, Limits, SegmentCursor, SegmentError};
+use crate::internal::map::checkpoints::Checkpoint;
+use crate::internal::map::error::MappingsLocation;
+use crate::internal::map::segment::{Accumulators, Extent, Limits, SegmentCursor, SegmentError};
 
 /// Minimum distance in VLQ bytes between two checkpoints.
 pub const CHECKPOINT_INTERVAL: usize = 128;
@@ -437,7 +437,7 @@ pub(crate) fn build_in_one_pass(bytes: &[u8], limits: Limits) -> Result<Built, S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::vlq::encode_signed;
+    use crate::internal::map::vlq::encode_signed;
 
     #[test]
     fn a_wild_relative_source_does_not_grow_the_span_table() {

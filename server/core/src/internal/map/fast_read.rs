@@ -9,12 +9,12 @@
 //!
 //! It produces exactly what serde's pass produces ([`RawMap`] of [`Raw`] texts), and it is stricter than serde,
 //! never more lenient: anything it does not accept — invalid UTF-8 anywhere, a key with an escape, a duplicated
-//! field, nesting deeper than [`MAX_DEPTH`](crate::json::reader::MAX_DEPTH), a trailing comma, any JSON error — makes it return `None`, and the
+//! field, nesting deeper than [`MAX_DEPTH`](crate::internal::json::reader::MAX_DEPTH), a trailing comma, any JSON error — makes it return `None`, and the
 //! caller reads the document with serde as before, which locates the error. So the fast path changes how fast a
 //! valid map opens, never what any map means (`tests` compares the two on generated and hand-broken documents).
 
-use crate::json::reader::Reader;
-use crate::map::raw::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
+use crate::internal::json::reader::Reader;
+use crate::internal::map::raw::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
 
 /// The document as serde's one pass reads it, `sourcesContent` as items, but its sections (`Some(())` when it has
 /// `sections`) given one by one to the caller as they are read.
@@ -215,7 +215,9 @@ mod tests {
     fn serde_reading(text: &[u8]) -> Option<WholeDocument<'_>> {
         let mut doc: WholeDocument = serde_json::from_slice(text).ok()?;
         let names_count = |names: Option<Raw>| {
-            names.and_then(|n| crate::map::names::NameTable::count_json_array(n.get()).ok())
+            names.and_then(|n| {
+                crate::internal::map::names::NameTable::count_json_array(n.get()).ok()
+            })
         };
         let plain = |mappings: Option<Raw>| {
             mappings.is_some_and(|t| t.get().starts_with('"') && !t.get().contains('\\'))
@@ -394,8 +396,8 @@ mod tests {
         ) {
             let from = from.min(bytes.len());
             prop_assert_eq!(
-                crate::json::reader::strict_string_end(&bytes, from),
-                crate::json::reader::strict_string_end_scalar(&bytes, from, false, false)
+                crate::internal::json::reader::strict_string_end(&bytes, from),
+                crate::internal::json::reader::strict_string_end_scalar(&bytes, from, false, false)
             );
         }
     }

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
-use crate::map::vlq;
+use crate::internal::map::vlq;
 
 /// One source's Metro function map, decoded: which function encloses each original position (see the module
 /// documentation).

@@ -15,17 +15,19 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use crate::map::compact::{Bias, CompactMappings};
-use crate::map::error::{ErrorLocation, MapError, MapErrors};
-use crate::map::function_map::{ElementSpan, FunctionMap, FunctionMapCache, FunctionMapError};
-use crate::map::names::{NameTable, Names, NamesInFile};
-use crate::map::parse::{parse_document, parse_document_with, ParsedMap, TextRef};
-use crate::map::prefetch::prefetch;
-use crate::map::reverse::{ReverseEntry, ReverseIndex};
-use crate::map::scopes::{decode_scopes, DecodedScopes, ScopesError};
-use crate::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
+use crate::internal::map::compact::{Bias, CompactMappings};
+use crate::internal::map::error::{ErrorLocation, MapError, MapErrors};
+use crate::internal::map::function_map::{
+    ElementSpan, FunctionMap, FunctionMapCache, FunctionMapError,
+};
+use crate::internal::map::names::{NameTable, Names, NamesInFile};
+use crate::internal::map::parse::{parse_document, parse_document_with, ParsedMap, TextRef};
+use crate::internal::map::prefetch::prefetch;
+use crate::internal::map::reverse::{ReverseEntry, ReverseIndex};
+use crate::internal::map::scopes::{decode_scopes, DecodedScopes, ScopesError};
+use crate::internal::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
 
-pub use crate::map::position::{GeneratedPosition, SourceId, Space};
+pub use crate::internal::map::position::{GeneratedPosition, SourceId, Space};
 
 /// Where a generated position comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,7 +135,7 @@ pub fn content_line_starts(raw: &[u8], hash: u64, step: usize) -> Option<(Vec<u3
 /// ([`content_line_starts`]), or a line start and the closing quote (excluded); `None` when it is not such a part.
 pub fn content_fragment(raw_part: &[u8]) -> Option<String> {
     let part = std::str::from_utf8(raw_part).ok()?;
-    crate::json::literal::unescape(&format!("\"{part}\""))
+    crate::internal::json::literal::unescape(&format!("\"{part}\""))
 }
 
 /// A JSON string literal's bytes as text, quotes included, and the text between them.
@@ -149,7 +151,7 @@ fn unescape_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
     if !inner.contains('\\') {
         return Some(Cow::Borrowed(inner));
     }
-    crate::json::literal::unescape(raw).map(Cow::Owned)
+    crate::internal::json::literal::unescape(raw).map(Cow::Owned)
 }
 
 impl Source {
@@ -554,7 +556,7 @@ impl SourceMapIndex {
     }
 
     /// A decoding error of section `i`, located in the file.
-    fn section_error(&self, i: usize, e: crate::map::segment::SegmentError) -> MapError {
+    fn section_error(&self, i: usize, e: crate::internal::map::segment::SegmentError) -> MapError {
         let s = &self.sections[i];
         let in_range = e.message.starts_with("rangeMappings");
         let (field, at) = if in_range {
@@ -694,7 +696,7 @@ impl SourceMapIndex {
             // No escape, so no line end: one line.
             return Some((inner.to_string(), Vec::new()));
         }
-        crate::json::literal::unescape_lined(raw)
+        crate::internal::json::literal::unescape_lined(raw)
     }
 
     /// What the source's content is, without unescaping it: xxh3-128 of its `sourcesContent` literal's bytes, and
@@ -841,8 +843,9 @@ impl SourceMapIndex {
             return self.buffer.get(range.clone()).map(<[u8]>::to_vec);
         };
         let hash = hash?;
-        let (file, _) = crate::fs::files::open_regular(path).ok()?;
-        let bytes = crate::fs::files::read_range(&file, range.start as u64, range.len()).ok()?;
+        let (file, _) = crate::internal::fs::files::open_regular(path).ok()?;
+        let bytes =
+            crate::internal::fs::files::read_range(&file, range.start as u64, range.len()).ok()?;
         (xxhash_rust::xxh3::xxh3_64(&bytes) == hash).then_some(bytes)
     }
 
@@ -1313,7 +1316,7 @@ impl SourceMapIndex {
             let bytes = self.section_mappings(i);
             let mine = (0..locals.len() as u32).filter(|&l| locals[l as usize] == source);
             let end = self.section_end(i);
-            let visit = |seg: &crate::map::segment::Segment| {
+            let visit = |seg: &crate::internal::map::segment::Segment| {
                 let Some(o) = seg.original.filter(|_| !Self::shadowed(end, seg)) else {
                     return;
                 };

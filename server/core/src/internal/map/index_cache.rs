@@ -31,9 +31,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::RwLock;
 
-use crate::map::checkpoints::Checkpoint;
-use crate::map::compact_build::{Built, SourceSpan};
-use crate::map::segment::{Accumulators, Limits};
+use crate::internal::map::checkpoints::Checkpoint;
+use crate::internal::map::compact_build::{Built, SourceSpan};
+use crate::internal::map::segment::{Accumulators, Limits};
 
 /// Bump whenever what `compact_build` finds, or how it is written here, changes meaning: a file of another format is
 /// foreign and rebuilt.
@@ -138,16 +138,16 @@ impl IndexCache {
         let path = self.path_of(key);
         // A regular file only, opened without blocking (a FIFO put in its place is refused, never waited on), no
         // longer than the folder may hold.
-        let (file, meta) = match crate::fs::files::open_regular(&path) {
+        let (file, meta) = match crate::internal::fs::files::open_regular(&path) {
             Ok(opened) => opened,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(_) => return Err(Refused("not a regular file")),
         };
-        let bytes = crate::fs::files::read_open(file, meta.len(), self.limit_bytes)
+        let bytes = crate::internal::fs::files::read_open(file, meta.len(), self.limit_bytes)
             .map_err(|_| Refused("unreadable"))?;
         let built = decode(&bytes, key, mappings, limits)?;
         // Touched, so that the size limit drops the least recently used files first.
-        if let Ok((f, _)) = crate::fs::files::open_regular(&path) {
+        if let Ok((f, _)) = crate::internal::fs::files::open_regular(&path) {
             let _ = f.set_modified(std::time::SystemTime::now());
         }
         Ok(Some(built))
@@ -417,7 +417,7 @@ pub fn key_of(mappings: &[u8], limits: Limits, range_mappings: Option<&[u8]>) ->
 /// What a build of `mappings` keeps (the file's part after its header), `None` when `mappings` is invalid: the fuzz
 /// target mutates it.
 pub fn payload_of(mappings: &[u8], limits: Limits) -> Option<Vec<u8>> {
-    crate::map::compact_build::build(mappings, limits, &[])
+    crate::internal::map::compact_build::build(mappings, limits, &[])
         .ok()
         .map(|b| payload(&b))
 }
@@ -558,8 +558,8 @@ pub(crate) fn decode(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::compact::CompactMappings;
-    use crate::map::compact_build;
+    use crate::internal::map::compact::CompactMappings;
+    use crate::internal::map::compact_build;
 
     const LIMITS: Limits = Limits {
         sources: 3,
@@ -581,15 +581,15 @@ mod tests {
                     text.push(b',');
                 }
                 let step = (rng >> 40) as i64 % 40 + 1;
-                crate::map::vlq::encode_signed(step, &mut text);
+                crate::internal::map::vlq::encode_signed(step, &mut text);
                 let to_src = (rng >> 20) as i64 % 3;
-                crate::map::vlq::encode_signed(to_src - src, &mut text);
+                crate::internal::map::vlq::encode_signed(to_src - src, &mut text);
                 src = to_src;
-                crate::map::vlq::encode_signed(1, &mut text);
-                crate::map::vlq::encode_signed(0, &mut text);
+                crate::internal::map::vlq::encode_signed(1, &mut text);
+                crate::internal::map::vlq::encode_signed(0, &mut text);
                 if rng.is_multiple_of(3) {
                     let to_name = (rng >> 10) as i64 % 2;
-                    crate::map::vlq::encode_signed(to_name - name, &mut text);
+                    crate::internal::map::vlq::encode_signed(to_name - name, &mut text);
                     name = to_name;
                 }
             }
@@ -626,8 +626,18 @@ mod tests {
         for line in (0..20_000).step_by(37) {
             for col in [0, 5, 40, 1000] {
                 assert_eq!(
-                    a.lookup(&text, line, col, crate::Bias::GreatestLowerBound),
-                    c.lookup(&text, line, col, crate::Bias::GreatestLowerBound)
+                    a.lookup(
+                        &text,
+                        line,
+                        col,
+                        crate::internal::map::compact::Bias::GreatestLowerBound
+                    ),
+                    c.lookup(
+                        &text,
+                        line,
+                        col,
+                        crate::internal::map::compact::Bias::GreatestLowerBound
+                    )
                 );
             }
         }

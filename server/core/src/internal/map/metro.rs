@@ -22,8 +22,8 @@
 
 use std::ops::Range;
 
-use crate::map::index::{GeneratedPosition, SourceMapIndex};
-pub use crate::map::position::Space;
+use crate::internal::map::index::{GeneratedPosition, SourceMapIndex};
+pub use crate::internal::map::position::Space;
 
 /// A file name as Metro names a RAM bundle's modules and a segmented bundle's segments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,7 +277,11 @@ mod tests {
             .metro_position(f, GeneratedPosition { line, column })
             .map_err(|e| e.to_string())?;
         let hit = index
-            .lookup_in(space, p, crate::map::compact::Bias::GreatestLowerBound)
+            .lookup_in(
+                space,
+                p,
+                crate::internal::map::compact::Bias::GreatestLowerBound,
+            )
             .map_err(|e| e.to_string())?
             .and_then(|h| h.original)
             .ok_or("unmapped")?;
@@ -334,7 +338,7 @@ mod tests {
         let main = index
             .lookup(
                 GeneratedPosition { line: 1, column: 0 },
-                crate::map::compact::Bias::GreatestLowerBound,
+                crate::internal::map::compact::Bias::GreatestLowerBound,
             )
             .unwrap()
             .and_then(|h| h.original)

@@ -4,13 +4,14 @@
 //! can resume, packed for a lookup's cache lines) → `compact` (a section's checkpoints and the generated → original
 //! lookups) → `parse` (the JSON, located errors) → `index` (sections and sources) → `reverse`
 //! (original → generated). `names` holds a map's `names`; `function_map` and `scopes` read the two fields that name
-//! functions (Metro's `x_facebook_sources`, ECMA-426 `scopes`). `sparse` cuts an index map down to the sections some
+//! functions (Metro's `x_facebook_sources`, ECMA-426 `scopes`). `debug_id` is a debug ID's one spelling. `sparse` cuts an index map down to the sections some
 //! positions need, for a short trace against a large map. `prefetch` is a cache hint for the lookup path. `index_cache` keeps large sections' checkpoints on disk between
 //! runs.
 
 pub mod checkpoints;
 pub mod compact;
 mod compact_build;
+pub mod debug_id;
 pub mod error;
 pub(crate) mod fast_read;
 pub mod function_map;

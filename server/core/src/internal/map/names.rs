@@ -180,8 +180,8 @@ impl NameTable {
 
     /// Asks the CPU to start loading the table (its first name ends and texts) while a lookup decodes.
     pub(crate) fn prefetch(&self) {
-        crate::map::prefetch::prefetch(self.ends.as_ptr());
-        crate::map::prefetch::prefetch(self.text.as_ptr());
+        crate::internal::map::prefetch::prefetch(self.ends.as_ptr());
+        crate::internal::map::prefetch::prefetch(self.text.as_ptr());
     }
 
     /// The names in order.

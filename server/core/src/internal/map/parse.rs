@@ -12,9 +12,10 @@ use std::ops::Range;
 
 use serde::Deserialize;
 
-use crate::map::error::{MapError, MapErrors};
-use crate::map::names::NameTable;
-use crate::map::raw::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
+use crate::internal::map::debug_id::normalize_debug_id;
+use crate::internal::map::error::{MapError, MapErrors};
+use crate::internal::map::names::NameTable;
+use crate::internal::map::raw::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
 
 /// Text that is either a range of the file buffer (the common case) or, when the JSON string had escapes, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -402,7 +403,9 @@ impl<'b> Parser<'b> {
         let prefix = self.prefix.clone();
         let (raw, sections) = if text.len() < PARALLEL_SECTIONS_FROM {
             let mut sections = SectionsRead::under(prefix, 0);
-            let raw = crate::map::fast_read::read(text, |s| sections.push(self, parts(s), None));
+            let raw = crate::internal::map::fast_read::read(text, |s| {
+                sections.push(self, parts(s), None)
+            });
             (raw, sections)
         } else {
             const BATCH: usize = 256;
@@ -419,7 +422,7 @@ impl<'b> Parser<'b> {
                     sections
                 });
                 let mut batch = Vec::with_capacity(BATCH);
-                let raw = crate::map::fast_read::read(text, |s| {
+                let raw = crate::internal::map::fast_read::read(text, |s| {
                     batch.push(s);
                     if batch.len() == BATCH {
                         // A checker that is gone has panicked; `join` below says so.
@@ -761,7 +764,7 @@ impl<'b> Parser<'b> {
             let mut at = 0;
             let first = match text.first() {
                 Some(b';') | None => continue,
-                Some(_) => crate::map::vlq::decode_signed(text, &mut at),
+                Some(_) => crate::internal::map::vlq::decode_signed(text, &mut at),
             };
             // Exactly there: a map of the wrapped code starts right after the wrapper's `{`, where `wrapperEnd`
             // points; a map of unwrapped code starts at its own first token, which is that column only by chance.
@@ -880,9 +883,7 @@ impl<'b> Parser<'b> {
         let snake_id = read(snake, "debug_id");
         match (camel_id, snake_id) {
             (Some(c), Some(s)) => {
-                if crate::trace::stack::normalize_debug_id(&c)
-                    != crate::trace::stack::normalize_debug_id(&s)
-                {
+                if normalize_debug_id(&c) != normalize_debug_id(&s) {
                     let offset = snake.map(|r| self.offset_of(r));
                     self.warnings.push(
                         MapError::at(
@@ -1618,7 +1619,7 @@ mod tests {
         for broken in [None, Some(1400)] {
             let text = document(broken);
             assert!(text.len() >= PARALLEL_SECTIONS_FROM);
-            assert!(crate::map::fast_read::read(text.as_bytes(), |_| {}).is_some());
+            assert!(crate::internal::map::fast_read::read(text.as_bytes(), |_| {}).is_some());
             for keep_names in [false, true] {
                 let fast = parse_document_with(&mut text.clone().into_bytes(), true, keep_names);
                 let located =

@@ -12,10 +12,10 @@
 //! map all sections that list the source are searched together, as if the map were flat (mozilla looks only at the
 //! first such section, and its `allGeneratedPositionsFor` throws).
 //!
-//! [`SourceMapIndex::reverse`]: crate::map::index::SourceMapIndex::reverse
+//! [`SourceMapIndex::reverse`]: crate::internal::map::index::SourceMapIndex::reverse
 
-use crate::map::compact::Bias;
-use crate::map::position::GeneratedPosition;
+use crate::internal::map::compact::Bias;
+use crate::internal::map::position::GeneratedPosition;
 
 /// A segment of one source, keyed by its original position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -30,8 +30,8 @@
 //! are skipped (the proposal keeps start items extensible), unknown flag bits are ignored, an empty item stands for
 //! "no scope tree" like `A`, and sources after the last scope tree have none.
 
-use crate::map::names::NameTable;
-use crate::map::vlq::{decode_signed, decode_unsigned, is_digit, VlqError};
+use crate::internal::map::names::NameTable;
+use crate::internal::map::vlq::{decode_signed, decode_unsigned, is_digit, VlqError};
 
 /// A scope in an original (authored) source. Positions are 0-based `(line, column)`; `end` is exclusive.
 #[derive(Debug, Clone, PartialEq)]
@@ -864,7 +864,7 @@ impl DecodedScopes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::vlq::{encode_signed, encode_unsigned};
+    use crate::internal::map::vlq::{encode_signed, encode_unsigned};
 
     /// One VLQ field of a test item.
     #[derive(Clone, Copy)]

@@ -4,10 +4,10 @@
 //! already accepted, without the checks, for the lookups that resume from a [`Checkpoint`] (one set of rules, a unit
 //! test runs both over the same text). Positions here are relative to the section and 0-based, as in the format.
 //!
-//! [`Checkpoint`]: crate::map::compact::Checkpoint
+//! [`Checkpoint`]: crate::internal::map::compact::Checkpoint
 
-use crate::map::error::MappingsLocation;
-use crate::map::vlq::{self, VlqError};
+use crate::internal::map::error::MappingsLocation;
+use crate::internal::map::vlq::{self, VlqError};
 
 /// What a segment maps to; `None` on a [`Segment`] means a 1-field segment (maps to nothing).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

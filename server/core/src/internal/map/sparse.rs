@@ -19,8 +19,8 @@
 
 use std::ops::Range;
 
-use crate::json::scan::{escaped_bits, masks64};
-use crate::map::index::GeneratedPosition;
+use crate::internal::json::scan::{escaped_bits, masks64};
+use crate::internal::map::index::GeneratedPosition;
 
 /// A section as skimmed: its raw JSON and where it starts.
 struct SkimmedSection {
@@ -200,7 +200,7 @@ pub fn select_sections_for(
 ) -> Option<Vec<u8>> {
     let mut skim = Skim {
         b: bytes,
-        i: crate::map::parse::document_start(bytes),
+        i: crate::internal::map::parse::document_start(bytes),
     };
     let mut others: Vec<(Range<usize>, Range<usize>)> = Vec::new();
     let mut sections: Option<Vec<SkimmedSection>> = None;
@@ -328,7 +328,7 @@ fn placed(
         frames
             .iter()
             .filter_map(
-                |&(file, p)| match file.and_then(crate::map::metro::metro_file) {
+                |&(file, p)| match file.and_then(crate::internal::map::metro::metro_file) {
                     None => Some(p),
                     Some(f) if f.segment != 0 => None,
                     Some(f) => f.module.map_or(Some(p), |m| {
@@ -383,7 +383,8 @@ struct GeneratedOffset {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Bias, IndexOptions, SourceMapIndex};
+    use crate::internal::map::compact::Bias;
+    use crate::internal::map::index::{IndexOptions, SourceMapIndex};
 
     fn index_map(n: u32) -> String {
         let sections: Vec<String> = (0..n)
@@ -439,7 +440,7 @@ mod tests {
         let full = SourceMapIndex::from_bytes(text.into_bytes()).unwrap();
         assert_eq!(part.sections().len(), 2, "lines 7 and 2: modules 4 and 9");
         for &(file, p) in &frames {
-            let f = crate::map::metro::metro_file(file.unwrap()).unwrap();
+            let f = crate::internal::map::metro::metro_file(file.unwrap()).unwrap();
             let answer = |index: &SourceMapIndex| {
                 let (space, q) = index.metro_position(f, p).unwrap();
                 let hit = index

@@ -1,0 +1,104 @@
+//! The house's rules that a reader of the tree can check, checked (after rust-analyzer's `xtask/src/tidy.rs`):
+//! the core's layers import only downward, and no source file outgrows one concern's length.
+
+use std::path::{Path, PathBuf};
+
+/// The core's layers, bottom up (ARCHITECTURE.md, "Invariants"): a module may name its own layer's modules and the
+/// layers below it, never one above. `map`, `json` and `fs` are the crate root's short names for `internal`'s
+/// rooms, for the layers above it; `internal` itself names them by their whole path, so it never points at the root.
+const LAYERS: &[(&str, u32)] = &[
+    ("source", 1),
+    ("internal", 2),
+    ("trace", 3),
+    ("bundle", 4),
+    ("profile", 4),
+    ("session", 5),
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn layer_of(top: &str) -> Option<u32> {
+    LAYERS.iter().find(|(name, _)| *name == top).map(|&(_, l)| l)
+}
+
+/// The code of a file without its comments and its inline tests (a test may reach anywhere).
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+}
+
+#[test]
+fn the_core_imports_only_downward() {
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(files.len() > 50, "the core's sources are found: {}", files.len());
+    let mut upward = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&root).unwrap();
+        let Some(own) = rel.iter().next().and_then(|c| c.to_str()) else {
+            continue;
+        };
+        let Some(own_layer) = layer_of(own) else {
+            continue; // lib.rs
+        };
+        if rel.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in code_lines(&text) {
+            for (at, _) in line.match_indices("crate::") {
+                let rest = &line[at + "crate::".len()..];
+                let top: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                let points_at = match top.as_str() {
+                    "map" | "json" | "fs" if own == "internal" => {
+                        upward.push(format!(
+                            "{}:{}: `crate::{top}` is the crate root's name for it: `crate::internal::{top}`",
+                            rel.display(),
+                            n + 1
+                        ));
+                        continue;
+                    }
+                    "map" | "json" | "fs" => "internal",
+                    "" => continue,
+                    // The crate root's re-exports of the index's types (`crate::Bias`): the ground floor.
+                    t if t.starts_with(char::is_uppercase) => continue,
+                    t => t,
+                };
+                let Some(layer) = layer_of(points_at) else {
+                    continue;
+                };
+                if points_at != own && layer >= own_layer {
+                    upward.push(format!(
+                        "{}:{}: {own} (layer {own_layer}) names crate::{top} (layer {layer})",
+                        rel.display(),
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports running up or across the core's layers:\n{}",
+        upward.join("\n")
+    );
+}
