@@ -31,7 +31,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn layer_of(top: &str) -> Option<u32> {
-    LAYERS.iter().find(|(name, _)| *name == top).map(|&(_, l)| l)
+    LAYERS
+        .iter()
+        .find(|(name, _)| *name == top)
+        .map(|&(_, l)| l)
 }
 
 /// The code of a file without its comments and its inline tests (a test may reach anywhere).
@@ -47,7 +50,11 @@ fn the_core_imports_only_downward() {
     let root = src();
     let mut files = Vec::new();
     rust_files(&root, &mut files);
-    assert!(files.len() > 50, "the core's sources are found: {}", files.len());
+    assert!(
+        files.len() > 50,
+        "the core's sources are found: {}",
+        files.len()
+    );
     let mut upward = Vec::new();
     for file in &files {
         let rel = file.strip_prefix(&root).unwrap();
