@@ -15,6 +15,9 @@ const LAYERS: &[(&str, u32)] = &[
     ("session", 5),
 ];
 
+/// A file longer than this holds more than one concern (tests live in sibling files: `x/tests.rs`).
+const MAX_LINES: usize = 1000;
+
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -107,5 +110,27 @@ fn the_core_imports_only_downward() {
         upward.is_empty(),
         "imports running up or across the core's layers:\n{}",
         upward.join("\n")
+    );
+}
+
+#[test]
+fn no_source_file_outgrows_one_concern() {
+    let mut files = Vec::new();
+    for dir in ["src", "../sourcemap-ls/src"] {
+        rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join(dir), &mut files);
+    }
+    assert!(files.len() > 100, "the sources are found: {}", files.len());
+    let mut long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).unwrap().lines().count();
+            (n > MAX_LINES).then(|| format!("{} ({n} lines)", f.display()))
+        })
+        .collect();
+    long.sort();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines (split by concern; tests in a sibling `tests.rs`):\n{}",
+        long.join("\n")
     );
 }
