@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The core's layers, bottom up (ARCHITECTURE.md, "Invariants"): a module may name its own layer's modules and the
+/// The core's layers, bottom up (ARCHITECTURE.md: the core's code map and "Invariants"): a module may name its own layer's modules and the
 /// layers below it, never one above. `map`, `json` and `fs` are the crate root's short names for `internal`'s
 /// rooms, for the layers above it; `internal` itself names them by their whole path, so it never points at the root.
 const LAYERS: &[(&str, u32)] = &[
