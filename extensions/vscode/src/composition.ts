@@ -7,9 +7,8 @@ import * as vscode from "vscode";
 
 import { code2Protocol, type ServerClient } from "./client";
 import { errorText } from "./logic/errors";
-import type { CompositionResult } from "./protocol";
+import { COMPOSITION, type CompositionResult } from "./protocol";
 
-export const COMPOSITION = "sourcemap/composition";
 export const VIEW_ID = "sourcemapComposition";
 
 type Node =

@@ -115,15 +115,59 @@ export interface LoadedMapInfo {
   sources: { url: string | null; uri: string | null; ignored: boolean }[];
   /** Whether the map fits this bundle (the server's fit check). */
   fit?: { verdict: "fits" | "misfit" | "unknown"; message: string } | null;
+  /** What this map holds in memory now. */
+  memory: MapMemory;
 }
 
-export type MapInfo = MapLookup & Partial<LoadedMapInfo>;
+/** What one loaded map holds, in bytes: its index and its caches (under the server's one budget). */
+export interface MapMemory {
+  bufferBytes: number;
+  checkpointBytes: number;
+  namesBytes: number;
+  functionMapBytes: number;
+  scopesBytes: number;
+  reverseBytes: number;
+  outlineBytes: number;
+  /** Where large sources' lines start. */
+  lineStartsBytes: number;
+  caches: CacheUsage[];
+}
+
+/** What one kind of cache holds. */
+export interface CacheUsage {
+  /** What the cache holds (`sourceTexts`, `maps`…). */
+  kind: string;
+  entries: number;
+  bytes: number;
+  /** Whether the budget may evict its entries (fit reports may not). */
+  evictable: boolean;
+}
+
+/** The server's one cache budget, what is used of it, and by which caches. */
+export interface BudgetReport {
+  budgetBytes: number;
+  usedBytes: number;
+  /** Entries dropped to keep within the limit, since the start. */
+  evictions: number;
+  kinds: CacheUsage[];
+}
+
+/** What every `sourcemap/mapInfo` answer carries, a map loaded or not. */
+export interface ServerMemory {
+  /** The server's one cache budget and what each kind of cache holds in it. */
+  caches: BudgetReport;
+  /** Heap bytes the whole server holds now. */
+  heapBytes: number;
+}
+
+export type MapInfo = MapLookup & Partial<ServerMemory> & Partial<LoadedMapInfo>;
 
 export const ORIGINAL_POSITION = "sourcemap/originalPosition";
 export const MAP_INFO = "sourcemap/mapInfo";
 export const GENERATED_POSITIONS = "sourcemap/generatedPositions";
 export const SOURCE_CONTENT = "sourcemap/sourceContent";
 export const SYMBOLICATE = "sourcemap/symbolicate";
+export const COMPOSITION = "sourcemap/composition";
 export const VIRTUAL_SCHEME = "sourcemap-source";
 
 /** `sourcemap/composition` result: a bundle's bytes by package and original source (source-map-explorer's rules). */

@@ -134,3 +134,17 @@ fn no_source_file_outgrows_one_concern() {
         long.join("\n")
     );
 }
+
+/// ARCHITECTURE.md's first invariant: the core knows nothing of LSP (rust-analyzer's rule for `ide`).
+#[test]
+fn the_core_depends_on_no_protocol_crate() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("[dependencies]"), "the manifest is read");
+    for protocol in ["tower-lsp", "lsp-types", "lsp-server"] {
+        assert!(
+            !manifest.contains(protocol),
+            "sourcemap-core depends on {protocol}"
+        );
+    }
+}
