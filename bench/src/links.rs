@@ -9,6 +9,11 @@
 //! (median of `samples`), its time per MB and that figure ÷ the first line's (1.0 when the scan is linear; the
 //! baseline is measured in the same run), and a hover on a small mapped bundle sent right after a `documentLink` of
 //! the line, answered before it or after (the time from sending it). Needs `npm ci` in `fixtures/one-line`.
+//!
+//! Then cancellation (issue 67): on a fresh server per line, the server's CPU time for one `documentLink` run to its
+//! end, against six sent one after another, each cancelled (`$/cancelRequest`) 50 ms after it was sent, and a hover
+//! sent among them (the time from sending it to its answer). CPU time is the sum of the server's threads'
+//! `/proc/PID/task/*/schedstat`.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -126,8 +131,17 @@ pub fn run(bin: &Path, samples: usize) {
         let hover =
             json!({"textDocument": {"uri": small}, "position": {"line": 0, "character": 0}});
         lsp.request("textDocument/hover", hover.clone());
+        // Each sample on a version of its own (an empty edit): the server finds a version's links once, and the
+        // asks after the first are answered from it.
+        let mut version = 1;
         let mut times: Vec<Duration> = (0..samples.max(1))
             .map(|_| {
+                version += 1;
+                lsp.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [
+                        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}]}),
+                );
                 let t = Instant::now();
                 lsp.request("textDocument/documentLink", links.clone());
                 t.elapsed()
@@ -135,6 +149,12 @@ pub fn run(bin: &Path, samples: usize) {
             .collect();
         times.sort();
         let p50 = times[times.len() / 2];
+        version += 1;
+        lsp.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [
+                {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}]}),
+        );
         let link_id = lsp.send_request("textDocument/documentLink", links.clone());
         let sent = Instant::now();
         let hover_id = lsp.send_request("textDocument/hover", hover.clone());
@@ -164,6 +184,101 @@ pub fn run(bin: &Path, samples: usize) {
             } else {
                 "after the links"
             }
+        );
+    }
+    cancelled(bin, dir.path());
+}
+
+/// The CPU time the server's threads have run so far (`/proc/PID/task/*/schedstat`, nanoseconds).
+fn cpu_of(pid: u32) -> Duration {
+    let mut ns = 0u64;
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in tasks.flatten() {
+            if let Ok(s) = std::fs::read_to_string(t.path().join("schedstat")) {
+                ns += s
+                    .split_whitespace()
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+            }
+        }
+    }
+    Duration::from_nanos(ns)
+}
+
+/// A fresh server with `text` open as `line.js` and `small.js` (a mapped bundle to hover) open beside it; a hover
+/// answered first, so the server's start is not counted.
+fn opened(bin: &Path, dir: &Path, text: &str) -> (Lsp, serde_json::Value, serde_json::Value) {
+    let path = dir.join("line.js");
+    std::fs::write(&path, text).unwrap();
+    let mut lsp = Lsp::start(bin, dir, true);
+    let uri = uri_of(&path);
+    lsp.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}}),
+    );
+    let small = uri_of(&dir.join("small.js"));
+    lsp.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": small, "languageId": "javascript", "version": 1,
+               "text": "run();\n//# sourceMappingURL=small.js.map\n"}}),
+    );
+    let hover = json!({"textDocument": {"uri": small}, "position": {"line": 0, "character": 0}});
+    lsp.request("textDocument/hover", hover.clone());
+    (lsp, json!({"textDocument": {"uri": uri}}), hover)
+}
+
+/// Six `documentLink`s each cancelled 50 ms after sending against one run to its end, per line (issue 67).
+pub fn cancelled(bin: &Path, dir: &Path) {
+    println!("\n### documentLink cancelled (`--links-only`, issue 67)\n");
+    println!(
+        "| line | MB | one run to its end: CPU | six cancelled 50 ms after sending: CPU | ÷ one (goal ≤ 1) | hover sent among them: answered after (goal ≤ 50 ms) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    for (label, text) in lines() {
+        let mb = text.len() as f64 / 1e6;
+        let (mut lsp, links, _) = opened(bin, dir, &text);
+        let before = cpu_of(lsp.pid());
+        lsp.request("textDocument/documentLink", links.clone());
+        let one = cpu_of(lsp.pid()) - before;
+        drop(lsp);
+        let (mut lsp, links, hover) = opened(bin, dir, &text);
+        let before = cpu_of(lsp.pid());
+        // The hover is sent right after the third `documentLink`, and read at once (answers to the links read on the
+        // way are counted), so its time is its own.
+        let mut answered = 0;
+        let mut hover_after = None;
+        for i in 0..6 {
+            let id = lsp.send_request("textDocument/documentLink", links.clone());
+            let sent = Instant::now();
+            if i == 2 {
+                let hover_id = lsp.send_request("textDocument/hover", hover.clone());
+                loop {
+                    let v = lsp.next_answer();
+                    if v["id"] == hover_id {
+                        hover_after = Some(sent.elapsed());
+                        break;
+                    }
+                    answered += 1;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50).saturating_sub(sent.elapsed()));
+            lsp.notify("$/cancelRequest", json!({"id": id}));
+        }
+        while answered < 6 {
+            lsp.next_answer();
+            answered += 1;
+        }
+        // Whatever a cancelled request still does after its answer is counted too.
+        std::thread::sleep(Duration::from_millis(300));
+        let six = cpu_of(lsp.pid()) - before;
+        println!(
+            "| {label} | {mb:.2} | {:.1} ms | {:.1} ms | {:.2} | {:.1} ms |",
+            ms(one),
+            ms(six),
+            six.as_secs_f64() / one.as_secs_f64(),
+            ms(hover_after.unwrap())
         );
     }
 }

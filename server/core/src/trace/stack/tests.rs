@@ -439,3 +439,20 @@ fn opera_9_64_elided_lines_and_opera_11_creation_site() {
         .file
         .is_some());
 }
+
+/// A parse asked to stop gives up before its next line, and one never asked gives `parse_stack`'s lines.
+#[test]
+fn a_parse_stops_when_asked() {
+    let text = "Error\n    at f (a.js:1:2)\n    at g (b.js:3:4)\n";
+    assert_eq!(
+        parse_stack_until(text, PlainInput::default(), &|| false),
+        Some(parse_stack(text, PlainInput::default()))
+    );
+    let asked = std::cell::Cell::new(0);
+    let stopped = parse_stack_until(text, PlainInput::default(), &|| {
+        asked.set(asked.get() + 1);
+        asked.get() > 2
+    });
+    assert_eq!(stopped, None);
+    assert_eq!(asked.get(), 3);
+}

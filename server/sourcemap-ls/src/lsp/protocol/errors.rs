@@ -36,3 +36,9 @@ pub fn content_modified(message: impl Into<String>) -> Error {
         data: None,
     }
 }
+
+/// JSON-RPC's `RequestCancelled` (-32800): the client cancelled the request (`$/cancelRequest`); tower-lsp has answered
+/// it so already, and this answer of the work given up is dropped.
+pub fn request_cancelled() -> Error {
+    Error::request_cancelled()
+}

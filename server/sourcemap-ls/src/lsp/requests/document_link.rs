@@ -2,15 +2,23 @@
 //! bundle links its location to the original source, behind any log prefix (`stack.rs`). Frames without a file
 //! (`LINE COLUMN`, React Native's `fn@L:C`) are too ambiguous in free text and are not linked.
 
-use sourcemap_core::trace::stack::{parse_stack, PlainInput, Precision, StackLine};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use sourcemap_core::trace::stack::{
+    debug_ids_in, parse_stack_until, PlainInput, Precision, StackLine,
+};
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
 
 use super::symbolicate::{symbolicate_in_workspace, TraceEvidence};
 use super::SourceUris;
+use crate::lsp::protocol::errors::{content_modified, request_cancelled};
+use crate::lsp::protocol::guard::cancelled;
 use crate::lsp::protocol::position::utf16_len;
 use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::documents::LinkFrames;
 use crate::lsp::workspace::frame_bundles::NoFileMap;
 use sourcemap_core::source::today::moved_by;
 
@@ -20,36 +28,79 @@ use sourcemap_core::source::today::moved_by;
 /// on a task of its own that holds no other request.
 const MAX_TEXT_BYTES: usize = 32 << 20;
 
+/// The text's frames that name a file and a location, each with its line; `None` once `superseded`.
+fn link_frames(text: &str, superseded: &AtomicBool) -> Option<Arc<LinkFrames>> {
+    let lines = parse_stack_until(text, PlainInput::default(), &|| {
+        superseded.load(Ordering::Relaxed)
+    })?;
+    let frames = lines
+        .into_iter()
+        .enumerate()
+        .filter_map(|(n, l)| match l {
+            StackLine::Frame(f) if f.file.is_some() && f.location_span.is_some() => {
+                Some((n as u32, StackLine::Frame(f)))
+            }
+            _ => None,
+        })
+        .collect();
+    Some(Arc::new(LinkFrames {
+        frames,
+        debug_ids: debug_ids_in(text),
+    }))
+}
+
 pub async fn document_link(
     b: &Backend,
     params: DocumentLinkParams,
 ) -> Result<Option<Vec<DocumentLink>>> {
     let uri = params.text_document.uri;
-    let Some(rope) = b.rope(&uri) else {
+    let Some((rope, of_version)) = b.text_of_version(&uri) else {
         return Ok(None);
     };
     if rope.len_bytes() > MAX_TEXT_BYTES {
         return Ok(None);
     }
-    let text = rope.to_string();
-    let lines: Vec<StackLine> = parse_stack(&text, PlainInput::default())
-        .into_iter()
-        .map(|l| match l {
-            StackLine::Frame(f) if f.file.is_none() || f.location_span.is_none() => {
-                StackLine::Text(f.raw)
-            }
-            other => other,
-        })
-        .collect();
-    if !lines.iter().any(|l| matches!(l, StackLine::Frame(_))) {
+    // Parsed once per version, however many asks come at once (the others wait for it); given up when an edit
+    // supersedes the version.
+    let frames = tokio::task::block_in_place(|| {
+        of_version
+            .link_frames
+            .get_or_init(|| link_frames(&rope.to_string(), &of_version.superseded))
+            .clone()
+    });
+    let Some(found) = frames else {
+        return Err(content_modified(
+            "the document changed while its links were found",
+        ));
+    };
+    if cancelled() {
+        return Err(request_cancelled());
+    }
+    if found.frames.is_empty() {
         return Ok(Some(Vec::new()));
+    }
+    let frames = &found.frames;
+    // The frames as the session reads them: two frames of lines apart stay apart (one empty line between), since a
+    // frame's neighbour may name it (call sites: `trace::symbolicate`'s `name_by_call_sites`).
+    let mut lines: Vec<StackLine> = Vec::with_capacity(frames.len() * 2);
+    let mut line_nos: Vec<Option<u32>> = Vec::with_capacity(frames.len() * 2);
+    for (n, frame) in frames.iter() {
+        if line_nos
+            .last()
+            .is_some_and(|last| *last != n.checked_sub(1))
+        {
+            lines.push(StackLine::Text(String::new()));
+            line_nos.push(None);
+        }
+        lines.push(frame.clone());
+        line_nos.push(Some(*n));
     }
     // Frames whose file names several bundles get no link: a link must not guess.
     let (out, maps, _) = symbolicate_in_workspace(
         b,
         &lines,
         Some(&uri),
-        &TraceEvidence::of_text(&text),
+        &TraceEvidence::of_debug_ids(found.debug_ids.clone()),
         &Default::default(),
         &NoFileMap::OnlyLoaded,
         sourcemap_core::session::SessionOptions::default(),
@@ -57,7 +108,10 @@ pub async fn document_link(
     .await;
     let mut links = Vec::new();
     let mut uris = SourceUris::new(b);
-    for (line_no, l) in out.iter().enumerate() {
+    for (line_no, l) in line_nos.iter().zip(&out) {
+        let Some(line_no) = *line_no else {
+            continue;
+        };
         let SymbolicatedLine::Frame(f) = l else {
             continue;
         };
@@ -107,10 +161,7 @@ pub async fn document_link(
         links.push(DocumentLink {
             range: b.range_to_client(
                 &uri,
-                Range::new(
-                    Position::new(line_no as u32, start),
-                    Position::new(line_no as u32, end),
-                ),
+                Range::new(Position::new(line_no, start), Position::new(line_no, end)),
             ),
             target: Some(target),
             tooltip: Some(tooltip),

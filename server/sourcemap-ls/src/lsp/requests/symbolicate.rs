@@ -127,7 +127,7 @@ pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
     let document = TraceDocument::parse(&params.text, PlainInput::default());
     let lines = document.lines.clone();
     let evidence = TraceEvidence {
-        text: &params.text,
+        debug_ids: sourcemap_core::trace::stack::debug_ids_in(&params.text),
         reported: document.reported_files(),
     };
     let (out, maps, ambiguous) = symbolicate_in_workspace(

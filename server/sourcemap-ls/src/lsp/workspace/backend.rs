@@ -225,6 +225,18 @@ impl Backend {
 
     /// An open document's text as the server reads it (`Document::text`: a byte-order mark the client dropped is
     /// put back, so positions in it are the map's; `position_asked` and `range_to_client` cross to the client's).
+    /// An open document's text (as [`Backend::rope`]) and what is worked out once for its version, under one lock.
+    pub fn text_of_version(
+        &self,
+        uri: &Url,
+    ) -> Option<(Rope, Arc<crate::lsp::workspace::documents::OfVersion>)> {
+        self.docs
+            .lock()
+            .expect("documents lock")
+            .get(uri)
+            .map(|d| (d.text(), d.of_version.clone()))
+    }
+
     pub fn rope(&self, uri: &Url) -> Option<Rope> {
         self.docs
             .lock()

@@ -4,8 +4,11 @@
 //! handlers can never see them out of order.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use ropey::Rope;
+use sourcemap_core::trace::stack::StackLine;
 use tower_lsp::lsp_types::{Position, TextDocumentContentChangeEvent, Url};
 
 use crate::lsp::workspace::edit_log::EditLog;
@@ -31,6 +34,33 @@ pub struct Document {
     pub build_version: i32,
     /// The edits from `build` to `rope`: how a position of today's text is carried back to it.
     pub edits: EditLog,
+    /// What is worked out once per version of the text, for every request on it.
+    pub of_version: Arc<OfVersion>,
+}
+
+/// What requests work out from one version of a document's text, once, however many ask at the same time (VS Code
+/// asks for links again and cancels the last ask as the user types or scrolls: six asks parse the text once).
+#[derive(Debug, Default)]
+pub struct OfVersion {
+    /// What `documentLink` reads of the text (`None`: given up, the version was superseded).
+    pub link_frames: OnceLock<Option<Arc<LinkFrames>>>,
+    /// Set once the document has another version or is closed: work for this one stops.
+    pub superseded: AtomicBool,
+}
+
+/// A text's frames that name a file and a location, each with its line, and the debug IDs printed in it. Each frame
+/// holds its line's text (`StackFrame::raw`), so this is at most the size of the text, for as long as the version
+/// lasts.
+#[derive(Debug)]
+pub struct LinkFrames {
+    pub frames: Vec<(u32, StackLine)>,
+    pub debug_ids: Vec<String>,
+}
+
+impl OfVersion {
+    fn supersede(&self) {
+        self.superseded.store(true, Ordering::Relaxed);
+    }
 }
 
 /// U+FEFF, as UTF-8 at the start of a file.
@@ -159,7 +189,7 @@ impl Documents {
     pub fn open(&mut self, uri: Url, text: &str, version: i32, bom_dropped: bool) {
         // One rope: the build's text shares its nodes (a clone), never a second copy of a large bundle.
         let rope = Rope::from_str(text);
-        self.docs.insert(
+        let old = self.docs.insert(
             DocumentKey::of(&uri),
             Document {
                 build: rope.clone(),
@@ -170,12 +200,18 @@ impl Documents {
                 bom_dropped,
                 build_version: version,
                 edits: EditLog::default(),
+                of_version: Arc::default(),
             },
         );
+        if let Some(old) = old {
+            old.of_version.supersede();
+        }
     }
 
     pub fn close(&mut self, uri: &Url) {
-        self.docs.remove(&DocumentKey::of(uri));
+        if let Some(doc) = self.docs.remove(&DocumentKey::of(uri)) {
+            doc.of_version.supersede();
+        }
     }
 
     pub fn get(&self, uri: &Url) -> Option<&Document> {
@@ -197,6 +233,8 @@ impl Documents {
             return;
         };
         doc.edited = true;
+        doc.of_version.supersede();
+        doc.of_version = Arc::default();
         let mut replaced = false;
         for change in changes {
             let whole = change.range.is_none_or(|r| {
@@ -329,5 +367,34 @@ mod tests {
             "let s = 'x';\nbar();\n"
         );
         assert_eq!(docs.get(&uri).unwrap().version, 2);
+    }
+
+    /// What was worked out for a version serves only that version: an edit or a close supersedes it (its work stops),
+    /// and the next version starts with nothing worked out.
+    #[test]
+    fn work_on_a_version_ends_with_the_version() {
+        let uri = Url::parse("file:///w/log.txt").unwrap();
+        let mut docs = Documents::default();
+        docs.open(uri.clone(), "at f (a.js:1:2)\n", 1, false);
+        let first = docs.get(&uri).unwrap().of_version.clone();
+        let _ = first.link_frames.set(None);
+        docs.change(
+            &uri,
+            2,
+            vec![TextDocumentContentChangeEvent {
+                range: Some(Range::new(Position::new(0, 0), Position::new(0, 0))),
+                range_length: None,
+                text: "x".into(),
+            }],
+        );
+        assert!(first.superseded.load(Ordering::Relaxed));
+        let second = docs.get(&uri).unwrap().of_version.clone();
+        assert!(!second.superseded.load(Ordering::Relaxed));
+        assert!(second.link_frames.get().is_none());
+        docs.open(uri.clone(), "again\n", 3, false);
+        assert!(second.superseded.load(Ordering::Relaxed));
+        let third = docs.get(&uri).unwrap().of_version.clone();
+        docs.close(&uri);
+        assert!(third.superseded.load(Ordering::Relaxed));
     }
 }

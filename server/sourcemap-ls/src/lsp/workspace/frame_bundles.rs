@@ -34,19 +34,24 @@ pub struct Ambiguous {
 /// A bundle read to judge whether it holds a frame's positions is at most this big.
 const MAX_BUNDLE_BYTES: u64 = 1 << 30;
 
-/// What a trace says beside its frames: its text (the debug IDs printed in it) and what an event says of the files
-/// its frames name (`TraceDocument::reported_files`: their debug IDs, its copies of their lines), which a bundle
-/// chosen for a file must agree with, as in the CLI.
-pub struct TraceEvidence<'a> {
-    pub text: &'a str,
+/// What a trace says beside its frames: the debug IDs printed in its text, and what an event says of the files its
+/// frames name (`TraceDocument::reported_files`: their debug IDs, its copies of their lines), which a bundle chosen
+/// for a file must agree with, as in the CLI.
+pub struct TraceEvidence {
+    pub debug_ids: Vec<String>,
     pub reported: HashMap<String, ReportedFile>,
 }
 
-impl<'a> TraceEvidence<'a> {
+impl TraceEvidence {
     /// A text that is no event (a log, a profile's places): its printed debug IDs only.
-    pub fn of_text(text: &'a str) -> TraceEvidence<'a> {
+    pub fn of_text(text: &str) -> TraceEvidence {
+        TraceEvidence::of_debug_ids(debug_ids_in(text))
+    }
+
+    /// A text's printed debug IDs, found before.
+    pub fn of_debug_ids(debug_ids: Vec<String>) -> TraceEvidence {
         TraceEvidence {
-            text,
+            debug_ids,
             reported: HashMap::new(),
         }
     }
@@ -59,7 +64,7 @@ pub async fn symbolicate_in_workspace(
     b: &Backend,
     lines: &[StackLine],
     uri: Option<&Url>,
-    evidence: &TraceEvidence<'_>,
+    evidence: &TraceEvidence,
     chosen: &HashMap<String, Url>,
     no_file: &NoFileMap,
     options: SessionOptions,
@@ -79,7 +84,7 @@ pub async fn symbolicate_in_workspace(
         NoFileMap::Nothing => (None, Vec::new()),
         NoFileMap::Given(m) => (Some(m.clone()), vec![given_map(b, m)]),
     };
-    let debug_ids = debug_ids_in(evidence.text);
+    let debug_ids = evidence.debug_ids.clone();
     let mut roots: Vec<PathBuf> = base.into_iter().collect();
     roots.extend(b.folders());
     let mut place = Workspace {
