@@ -408,7 +408,7 @@ fn symbolicate_on_a_large_index_map_answers_as_the_whole_map() {
     let want = render_text(
         &symbolicate(
             &parsed,
-            |_| Ok(Some((0, &index))),
+            |_| sourcemap_core::trace::symbolicate::FrameMap::Map(0, &index),
             |_, _| None,
             &sourcemap_core::trace::function_name::NoCode,
         ),

@@ -10,7 +10,7 @@ use sourcemap_core::trace::function_name::ScopeCache;
 use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes};
 use sourcemap_core::trace::stack::{parse_line, parse_stack, PlainInput, StackLine};
 use sourcemap_core::trace::symbolicate::{
-    render_frame, render_text, symbolicate, symbolicate_frame, TextOptions,
+    render_frame, render_text, symbolicate, symbolicate_frame, FrameMap, TextOptions,
 };
 use sourcemap_core::SourceMapIndex;
 
@@ -81,7 +81,7 @@ fn exercise_lines(lines: &[StackLine]) {
     }
     let out = symbolicate(
         lines,
-        |_| Ok(Some((0, index))),
+        |_| FrameMap::Map(0, index),
         |_, _| Some((1, index)),
         &sourcemap_core::trace::function_name::NoCode,
     );
@@ -111,7 +111,7 @@ fuzz_target!(|data: &[u8]| {
     exercise_lines(&document.lines);
     let out = symbolicate(
         &document.lines,
-        |_| Ok(Some((0, index()))),
+        |_| FrameMap::Map(0, index()),
         |_, _| None,
         &sourcemap_core::trace::function_name::NoCode,
     );
@@ -190,7 +190,7 @@ fuzz_target!(|data: &[u8]| {
         "at f (b.js:1:1)\nat g (b.js:1:30)\nat b.js:2:3\n",
         PlainInput::default(),
     );
-    let _ = symbolicate(&lines, |_| Ok(Some((0, plain))), |_, _| None, &code);
+    let _ = symbolicate(&lines, |_| FrameMap::Map(0, plain), |_, _| None, &code);
 
     // Helpers that take text from bundles and editors.
     let _ = sourcemap_core::trace::code_frame::code_frame(&text, 1, 3);

@@ -148,3 +148,32 @@ fn the_core_depends_on_no_protocol_crate() {
         );
     }
 }
+
+/// Errors in the core are types a caller can match on, not strings (symbolic's `#[non_exhaustive]` error kinds):
+/// no `Result<_, String>` outside tests.
+#[test]
+fn no_string_errors_in_the_core() {
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        if file.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in code_lines(&text) {
+            if let Some(at) = line.find("Result<") {
+                if line[at..].contains(", String>") {
+                    found.push(format!(
+                        "{}:{}: {}",
+                        file.strip_prefix(&root).unwrap().display(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "string errors:\n{}", found.join("\n"));
+}

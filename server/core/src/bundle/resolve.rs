@@ -102,11 +102,11 @@ pub trait Place {
     /// Whether two handles are the same loaded map.
     fn same_map(&self, a: &Self::Map, b: &Self::Map) -> bool;
     /// A map the place holds for the file exactly as the frame names it, before any other rule: a loopback Metro dev
-    /// server's for a URL (when allowed), a directory of maps' `FILE.map`. `Some(Err(why))`: the place answers for
+    /// server's for a URL (when allowed), a directory of maps' `FILE.map`. [`Served::Refused`]: the place answers for
     /// that file and has no map for it (a directory of maps without `FILE.map`), so the frame stays unmapped and no
     /// other rule is tried.
-    fn served(&mut self, _file: &str) -> Option<Result<(Self::Map, String), String>> {
-        None
+    fn served(&mut self, _file: &str) -> Served<Self::Map> {
+        Served::NotHere
     }
     /// The map file at `path` (a `BUNDLE.map` found beside where an absent bundle would be), loaded; `None` when
     /// it is not one. metro-symbolicate's directory of maps reads such files for absent bundles; so do the roots.
@@ -121,6 +121,36 @@ pub trait Place {
     fn debug_id(&mut self, bundle: &Path) -> Option<String> {
         let tail = crate::bundle::locate::bundle_tail(bundle)?;
         crate::bundle::locate::find_debug_id(&tail).map(normalize_debug_id)
+    }
+}
+
+/// What a place holds for a file exactly as a frame names it ([`Place::served`]).
+#[derive(Debug)]
+pub enum Served<M> {
+    /// Its map for the file, and how it was found (for `--explain`).
+    Map(M, String),
+    /// The place answers for the file and has no map for it: the frame stays unmapped, and no other rule is tried.
+    Refused(Refusal),
+    /// The place holds nothing for the file: the other rules decide.
+    NotHere,
+}
+
+/// Why a place that answers for a file has no map for it (the words the frame's `unresolved` shows).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl From<String> for Refusal {
+    fn from(why: String) -> Self {
+        Refusal(why)
+    }
+}
+
+impl<M> From<Result<(M, String), Refusal>> for Served<M> {
+    fn from(found: Result<(M, String), Refusal>) -> Self {
+        match found {
+            Ok((map, how)) => Served::Map(map, how),
+            Err(why) => Served::Refused(why),
+        }
     }
 }
 
@@ -408,15 +438,15 @@ impl<P: Place> Resolver<'_, '_, P> {
             };
         }
         match self.place.served(file) {
-            Some(Ok((map, why))) => {
+            Served::Map(map, why) => {
                 return Choice::Map {
                     map,
                     bundle: None,
                     why,
                 }
             }
-            Some(Err(why)) => return Choice::Unmapped { why },
-            None => {}
+            Served::Refused(Refusal(why)) => return Choice::Unmapped { why },
+            Served::NotHere => {}
         }
         let by_path = match self.by_path(file, positions) {
             PathFound::Nothing => None,

@@ -33,7 +33,7 @@ use crate::trace::jest::{take_back_line_one, withhold_unknown_shifts};
 use crate::trace::js_scopes::TextPosition;
 use crate::trace::stack::{StackFrame, StackLine};
 use crate::trace::symbolicate::{
-    add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate,
+    add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate, FrameMap,
     SymbolicatedLine,
 };
 
@@ -253,9 +253,11 @@ where
     let map_for = || {
         let mut next = resolved.choices.iter().zip(&choices);
         move |_: &StackFrame| match next.next() {
-            Some((_, Some(i))) => Ok(Some((*i, place.index(&maps[*i])))),
-            Some((Choice::Unmapped { why } | Choice::Ambiguous { why }, None)) => Err(why.clone()),
-            _ => Ok(None),
+            Some((_, Some(i))) => FrameMap::Map(*i, place.index(&maps[*i])),
+            Some((Choice::Unmapped { why } | Choice::Ambiguous { why }, None)) => {
+                FrameMap::Unmapped(why.clone())
+            }
+            _ => FrameMap::NoMap,
         }
     };
     let chain = |from: usize, source: &str| {

@@ -350,13 +350,24 @@ fn follow<'a>(
     f
 }
 
+/// Which map answers a frame: what `map_for` tells [`symbolicate`].
+#[derive(Debug, Clone)]
+pub enum FrameMap<'a> {
+    /// This map, with the caller's identifier for it (recorded in [`SymbolicatedFrame::map`]).
+    Map(usize, &'a SourceMapIndex),
+    /// No map: the frame says there is no source map for its file (or that it is native).
+    NoMap,
+    /// No map, for this reason (the resolver's words): the frame's [`SymbolicatedFrame::unresolved`].
+    Unmapped(String),
+}
+
 /// Symbolicates parsed lines, asking `map_for` which index (if any) each frame uses, with an identifier of the
 /// caller's choosing that is recorded in [`SymbolicatedFrame::map`]; `next_map` names the map of an original source
 /// (of the map it names first) that is itself generated, to follow chains of maps (return `None` when there are none); `code` reads the
 /// generated files and original sources that name functions (see `function_name`; [`NoCode`] for none).
 pub fn symbolicate<'a>(
     lines: &[StackLine],
-    map_for: impl FnMut(&StackFrame) -> Result<Option<(usize, &'a SourceMapIndex)>, String>,
+    map_for: impl FnMut(&StackFrame) -> FrameMap<'a>,
     next_map: impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
     code: &dyn CodeScopes,
 ) -> Vec<SymbolicatedLine> {
@@ -366,7 +377,7 @@ pub fn symbolicate<'a>(
 /// [`symbolicate`] for lines whose frames run as `order` says (a Sentry event's, oldest first).
 pub fn symbolicate_in_order<'a>(
     lines: &[StackLine],
-    mut map_for: impl FnMut(&StackFrame) -> Result<Option<(usize, &'a SourceMapIndex)>, String>,
+    mut map_for: impl FnMut(&StackFrame) -> FrameMap<'a>,
     mut next_map: impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
     code: &dyn CodeScopes,
     order: CallOrder,
@@ -381,7 +392,7 @@ pub fn symbolicate_in_order<'a>(
     };
     let mut map_for = |f: &StackFrame| {
         let got = map_for(f);
-        if let Ok(Some((id, index))) = got {
+        if let FrameMap::Map(id, index) = got {
             note(id, index);
         }
         got
@@ -398,7 +409,7 @@ pub fn symbolicate_in_order<'a>(
         .map(|l| match l {
             StackLine::Text(t) => SymbolicatedLine::Text(t.clone()),
             StackLine::Frame(f) => SymbolicatedLine::Frame(match map_for(f) {
-                Ok(Some((id, index))) => follow(
+                FrameMap::Map(id, index) => follow(
                     SymbolicatedFrame {
                         map: Some(id),
                         ..symbolicate_frame_with(index, id, f, code)
@@ -406,7 +417,7 @@ pub fn symbolicate_in_order<'a>(
                     &mut next_map,
                     code,
                 ),
-                Ok(None) => SymbolicatedFrame {
+                FrameMap::NoMap => SymbolicatedFrame {
                     frame: f.clone(),
                     map: None,
                     original: None,
@@ -417,7 +428,7 @@ pub fn symbolicate_in_order<'a>(
                         "no source map for this frame's file".into()
                     }),
                 },
-                Err(why) => SymbolicatedFrame {
+                FrameMap::Unmapped(why) => SymbolicatedFrame {
                     frame: f.clone(),
                     map: None,
                     original: None,

@@ -128,6 +128,7 @@ pub(super) static UNREADABLE_INPUT: std::sync::atomic::AtomicBool =
 pub(super) fn serve_dev_server_maps(catalog: &mut Catalog) {
     catalog.serve_maps_from(Box::new(|url| {
         crate::devserver::fetch_map(url, crate::lsp::DEFAULT_MAX_MAP_BYTES)
+            .map_err(sourcemap_core::session::files::FetchError)
     }));
 }
 

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::bundle::eval_modules::{eval_modules, module_code, module_map, WEBPACK_INTERNAL};
 use crate::bundle::fit::{check_fit, Shift};
 use crate::bundle::locate::map_in_directory;
-use crate::bundle::resolve::{Asked, GivenMap, Place, Text};
+use crate::bundle::resolve::{Asked, GivenMap, Place, Refusal, Served, Text};
 use crate::session::{
     symbolicate_lines, Code, DifferingFile, Fit, SessionOptions, SessionPlace, Symbolication,
 };
@@ -37,7 +37,12 @@ pub use map_cache::{CacheStats, MapCache};
 
 /// Fetches the map of a bundle URL (`http://localhost:8081/index.bundle?…`): the caller's (the core opens no
 /// connection); `Err` says why not.
-pub type ServedMaps = Box<dyn Fn(&str) -> Result<Vec<u8>, String> + Send + Sync>;
+pub type ServedMaps = Box<dyn Fn(&str) -> Result<Vec<u8>, FetchError> + Send + Sync>;
+
+/// Why a map could not be fetched, in the fetcher's words (said as a note; the frame is then left to other rules).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FetchError(pub String);
 
 /// An inline map (a `data:` URL) of a bundle found by name is decoded up to this size (the server's default
 /// `maxMapBytes`).
@@ -110,7 +115,7 @@ impl FilesPlace {
     /// prints it, resolved against `DIR`), never a file outside `DIR`: the map's real path, symlinks and `..`
     /// resolved, must lie under `DIR`'s. A file with no map there stays unmapped (metro-symbolicate leaves it as
     /// printed too).
-    fn map_in_map_dirs(&mut self, file: &str) -> Result<(usize, String), String> {
+    fn map_in_map_dirs(&mut self, file: &str) -> Result<(usize, String), Refusal> {
         let rel = file.strip_prefix("file://").unwrap_or(file);
         for dir in self.map_dirs.clone() {
             let Some(real) = map_in_directory(&dir, file) else {
@@ -137,13 +142,18 @@ impl FilesPlace {
                         ),
                     )
                 })
-                .ok_or_else(|| format!("{} is not a map sourcemap-ls reads", real.display()));
+                .ok_or_else(|| {
+                    Refusal(format!(
+                        "{} is not a map sourcemap-ls reads",
+                        real.display()
+                    ))
+                });
         }
-        Err(format!(
+        Err(Refusal(format!(
             "no {rel}.map in the directory of maps ({}), counting only files whose real path lies inside it: a \
              directory of maps answers from its own files only",
             self.map_dirs.iter().map(|d| shown_path(d)).collect::<Vec<_>>().join(", ")
-        ))
+        )))
     }
 
     /// Symbolicates `lines` here: the core's one session ([`symbolicate_lines`]) over the maps given, the bundles
@@ -294,14 +304,14 @@ impl FilesPlace {
     /// the bundle of the same ID as its bundle when there is one.
     /// The map of a frame's file inside an archive (`archives`): given with `--maps`, or found under a root by the
     /// archive's name when the frame's path runs through `NAME.asar/`. By the event's debug ID for the file first,
-    /// then by path. `Some(Err(why))`: the file is an archive's member that leads to no map.
-    fn archive_map(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
+    /// then by path. [`Served::Refused`]: the file is an archive's member that leads to no map.
+    fn archive_map(&mut self, file: &str) -> Served<usize> {
         let through = archives::archive_named_in(file);
         let mut notes = Vec::new();
         let archives = self.disk.archives_for(through.as_deref(), &mut notes);
         self.notes.extend(notes);
         if archives.is_empty() {
-            return None;
+            return Served::NotHere;
         }
         if let Some(id) = self.file_debug_ids.get(file).cloned() {
             for a in &archives {
@@ -310,7 +320,9 @@ impl FilesPlace {
                         "the event's debug ID for {file} is {id}, in {}",
                         shown_path(a.path())
                     );
-                    return Some(self.archive_member_map(a, &map, bundle.as_deref(), why));
+                    return self
+                        .archive_member_map(a, &map, bundle.as_deref(), why)
+                        .into();
                 }
             }
         }
@@ -319,16 +331,18 @@ impl FilesPlace {
                 continue;
             };
             let Some((bytes, map)) = a.map_of(&bundle) else {
-                return Some(Err(format!(
+                return Served::Refused(Refusal(format!(
                     "{} in {} leads to no map the archive holds",
                     bundle,
                     shown_path(a.path())
                 )));
             };
             let why = format!("{bundle} ({how}), its map {map}");
-            return Some(self.archive_map_bytes(a, bytes, &map, Some(&bundle), why));
+            return self
+                .archive_map_bytes(a, bytes, &map, Some(&bundle), why)
+                .into();
         }
-        None
+        Served::NotHere
     }
 
     fn archive_member_map(
@@ -337,7 +351,7 @@ impl FilesPlace {
         map: &str,
         bundle: Option<&str>,
         why: String,
-    ) -> Result<(usize, String), String> {
+    ) -> Result<(usize, String), Refusal> {
         let bytes = a
             .read(map)
             .ok_or_else(|| format!("{map} in {} cannot be read", shown_path(a.path())))?;
@@ -353,7 +367,7 @@ impl FilesPlace {
         map: &str,
         bundle: Option<&str>,
         why: String,
-    ) -> Result<(usize, String), String> {
+    ) -> Result<(usize, String), Refusal> {
         let map_path = a.member_path(map);
         let key = map_path.clone();
         if let Some(&Some(at)) = self.dir_maps.get(&key) {
@@ -428,7 +442,7 @@ impl FilesPlace {
     /// `--bundle NAME=PATH`, else the only build that holds it: copies of one build count once). Its fit is checked
     /// against the module's code, which is at hand; several builds holding the module: not mapped, the candidates
     /// named, as for any file several bundles could be.
-    fn eval_module_map(&mut self, file: &str) -> Result<(usize, String), String> {
+    fn eval_module_map(&mut self, file: &str) -> Result<(usize, String), Refusal> {
         let disk = self.disk.clone();
         let mut bundles: Vec<PathBuf> = disk.eval_bundles(file).to_vec();
         let chosen: Vec<PathBuf> = self.chosen.values().map(|p| canonical(p)).collect();
@@ -452,11 +466,11 @@ impl FilesPlace {
         }
         let (bundle, code) = match builds.len() {
             0 => {
-                return Err(format!(
+                return Err(Refusal(format!(
                     "no script under {} holds the eval'd module {file} (webpack's eval devtools): give --root the \
                      folder of the development build",
                     self.disk.roots.iter().map(|r| shown_path(r)).collect::<Vec<_>>().join(", ")
-                ))
+                )))
             }
             1 => builds.pop().expect("one build"),
             n => {
@@ -468,15 +482,15 @@ impl FilesPlace {
                     file_name_of(&names[0])
                 );
                 self.notes.push(why.clone());
-                return Err(why);
+                return Err(Refusal(why));
             }
         };
         let Some(bytes) = module_map(&code) else {
-            return Err(format!(
+            return Err(Refusal(format!(
                 "the eval'd module {file} in {} has no map (webpack's devtool `eval`: use `eval-source-map` or \
                  `eval-cheap-module-source-map`)",
                 shown_path(&bundle)
-            ));
+            )));
         };
         let options = IndexOptions {
             lazy: true,
@@ -635,20 +649,32 @@ impl Place for FilesPlace {
         at
     }
 
-    /// A dev server's map for a bundle URL, when the caller fetches them (`serve_maps_from`) and no map is given.
-    fn served(&mut self, file: &str) -> Option<Result<(usize, String), String>> {
+    /// An eval'd module's map, an archive's, a directory of maps', the map of the file's debug ID, or a dev server's
+    /// map for a bundle URL (when the caller fetches them, `serve_maps_from`, and no map is given).
+    fn served(&mut self, file: &str) -> Served<usize> {
         if file.starts_with(WEBPACK_INTERNAL) {
-            return Some(self.eval_module_map(file));
+            return self.eval_module_map(file).into();
         }
-        if let Some(found) = self.archive_map(file) {
-            return Some(found);
+        match self.archive_map(file) {
+            Served::NotHere => {}
+            found => return found,
         }
         if !self.map_dirs.is_empty() {
-            return Some(self.map_in_map_dirs(file));
+            return self.map_in_map_dirs(file).into();
         }
-        if let Some(by_id) = self.by_files_debug_id(file) {
-            return Some(Ok(by_id));
+        if let Some((map, how)) = self.by_files_debug_id(file) {
+            return Served::Map(map, how);
         }
+        match self.dev_server_map(file) {
+            Some((map, how)) => Served::Map(map, how),
+            None => Served::NotHere,
+        }
+    }
+}
+
+impl FilesPlace {
+    /// A loopback dev server's map for a bundle URL, when the caller fetches them and no map is given.
+    fn dev_server_map(&mut self, file: &str) -> Option<(usize, String)> {
         let fetch = self.served_maps.as_ref()?;
         if !(file.starts_with("http://") && self.given == 0) {
             return None;
@@ -656,7 +682,7 @@ impl Place for FilesPlace {
         let bytes = match fetch(file) {
             Ok(bytes) => bytes,
             Err(e) => {
-                self.notes.push(e);
+                self.notes.push(e.to_string());
                 return None;
             }
         };
@@ -682,10 +708,10 @@ impl Place for FilesPlace {
             project_files: std::sync::Mutex::default(),
             guessed_bundle: OnceLock::new(),
         };
-        Some(Ok((
+        Some((
             self.push(Arc::new(served)),
             "fetched from the Metro dev server".into(),
-        )))
+        ))
     }
 }
 

@@ -92,10 +92,11 @@ fn run(
     symbolicate(
         lines,
         |f| {
-            Ok(f.file
-                .as_deref()
-                .is_some_and(|u| u.ends_with("app.min.js"))
-                .then_some((0, index)))
+            if f.file.as_deref().is_some_and(|u| u.ends_with("app.min.js")) {
+                FrameMap::Map(0, index)
+            } else {
+                FrameMap::NoMap
+            }
         },
         |_, _| None,
         code,

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sourcemap_core::bundle::resolve::{MAX_SAME_NAMED, SEARCH_DEPTH};
+use sourcemap_core::bundle::resolve::{Refusal, Served, MAX_SAME_NAMED, SEARCH_DEPTH};
 use sourcemap_core::internal::fs::walk::find_files_named;
 use sourcemap_core::session::files::{archive_member_of, archive_named_in, ArchiveStore};
 
@@ -81,15 +81,15 @@ fn archives_for(
     }
 }
 
-/// The map of a frame's file from an archive, loaded: `None` when no archive answers for the file; `Some(Err)` when
-/// one named for it holds no map for it (or cannot be read).
+/// The map of a frame's file from an archive, loaded: [`Served::NotHere`] when no archive answers for the file,
+/// [`Served::Refused`] when one named for it holds no map for it (or cannot be read).
 pub fn archive_map(
     b: &Backend,
     handle: &tokio::runtime::Handle,
     opened: &mut OpenedArchives,
     file: &str,
     which: ArchivesFor,
-) -> Option<Result<(Arc<LoadedMap>, String), String>> {
+) -> Served<Arc<LoadedMap>> {
     let paths = archives_for(b, opened, file, which);
     let mut unreadable = None;
     for path in &paths {
@@ -107,20 +107,22 @@ pub fn archive_map(
             if which == ArchivesFor::OnItsPath {
                 continue;
             }
-            return Some(Err(format!(
+            return Served::Refused(Refusal(format!(
                 "{bundle} in {} leads to no map the archive holds",
                 path.display()
             )));
         };
         let key = MapKey::inline(&archive.member_path(&bundle), &bytes);
-        return Some(
-            handle
-                .block_on(b.maps.load_inline(key, Arc::new(bytes)))
-                .map(|m| (m, format!("{bundle} ({how}), its map {map}")))
-                .map_err(|e| format!("{map} in {}: {e}", path.display())),
-        );
+        return handle
+            .block_on(b.maps.load_inline(key, Arc::new(bytes)))
+            .map(|m| (m, format!("{bundle} ({how}), its map {map}")))
+            .map_err(|e| Refusal(format!("{map} in {}: {e}", path.display())))
+            .into();
     }
-    unreadable.filter(|_| which == ArchivesFor::Named).map(Err)
+    match unreadable.filter(|_| which == ArchivesFor::Named) {
+        Some(why) => Served::Refused(Refusal(why)),
+        None => Served::NotHere,
+    }
 }
 
 /// The text of a bundle that is an archive's member (`…/app.asar/out/main/index.js`), keyed by the archive's stamp:

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
-use sourcemap_core::bundle::resolve::{Asked, GivenMap, Place, Text, MAX_SAME_NAMED, SEARCH_DEPTH};
+use sourcemap_core::bundle::resolve::{
+    Asked, GivenMap, Place, Refusal, Served, Text, MAX_SAME_NAMED, SEARCH_DEPTH,
+};
 use sourcemap_core::internal::fs::walk::find_files_named;
 use sourcemap_core::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace};
 use sourcemap_core::trace::document::ReportedFile;
@@ -230,10 +232,11 @@ impl Place for Workspace<'_> {
     /// What the `maps` setting names for the frame's file: an archive (`archived_maps`), a directory of maps
     /// (`DIR/FILE.map`, inside DIR only, as `symbolicate DIR`); else the `app.asar` the frame's path runs through,
     /// found in the workspace; else a loopback Metro dev server's map for a bundle URL, when `devServer` allows it.
-    fn served(&mut self, file: &str) -> Option<Result<(Arc<LoadedMap>, String), String>> {
+    fn served(&mut self, file: &str) -> Served<Arc<LoadedMap>> {
         let (b, handle) = (self.b, &self.handle);
-        if let Some(found) = archive_map(b, handle, &mut self.archives, file, ArchivesFor::Named) {
-            return Some(found);
+        match archive_map(b, handle, &mut self.archives, file, ArchivesFor::Named) {
+            Served::NotHere => {}
+            found => return found,
         }
         let settings = self.b.settings();
         let dirs = settings.map_directories_for(file, &self.b.folders());
@@ -241,33 +244,38 @@ impl Place for Workspace<'_> {
             let found = dirs
                 .iter()
                 .find_map(|d| sourcemap_core::bundle::locate::map_in_directory(d, file));
-            return Some(match found {
+            return match found {
                 Some(map) => match self.map_file(&map) {
-                    Some(loaded) => Ok((
+                    Some(loaded) => Served::Map(
                         loaded,
                         format!("{} in the directory of maps the `maps` setting names", map.display()),
-                    )),
-                    None => Err(format!("{} is not a map sourcemap-ls reads", map.display())),
+                    ),
+                    None => Served::Refused(Refusal(format!(
+                        "{} is not a map sourcemap-ls reads",
+                        map.display()
+                    ))),
                 },
-                None => Err(format!(
+                None => Served::Refused(Refusal(format!(
                     "no {file}.map in the directories of maps the `maps` setting names ({}), counting only \
                      files whose real path lies inside them",
                     dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
-                )),
-            });
+                ))),
+            };
         }
-        if let Some(found) =
-            archive_map(b, handle, &mut self.archives, file, ArchivesFor::OnItsPath)
-        {
-            return Some(found);
+        match archive_map(b, handle, &mut self.archives, file, ArchivesFor::OnItsPath) {
+            Served::NotHere => {}
+            found => return found,
         }
         if !(file.starts_with("http://") && settings.dev_server) {
-            return None;
+            return Served::NotHere;
         }
-        let map = self
+        match self
             .handle
-            .block_on(self.b.dev_server_map(file, settings.max_map_bytes))?;
-        Some(Ok((map, "fetched from the Metro dev server".into())))
+            .block_on(self.b.dev_server_map(file, settings.max_map_bytes))
+        {
+            Some(map) => Served::Map(map, "fetched from the Metro dev server".into()),
+            None => Served::NotHere,
+        }
     }
 }
 

@@ -49,7 +49,7 @@ impl<'b> Parser<'b> {
         match non_negative_integer(raw) {
             Ok(v) => Some(v),
             Err(why) => {
-                self.error(path(), Some(raw), why);
+                self.error(path(), Some(raw), why.to_string());
                 None
             }
         }
@@ -242,7 +242,18 @@ pub(super) fn plain_offset(text: &str) -> Option<(u32, u32)> {
     }
 }
 
-pub(super) fn non_negative_integer(raw: Raw) -> Result<u32, String> {
+/// Why a JSON value is not an integer the format allows (ECMA-426's offsets, indexes and lines: 0 to 2^31 - 1).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(super) enum IntegerError {
+    #[error("{0} is too large (at most 2^31 - 1)")]
+    TooLarge(u64),
+    #[error("{0} is not a non-negative integer")]
+    NotNonNegativeInteger(serde_json::Number),
+    #[error("must be a non-negative integer, not {0}")]
+    NotANumber(String),
+}
+
+pub(super) fn non_negative_integer(raw: Raw) -> Result<u32, IntegerError> {
     // The common case, plain digits (the text is valid JSON, so no sign or leading zero can be there).
     if let Ok(v @ 0..=0x7fff_ffff) = raw.get().parse::<u32>() {
         return Ok(v);
@@ -256,11 +267,11 @@ pub(super) fn non_negative_integer(raw: Raw) -> Result<u32, String> {
             });
             match v {
                 Some(v) if v <= i32::MAX as u64 => Ok(v as u32),
-                Some(v) => Err(format!("{v} is too large (at most 2^31 - 1)")),
-                None => Err(format!("{n} is not a non-negative integer")),
+                Some(v) => Err(IntegerError::TooLarge(v)),
+                None => Err(IntegerError::NotNonNegativeInteger(n)),
             }
         }
-        Err(_) => Err(format!("must be a non-negative integer, not {}", raw.get())),
+        Err(_) => Err(IntegerError::NotANumber(raw.get().to_string())),
     }
 }
 

@@ -23,7 +23,7 @@ impl<'b> Parser<'b> {
                         match non_negative_integer(item) {
                             Ok(v) => lines.push(Some(v)),
                             Err(why) => {
-                                self.error(format!("{path}[{i}]"), Some(item), why);
+                                self.error(format!("{path}[{i}]"), Some(item), why.to_string());
                                 lines.push(None);
                             }
                         }

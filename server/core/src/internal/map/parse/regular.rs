@@ -205,7 +205,7 @@ impl<'b> Parser<'b> {
                                 Some(item),
                                 format!("index {v} is out of range ({sources} sources)"),
                             ),
-                            Err(why) => self.error(item_path, Some(item), why),
+                            Err(why) => self.error(item_path, Some(item), why.to_string()),
                         }
                     }
                 }
