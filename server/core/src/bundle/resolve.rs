@@ -63,7 +63,7 @@ pub const DECISIVE: f64 = 6.9;
 pub const MIN_SEGMENTS_TO_CONFIRM: u64 = 32;
 
 /// A bundle's text as the place holds it (a mapped file, an open document's copy).
-pub type Text = Box<dyn AsRef<[u8]>>;
+pub type BundleText = Box<dyn AsRef<[u8]>>;
 
 /// What the resolver asks of where it runs.
 pub trait Place {
@@ -78,7 +78,7 @@ pub trait Place {
     /// The map `bundle` leads to by its own comment, sidecar or the settings, loaded; `None` when none.
     fn own_map(&mut self, bundle: &Path) -> Option<Self::Map>;
     /// The bundle's text as it is now.
-    fn text(&mut self, bundle: &Path) -> Option<Text>;
+    fn text(&mut self, bundle: &Path) -> Option<BundleText>;
     /// The line index of `bundle`'s text `text` (as [`Place::text`] gave it), when the place keeps one; `None` makes
     /// the reader index the text itself.
     fn line_index(

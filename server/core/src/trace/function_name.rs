@@ -128,19 +128,19 @@ pub struct ScopeCache<'a> {
 }
 
 /// Each file's scopes, with its key among the scopes kept across sessions when they are kept there.
-type Files<K> = Mutex<HashMap<K, (Arc<Mutex<TextScopes>>, Option<TextKey>)>>;
+type Files<K> = Mutex<HashMap<K, (Arc<Mutex<TextScopes>>, Option<TextIdentity>)>>;
 
 /// Where a session's texts are found among the scopes kept across sessions.
 struct Sharing<'a> {
     scopes: &'a SharedScopes,
-    generated: Box<dyn Fn(usize) -> Option<TextKey> + Send + Sync + 'a>,
-    original: Box<dyn Fn(usize, SourceId) -> Option<TextKey> + Send + Sync + 'a>,
+    generated: Box<dyn Fn(usize) -> Option<TextIdentity> + Send + Sync + 'a>,
+    original: Box<dyn Fn(usize, SourceId) -> Option<TextIdentity> + Send + Sync + 'a>,
 }
 
 /// A text's identity across sessions: the file it is in as the file is now, or, for a source a map carries, what
 /// the text is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum TextKey {
+pub enum TextIdentity {
     /// A file as it is now.
     File {
         /// The bundle, or the map holding the source.
@@ -164,11 +164,11 @@ pub enum TextKey {
     },
 }
 
-impl TextKey {
+impl TextIdentity {
     /// The key of the file at `file` as it is now (`source`: a map's source), when the file can be read.
-    pub fn of(file: &std::path::Path, source: Option<u32>) -> Option<TextKey> {
+    pub fn of(file: &std::path::Path, source: Option<u32>) -> Option<TextIdentity> {
         let meta = std::fs::metadata(file).ok()?;
-        Some(TextKey::File {
+        Some(TextIdentity::File {
             file: std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
             len: meta.len(),
             modified: meta.modified().ok(),
@@ -177,10 +177,10 @@ impl TextKey {
     }
 
     /// The key of a source by its content in `index`, when the index has it.
-    pub fn of_content(index: &SourceMapIndex, source: SourceId) -> Option<TextKey> {
+    pub fn of_content(index: &SourceMapIndex, source: SourceId) -> Option<TextIdentity> {
         let (hash, len) = index.source_content_id(source)?;
         let url = index.source(source).url.as_deref().unwrap_or("");
-        Some(TextKey::Content {
+        Some(TextIdentity::Content {
             hash,
             len,
             name: crate::trace::stack::file_name_of(url).into(),
@@ -193,7 +193,7 @@ impl TextKey {
 /// ([`TextScopes`]), so a later session parses only the parts no earlier one needed, and names nothing differently.
 #[derive(Clone)]
 pub struct SharedScopes {
-    texts: Arc<Lru<TextKey, Arc<Mutex<TextScopes>>>>,
+    texts: Arc<Lru<TextIdentity, Arc<Mutex<TextScopes>>>>,
 }
 
 impl SharedScopes {
@@ -204,7 +204,7 @@ impl SharedScopes {
         }
     }
 
-    fn get(&self, key: TextKey) -> (Arc<Mutex<TextScopes>>, Option<TextKey>) {
+    fn get(&self, key: TextIdentity) -> (Arc<Mutex<TextScopes>>, Option<TextIdentity>) {
         if let Some(kept) = self.texts.get(&key) {
             return (kept, Some(key));
         }
@@ -216,7 +216,7 @@ impl SharedScopes {
 
     /// Counts the text `key`'s scopes at what they hold now: parsing more of a text makes them grow, and the budget
     /// counts what is held, not an estimate.
-    fn grew(&self, key: &TextKey, scopes: &TextScopes) {
+    fn grew(&self, key: &TextIdentity, scopes: &TextScopes) {
         self.texts.resize(key, scopes.heap_bytes());
     }
 }
@@ -243,8 +243,8 @@ impl<'a> ScopeCache<'a> {
     pub fn sharing(
         mut self,
         scopes: &'a SharedScopes,
-        generated_key: impl Fn(usize) -> Option<TextKey> + Send + Sync + 'a,
-        original_key: impl Fn(usize, SourceId) -> Option<TextKey> + Send + Sync + 'a,
+        generated_key: impl Fn(usize) -> Option<TextIdentity> + Send + Sync + 'a,
+        original_key: impl Fn(usize, SourceId) -> Option<TextIdentity> + Send + Sync + 'a,
     ) -> Self {
         self.shared = Some(Sharing {
             scopes,
@@ -254,7 +254,7 @@ impl<'a> ScopeCache<'a> {
         self
     }
 
-    fn fresh_generated(&self, map: usize) -> (Arc<Mutex<TextScopes>>, Option<TextKey>) {
+    fn fresh_generated(&self, map: usize) -> (Arc<Mutex<TextScopes>>, Option<TextIdentity>) {
         self.shared
             .as_ref()
             .and_then(|s| Some(s.scopes.get((s.generated)(map)?)))
@@ -265,7 +265,7 @@ impl<'a> ScopeCache<'a> {
         &self,
         map: usize,
         source: SourceId,
-    ) -> (Arc<Mutex<TextScopes>>, Option<TextKey>) {
+    ) -> (Arc<Mutex<TextScopes>>, Option<TextIdentity>) {
         self.shared
             .as_ref()
             .and_then(|s| Some(s.scopes.get((s.original)(map, source)?)))
@@ -297,7 +297,7 @@ fn answered<K: std::hash::Hash + Eq + Copy>(
     text: impl FnOnce() -> Option<(String, CodeText)>,
     dialect: Dialect,
     read_ahead: bool,
-    fresh: impl FnOnce() -> (Arc<Mutex<TextScopes>>, Option<TextKey>),
+    fresh: impl FnOnce() -> (Arc<Mutex<TextScopes>>, Option<TextIdentity>),
     kept: Option<&SharedScopes>,
 ) -> Arc<Mutex<TextScopes>> {
     let (file, shared_key) = files

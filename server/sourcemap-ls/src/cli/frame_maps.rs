@@ -21,9 +21,6 @@ use sourcemap_core::GeneratedPosition;
 use super::validate::mismatch_problem;
 use super::CliError;
 
-/// The command line's place: the local disk.
-pub(super) type Catalog = FilesPlace;
-
 /// Where bundles and maps are found: the folders of `--maps` (their maps by debug ID, scanned now), and `--root`
 /// when given or when no folder is (default: the current directory); the notes of the scan said on stderr.
 pub(super) fn disk_of(
@@ -125,7 +122,7 @@ pub(super) static UNREADABLE_INPUT: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
 /// A Metro dev server's maps for bundle URLs (`--dev-server`): loopback only.
-pub(super) fn serve_dev_server_maps(catalog: &mut Catalog) {
+pub(super) fn serve_dev_server_maps(catalog: &mut FilesPlace) {
     catalog.serve_maps_from(Box::new(|url| {
         crate::devserver::fetch_map(url, crate::lsp::DEFAULT_MAX_MAP_BYTES)
             .map_err(sourcemap_core::session::files::FetchError)
@@ -151,10 +148,10 @@ pub(super) fn root_dir(given: Option<&Path>) -> Result<PathBuf, CliError> {
 }
 
 /// The frames of a trace, looked up.
-pub(super) struct Resolution {
+pub(super) struct SessionAnswer {
     /// The lines with each frame answered (or left with why not).
     pub(super) out: Vec<SymbolicatedLine>,
-    /// Per frame: the map chosen (an index into `Catalog::maps`) and why.
+    /// Per frame: the map chosen (an index into `FilesPlace::maps`) and why.
     pub(super) chosen: Vec<(Option<usize>, String)>,
     /// Per frame: its position as printed, before any shift.
     pub(super) printed: Vec<Option<GeneratedPosition>>,
@@ -175,12 +172,12 @@ pub(super) struct Resolution {
 
 /// Symbolicates the lines where the catalog says: the core's one session (`sourcemap_core::session`) does the job;
 /// what is said on stderr (files several bundles could be, maps that do not fit) and the frames' maps as indexes
-/// into `Catalog::maps` are the CLI's.
-pub(super) fn resolve(
-    catalog: &mut Catalog,
+/// into `FilesPlace::maps` are the CLI's.
+pub(super) fn run_session(
+    catalog: &mut FilesPlace,
     lines: Vec<StackLine>,
     options: SessionOptions,
-) -> Resolution {
+) -> SessionAnswer {
     let apply_shift = options.apply_shift;
     let done = catalog.symbolicate(lines, options);
     for note in catalog.take_notes() {
@@ -205,7 +202,7 @@ pub(super) fn resolve(
         .iter()
         .map(|c| (c.map().copied(), c.why().to_string()))
         .collect();
-    Resolution {
+    SessionAnswer {
         out: done.lines,
         chosen,
         printed: done.printed,

@@ -15,7 +15,7 @@ use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use sourcemap_core::{Bias, GeneratedPosition, SourceMapIndex};
 
-use super::frame_maps::resolve;
+use super::frame_maps::run_session;
 use super::profile_args::{catalog_of, place, ProfileArgs};
 use super::CliError;
 
@@ -99,7 +99,7 @@ pub(super) fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), Cl
         })
         .collect();
     let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, lines, SessionOptions::default());
+    let resolved = run_session(&mut catalog, lines, SessionOptions::default());
     let mut answers: Vec<Option<(&OriginalFrame, bool)>> = vec![None; places.len()];
     answer(&mut answers, positioned.iter().copied(), &resolved.out);
     // metro-symbolicate walks a bytecode range whose first address maps to no source column by column up to its
@@ -127,7 +127,7 @@ pub(super) fn run_metro_input(args: &ProfileArgs, bytes: &[u8]) -> Result<(), Cl
             .iter()
             .map(|&(i, position)| place(places[i].0.as_deref(), position, None))
             .collect();
-        Some(resolve(&mut catalog, lines, SessionOptions::default()))
+        Some(run_session(&mut catalog, lines, SessionOptions::default()))
     };
     if let Some(again) = &again {
         answer(&mut answers, walked.iter().map(|w| w.0), &again.out);
@@ -226,7 +226,7 @@ pub(super) fn run_profmap(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliErr
         })
         .collect();
     let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, frames, SessionOptions::default());
+    let resolved = run_session(&mut catalog, frames, SessionOptions::default());
     let mut answers: Vec<Option<ProfmapAnswer>> = vec![None; lines.len()];
     for (&i, l) in asked.iter().zip(&resolved.out) {
         let Some(o) = l.frame().and_then(|f| f.original.as_ref()) else {

@@ -1,6 +1,6 @@
 //! `sourcemap-ls profile PROFILE [MAPS...]`: a CPU profile of a bundle (Hermes sampling profile, V8 `.cpuprofile`,
 //! Chrome trace) in original functions. Each distinct frame position is resolved once, as `symbolicate` resolves a
-//! frame (`frame_maps::resolve`: the maps given, else the bundle its script names under `--root`; the fit check;
+//! frame (`frame_maps::run_session`: the maps given, else the bundle its script names under `--root`; the fit check;
 //! function maps, `scopes`, the code), then the time is summed by original function, file or package. `--out`
 //! writes the profile in its own format (or `--to cpuprofile`) with original names and positions.
 
@@ -18,10 +18,11 @@ use sourcemap_core::profile::{Profile, ProfileDoc, Rewrite, Rewrites};
 use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 
-use super::frame_maps::{resolve, Catalog};
+use super::frame_maps::run_session;
 pub use super::profile_args::ProfileArgs;
 use super::profile_args::{catalog_of, place, By, To};
 use super::CliError;
+use sourcemap_core::session::files::FilesPlace;
 
 /// The input is never written over: `--out` must name another file.
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -86,7 +87,7 @@ pub fn run(args: ProfileArgs) -> Result<(), CliError> {
 
     let sites = Sites::of(&profile);
     let mut catalog = catalog_of(&args)?;
-    let resolved = resolve(
+    let resolved = run_session(
         &mut catalog,
         sites.lines(),
         SessionOptions {
@@ -241,7 +242,7 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
         })
         .collect();
     let mut catalog = catalog_of(args)?;
-    let resolved = resolve(&mut catalog, lines, SessionOptions::default());
+    let resolved = run_session(&mut catalog, lines, SessionOptions::default());
     let mut originals: Vec<Option<&OriginalFrame>> = vec![None; functions.len()];
     for (&i, o) in positioned.iter().zip(originals_of(&resolved.out)) {
         originals[i] = o;
@@ -335,7 +336,7 @@ fn run_heap_snapshot(args: &ProfileArgs, bytes: &[u8]) -> Result<(), CliError> {
 /// The package of a site's original (`site` indexes `out`), by its map's rule (`Packages`: as `explore` groups that
 /// map's sources).
 fn packages_of<'a>(
-    catalog: &Catalog,
+    catalog: &FilesPlace,
     out: &'a [SymbolicatedLine],
 ) -> impl Fn(usize, &OriginalFrame) -> String + 'a {
     let packages: Vec<Packages> = catalog

@@ -9,8 +9,8 @@ use sourcemap_core::profile::sites::Site;
 use sourcemap_core::trace::stack::StackLine;
 use sourcemap_core::GeneratedPosition;
 
-use super::frame_maps::Catalog;
 use super::CliError;
+use sourcemap_core::session::files::FilesPlace;
 use sourcemap_core::session::files::KnownMap;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -81,7 +81,7 @@ pub struct MetroBases {
 
 /// The maps given on the command line, and `--root` (default: the current directory) for the bundles the input's
 /// scripts name.
-pub(super) fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
+pub(super) fn catalog_of(args: &ProfileArgs) -> Result<FilesPlace, CliError> {
     let mut explicit = args
         .maps
         .iter()
@@ -93,7 +93,7 @@ pub(super) fn catalog_of(args: &ProfileArgs) -> Result<Catalog, CliError> {
         m.bundle.exclude(&args.profile);
     }
     let root = super::frame_maps::root_dir(args.root.as_deref())?;
-    let mut catalog = Catalog::new(explicit, root);
+    let mut catalog = FilesPlace::new(explicit, root);
     catalog.chosen = args.bundles.iter().cloned().collect();
     Ok(catalog)
 }

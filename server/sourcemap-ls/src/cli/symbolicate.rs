@@ -24,8 +24,9 @@ use sourcemap_core::trace::symbolicate::{
 };
 use sourcemap_core::GeneratedPosition;
 
-use super::frame_maps::{resolve, serve_dev_server_maps, Catalog, Resolution};
+use super::frame_maps::{run_session, serve_dev_server_maps, SessionAnswer};
 use super::CliError;
+use sourcemap_core::session::files::FilesPlace;
 use sourcemap_core::session::files::{shown_path, KnownMap};
 
 #[derive(Args)]
@@ -168,7 +169,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
     } else {
         document.lines.clone()
     };
-    let Resolution {
+    let SessionAnswer {
         mut out,
         chosen,
         printed,
@@ -178,7 +179,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         ambiguous,
         jest,
         today,
-    } = resolve(
+    } = run_session(
         &mut catalog,
         lines,
         // The sources whose file here is not the map's copy (a loader's compiled copy, an edit since the build):
@@ -251,7 +252,7 @@ fn input_status() -> Result<(), CliError> {
 /// file.
 fn explanations(
     out: &[SymbolicatedLine],
-    catalog: &Catalog,
+    catalog: &FilesPlace,
     chosen: &[(Option<usize>, String)],
     printed: &[Option<GeneratedPosition>],
     shifts: &[Option<sourcemap_core::bundle::fit::Shift>],
@@ -291,7 +292,7 @@ fn place_for(
     args: &mut SymbolicateArgs,
     document: &TraceDocument,
     text: &str,
-) -> Result<Catalog, CliError> {
+) -> Result<FilesPlace, CliError> {
     // The frames' positions, to open only the parts of a large index map they need: with one map (with several, a
     // frame's position may be followed into another map, where it means something else), and not for Hermes crash
     // reports, whose positions come from the map's function offsets.
@@ -343,7 +344,7 @@ fn place_for(
     if let Some(note) = note {
         eprintln!("sourcemap-ls: {note}");
     }
-    let mut catalog = Catalog::on(explicit.into_iter().map(Arc::new).collect(), disk);
+    let mut catalog = FilesPlace::on(explicit.into_iter().map(Arc::new).collect(), disk);
     catalog.file_debug_ids = document.debug_ids_by_file();
     catalog.reported = document.reported_files();
     if args.dev_server {
@@ -545,7 +546,7 @@ struct FrameNotes<'a> {
 /// what sourcemap-ls adds beside them.
 fn print_json(
     out: &[SymbolicatedLine],
-    catalog: &Catalog,
+    catalog: &FilesPlace,
     notes: &FrameNotes,
     problems: &[Value],
     ambiguous: &[AmbiguousFile],

@@ -29,8 +29,8 @@ pub fn frames_evidence(
     }
     // `lines`, when given, is `text`'s index kept beside it; else made here.
     let mut lines = match lines {
-        Some(index) => Text::shared(text, index),
-        None => Text::new(text),
+        Some(index) => FitText::shared(text, index),
+        None => FitText::new(text),
     };
     let mut score = 0.0;
     for &p in positions {
@@ -70,7 +70,7 @@ pub(super) const FRAME_MID_IDENTIFIER_IF_RIGHT: f64 = 0.01;
 /// section cannot decide alone.
 pub(super) fn segment_density(
     index: &SourceMapIndex,
-    lines: &Text<'_>,
+    lines: &FitText<'_>,
     p: GeneratedPosition,
 ) -> f64 {
     let Some(section) = index.section_at(p) else {

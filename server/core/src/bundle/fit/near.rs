@@ -179,8 +179,8 @@ pub(super) fn read_near(
         }
     }
     let mut lines = match shared {
-        Some(index) => Text::shared(text, index),
-        None => Text::new(text),
+        Some(index) => FitText::shared(text, index),
+        None => FitText::new(text),
     };
     let mut evidence = Evidence::default();
     let (mut map_lines, mut first_checked) = (0u32, None);

@@ -17,7 +17,7 @@ pub(super) struct Pass<'a> {
     pub(super) read_names: bool,
     /// Named segments at a token start whose name was left in the file, not read.
     pub(super) names_unread: u64,
-    pub(super) lines: Text<'a>,
+    pub(super) lines: FitText<'a>,
     pub(super) literals: Literals,
     pub(super) detector: Detector,
     pub(super) evidence: Evidence,
@@ -90,7 +90,7 @@ pub(super) fn observe_all<'a>(
     let mut pass = Pass {
         read_names,
         names_unread: 0,
-        lines: Text::new(text),
+        lines: FitText::new(text),
         literals: Literals::new(),
         detector: Detector::default(),
         evidence: Evidence::default(),

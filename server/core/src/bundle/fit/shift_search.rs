@@ -14,7 +14,7 @@ pub(super) const MIN_SHIFT_EVIDENCE: f64 = 8.0;
 /// A whole-line shift under which the sample fits, confirmed on the whole map.
 pub(super) fn find_shift(
     index: &SourceMapIndex,
-    lines: &mut Text<'_>,
+    lines: &mut FitText<'_>,
     sample: &[(GeneratedPosition, Option<Box<str>>)],
     map_lines: u32,
 ) -> Result<Option<i64>, MapError> {
@@ -25,14 +25,15 @@ pub(super) fn find_shift(
         .chain(1..=MAX_SHIFT_UP)
         .chain((1..=MAX_SHIFT_DOWN).map(|k| -k))
         .filter(|&k| k != 0);
-    let shifted = |lines: &mut Text<'_>, shift: i64, p: GeneratedPosition, name: Option<&str>| {
-        let line = i64::from(p.line) + shift;
-        if line < 0 {
-            Landing::BeyondText
-        } else {
-            lines.landing(line.min(i64::from(u32::MAX)) as u32, p.column, name)
-        }
-    };
+    let shifted =
+        |lines: &mut FitText<'_>, shift: i64, p: GeneratedPosition, name: Option<&str>| {
+            let line = i64::from(p.line) + shift;
+            if line < 0 {
+                Landing::BeyondText
+            } else {
+                lines.landing(line.min(i64::from(u32::MAX)) as u32, p.column, name)
+            }
+        };
     // Every candidate on the sample; the one with the most evidence of fit, if it shows some, is checked on the
     // whole map. (A small map cannot show e^25 of fit: the best candidate is taken when it is clearly the best.)
     let mut tried = std::collections::HashSet::new();
@@ -78,7 +79,7 @@ pub(super) type ByteColumns = (Vec<MisfitRegion>, Vec<(u32, u32)>);
 
 pub(super) fn find_byte_columns(
     index: &SourceMapIndex,
-    lines: &mut Text<'_>,
+    lines: &mut FitText<'_>,
 ) -> Result<Option<ByteColumns>, MapError> {
     let mut detector = Detector::default();
     let mut regions: Vec<MisfitRegion> = Vec::new();
@@ -145,7 +146,7 @@ pub(super) type ColumnShifts = (Vec<MisfitRegion>, Vec<ColumnShift>);
 /// the whole map: what stays wrong is exactly the shifted lines.
 pub(super) fn find_column_shifts(
     index: &SourceMapIndex,
-    lines: &mut Text<'_>,
+    lines: &mut FitText<'_>,
     regions: &[MisfitRegion],
 ) -> Result<Option<ColumnShifts>, MapError> {
     if regions.len() > MAX_COLUMN_SHIFT_LINES {
@@ -175,12 +176,13 @@ pub(super) fn find_column_shifts(
     if too_many {
         return Ok(None);
     }
-    let shifted = |lines: &mut Text<'_>, shift: i64, p: GeneratedPosition, name: Option<&str>| {
-        match u32::try_from(i64::from(p.column) + shift) {
-            Ok(column) => lines.landing(p.line, column, name),
-            Err(_) => Landing::PastLineEnd,
-        }
-    };
+    let shifted =
+        |lines: &mut FitText<'_>, shift: i64, p: GeneratedPosition, name: Option<&str>| {
+            match u32::try_from(i64::from(p.column) + shift) {
+                Ok(column) => lines.landing(p.line, column, name),
+                Err(_) => Landing::PastLineEnd,
+            }
+        };
     let candidates = || (0..=MAX_COLUMN_SHIFT_UP).chain((1..=MAX_COLUMN_SHIFT_DOWN).map(|k| -k));
     let mut shifts: Vec<(u32, i64)> = Vec::new();
     for (&line, sample) in &samples {
@@ -266,7 +268,7 @@ pub(super) fn columns(n: i64) -> String {
 
 /// The first `columns` characters of `line` (what a column shift says was put there), when they are few and
 /// printable.
-pub(super) fn added_text(lines: &Text<'_>, line: u32, columns: i64) -> Option<String> {
+pub(super) fn added_text(lines: &FitText<'_>, line: u32, columns: i64) -> Option<String> {
     if !(1..=40).contains(&columns) || line as usize >= lines.line_count() {
         return None;
     }

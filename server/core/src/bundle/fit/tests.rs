@@ -386,7 +386,7 @@ fn a_utf16_table_entry_every_step() {
     let line = "é".repeat(100);
     let table = utf16_table(line.as_bytes());
     assert_eq!(table[1], 2 * crate::bundle::columns::TABLE_STEP);
-    let mut t = Text::new(line.as_bytes());
+    let mut t = FitText::new(line.as_bytes());
     assert_eq!(t.byte_of(0, line.as_bytes(), 33), Some(66));
     assert_eq!(t.byte_of(0, line.as_bytes(), 100), Some(200));
     assert_eq!(t.byte_of(0, line.as_bytes(), 101), None);
@@ -399,8 +399,8 @@ fn a_shared_line_index_lands_as_the_readers_own() {
     let text = "a\r\néé😀x\n\nplain line\r\n😀😀😀 tail é\nlast";
     let index = LineIndex::new(text.as_bytes());
     let (mut own, mut shared) = (
-        Text::new(text.as_bytes()),
-        Text::shared(text.as_bytes(), &index),
+        FitText::new(text.as_bytes()),
+        FitText::shared(text.as_bytes(), &index),
     );
     assert_eq!(own.line_count(), shared.line_count());
     for n in 0..own.line_count() {

@@ -3,7 +3,7 @@
 use super::*;
 
 /// The generated text as lines, with UTF-16 columns turned into byte offsets.
-pub(super) struct Text<'a> {
+pub(super) struct FitText<'a> {
     pub(super) bytes: &'a [u8],
     /// Byte offset where each line starts; one more entry, the end of the text (+1), closes the last line. (4 B a
     /// line: texts are read up to 1 GB; `check_fit` refuses larger ones.)
@@ -18,11 +18,11 @@ pub(super) struct Text<'a> {
     shared: Option<&'a LineIndex>,
 }
 
-impl<'a> Text<'a> {
+impl<'a> FitText<'a> {
     pub(super) fn new(bytes: &'a [u8]) -> Self {
         let starts = line_starts(bytes);
         let lines = starts.len() - 1;
-        Text {
+        FitText {
             bytes,
             starts: starts.into(),
             kind: vec![0; lines],
@@ -33,7 +33,7 @@ impl<'a> Text<'a> {
 
     /// The text's lines as `index` (built from `bytes`) has them.
     pub(super) fn shared(bytes: &'a [u8], index: &'a LineIndex) -> Self {
-        Text {
+        FitText {
             bytes,
             starts: index.starts().into(),
             kind: Vec::new(),

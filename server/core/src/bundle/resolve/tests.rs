@@ -89,7 +89,7 @@ impl Place for Disk {
         Some(i)
     }
 
-    fn text(&mut self, bundle: &Path) -> Option<Text> {
+    fn text(&mut self, bundle: &Path) -> Option<BundleText> {
         Some(Box::new(std::fs::read(bundle).ok()?))
     }
 

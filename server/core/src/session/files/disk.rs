@@ -19,7 +19,7 @@ use crate::internal::budget::Lru;
 use crate::session::Fit;
 use crate::trace::document::Release;
 use crate::trace::event_context::LinedText;
-use crate::trace::function_name::{SharedScopes, TextKey};
+use crate::trace::function_name::{SharedScopes, TextIdentity};
 use crate::trace::stack::normalize_debug_id;
 
 /// The largest script read when looking for eval'd modules (a development bundle of webpack's eval devtools holds
@@ -85,7 +85,7 @@ pub struct Disk {
     /// Bundles' `//# debugId=` (normalized), read from their tails once in this generation (`bundle_debug_id`).
     bundle_ids: Memo<PathBuf, Option<String>>,
     /// Each text's key as first asked in this generation (`text_key`).
-    text_keys: Memo<(PathBuf, Option<u32>), Option<TextKey>>,
+    text_keys: Memo<(PathBuf, Option<u32>), Option<TextIdentity>>,
     /// Where original sources may be read, and the project folders their names are tried under.
     pub(super) sources: Arc<SourceAccess>,
     /// Archives of bundles and maps given as stores (`--maps app.asar`, `--maps bundle.zip`).
@@ -99,7 +99,7 @@ pub struct Disk {
     pub(super) scopes: Option<SharedScopes>,
     /// Sources' texts from maps' `sourcesContent`, unescaped and lined, under the cache's budget (a pipeline's
     /// events give context lines from the same few sources).
-    pub(super) texts: Option<Arc<Lru<TextKey, Arc<LinedText>>>>,
+    pub(super) texts: Option<Arc<Lru<TextIdentity, Arc<LinedText>>>>,
     /// Bundles' line indexes (`bundle_lines`), under the cache's budget.
     pub(super) bundle_lines: Option<Arc<Lru<PathBuf, Arc<LineIndex>>>>,
     /// Fit verdicts by the map's and the bundle's files, counted in the cache's budget (pinned: see `KEPT_FITS`).
@@ -110,7 +110,7 @@ pub struct Disk {
 type ReleaseDisks = HashMap<Option<Release>, (Arc<Disk>, Option<String>)>;
 
 /// Fit verdicts by the map's file and the bundle's.
-pub(super) type FitVerdicts = Lru<(TextKey, TextKey), KeptFit>;
+pub(super) type FitVerdicts = Lru<(TextIdentity, TextIdentity), KeptFit>;
 
 /// What is kept of a map's fit against its bundle across sessions.
 #[derive(Clone)]
@@ -425,13 +425,13 @@ impl Disk {
     }
 
     /// The key of the text at `path` (`source`: a map's source), found once in this generation of the store
-    /// (`TextKey::of` reads the file's stamp and resolves its path: 14 system calls a text, at every warm event). A
+    /// (`TextIdentity::of` reads the file's stamp and resolves its path: 14 system calls a text, at every warm event). A
     /// file changed in place is seen at the next generation (a new `Disk`: `SIGHUP`), as the maps' folders are.
-    pub(super) fn text_key(&self, path: &Path, source: Option<u32>) -> Option<TextKey> {
+    pub(super) fn text_key(&self, path: &Path, source: Option<u32>) -> Option<TextIdentity> {
         let mut known = self.text_keys.lock().unwrap_or_else(|e| e.into_inner());
         known
             .entry((path.to_path_buf(), source))
-            .or_insert_with(|| TextKey::of(path, source))
+            .or_insert_with(|| TextIdentity::of(path, source))
             .clone()
     }
 

@@ -15,7 +15,7 @@ use crate::bundle::locate::{
 use crate::session::Fit;
 use crate::source::project_file::ProjectFile;
 use crate::trace::event_context::LinedText;
-use crate::trace::function_name::TextKey;
+use crate::trace::function_name::TextIdentity;
 use crate::trace::stack::file_name_of;
 use crate::{GeneratedPosition, IndexOptions, MapErrors, SourceId, SourceMapIndex};
 
@@ -162,7 +162,7 @@ pub struct KnownMap {
     pub fit: OnceLock<Option<Fit>>,
     /// Each source's key across sessions as first asked (`FilesPlace::source_key`): a source's content is hashed
     /// once, not per event (hashing `lodash.js` per event was 15 % of a warm pipeline's time).
-    pub source_keys: Mutex<HashMap<SourceId, Option<TextKey>>>,
+    pub source_keys: Mutex<HashMap<SourceId, Option<TextIdentity>>>,
     /// Each source's path as it opens from the working directory, once found (`openable_paths` in the CLI): the
     /// same for every frame of every event.
     pub openable: Mutex<HashMap<SourceId, Option<String>>>,

@@ -17,14 +17,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::bundle::eval_modules::{eval_modules, module_code, module_map, WEBPACK_INTERNAL};
 use crate::bundle::fit::{check_fit, Shift};
 use crate::bundle::locate::map_in_directory;
-use crate::bundle::resolve::{Asked, GivenMap, Place, Refusal, Served, Text};
+use crate::bundle::resolve::{Asked, BundleText, GivenMap, Place, Refusal, Served};
 use crate::session::{
     symbolicate_lines, Code, DifferingFile, Fit, SessionOptions, SessionPlace, Symbolication,
 };
 use crate::source::project_file::{self, ProjectFile, SourceFolders};
 use crate::source::today::SourceDrift;
 use crate::trace::event_context::LinedText;
-use crate::trace::function_name::{ScopeCache, TextKey};
+use crate::trace::function_name::{ScopeCache, TextIdentity};
 use crate::trace::stack::{file_name_of, StackLine};
 use crate::trace::symbolicate::SymbolicatedLine;
 use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
@@ -268,11 +268,11 @@ impl FilesPlace {
 
     /// A source's text across sessions: what it is, where the map carries it (each release's copy of a library is
     /// one text), else the map's file as it is now and the source's index.
-    fn source_key(&self, map: usize, source: SourceId) -> Option<TextKey> {
+    fn source_key(&self, map: usize, source: SourceId) -> Option<TextIdentity> {
         let m = self.maps.get(map)?;
         let by_content = (m.source_keys.lock().unwrap_or_else(|e| e.into_inner()))
             .entry(source)
-            .or_insert_with(|| TextKey::of_content(&m.index, source))
+            .or_insert_with(|| TextIdentity::of_content(&m.index, source))
             .clone();
         by_content.or_else(|| self.disk.text_key(m.file.as_deref()?, Some(source.0)))
     }
@@ -605,7 +605,7 @@ impl Place for FilesPlace {
         loaded
     }
 
-    fn text(&mut self, bundle: &Path) -> Option<Text> {
+    fn text(&mut self, bundle: &Path) -> Option<BundleText> {
         Some(Box::new(SharedText(self.disk.bundle_text(bundle)?)))
     }
 

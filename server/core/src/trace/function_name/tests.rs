@@ -309,7 +309,7 @@ fn a_source_is_known_by_its_content_and_dialect() {
             "version": 3, "sources": sources, "sourcesContent": contents, "names": [], "mappings": "",
         });
         let index = SourceMapIndex::from_bytes(json.to_string().into_bytes()).unwrap();
-        TextKey::of_content(&index, SourceId(i))
+        TextIdentity::of_content(&index, SourceId(i))
     };
     let lodash = "function a() {}\n";
     let r1 = key(
@@ -323,11 +323,11 @@ fn a_source_is_known_by_its_content_and_dialect() {
     assert_ne!(r1, key(&["lodash.ts"], &[lodash], 0));
     assert_ne!(r1, key(&["lodash.js"], &["function b() {}\n"], 0));
     assert_eq!(r1, key(&["app.js", "lodash.js"], &["x", lodash], 1));
-    let without: Option<TextKey> = {
+    let without: Option<TextIdentity> = {
         let json =
             serde_json::json!({"version": 3, "sources": ["a.js"], "names": [], "mappings": ""});
         let index = SourceMapIndex::from_bytes(json.to_string().into_bytes()).unwrap();
-        TextKey::of_content(&index, SourceId(0))
+        TextIdentity::of_content(&index, SourceId(0))
     };
     assert_eq!(without, None);
 }

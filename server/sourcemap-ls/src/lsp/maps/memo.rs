@@ -18,7 +18,7 @@ pub const MAX_FIT_REPORTS: usize = 8;
 
 /// What a remembered value was computed from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum TextKey {
+pub enum MemoKey {
     Document(Url, i32),
     GeneratedFile(FileStamp),
     SourcesContent(SourceId),
@@ -58,7 +58,7 @@ impl FileStamp {
 /// the server's one cache budget (`budget::Lru`: least recently used across all caches evicted first).
 #[derive(Debug)]
 pub struct Memo<V> {
-    values: Arc<Lru<TextKey, Option<Arc<V>>>>,
+    values: Arc<Lru<MemoKey, Option<Arc<V>>>>,
     /// The heap a value holds, for the budget.
     size: fn(&V) -> usize,
     /// A cap on entries of a pinned memo (the budget never evicts those).
@@ -90,14 +90,14 @@ impl<V: Send + Sync + 'static> Memo<V> {
     }
 
     /// What is remembered for `key` (never computes).
-    pub fn get(&self, key: &TextKey) -> Option<Option<Arc<V>>> {
+    pub fn get(&self, key: &MemoKey) -> Option<Option<Arc<V>>> {
         self.values.get(key)
     }
 
     /// The value for `key`, computed on a miss.
     pub fn get_or_compute(
         &self,
-        key: TextKey,
+        key: MemoKey,
         compute: impl FnOnce() -> Option<V>,
     ) -> Option<Arc<V>> {
         if let Some(hit) = self.get(&key) {
@@ -116,7 +116,7 @@ impl<V: Send + Sync + 'static> Memo<V> {
     }
 
     /// Counts `value` (kept for `key`, grown since) at its size now; it may then be evicted as any other entry.
-    pub fn resize(&self, key: TextKey, value: &Arc<V>) {
+    pub fn resize(&self, key: MemoKey, value: &Arc<V>) {
         self.values
             .insert(key, Some(value.clone()), (self.size)(value));
     }

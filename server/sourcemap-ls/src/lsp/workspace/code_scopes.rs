@@ -19,7 +19,7 @@ use tower_lsp::lsp_types::Url;
 
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
-use crate::lsp::maps::memo::{FileStamp, TextKey};
+use crate::lsp::maps::memo::{FileStamp, MemoKey};
 use crate::lsp::workspace::archived_maps::member_text;
 use crate::lsp::workspace::backend::Backend;
 
@@ -40,7 +40,7 @@ pub struct WorkspaceCode<'a> {
 /// The bundle a map describes, found but not read: what it is keyed by (its document version or file stamp) and how
 /// to read its text (`None`: it does not lead to the map after all, or it cannot be read).
 pub struct BundleText {
-    pub key: TextKey,
+    pub key: MemoKey,
     pub path: PathBuf,
     read: Box<dyn FnOnce() -> Option<String> + Send>,
 }
@@ -82,7 +82,7 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
         if let Some((rope, version)) = open {
             // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time.
             return Some(BundleText {
-                key: TextKey::Document(uri, version),
+                key: MemoKey::Document(uri, version),
                 path: bundle,
                 read: Box::new(move || {
                     // One allocation of the final size: `Rope::to_string` grows a `String` by doubling, and the
@@ -99,7 +99,7 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
             // A bundle inside an archive (`app.asar`): the member's text.
             if let Some((stamp, read)) = member_text(&bundle) {
                 return Some(BundleText {
-                    key: TextKey::GeneratedFile(stamp),
+                    key: MemoKey::GeneratedFile(stamp),
                     path: bundle,
                     read: Box::new(move || read().filter(|text| leads(text.as_bytes()))),
                 });
@@ -107,7 +107,7 @@ pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Bund
             continue;
         };
         return Some(BundleText {
-            key: TextKey::GeneratedFile(stamp),
+            key: MemoKey::GeneratedFile(stamp),
             path: bundle,
             read: Box::new(move || {
                 let text = read(file, len)?;
@@ -126,7 +126,7 @@ impl WorkspaceCode<'_> {
     fn scopes_at(
         &self,
         m: &LoadedMap,
-        key: TextKey,
+        key: MemoKey,
         name: &str,
         dialect: Dialect,
         at: TextPosition,
@@ -164,14 +164,14 @@ impl WorkspaceCode<'_> {
     ) -> Option<Arc<FunctionScopes>> {
         let url = m.index.source(source).url.as_deref().unwrap_or("source.js");
         if m.index.source(source).has_content() {
-            let key = TextKey::SourcesContent(source);
+            let key = MemoKey::SourcesContent(source);
             return self.scopes_at(m, key, url, Dialect::Original, at, || {
                 m.source_text(source).map(|t| t.to_string())
             });
         }
         let path = self.b.resolve_source(m, source)?;
         let (file, len, stamp) = FileStamp::open(&path)?;
-        let key = TextKey::SourceFile(source, stamp);
+        let key = MemoKey::SourceFile(source, stamp);
         self.scopes_at(m, key, &path_name(&path), Dialect::Original, at, || {
             read(file, len)
         })

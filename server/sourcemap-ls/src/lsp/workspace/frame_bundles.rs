@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use sourcemap_core::bundle::resolve::{
-    Asked, GivenMap, Place, Refusal, Served, Text, MAX_SAME_NAMED, SEARCH_DEPTH,
+    Asked, BundleText, GivenMap, Place, Refusal, Served, MAX_SAME_NAMED, SEARCH_DEPTH,
 };
 use sourcemap_core::internal::fs::walk::find_files_named;
 use sourcemap_core::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace};
@@ -207,7 +207,7 @@ impl Place for Workspace<'_> {
     }
 
     /// The open document's text, else the file's.
-    fn text(&mut self, bundle: &Path) -> Option<Text> {
+    fn text(&mut self, bundle: &Path) -> Option<BundleText> {
         let uri = Url::from_file_path(bundle).ok()?;
         if let Some(rope) = self.b.rope(&uri) {
             let mut text = String::with_capacity(rope.len_bytes());

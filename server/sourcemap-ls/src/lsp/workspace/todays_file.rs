@@ -11,7 +11,7 @@ use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::Url;
 
 use crate::lsp::maps::loaded_map::LoadedMap;
-use crate::lsp::maps::memo::{FileStamp, TextKey};
+use crate::lsp::maps::memo::{FileStamp, MemoKey};
 use crate::lsp::workspace::backend::Backend;
 
 /// The biggest local file compared line by line with the build's copy.
@@ -50,7 +50,7 @@ pub fn local_source(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<LocalS
     let drift = match b.open_document(&uri) {
         Some((rope, version)) => {
             map.drifts
-                .get_or_compute(TextKey::Document(uri.clone(), version), || {
+                .get_or_compute(MemoKey::Document(uri.clone(), version), || {
                     let build = map.source_text(id)?;
                     Some(SourceDrift::between(&build, &rope.to_string()))
                 })
@@ -61,7 +61,7 @@ pub fn local_source(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<LocalS
             }
             FileStamp::open(&path).and_then(|(file, len, stamp)| {
                 map.drifts
-                    .get_or_compute(TextKey::SourceFile(id, stamp), || {
+                    .get_or_compute(MemoKey::SourceFile(id, stamp), || {
                         let build = map.source_text(id)?;
                         let bytes = sourcemap_core::internal::fs::files::read_open(
                             file,
