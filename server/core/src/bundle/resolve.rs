@@ -117,10 +117,55 @@ pub trait Place {
     fn shown(&self, path: &Path) -> String {
         path.display().to_string()
     }
+    /// What the user can do, in this place's words ([`Hint::plain`] unless the place has its own).
+    fn hint(&self, hint: &Hint) -> String {
+        hint.plain()
+    }
     /// The bundle's trailing `//# debugId=`.
     fn debug_id(&mut self, bundle: &Path) -> Option<String> {
         let tail = crate::bundle::locate::bundle_tail(bundle)?;
         crate::bundle::locate::find_debug_id(&tail).map(normalize_debug_id)
+    }
+}
+
+/// What the user can do about a frame the policy did not answer, or did by their word: the place says it in its own
+/// terms ([`Place::hint`]: the CLI names its flags, the server its settings and choices), so the policy's reasons name
+/// no front end's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Hint {
+    /// No bundle of the frame's name leads to a map: give its map, or where to look.
+    GiveMapOrRoot,
+    /// Several bundles could be the file `name`: choose one.
+    ChooseBundle {
+        /// The file's name as the frame prints it.
+        name: String,
+    },
+    /// A bundle the user chose for the file.
+    ChosenBundle,
+    /// No script found holds an eval'd module: give the folder of the development build.
+    GiveBuildFolder,
+}
+
+impl Hint {
+    /// The words of a place that has none of its own: neither flags nor settings.
+    pub fn plain(&self) -> String {
+        match self {
+            Hint::GiveMapOrRoot => "give its map, or a folder that holds it".into(),
+            Hint::ChooseBundle { name } => format!("choose which bundle is {name}"),
+            Hint::ChosenBundle => "the bundle chosen for it".into(),
+            Hint::GiveBuildFolder => "give the folder of the development build".into(),
+        }
+    }
+
+    /// The command line's words: its flags.
+    pub fn as_flags(&self) -> String {
+        match self {
+            Hint::GiveMapOrRoot => "give its map, or --root".into(),
+            Hint::ChooseBundle { name } => format!("choose one (--bundle {name}=PATH)"),
+            Hint::ChosenBundle => "--bundle".into(),
+            Hint::GiveBuildFolder => "give --root the folder of the development build".into(),
+        }
     }
 }
 
@@ -416,7 +461,10 @@ impl<P: Place> Resolver<'_, '_, P> {
             let bound = match self.asked.given {
                 [only] if only.bundle.is_none() => Some((
                     only.map.clone(),
-                    "the one map given (bound to it by --bundle)".to_string(),
+                    format!(
+                        "the one map given (bound to it by {})",
+                        self.place.hint(&Hint::ChosenBundle)
+                    ),
                 )),
                 _ => None,
             };
@@ -548,8 +596,9 @@ impl<P: Place> Resolver<'_, '_, P> {
             why: match by_path {
                 Some((bundle, _)) => self.no_map(&bundle),
                 None => format!(
-                    "no bundle named {name} with a map under {} (give its map, or --root)",
-                    roots.join(", ")
+                    "no bundle named {name} with a map under {} ({})",
+                    roots.join(", "),
+                    self.place.hint(&Hint::GiveMapOrRoot)
                 ),
             },
         }

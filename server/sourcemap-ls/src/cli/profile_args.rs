@@ -94,6 +94,7 @@ pub(super) fn catalog_of(args: &ProfileArgs) -> Result<FilesPlace, CliError> {
     }
     let root = super::frame_maps::root_dir(args.root.as_deref())?;
     let mut catalog = FilesPlace::new(explicit, root);
+    catalog.say_hints(sourcemap_core::bundle::resolve::Hint::as_flags);
     catalog.chosen = args.bundles.iter().cloned().collect();
     Ok(catalog)
 }

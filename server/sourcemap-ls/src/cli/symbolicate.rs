@@ -345,6 +345,7 @@ fn place_for(
         eprintln!("sourcemap-ls: {note}");
     }
     let mut catalog = FilesPlace::on(explicit.into_iter().map(Arc::new).collect(), disk);
+    catalog.say_hints(sourcemap_core::bundle::resolve::Hint::as_flags);
     catalog.file_debug_ids = document.debug_ids_by_file();
     catalog.reported = document.reported_files();
     if args.dev_server {

@@ -400,6 +400,7 @@ pub(super) fn symbolicate_line(
     let (disk, note) = disk.for_release(document.release().as_ref());
     notes.extend(note.map(Note::Plain));
     let mut place = FilesPlace::on(stream.given.clone(), disk);
+    place.say_hints(sourcemap_core::bundle::resolve::Hint::as_flags);
     place.debug_ids = debug_ids;
     place.file_debug_ids = document.debug_ids_by_file();
     place.reported = document.reported_files();

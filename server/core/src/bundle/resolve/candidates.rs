@@ -193,10 +193,12 @@ impl<P: Place> Resolver<'_, '_, P> {
         };
         Choice::Ambiguous {
             why: format!(
-                "{} bundles could be {file} ({}), and {undecided}: not mapped; choose one (--bundle {name}=PATH)",
+                "{} bundles could be {file} ({}), and {undecided}: not mapped; {}",
                 distinct.len(),
                 names.join(", "),
-                name = file_name_of(file),
+                self.place.hint(&Hint::ChooseBundle {
+                    name: file_name_of(file).to_string()
+                }),
             ),
         }
     }

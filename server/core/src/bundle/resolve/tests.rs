@@ -319,3 +319,29 @@ fn a_given_map_serves_where_no_bundle_of_its_own_does() {
     );
     assert_eq!(sources, vec![None]);
 }
+
+/// The policy's reasons name no front end's flags: a place without words of its own says what to do plainly, and the
+/// command line's words are its flags, as its messages always were.
+#[test]
+fn hints_name_flags_only_in_the_command_lines_words() {
+    let hints = [
+        Hint::GiveMapOrRoot,
+        Hint::ChooseBundle {
+            name: "app.js".into(),
+        },
+        Hint::ChosenBundle,
+        Hint::GiveBuildFolder,
+    ];
+    for h in &hints {
+        assert!(!h.plain().contains("--"), "{h:?}: {}", h.plain());
+    }
+    assert_eq!(
+        hints.map(|h| h.as_flags()),
+        [
+            "give its map, or --root",
+            "choose one (--bundle app.js=PATH)",
+            "--bundle",
+            "give --root the folder of the development build",
+        ]
+    );
+}

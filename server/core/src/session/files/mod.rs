@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::bundle::eval_modules::{eval_modules, module_code, module_map, WEBPACK_INTERNAL};
 use crate::bundle::fit::{check_fit, Shift};
 use crate::bundle::locate::map_in_directory;
-use crate::bundle::resolve::{Asked, BundleText, GivenMap, Place, Refusal, Served};
+use crate::bundle::resolve::{Asked, BundleText, GivenMap, Hint, Place, Refusal, Served};
 use crate::session::{
     symbolicate_lines, Code, DifferingFile, Fit, SessionOptions, SessionPlace, Symbolication,
 };
@@ -80,6 +80,8 @@ pub struct FilesPlace {
     /// The real paths of the given maps' bundles, for chains of maps (`next_map`): found once per `resolve` (a
     /// path per mapped frame was 3 ms of a profile), after the session's `serves` has said them.
     chain_bundles: OnceLock<Vec<Option<PathBuf>>>,
+    /// What the user can do, in the caller's words ([`FilesPlace::say_hints`]; [`Hint::plain`] by default).
+    hints: fn(&Hint) -> String,
 }
 
 impl FilesPlace {
@@ -108,7 +110,13 @@ impl FilesPlace {
             dir_maps: HashMap::new(),
             broken: HashMap::new(),
             chain_bundles: OnceLock::new(),
+            hints: Hint::plain,
         }
+    }
+
+    /// Says what the user can do in `words` (the command line: [`Hint::as_flags`]).
+    pub fn say_hints(&mut self, words: fn(&Hint) -> String) {
+        self.hints = words;
     }
 
     /// A directory of maps' map for `file` (metro-symbolicate's directory mode: `DIR/FILE.map`, `FILE` as the frame
@@ -467,10 +475,15 @@ impl FilesPlace {
         let (bundle, code) = match builds.len() {
             0 => {
                 return Err(Refusal(format!(
-                    "no script under {} holds the eval'd module {file} (webpack's eval devtools): give --root the \
-                     folder of the development build",
-                    self.disk.roots.iter().map(|r| shown_path(r)).collect::<Vec<_>>().join(", ")
-                )))
+                "no script under {} holds the eval'd module {file} (webpack's eval devtools): {}",
+                self.disk
+                    .roots
+                    .iter()
+                    .map(|r| shown_path(r))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                (self.hints)(&Hint::GiveBuildFolder)
+            )))
             }
             1 => builds.pop().expect("one build"),
             n => {
@@ -636,6 +649,10 @@ impl Place for FilesPlace {
 
     fn shown(&self, path: &Path) -> String {
         shown_path(path)
+    }
+
+    fn hint(&self, hint: &Hint) -> String {
+        (self.hints)(hint)
     }
 
     fn map_file(&mut self, path: &Path) -> Option<usize> {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use sourcemap_core::bundle::resolve::{
-    Asked, BundleText, GivenMap, Place, Refusal, Served, MAX_SAME_NAMED, SEARCH_DEPTH,
+    Asked, BundleText, GivenMap, Hint, Place, Refusal, Served, MAX_SAME_NAMED, SEARCH_DEPTH,
 };
 use sourcemap_core::internal::fs::walk::find_files_named;
 use sourcemap_core::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace};
@@ -227,6 +227,21 @@ impl Place for Workspace<'_> {
 
     fn same_map(&self, a: &Arc<LoadedMap>, b: &Arc<LoadedMap>) -> bool {
         Arc::ptr_eq(a, b) || a.key == b.key
+    }
+
+    /// The editor's words: its settings and its choices, never the command line's flags.
+    fn hint(&self, hint: &Hint) -> String {
+        match hint {
+            Hint::GiveMapOrRoot => {
+                "name its map in the `maps` setting, or its folder in `roots`".into()
+            }
+            Hint::ChooseBundle { name } => {
+                format!("choose which bundle is {name} (the Symbolicate commands ask)")
+            }
+            Hint::ChosenBundle => "the bundle chosen in the editor".into(),
+            Hint::GiveBuildFolder => "open the folder of the development build".into(),
+            other => other.plain(),
+        }
     }
 
     /// What the `maps` setting names for the frame's file: an archive (`archived_maps`), a directory of maps
