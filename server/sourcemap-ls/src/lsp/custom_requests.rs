@@ -1,6 +1,9 @@
 //! The custom requests, one entry each: the method, the request's handler (in `requests/`), its parameters and its
-//! answer. The macro writes the `Server` methods tower-lsp calls, each on a task of its own behind `guarded`
-//! (`on_own_task`: a panic becomes the request's error, a slow request holds no other), and registers them; a new request is its file plus a line here.
+//! answer.
+//!
+//! The macro writes the `Server` methods tower-lsp calls and registers them. Each runs on a task of its own behind
+//! `guarded` (`on_own_task`: a panic becomes the request's error, a slow request holds no other), on the snapshot
+//! taken as it starts (`Backend::snapshot`). A new request is its file plus a line here.
 
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, TextDocumentPositionParams};
@@ -21,7 +24,7 @@ macro_rules! custom_requests {
                 pub async fn $name(&self, params: $params) -> Result<$answer> {
                     let b = self.0.clone();
                     crate::lsp::server::released(
-                        on_own_task($method, async move { $handler(&b, params).await }).await,
+                        on_own_task($method, async move { $handler(&b.snapshot(), params).await }).await,
                     )
                 }
             )*

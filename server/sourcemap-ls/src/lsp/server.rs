@@ -75,7 +75,7 @@ fn hover_wants_plain_text(params: &InitializeParams) -> bool {
 impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let b = &self.0;
-        *b.folders.write().expect("folders lock") = folders_of(&params);
+        b.set_folders(folders_of(&params));
         b.plain_text_hover
             .store(hover_wants_plain_text(&params), Ordering::Relaxed);
         b.virtual_scheme
@@ -170,7 +170,7 @@ impl LanguageServer for Server {
             tokio::task::spawn_blocking(crate::lsp::maps::heap::release_free_memory);
         }
         let b = self.0.clone();
-        tokio::spawn(async move { diagnostics::publish(&b, d.uri).await });
+        tokio::spawn(async move { diagnostics::publish(&b.snapshot(), d.uri).await });
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -189,7 +189,7 @@ impl LanguageServer for Server {
         );
         // An edit may change the `sourceMappingURL`: diagnostics follow the text.
         let b = self.0.clone();
-        tokio::spawn(async move { diagnostics::publish(&b, uri).await });
+        tokio::spawn(async move { diagnostics::publish(&b.snapshot(), uri).await });
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
@@ -237,10 +237,9 @@ impl LanguageServer for Server {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let b = self.0.clone();
         released(
-            on_own_task(
-                "hover",
-                async move { requests::hover::hover(&b, params).await },
-            )
+            on_own_task("hover", async move {
+                requests::hover::hover(&b.snapshot(), params).await
+            })
             .await,
         )
     }
@@ -252,7 +251,7 @@ impl LanguageServer for Server {
         let b = self.0.clone();
         released(
             on_own_task("definition", async move {
-                requests::definition::definition(&b, params).await
+                requests::definition::definition(&b.snapshot(), params).await
             })
             .await,
         )
@@ -262,7 +261,7 @@ impl LanguageServer for Server {
         let b = self.0.clone();
         released(
             on_own_task("documentLink", async move {
-                requests::document_link::document_link(&b, params).await
+                requests::document_link::document_link(&b.snapshot(), params).await
             })
             .await,
         )
@@ -275,7 +274,7 @@ impl LanguageServer for Server {
         let b = self.0.clone();
         released(
             on_own_task("documentSymbol", async move {
-                requests::document_symbol::document_symbol(&b, params).await
+                requests::document_symbol::document_symbol(&b.snapshot(), params).await
             })
             .await,
         )

@@ -133,7 +133,7 @@ fn cut_inline_map_line(path: &Path, tail: &Tail) -> std::io::Result<Option<u64>>
 pub struct NoMap {
     pub message: String,
     pub span: Option<UrlSpan>,
-    /// The `maps` setting names a URL for this bundle: the caller fetches it (see `Backend::bundle_map`).
+    /// The `maps` setting names a URL for this bundle: the caller fetches it (see `Snapshot::bundle_map`).
     pub settings_url: Option<String>,
     /// Nothing names a map, or what does is not there: attaching one (the `maps` setting) is the fix.
     pub not_found: bool,

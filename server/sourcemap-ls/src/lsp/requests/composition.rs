@@ -11,7 +11,7 @@ use tower_lsp::lsp_types::Url;
 
 use super::{source_uri, DocumentParams};
 use crate::lsp::protocol::errors::internal;
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -44,7 +44,7 @@ pub struct Answer {
 /// The biggest bundle read from disk for a composition (an open document is measured whatever its size).
 const MAX_BUNDLE_BYTES: u64 = 1 << 30;
 
-pub async fn composition(b: &Backend, params: DocumentParams) -> Result<Option<Answer>> {
+pub async fn composition(b: &Snapshot<'_>, params: DocumentParams) -> Result<Option<Answer>> {
     let uri = params.text_document.uri;
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);

@@ -7,10 +7,10 @@ use tower_lsp::lsp_types::{GotoDefinitionParams, GotoDefinitionResponse};
 use super::document_place::answerable;
 use super::original_location;
 use crate::lsp::protocol::errors::request_failed;
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 pub async fn definition(
-    b: &Backend,
+    b: &Snapshot<'_>,
     params: GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>> {
     let uri = params.text_document_position_params.text_document.uri;
@@ -18,7 +18,6 @@ pub async fn definition(
     let position = b
         .position_in_build(&uri, params.text_document_position_params.position)
         .map_err(request_failed)?;
-    let version = b.document_version(&uri);
     let Ok(map) = b.map_of_bundle(&uri).await else {
         return Ok(None);
     };
@@ -34,6 +33,6 @@ pub async fn definition(
         return Ok(None);
     };
     let location = original.and_then(|o| original_location(b, &map, &o));
-    b.still_at(&uri, version)?;
+    b.still_at(&uri)?;
     Ok(location.map(GotoDefinitionResponse::Scalar))
 }

@@ -13,9 +13,9 @@ use sourcemap_core::bundle::fit::{FitReport, Verdict};
 
 use crate::lsp::maps::load_error::LoadError;
 use crate::lsp::protocol::position::offset_to_position;
-use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::map_fit::fit_now;
 use crate::lsp::workspace::map_resolution::MapProblem;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// At most this many diagnostics per document: a broken map can have thousands of errors.
 const MAX_DIAGNOSTICS: usize = 50;
@@ -109,7 +109,7 @@ async fn on_map_file(path: &Path, error: &LoadError, max_bytes: u64) -> Vec<Diag
     }
 }
 
-pub async fn publish(b: &Backend, uri: Url) {
+pub async fn publish(b: &Snapshot<'_>, uri: Url) {
     if b.rope(&uri).is_none() {
         return;
     }
@@ -176,13 +176,13 @@ pub async fn publish(b: &Backend, uri: Url) {
         Err(MapProblem::Load { span, key, error }) => {
             let map_path = key.file().map(Path::to_path_buf);
             if map_path.as_deref() == Some(path.as_path()) {
-                on_map_file(&path, &error, b.settings().max_map_bytes).await
+                on_map_file(&path, &error, b.settings.max_map_bytes).await
             } else {
                 // Also on the map document, when it is open.
                 if let Some(mp) = &map_path {
                     if let Ok(map_uri) = Url::from_file_path(mp) {
                         if b.rope(&map_uri).is_some() {
-                            let max_bytes = b.settings().max_map_bytes;
+                            let max_bytes = b.settings.max_map_bytes;
                             let diagnostics = on_map_file(mp, &error, max_bytes).await;
                             b.client
                                 .publish_diagnostics(map_uri, diagnostics, None)
@@ -226,7 +226,7 @@ pub async fn publish(b: &Backend, uri: Url) {
 }
 
 /// Recomputes diagnostics of every open document (after a map changed or settings changed).
-pub fn refresh_all(b: &Arc<Backend>) {
+pub fn refresh_all(b: &Arc<crate::lsp::workspace::backend::Backend>) {
     let uris: Vec<Url> = b
         .docs
         .lock()
@@ -236,6 +236,6 @@ pub fn refresh_all(b: &Arc<Backend>) {
         .collect();
     for uri in uris {
         let b = b.clone();
-        tokio::spawn(async move { publish(&b, uri).await });
+        tokio::spawn(async move { publish(&b.snapshot(), uri).await });
     }
 }

@@ -17,9 +17,9 @@ use super::SourceUris;
 use crate::lsp::protocol::errors::{content_modified, request_cancelled};
 use crate::lsp::protocol::guard::cancelled;
 use crate::lsp::protocol::position::utf16_len;
-use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::documents::LinkFrames;
 use crate::lsp::workspace::frame_bundles::NoFileMap;
+use crate::lsp::workspace::snapshot::Snapshot;
 use sourcemap_core::source::today::moved_by;
 
 /// Larger documents are not scanned (a bundle or a huge log): links are a convenience, not worth the copy of the
@@ -50,7 +50,7 @@ fn link_frames(text: &str, superseded: &AtomicBool) -> Option<Arc<LinkFrames>> {
 }
 
 pub async fn document_link(
-    b: &Backend,
+    b: &Snapshot<'_>,
     params: DocumentLinkParams,
 ) -> Result<Option<Vec<DocumentLink>>> {
     let uri = params.text_document.uri;

@@ -9,8 +9,8 @@ use tower_lsp::lsp_types::{Position, Url};
 
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::protocol::position::to_generated;
-use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::map_fit::{fit_now, withheld};
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// A document position placed in its map.
 #[derive(Debug, Clone, Copy)]
@@ -73,7 +73,7 @@ pub fn in_map(index: &SourceMapIndex, uri: &Url, position: Position) -> Result<I
 /// segment, or does not fit the bundle there (the fit check, computed when missing; a module's or segment's text is
 /// not the bundle's, so it is not judged by it). Go to definition and `originalPosition` ask this.
 pub fn answerable(
-    b: &Backend,
+    b: &Snapshot<'_>,
     map: &LoadedMap,
     uri: &Url,
     position: Position,

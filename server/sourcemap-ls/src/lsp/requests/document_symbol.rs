@@ -8,10 +8,10 @@ use tower_lsp::lsp_types::{
 
 use crate::lsp::maps::outline::outline;
 use crate::lsp::protocol::errors::internal;
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 pub async fn document_symbol(
-    b: &Backend,
+    b: &Snapshot<'_>,
     params: DocumentSymbolParams,
 ) -> Result<Option<DocumentSymbolResponse>> {
     let uri = params.text_document.uri;

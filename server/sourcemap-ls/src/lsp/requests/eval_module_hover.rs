@@ -8,11 +8,11 @@ use sourcemap_core::bundle::eval_modules::{module_at, module_code, module_map};
 use sourcemap_core::trace::code_frame::code_frame;
 use sourcemap_core::{GeneratedPosition, IndexOptions, SourceMapIndex};
 
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// The hover at `position` of the open document `uri` when it falls inside an eval'd module's string; `None`
 /// otherwise (not a document, no such module there, or the module has no map).
-pub fn eval_module_hover(b: &Backend, uri: &Url, position: Position) -> Option<Hover> {
+pub fn eval_module_hover(b: &Snapshot<'_>, uri: &Url, position: Position) -> Option<Hover> {
     // The position is the build text's (`hover`).
     let rope = b.build_rope(uri)?;
     let line = rope.get_line(position.line as usize)?.to_string();

@@ -15,7 +15,7 @@ use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::maps::sources::{normalize, parse_virtual_uri};
 use crate::lsp::protocol::errors::internal;
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// The entries for a cursor at (line, column) in the original source.
 fn at_cursor(entries: &[ReverseEntry], line: u32, column: u32) -> Vec<ReverseEntry> {
@@ -37,7 +37,7 @@ fn at_cursor(entries: &[ReverseEntry], line: u32, column: u32) -> Vec<ReverseEnt
 }
 
 fn locations(
-    b: &Backend,
+    b: &Snapshot<'_>,
     map: &LoadedMap,
     source: SourceId,
     line: u32,
@@ -87,7 +87,7 @@ fn locations(
 }
 
 pub async fn generated_positions(
-    b: &Backend,
+    b: &Snapshot<'_>,
     params: TextDocumentPositionParams,
 ) -> Result<Vec<Location>> {
     let uri = params.text_document.uri;
@@ -114,7 +114,7 @@ pub async fn generated_positions(
     // The workspace's other maps, skipping those whose sources (remembered from an earlier read) have no file of
     // that name.
     let found = b.workspace_maps().await;
-    let max_bytes = b.settings().max_map_bytes;
+    let max_bytes = b.settings.max_map_bytes;
     for map_path in &found.maps {
         let key = MapKey::File(map_path.clone());
         if loaded.iter().any(|m| m.key == key)
@@ -133,7 +133,7 @@ pub async fn generated_positions(
 
 /// The generated positions of (line, column) in the local file `path` (named `file_name`), in one map.
 fn in_map(
-    b: &Backend,
+    b: &Snapshot<'_>,
     map: &LoadedMap,
     path: &std::path::Path,
     file_name: &str,

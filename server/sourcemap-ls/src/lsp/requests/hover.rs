@@ -19,9 +19,9 @@ use super::document_place::{in_map, InMap};
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::protocol::errors::internal;
 use crate::lsp::protocol::position::{to_generated, to_lsp, utf16_len};
-use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::map_fit::{fit_for_frames, known_fit, withheld};
+use crate::lsp::workspace::snapshot::Snapshot;
 use crate::lsp::workspace::todays_file::{local_source, LocalSource};
 use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
 
@@ -41,10 +41,10 @@ fn fence_language(source: &str) -> &'static str {
     }
 }
 
-pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
+pub async fn hover(b: &Snapshot<'_>, params: HoverParams) -> Result<Option<Hover>> {
     let uri = params.text_document_position_params.text_document.uri;
     // Positions cross between the client's count of today's text and the server's build text here
-    // (`Backend::position_in_build`): the hover is the build's, where an edit since left it one.
+    // (`Snapshot::position_in_build`): the hover is the build's, where an edit since left it one.
     let asked = params.text_document_position_params.position;
     let position = match b.position_in_build(&uri, asked) {
         Ok(p) => p,
@@ -58,18 +58,16 @@ pub async fn hover(b: &Backend, params: HoverParams) -> Result<Option<Hover>> {
 }
 
 /// The hover at `position` of the server's text of `uri`.
-async fn hover_at(b: &Backend, uri: &Url, position: Position) -> Result<Option<Hover>> {
+async fn hover_at(b: &Snapshot<'_>, uri: &Url, position: Position) -> Result<Option<Hover>> {
     let uri = uri.clone();
-    // The version asked of: the answer is this text's, or none (`still_at` below).
-    let version = b.document_version(&uri);
     let Ok(map) = b.map_of_bundle(&uri).await else {
         // A development bundle of webpack's eval devtools has no map: its modules carry their own.
         let hover = super::eval_module_hover::eval_module_hover(b, &uri, position);
-        b.still_at(&uri, version)?;
+        b.still_at(&uri)?;
         return Ok(hover);
     };
     if let Some(why) = past_line_end(b, &uri, position) {
-        b.still_at(&uri, version)?;
+        b.still_at(&uri)?;
         return Ok(Some(no_answer(b, &why, position)));
     }
     let index = &map.index;
@@ -84,7 +82,7 @@ async fn hover_at(b: &Backend, uri: &Url, position: Position) -> Result<Option<H
         .then(|| fit_at(b, &map, &uri, position))
         .flatten();
     if let Some(why) = withheld(fit.as_deref(), index, to_generated(position)) {
-        b.still_at(&uri, version)?;
+        b.still_at(&uri)?;
         return Ok(Some(no_answer(b, &why, position)));
     }
     // An invalid section has no answer; its error is published as a diagnostic.
@@ -174,7 +172,7 @@ async fn hover_at(b: &Backend, uri: &Url, position: Position) -> Result<Option<H
     md.push('*');
 
     let end = segment_end(b, &uri, index, &hit, &placed)?;
-    b.still_at(&uri, version)?;
+    b.still_at(&uri)?;
     let line = placed.document_line(hit.generated.line);
     let contents = if b.plain_text_hover.load(Ordering::Relaxed) {
         MarkupContent {
@@ -212,7 +210,7 @@ fn map_name(map: &LoadedMap) -> String {
 /// `mappings`). A hover sent before the background check finished answered unchecked: on Bootstrap's published map,
 /// 3 columns short on its one long line, the first hovers gave misplaced answers (`tests/css.rs`).
 fn fit_at(
-    b: &Backend,
+    b: &Snapshot<'_>,
     map: &LoadedMap,
     uri: &Url,
     position: Position,
@@ -230,7 +228,7 @@ fn fit_at(
 /// Why nothing is at `position` of an open document: it is past its line's end (an editor hovers only on text, so
 /// this is a request about another version of the text, or a client's mistake). Lines are counted as LSP counts
 /// them (`\n`, `\r\n`, `\r`); ropey's line breaks include those.
-fn past_line_end(b: &Backend, uri: &Url, position: Position) -> Option<String> {
+fn past_line_end(b: &Snapshot<'_>, uri: &Url, position: Position) -> Option<String> {
     let rope = b.build_rope(uri)?;
     let line = position.line as usize;
     if line >= rope.len_lines() {
@@ -262,7 +260,7 @@ fn past_line_end(b: &Backend, uri: &Url, position: Position) -> Option<String> {
 
 /// Where the hovered segment ends on its document line (UTF-16): the next segment, else the line's end.
 fn segment_end(
-    b: &Backend,
+    b: &Snapshot<'_>,
     uri: &Url,
     index: &SourceMapIndex,
     hit: &MappingHit<'_>,
@@ -289,7 +287,7 @@ fn segment_end(
 }
 
 /// The hover where the map does not fit the bundle: why there is no answer.
-fn no_answer(b: &Backend, why: &str, position: Position) -> Hover {
+fn no_answer(b: &Snapshot<'_>, why: &str, position: Position) -> Hover {
     let value = format!("**No answer here** — {why}");
     let plain = b.plain_text_hover.load(Ordering::Relaxed);
     Hover {

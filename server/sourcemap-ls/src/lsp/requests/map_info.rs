@@ -19,9 +19,9 @@ use super::{source_uri, DocumentParams};
 use crate::lsp::maps::bundles::comment_url;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
-use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::map_fit::fit_now;
 use crate::lsp::workspace::map_resolution::MapProblem;
+use crate::lsp::workspace::snapshot::Snapshot;
 use sourcemap_core::internal::budget::{BudgetReport, CacheUsage};
 
 #[derive(Debug, Serialize)]
@@ -103,7 +103,7 @@ fn file_size(path: &Path) -> Option<u64> {
     std::fs::metadata(path).ok().map(|m| m.len())
 }
 
-pub async fn map_info(b: &Backend, params: DocumentParams) -> Result<Option<Answer>> {
+pub async fn map_info(b: &Snapshot<'_>, params: DocumentParams) -> Result<Option<Answer>> {
     let uri = params.text_document.uri;
     let Ok(bundle) = uri.to_file_path() else {
         return Ok(None);
@@ -152,7 +152,7 @@ pub async fn map_info(b: &Backend, params: DocumentParams) -> Result<Option<Answ
     Ok(Some(answer))
 }
 
-fn index_info(b: &Backend, map: &LoadedMap, bundle: &Path) -> IndexInfo {
+fn index_info(b: &Snapshot<'_>, map: &LoadedMap, bundle: &Path) -> IndexInfo {
     let index = &map.index;
     let fit = tokio::task::block_in_place(|| fit_now(b, map, Some(bundle))).map(|r| FitInfo {
         verdict: match r.verdict {

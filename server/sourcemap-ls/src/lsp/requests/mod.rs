@@ -27,7 +27,7 @@ use tower_lsp::lsp_types::TextDocumentIdentifier;
 
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::{source_copies, sources};
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 use crate::lsp::workspace::todays_file::{local_source, LocalSource};
 use std::sync::atomic::Ordering;
 
@@ -40,7 +40,7 @@ pub struct DocumentParams {
 
 /// Where an original position is for the editor (see [`SourceUris::place`]).
 pub fn original_location(
-    b: &Backend,
+    b: &Snapshot<'_>,
     map: &LoadedMap,
     o: &OriginalPosition<'_>,
 ) -> Option<Location> {
@@ -50,7 +50,7 @@ pub fn original_location(
 }
 
 /// The source's local file when it resolves to one (its text the build's copy), else its copy.
-pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
+pub fn source_uri(b: &Snapshot<'_>, map: &LoadedMap, id: SourceId) -> Option<Url> {
     if let Some(path) = b.resolve_source(map, id) {
         return Url::from_file_path(path).ok();
     }
@@ -59,7 +59,7 @@ pub fn source_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
 
 /// The map's own copy of a source (`sourcesContent`): a `sourcemap-source:` virtual document for a client that opens
 /// them, else a read-only file copy.
-fn copy_uri(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Url> {
+fn copy_uri(b: &Snapshot<'_>, map: &LoadedMap, id: SourceId) -> Option<Url> {
     let url = map.index.source(id).url.as_deref();
     if !map.index.source(id).has_content() {
         return None;
@@ -90,7 +90,7 @@ pub struct Placed {
 /// [`source_uri`] remembered per (map, source) for one request: a long log names the same sources thousands of
 /// times, and each answer may stat candidates, hash a local file or write a copy.
 pub struct SourceUris<'b> {
-    b: &'b Backend,
+    b: &'b Snapshot<'b>,
     memo: HashMap<(*const LoadedMap, SourceId), Option<Url>>,
     names: HashMap<(*const LoadedMap, SourceId), Option<String>>,
     locals: HashMap<(*const LoadedMap, SourceId), Option<LocalSource>>,
@@ -98,7 +98,7 @@ pub struct SourceUris<'b> {
 }
 
 impl<'b> SourceUris<'b> {
-    pub fn new(b: &'b Backend) -> Self {
+    pub fn new(b: &'b Snapshot<'b>) -> Self {
         SourceUris {
             b,
             memo: HashMap::new(),
@@ -162,7 +162,7 @@ impl<'b> SourceUris<'b> {
         }
     }
 
-    /// [`Backend::display_source`], remembered the same way.
+    /// [`Snapshot::display_source`], remembered the same way.
     pub fn display(&mut self, map: &LoadedMap, id: SourceId) -> Option<String> {
         let b = self.b;
         self.names
@@ -180,7 +180,7 @@ const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
 /// The code frame around 0-based `line` and UTF-16 `column` of source `id`: from the map's content when it has it
 /// (only the lines shown read: `LoadedMap::source_lines`), else from the source's file.
 pub async fn code_frame_at(
-    b: &Backend,
+    b: &Snapshot<'_>,
     map: &LoadedMap,
     id: SourceId,
     line: u32,
@@ -196,7 +196,7 @@ pub async fn code_frame_at(
     code_frame(&source_text(b, map, id).await?, line, column)
 }
 
-pub async fn source_text(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<Arc<str>> {
+pub async fn source_text(b: &Snapshot<'_>, map: &LoadedMap, id: SourceId) -> Option<Arc<str>> {
     if map.index.source(id).has_content() {
         return tokio::task::block_in_place(|| map.source_text(id));
     }
@@ -212,7 +212,7 @@ pub async fn source_text(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<A
 
 /// `sourcemap/debugPanic`, a test hook: only with `SOURCEMAP_LS_TEST_PANIC=1`, it panics inside a handler to prove
 /// the server survives; otherwise it does not exist.
-pub async fn debug_panic(_: &Backend, _: serde_json::Value) -> tower_lsp::jsonrpc::Result<()> {
+pub async fn debug_panic(_: &Snapshot<'_>, _: serde_json::Value) -> tower_lsp::jsonrpc::Result<()> {
     if std::env::var("SOURCEMAP_LS_TEST_PANIC").as_deref() == Ok("1") {
         panic!("deliberate panic for the test");
     }

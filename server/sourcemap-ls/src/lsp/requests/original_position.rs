@@ -10,7 +10,7 @@ use tower_lsp::lsp_types::{TextDocumentPositionParams, Url};
 use super::document_place::answerable;
 use super::original_location;
 use crate::lsp::protocol::errors::{internal, request_failed};
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -26,7 +26,7 @@ pub struct Answer {
 }
 
 pub async fn original_position(
-    b: &Backend,
+    b: &Snapshot<'_>,
     params: TextDocumentPositionParams,
 ) -> Result<Option<Answer>> {
     // A document without a (usable) map has no original position: null, as for an unmapped position.

@@ -20,8 +20,8 @@ use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier, Ur
 use super::symbolicate::{symbolicate_in_workspace, TraceEvidence};
 use super::SourceUris;
 use crate::lsp::protocol::errors::invalid_params;
-use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::frame_bundles::NoFileMap;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// A profile read from disk is at most this big (a recording of minutes is tens of MB).
 const MAX_PROFILE_BYTES: u64 = 1 << 30;
@@ -70,7 +70,7 @@ pub struct Answer {
 }
 
 /// The profile's bytes: the open document's text, else the file.
-async fn profile_bytes(b: &Backend, uri: &Url) -> Result<Vec<u8>> {
+async fn profile_bytes(b: &Snapshot<'_>, uri: &Url) -> Result<Vec<u8>> {
     if let Some(rope) = b.rope(uri) {
         return Ok(tokio::task::block_in_place(|| {
             rope.to_string().into_bytes()
@@ -88,7 +88,7 @@ async fn profile_bytes(b: &Backend, uri: &Url) -> Result<Vec<u8>> {
     .map_err(invalid_params)
 }
 
-pub async fn profile(b: &Backend, params: Params) -> Result<Answer> {
+pub async fn profile(b: &Snapshot<'_>, params: Params) -> Result<Answer> {
     let uri = params.text_document.uri;
     let by = match params.by.as_deref() {
         None | Some("function") => GroupBy::Function,

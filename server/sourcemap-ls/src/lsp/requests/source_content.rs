@@ -8,7 +8,7 @@ use tower_lsp::lsp_types::Url;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::maps::sources::{parse_virtual_uri, virtual_path_matches};
 use crate::lsp::protocol::errors::invalid_params;
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 #[derive(Debug, Deserialize)]
 pub struct Params {
@@ -20,7 +20,7 @@ pub struct Answer {
     pub text: String,
 }
 
-pub async fn source_content(b: &Backend, params: Params) -> Result<Answer> {
+pub async fn source_content(b: &Snapshot<'_>, params: Params) -> Result<Answer> {
     let (key, id, path) = parse_virtual_uri(&params.uri)
         .ok_or_else(|| invalid_params(format!("not a sourcemap-source: URI: {}", params.uri)))?;
     let key = MapKey::from_uri_string(&key)

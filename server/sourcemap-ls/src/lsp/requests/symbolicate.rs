@@ -19,9 +19,9 @@ use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{Location, Url};
 
 use super::SourceUris;
-use crate::lsp::workspace::backend::Backend;
 pub use crate::lsp::workspace::frame_bundles::{symbolicate_in_workspace, TraceEvidence};
 use crate::lsp::workspace::frame_bundles::{Ambiguous, NoFileMap};
+use crate::lsp::workspace::snapshot::Snapshot;
 use sourcemap_core::trace::document::TraceDocument;
 
 #[derive(Debug, Deserialize)]
@@ -109,7 +109,7 @@ struct OriginalAt {
 /// `sourcemap/symbolicate`: the answer stashed for the output pump (a long log's answer is megabytes: written once,
 /// not as a tree of values).
 pub async fn stashed(
-    b: &Backend,
+    b: &Snapshot<'_>,
     params: Params,
 ) -> Result<crate::lsp::transport::large_results::Stashed> {
     let answer = run(b, params).await?;
@@ -122,7 +122,7 @@ pub async fn stashed(
     )
 }
 
-pub async fn run(b: &Backend, params: Params) -> Result<Answer> {
+pub async fn run(b: &Snapshot<'_>, params: Params) -> Result<Answer> {
     // The trace as found: text with log prefixes, JSON log lines (symbolicated in place), a crash reporter's event.
     let document = TraceDocument::parse(&params.text, PlainInput::default());
     let lines = document.lines.clone();

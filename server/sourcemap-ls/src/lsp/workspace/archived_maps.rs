@@ -18,7 +18,7 @@ use sourcemap_core::session::files::{archive_member_of, archive_named_in, Archiv
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::maps::memo::FileStamp;
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// A member read for its text is at most this big (the parsed texts' limit elsewhere).
 const MAX_MEMBER_BYTES: u64 = 256 << 20;
@@ -55,14 +55,14 @@ pub enum ArchivesFor {
 }
 
 fn archives_for(
-    b: &Backend,
+    b: &Snapshot<'_>,
     opened: &mut OpenedArchives,
     file: &str,
     which: ArchivesFor,
 ) -> Vec<PathBuf> {
-    let folders = b.folders();
+    let folders = b.folders.clone();
     match which {
-        ArchivesFor::Named => b.settings().map_archives_for(file, &folders),
+        ArchivesFor::Named => b.settings.map_archives_for(file, &folders),
         ArchivesFor::OnItsPath => {
             let Some(name) = archive_named_in(file) else {
                 return Vec::new();
@@ -84,7 +84,7 @@ fn archives_for(
 /// The map of a frame's file from an archive, loaded: [`Served::NotHere`] when no archive answers for the file,
 /// [`Served::Refused`] when one named for it holds no map for it (or cannot be read).
 pub fn archive_map(
-    b: &Backend,
+    b: &Snapshot<'_>,
     handle: &tokio::runtime::Handle,
     opened: &mut OpenedArchives,
     file: &str,

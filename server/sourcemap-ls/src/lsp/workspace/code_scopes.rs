@@ -21,7 +21,7 @@ use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::maps::memo::{FileStamp, MemoKey};
 use crate::lsp::workspace::archived_maps::member_text;
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// Generated files and original sources above this size are not parsed for function names.
 const MAX_PARSED_BYTES: u64 = 256 << 20;
@@ -33,7 +33,7 @@ fn read(file: std::fs::File, len: u64) -> Option<String> {
 
 /// [`CodeScopes`] over the maps of one request (identifiers are positions in `maps`).
 pub struct WorkspaceCode<'a> {
-    pub b: &'a Backend,
+    pub b: &'a Snapshot<'a>,
     pub maps: &'a [Arc<LoadedMap>],
 }
 
@@ -56,7 +56,7 @@ impl BundleText {
 /// `maps` setting), else the bundles known for it; an open document first (as edited), else the file on disk. A
 /// bundle seen leading to the map, or the map's inline owner, needs no second check; a guess (the map's `file`, or
 /// its name without `.map`) must name the map itself.
-pub fn bundle_text(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<BundleText> {
+pub fn bundle_text(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option<BundleText> {
     let linked_only = b.linked_bundles(m);
     let trusted = of.is_some() || linked_only || matches!(m.key, MapKey::Inline { .. });
     let bundles = match of {

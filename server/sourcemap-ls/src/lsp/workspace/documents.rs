@@ -13,7 +13,9 @@ use tower_lsp::lsp_types::{Position, TextDocumentContentChangeEvent, Url};
 
 use crate::lsp::workspace::edit_log::EditLog;
 
-#[derive(Debug)]
+/// A document's state at one version. Kept behind an `Arc`: a request's snapshot (`snapshot.rs`) holds the one it
+/// started on, and an edit that comes meanwhile changes a copy (`Arc::make_mut`; the ropes' nodes are shared).
+#[derive(Debug, Clone)]
 pub struct Document {
     pub rope: Rope,
     pub version: i32,
@@ -162,10 +164,15 @@ fn lowercase_drive(key: &mut String) {
     }
 }
 
+/// The open documents. The table is shared with the snapshots taken of it ([`Documents::snapshot`]: one `Arc` clone
+/// under the lock); a notification changes its own copy.
 #[derive(Debug, Default)]
 pub struct Documents {
-    docs: HashMap<DocumentKey, Document>,
+    docs: Arc<HashMap<DocumentKey, Arc<Document>>>,
 }
+
+/// The open documents as they were when a request started: what it reads, whatever edits come meanwhile.
+pub type DocumentsSnapshot = Arc<HashMap<DocumentKey, Arc<Document>>>;
 
 /// The char index in `rope` of an LSP (UTF-16) position, clamped to the document.
 pub fn char_index(rope: &Rope, p: Position) -> usize {
@@ -189,9 +196,9 @@ impl Documents {
     pub fn open(&mut self, uri: Url, text: &str, version: i32, bom_dropped: bool) {
         // One rope: the build's text shares its nodes (a clone), never a second copy of a large bundle.
         let rope = Rope::from_str(text);
-        let old = self.docs.insert(
+        let old = Arc::make_mut(&mut self.docs).insert(
             DocumentKey::of(&uri),
-            Document {
+            Arc::new(Document {
                 build: rope.clone(),
                 rope,
                 version,
@@ -201,7 +208,7 @@ impl Documents {
                 build_version: version,
                 edits: EditLog::default(),
                 of_version: Arc::default(),
-            },
+            }),
         );
         if let Some(old) = old {
             old.of_version.supersede();
@@ -209,13 +216,18 @@ impl Documents {
     }
 
     pub fn close(&mut self, uri: &Url) {
-        if let Some(doc) = self.docs.remove(&DocumentKey::of(uri)) {
+        if let Some(doc) = Arc::make_mut(&mut self.docs).remove(&DocumentKey::of(uri)) {
             doc.of_version.supersede();
         }
     }
 
     pub fn get(&self, uri: &Url) -> Option<&Document> {
-        self.docs.get(&DocumentKey::of(uri))
+        self.docs.get(&DocumentKey::of(uri)).map(|d| &**d)
+    }
+
+    /// The documents as they are now, for a request to read while notifications go on changing them.
+    pub fn snapshot(&self) -> DocumentsSnapshot {
+        self.docs.clone()
     }
 
     /// The open documents' URIs, as their clients spelled them.
@@ -229,9 +241,10 @@ impl Documents {
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
     ) {
-        let Some(doc) = self.docs.get_mut(&DocumentKey::of(uri)) else {
+        let Some(doc) = Arc::make_mut(&mut self.docs).get_mut(&DocumentKey::of(uri)) else {
             return;
         };
+        let doc = Arc::make_mut(doc);
         doc.edited = true;
         doc.of_version.supersede();
         doc.of_version = Arc::default();
@@ -396,5 +409,34 @@ mod tests {
         let third = docs.get(&uri).unwrap().of_version.clone();
         docs.close(&uri);
         assert!(third.superseded.load(Ordering::Relaxed));
+    }
+
+    /// A snapshot keeps the documents as they were when it was taken: an edit, an open or a close that comes while
+    /// a request runs changes the table's own copy, and the snapshot's version is what `still_at` compares.
+    #[test]
+    fn a_snapshot_keeps_the_version_it_was_taken_at() {
+        let uri = Url::parse("file:///w/log.txt").unwrap();
+        let other = Url::parse("file:///w/other.txt").unwrap();
+        let mut docs = Documents::default();
+        docs.open(uri.clone(), "one\n", 1, false);
+        let before = docs.snapshot();
+        docs.change(
+            &uri,
+            2,
+            vec![TextDocumentContentChangeEvent {
+                range: Some(Range::new(Position::new(0, 0), Position::new(0, 3))),
+                range_length: None,
+                text: "two".into(),
+            }],
+        );
+        docs.open(other.clone(), "x", 1, false);
+        let was = &before[&DocumentKey::of(&uri)];
+        assert_eq!((was.rope.to_string().as_str(), was.version), ("one\n", 1));
+        assert!(was.of_version.superseded.load(Ordering::Relaxed));
+        assert!(!before.contains_key(&DocumentKey::of(&other)));
+        let now = docs.get(&uri).unwrap();
+        assert_eq!((now.rope.to_string().as_str(), now.version), ("two\n", 2));
+        docs.close(&uri);
+        assert!(before.contains_key(&DocumentKey::of(&uri)));
     }
 }

@@ -22,9 +22,9 @@ use tower_lsp::lsp_types::Url;
 
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::workspace::archived_maps::{archive_map, ArchivesFor, OpenedArchives};
-use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::map_fit::fit_for_frames;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Ambiguous {
@@ -63,7 +63,7 @@ impl TraceEvidence {
 /// fit, name, withhold) over the workspace (`Workspace`). Each frame's `map` is an index into the returned maps.
 /// Blocks (it reads files and loads maps): call on a worker that may block, as every request's handler here is.
 pub async fn symbolicate_in_workspace(
-    b: &Backend,
+    b: &Snapshot<'_>,
     lines: &[StackLine],
     uri: Option<&Url>,
     evidence: &TraceEvidence,
@@ -88,7 +88,7 @@ pub async fn symbolicate_in_workspace(
     };
     let debug_ids = evidence.debug_ids.clone();
     let mut roots: Vec<PathBuf> = base.into_iter().collect();
-    roots.extend(b.folders());
+    roots.extend(b.folders.iter().cloned());
     let mut place = Workspace {
         b,
         roots,
@@ -122,7 +122,7 @@ pub async fn symbolicate_in_workspace(
 
 /// A map the client names (`sourcemap/profile`'s `map`), as a map given on the command line is: it serves frames
 /// that name no file, frames naming its bundle, and every frame when no bundle of their name has a map.
-fn given_map(b: &Backend, m: &Arc<LoadedMap>) -> GivenMap<Arc<LoadedMap>> {
+fn given_map(b: &Snapshot<'_>, m: &Arc<LoadedMap>) -> GivenMap<Arc<LoadedMap>> {
     let mut names: Vec<String> = b
         .bundles_of(m)
         .iter()
@@ -160,7 +160,7 @@ pub enum NoFileMap {
 /// The workspace as the resolver sees it: the trace's folder and the workspace folders, open documents before the
 /// disk, maps loaded through the `MapStore` (stamped, shared with every other request).
 struct Workspace<'a> {
-    b: &'a Backend,
+    b: &'a Snapshot<'a>,
     roots: Vec<PathBuf>,
     handle: tokio::runtime::Handle,
     archives: OpenedArchives,
@@ -183,13 +183,8 @@ impl Place for Workspace<'_> {
             .flat_map(|m| b.bundles_of(m))
             .filter(|p| p.file_name().is_some_and(|f| f.to_string_lossy() == name))
             .collect();
-        for folder in b.folders() {
-            found.extend(find_files_named(
-                &folder,
-                name,
-                SEARCH_DEPTH,
-                MAX_SAME_NAMED,
-            ));
+        for folder in b.folders.iter() {
+            found.extend(find_files_named(folder, name, SEARCH_DEPTH, MAX_SAME_NAMED));
         }
         let mut seen = std::collections::HashSet::new();
         found.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
@@ -202,7 +197,7 @@ impl Place for Workspace<'_> {
     }
 
     fn map_file(&mut self, path: &Path) -> Option<Arc<LoadedMap>> {
-        let max = self.b.settings().max_map_bytes;
+        let max = self.b.settings.max_map_bytes;
         self.handle.block_on(self.b.maps.load_file(path, max)).ok()
     }
 
@@ -253,8 +248,8 @@ impl Place for Workspace<'_> {
             Served::NotHere => {}
             found => return found,
         }
-        let settings = self.b.settings();
-        let dirs = settings.map_directories_for(file, &self.b.folders());
+        let settings = &self.b.settings;
+        let dirs = settings.map_directories_for(file, &self.b.folders);
         if !dirs.is_empty() {
             let found = dirs
                 .iter()

@@ -17,18 +17,18 @@ use sourcemap_core::session::Fit;
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
 
 use crate::lsp::maps::loaded_map::LoadedMap;
-use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::code_scopes::bundle_text;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// The report for the map's bundle as it is now (`of`: that bundle, see `bundle_text`), if it was computed already
 /// (never computes).
-pub fn known_fit(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitReport>> {
+pub fn known_fit(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitReport>> {
     let bundle = bundle_text(b, m, of)?;
     m.fits.get(&bundle.key)?
 }
 
 /// The report for the map's bundle as it is now, computed when missing. Blocks: call on the blocking pool.
-pub fn fit_now(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitReport>> {
+pub fn fit_now(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitReport>> {
     let bundle = bundle_text(b, m, of)?;
     let key = bundle.key.clone();
     m.fits.get_or_compute(key, || {
@@ -48,7 +48,7 @@ pub fn fit_now(b: &Backend, m: &LoadedMap, of: Option<&Path>) -> Option<Arc<FitR
 /// `check_fit_near` (the same verdicts, reading a large map near the frames only), remembered when it read the
 /// whole map. Blocks.
 pub fn fit_for_frames(
-    b: &Backend,
+    b: &Snapshot<'_>,
     m: &LoadedMap,
     of: Option<&Path>,
     frames: &[GeneratedPosition],

@@ -15,6 +15,7 @@ use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::protocol::errors::internal;
 use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// Documents at least this large start loading their map before their rope is built (see `prefetch_map`).
 pub(crate) const PREFETCH_MAP_AFTER_BYTES: usize = 8 << 20;
@@ -88,6 +89,38 @@ impl Backend {
         Ok(bytes)
     }
 
+    /// Starts loading the map of a large bundle being opened, found from the text's last lines, so that reading the
+    /// map overlaps building the document's rope (for a 50 MB bundle: ~60 ms, its 100 MB map ~400 ms; two cores).
+    /// Only a head start: requests still find the map from the stored document, and share this load.
+    pub fn prefetch_map(self: &Arc<Self>, uri: &Url, text: &str) {
+        let Ok(path) = uri.to_file_path() else {
+            return;
+        };
+        // From the first line start in the last 64 KiB: the comment is on the last lines.
+        let mut from = text.len().saturating_sub(64 << 10);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let from = text[from..].find('\n').map_or(from, |i| from + i + 1);
+        let tail = Rope::from_str(&text[from..]);
+        let b = self.clone();
+        tokio::spawn(async move {
+            let s = b.snapshot();
+            let (settings, folders) = (s.settings.clone(), s.folders.clone());
+            let found = tokio::task::spawn_blocking(move || {
+                find_map(&path, Some(&tail), &settings, &folders)
+            })
+            .await;
+            if let Ok(Ok(found)) = found {
+                if matches!(found.key, MapKey::File(_)) {
+                    let _ = s.load(&found).await;
+                }
+            }
+        });
+    }
+}
+
+impl Snapshot<'_> {
     /// Finds which map a document uses (no index built yet).
     pub async fn bundle_map(
         &self,
@@ -95,8 +128,8 @@ impl Backend {
     ) -> std::result::Result<(PathBuf, BundleMap), MapProblem> {
         let path = uri.to_file_path().map_err(|_| MapProblem::NotAFile)?;
         let rope = self.rope(uri);
-        let settings = self.settings();
-        let folders = self.folders();
+        let settings = self.settings.clone();
+        let folders = self.folders.clone();
         let p = path.clone();
         let found =
             tokio::task::spawn_blocking(move || find_map(&p, rope.as_ref(), &settings, &folders))
@@ -118,7 +151,7 @@ impl Backend {
                 span,
                 ..
             }) => {
-                let settings = self.settings();
+                let settings = &self.settings;
                 let no_map = |message: String| {
                     MapProblem::NoMap(NoMap {
                         message,
@@ -154,36 +187,6 @@ impl Backend {
         }
     }
 
-    /// Starts loading the map of a large bundle being opened, found from the text's last lines, so that reading the
-    /// map overlaps building the document's rope (for a 50 MB bundle: ~60 ms, its 100 MB map ~400 ms; two cores).
-    /// Only a head start: requests still find the map from the stored document, and share this load.
-    pub fn prefetch_map(self: &Arc<Self>, uri: &Url, text: &str) {
-        let Ok(path) = uri.to_file_path() else {
-            return;
-        };
-        // From the first line start in the last 64 KiB: the comment is on the last lines.
-        let mut from = text.len().saturating_sub(64 << 10);
-        while !text.is_char_boundary(from) {
-            from += 1;
-        }
-        let from = text[from..].find('\n').map_or(from, |i| from + i + 1);
-        let tail = Rope::from_str(&text[from..]);
-        let b = self.clone();
-        tokio::spawn(async move {
-            let settings = b.settings();
-            let folders = b.folders();
-            let found = tokio::task::spawn_blocking(move || {
-                find_map(&path, Some(&tail), &settings, &folders)
-            })
-            .await;
-            if let Ok(Ok(found)) = found {
-                if matches!(found.key, MapKey::File(_)) {
-                    let _ = b.load(&found).await;
-                }
-            }
-        });
-    }
-
     /// The map of a bundle, for requests about positions in the bundle: a `.map` document itself has none (its
     /// positions are JSON text, not generated code).
     pub async fn map_of_bundle(
@@ -217,7 +220,7 @@ impl Backend {
             (key @ MapKey::Inline { .. }, Some(bytes)) => {
                 self.maps.load_inline(key.clone(), bytes.clone()).await
             }
-            (MapKey::File(p), _) => self.maps.load_file(p, self.settings().max_map_bytes).await,
+            (MapKey::File(p), _) => self.maps.load_file(p, self.settings.max_map_bytes).await,
             (MapKey::Inline { .. }, None) => Err(Arc::new(LoadError::Unreadable(
                 "inline map without bytes".into(),
             ))),
@@ -234,7 +237,7 @@ impl Backend {
         match key {
             MapKey::File(p) => self
                 .maps
-                .load_file(p, self.settings().max_map_bytes)
+                .load_file(p, self.settings.max_map_bytes)
                 .await
                 .map_err(|e| internal(format!("{}: {e}", p.display()))),
             MapKey::Inline { .. } => self
@@ -247,7 +250,9 @@ impl Backend {
                 }),
         }
     }
+}
 
+impl Backend {
     /// Whether the server has seen bundles leading to `map` (then [`Self::bundles_of`] lists only those).
     pub fn linked_bundles(&self, map: &LoadedMap) -> bool {
         self.links

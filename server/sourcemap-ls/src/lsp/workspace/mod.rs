@@ -10,4 +10,5 @@ pub mod edit_log;
 pub mod frame_bundles;
 pub mod map_fit;
 pub mod map_resolution;
+pub mod snapshot;
 pub mod todays_file;

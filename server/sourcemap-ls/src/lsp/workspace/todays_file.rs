@@ -12,7 +12,7 @@ use tower_lsp::lsp_types::Url;
 
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::memo::{FileStamp, MemoKey};
-use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::snapshot::Snapshot;
 
 /// The biggest local file compared line by line with the build's copy.
 const MAX_DIFFED_BYTES: u64 = 16 << 20;
@@ -39,7 +39,7 @@ pub enum LocalSource {
 /// The local file of source `id` of `map`, found by the path rules (`Backend::source_path_candidate`) and judged by
 /// its text today against the map's copy; `None` when the path rules find no file. One check of the file (its
 /// content verdict, or its diff, remembered by document version or file stamp). Blocking: reads and diffs on a miss.
-pub fn local_source(b: &Backend, map: &LoadedMap, id: SourceId) -> Option<LocalSource> {
+pub fn local_source(b: &Snapshot<'_>, map: &LoadedMap, id: SourceId) -> Option<LocalSource> {
     let path = b.source_path_candidate(map, id)?;
     if !map.index.source(id).has_content() {
         return Some(LocalSource::Build(path));
