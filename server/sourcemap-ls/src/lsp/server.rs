@@ -198,6 +198,7 @@ impl LanguageServer for Server {
             if let Ok(path) = params.text_document.uri.to_file_path() {
                 b.maps.invalidate(&path);
             }
+            b.files_changed();
             diagnostics::refresh_all(&b);
         });
     }

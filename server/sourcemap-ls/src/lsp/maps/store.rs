@@ -124,6 +124,36 @@ impl MapStore {
             .collect()
     }
 
+    /// The indexes built so far, by identity (sorted): what an answer kept across requests was made with
+    /// (`snapshot::KeptInputs`). A map indexed, evicted or dropped since makes it another list.
+    pub fn holding(&self) -> Vec<usize> {
+        let mut held: Vec<usize> = self
+            .loaded()
+            .iter()
+            .map(|m| Arc::as_ptr(m) as usize)
+            .collect();
+        held.sort_unstable();
+        held
+    }
+
+    /// Whether `map` is still the store's index of its file as the file is now: the entry holds it and the file's
+    /// stamp is the one indexed, not within the racy window (an inline map is its bytes: current while held).
+    /// A file rewritten with no watched-file event is caught here, as `load_file` would catch it.
+    pub fn is_current(&self, map: &Arc<LoadedMap>) -> bool {
+        let entry = {
+            let entries = self.entries.lock().expect("map store lock");
+            match entries.get(&map.key) {
+                Some(e) if matches!(e.cell.get(), Some(Ok(m)) if Arc::ptr_eq(m, map)) => e.clone(),
+                _ => return false,
+            }
+        };
+        let Some(path) = map.key.file() else {
+            return true;
+        };
+        let racy = entry.racy_hash.try_lock().map_or(true, |h| h.is_some());
+        !racy && std::fs::metadata(path).is_ok_and(|meta| entry.stamp == Some(stamp_of(&meta)))
+    }
+
     /// Drops cached indexes of this file (a watched-file event); the next request rebuilds.
     pub fn invalidate(&self, path: &Path) {
         self.entries

@@ -17,7 +17,7 @@ use super::SourceUris;
 use crate::lsp::protocol::errors::{content_modified, request_cancelled};
 use crate::lsp::protocol::guard::cancelled;
 use crate::lsp::protocol::position::utf16_len;
-use crate::lsp::workspace::documents::LinkFrames;
+use crate::lsp::workspace::documents::{KeptLinks, LinkFrames};
 use crate::lsp::workspace::frame_bundles::NoFileMap;
 use crate::lsp::workspace::snapshot::Snapshot;
 use sourcemap_core::source::today::moved_by;
@@ -60,6 +60,12 @@ pub async fn document_link(
     if rope.len_bytes() > MAX_TEXT_BYTES {
         return Ok(None);
     }
+    // The version's last answer, while nothing it read has changed (`Snapshot::still_as`); else made here, once for
+    // the asks of this version that come meanwhile (they wait for it).
+    let mut kept = of_version.links.lock().await;
+    if let Some(k) = kept.as_ref().filter(|k| b.still_as(&k.inputs)) {
+        return Ok(Some(k.links.clone()));
+    }
     // Parsed once per version, however many asks come at once (the others wait for it); given up when an edit
     // supersedes the version.
     let frames = tokio::task::block_in_place(|| {
@@ -77,6 +83,10 @@ pub async fn document_link(
         return Err(request_cancelled());
     }
     if found.frames.is_empty() {
+        *kept = Some(KeptLinks {
+            inputs: b.inputs_with(&[]),
+            links: Vec::new(),
+        });
         return Ok(Some(Vec::new()));
     }
     let frames = &found.frames;
@@ -167,6 +177,14 @@ pub async fn document_link(
             tooltip: Some(tooltip),
             data: None,
         });
+    }
+    *kept = Some(KeptLinks {
+        inputs: b.inputs_with(&maps),
+        links: links.clone(),
+    });
+    // Made for the next ask even when this one was cancelled meanwhile.
+    if cancelled() {
+        return Err(request_cancelled());
     }
     Ok(Some(links))
 }

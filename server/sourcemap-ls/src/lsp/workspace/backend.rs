@@ -15,7 +15,7 @@ use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::maps::store::MapStore;
 use crate::lsp::settings::Settings;
 use crate::lsp::workspace::documents::Documents;
-use crate::lsp::workspace::snapshot::Snapshot;
+use crate::lsp::workspace::snapshot::{KeptInputs, Snapshot};
 
 pub struct Backend {
     pub client: Client,
@@ -36,6 +36,9 @@ pub struct Backend {
     pub(super) workspace_maps: tokio::sync::Mutex<Option<(u64, Arc<WorkspaceMaps>)>>,
     /// Bumped when files or settings change: a walk from an older generation is done again.
     pub(super) workspace_generation: std::sync::atomic::AtomicU64,
+    /// Bumped when settings, folders or files change: what an answer kept across requests read besides documents
+    /// and maps (`snapshot::KeptInputs`).
+    pub(super) changes: std::sync::atomic::AtomicU64,
     /// The sources' file names of every map file read so far.
     pub catalog: SourceCatalog,
     /// Bumped by each `workspace/didChangeConfiguration`: a `workspace/configuration` answer to a request sent
@@ -61,6 +64,7 @@ impl Backend {
             dev_maps: Mutex::new(HashMap::new()),
             workspace_maps: tokio::sync::Mutex::new(None),
             workspace_generation: std::sync::atomic::AtomicU64::new(0),
+            changes: std::sync::atomic::AtomicU64::new(0),
             settings_epoch: Mutex::new(0),
             catalog: SourceCatalog::default(),
         }
@@ -69,6 +73,7 @@ impl Backend {
     /// Walk the workspace again on the next request that needs its maps.
     pub fn forget_workspace_maps(&self) {
         self.workspace_generation.fetch_add(1, Ordering::AcqRel);
+        self.changes.fetch_add(1, Ordering::AcqRel);
     }
 
     pub fn apply_settings(&self, settings: Settings) {
@@ -77,14 +82,31 @@ impl Backend {
         self.maps.set_max_total_bytes(settings.max_index_bytes);
         self.maps.budget.set_limit(settings.max_cache_bytes);
         *self.settings.write().expect("settings lock") = Arc::new(settings);
+        self.changes.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// A file was saved or changed on disk: answers kept across requests are made again.
+    pub fn files_changed(&self) {
+        self.changes.fetch_add(1, Ordering::AcqRel);
     }
 
     /// What a request reads, taken once as it starts (`Snapshot`): the open documents (one `Arc` clone), the
     /// settings and the workspace folders. The stores stay shared: what they keep is keyed by what it was made of.
     pub fn snapshot(&self) -> Snapshot<'_> {
+        // Read before what they count, so a change while the snapshot is taken makes its kept answers stale.
+        let changes = self.changes.load(Ordering::Acquire);
+        let holding = self.maps.holding();
+        let docs = self.docs.lock().expect("documents lock");
         Snapshot {
             b: self,
-            docs: self.docs.lock().expect("documents lock").snapshot(),
+            inputs: KeptInputs {
+                taken: std::time::Instant::now(),
+                documents: docs.generation(),
+                changes,
+                holding,
+                used: Vec::new(),
+            },
+            docs: docs.snapshot(),
             settings: self.settings.read().expect("settings lock").clone(),
             folders: self.folders.read().expect("folders lock").clone(),
         }
@@ -93,6 +115,7 @@ impl Backend {
     /// The workspace folders the client gave at `initialize`.
     pub fn set_folders(&self, folders: Vec<PathBuf>) {
         *self.folders.write().expect("folders lock") = Arc::new(folders);
+        self.changes.fetch_add(1, Ordering::AcqRel);
     }
 
     /// The version of the open document `uri` now (not a snapshot's): what `Snapshot::still_at` compares with.

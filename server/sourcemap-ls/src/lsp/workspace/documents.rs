@@ -48,6 +48,16 @@ pub struct OfVersion {
     pub link_frames: OnceLock<Option<Arc<LinkFrames>>>,
     /// Set once the document has another version or is closed: work for this one stops.
     pub superseded: AtomicBool,
+    /// `documentLink`'s last answer, with what it was made of: given again while those are unchanged (VS Code asks
+    /// again, and cancels, as the user scrolls). Locked while an answer is made, so asks of one version make one.
+    pub links: tokio::sync::Mutex<Option<KeptLinks>>,
+}
+
+/// An answer of `documentLink` and what it read besides the version's text (`Snapshot::inputs`).
+#[derive(Debug)]
+pub struct KeptLinks {
+    pub inputs: crate::lsp::workspace::snapshot::KeptInputs,
+    pub links: Vec<tower_lsp::lsp_types::DocumentLink>,
 }
 
 /// A text's frames that name a file and a location, each with its line, and the debug IDs printed in it. Each frame
@@ -169,6 +179,8 @@ fn lowercase_drive(key: &mut String) {
 #[derive(Debug, Default)]
 pub struct Documents {
     docs: Arc<HashMap<DocumentKey, Arc<Document>>>,
+    /// Bumped by every open, change and close: what an answer kept across requests read of the documents.
+    generation: u64,
 }
 
 /// The open documents as they were when a request started: what it reads, whatever edits come meanwhile.
@@ -196,6 +208,7 @@ impl Documents {
     pub fn open(&mut self, uri: Url, text: &str, version: i32, bom_dropped: bool) {
         // One rope: the build's text shares its nodes (a clone), never a second copy of a large bundle.
         let rope = Rope::from_str(text);
+        self.generation += 1;
         let old = Arc::make_mut(&mut self.docs).insert(
             DocumentKey::of(&uri),
             Arc::new(Document {
@@ -216,6 +229,7 @@ impl Documents {
     }
 
     pub fn close(&mut self, uri: &Url) {
+        self.generation += 1;
         if let Some(doc) = Arc::make_mut(&mut self.docs).remove(&DocumentKey::of(uri)) {
             doc.of_version.supersede();
         }
@@ -228,6 +242,11 @@ impl Documents {
     /// The documents as they are now, for a request to read while notifications go on changing them.
     pub fn snapshot(&self) -> DocumentsSnapshot {
         self.docs.clone()
+    }
+
+    /// Bumped by every open, change and close.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The open documents' URIs, as their clients spelled them.
@@ -245,6 +264,7 @@ impl Documents {
             return;
         };
         let doc = Arc::make_mut(doc);
+        self.generation += 1;
         doc.edited = true;
         doc.of_version.supersede();
         doc.of_version = Arc::default();

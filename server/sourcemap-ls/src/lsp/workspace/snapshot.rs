@@ -26,10 +26,32 @@ use crate::lsp::workspace::documents::{Document, DocumentKey, DocumentsSnapshot,
 /// shared stores (`Deref` to `Backend`).
 pub struct Snapshot<'b> {
     pub(super) b: &'b Backend,
+    /// What the snapshot was taken of, for answers kept across requests.
+    pub(super) inputs: KeptInputs,
     pub(super) docs: DocumentsSnapshot,
     pub settings: Arc<Settings>,
     pub folders: Arc<Vec<PathBuf>>,
 }
+
+/// What an answer kept across requests read besides its document's version: the documents' generation, the
+/// settings', folders' and files' (`Backend::changes`), the indexes the store held, and the maps the answer used.
+/// It is given again only while all of these are unchanged, each map used is still its file's current index
+/// (`MapStore::is_current`), and for [`KEPT_FOR`] at most: a kept answer is the answer a new request would make.
+///
+/// The time bound covers what no event reports: an original source file changed on disk outside the editor (the
+/// watched files are maps and bundles) or created where the map's path leads. An answer kept for 2 s is one a
+/// request that took 2 s would have given; VS Code's asks again come within that as the user scrolls or types.
+#[derive(Debug, Clone)]
+pub struct KeptInputs {
+    pub(super) taken: std::time::Instant,
+    pub(super) documents: u64,
+    pub(super) changes: u64,
+    pub(super) holding: Vec<usize>,
+    pub(super) used: Vec<std::sync::Weak<LoadedMap>>,
+}
+
+/// How long an answer is given again while nothing it read has changed ([`KeptInputs`]).
+pub const KEPT_FOR: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Deref for Snapshot<'_> {
     type Target = Backend;
@@ -39,6 +61,27 @@ impl Deref for Snapshot<'_> {
 }
 
 impl Snapshot<'_> {
+    /// What this snapshot was taken of, with the maps an answer made on it used: kept beside the answer.
+    pub fn inputs_with(&self, used: &[Arc<LoadedMap>]) -> KeptInputs {
+        KeptInputs {
+            used: used.iter().map(Arc::downgrade).collect(),
+            ..self.inputs.clone()
+        }
+    }
+
+    /// Whether an answer made from `kept` is the answer this snapshot would make: nothing it read has changed.
+    pub fn still_as(&self, kept: &KeptInputs) -> bool {
+        let now = &self.inputs;
+        kept.taken.elapsed() < KEPT_FOR
+            && kept.documents == now.documents
+            && kept.changes == now.changes
+            && kept.holding == now.holding
+            && kept
+                .used
+                .iter()
+                .all(|m| m.upgrade().is_some_and(|m| self.maps.is_current(&m)))
+    }
+
     /// The open document `uri` as this snapshot has it.
     pub fn document(&self, uri: &Url) -> Option<&Document> {
         self.docs.get(&DocumentKey::of(uri)).map(|d| &**d)
