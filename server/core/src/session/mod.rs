@@ -196,7 +196,7 @@ fn maps_used<P: Place>(
 /// Symbolicates `lines` where `place` says: see the module documentation.
 pub fn symbolicate_lines<P>(
     place: &mut P,
-    mut lines: Vec<StackLine>,
+    lines: Vec<StackLine>,
     asked: &Asked<'_, P::Map>,
     options: SessionOptions,
 ) -> Symbolication<P::Map>
@@ -204,6 +204,27 @@ where
     P: SessionPlace,
     P::Map: Send + Sync,
 {
+    symbolicate_lines_until(place, lines, asked, options, &|| false)
+        .expect("a session that is never stopped finishes")
+}
+
+/// [`symbolicate_lines`], given up once `stop` says so: `None`. `stop` is asked between the session's steps (after
+/// the maps are chosen, after the fit checks and the parse ahead, after the lookups and naming), on the calling
+/// thread: a language server's request the client cancelled stops there rather than running to its end.
+pub fn symbolicate_lines_until<P>(
+    place: &mut P,
+    mut lines: Vec<StackLine>,
+    asked: &Asked<'_, P::Map>,
+    options: SessionOptions,
+    stop: &dyn Fn() -> bool,
+) -> Option<Symbolication<P::Map>>
+where
+    P: SessionPlace,
+    P::Map: Send + Sync,
+{
+    if stop() {
+        return None;
+    }
     // 1. Choosing may load maps, so it is done for every frame first.
     let resolved = {
         let frames: Vec<&StackFrame> = lines.iter().filter_map(StackLine::frame).collect();
@@ -218,6 +239,9 @@ where
         {
             place.serves(map, b);
         }
+    }
+    if stop() {
+        return None;
     }
     let place: &P = place;
     let (maps, choices) = maps_used(place, asked, &resolved.choices);
@@ -314,6 +338,9 @@ where
         }
         (jest, looked_up)
     });
+    if stop() {
+        return None;
+    }
     let mut out = crate::trace::symbolicate::symbolicate_in_order(
         &lines,
         map_for(),
@@ -325,6 +352,9 @@ where
         add_function_lines(&mut out, &*code);
     }
     drop(code);
+    if stop() {
+        return None;
+    }
     // 5. Withheld: misfits, then unknown wrapper shifts.
     let withheld = withhold_misfits(
         &mut out,
@@ -344,7 +374,7 @@ where
         .collect();
     let today = frames_today(place, maps, &out, options.today);
     let maps = maps.to_vec();
-    Symbolication {
+    Some(Symbolication {
         lines: out,
         choices: resolved.choices,
         maps,
@@ -355,7 +385,7 @@ where
         ambiguous: resolved.ambiguous,
         jest,
         today,
-    }
+    })
 }
 
 /// Each frame's source file here when its text is not the map's copy, with where the frame's original position is

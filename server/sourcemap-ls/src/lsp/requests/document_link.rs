@@ -115,7 +115,8 @@ pub async fn document_link(
         &NoFileMap::OnlyLoaded,
         sourcemap_core::session::SessionOptions::default(),
     )
-    .await;
+    .await
+    .ok_or_else(request_cancelled)?;
     let mut links = Vec::new();
     let mut uris = SourceUris::new(b);
     for (line_no, l) in line_nos.iter().zip(&out) {

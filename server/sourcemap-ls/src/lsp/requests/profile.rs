@@ -15,6 +15,8 @@ use sourcemap_core::profile::summary::{ms, percent, summarize, GroupBy};
 use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::symbolicate::{OriginalFrame, SymbolicatedLine};
 use tower_lsp::jsonrpc::Result;
+
+use crate::lsp::protocol::errors::request_cancelled;
 use tower_lsp::lsp_types::{Location, Position, Range, TextDocumentIdentifier, Url};
 
 use super::symbolicate::{symbolicate_in_workspace, TraceEvidence};
@@ -134,7 +136,8 @@ pub async fn profile(b: &Snapshot<'_>, params: Params) -> Result<Answer> {
         &no_file,
         options,
     )
-    .await;
+    .await
+    .ok_or_else(request_cancelled)?;
     let answered: Vec<(Option<usize>, Option<&OriginalFrame>)> = out
         .iter()
         .map(|l| match l {

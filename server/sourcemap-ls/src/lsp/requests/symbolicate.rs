@@ -16,6 +16,8 @@ use sourcemap_core::trace::symbolicate::{
     render_frame, render_text, FunctionNameSource, SymbolicatedLine, TextOptions,
 };
 use tower_lsp::jsonrpc::Result;
+
+use crate::lsp::protocol::errors::request_cancelled;
 use tower_lsp::lsp_types::{Location, Url};
 
 use super::SourceUris;
@@ -142,7 +144,8 @@ pub async fn run(b: &Snapshot<'_>, params: Params) -> Result<Answer> {
             ..Default::default()
         },
     )
-    .await;
+    .await
+    .ok_or_else(request_cancelled)?;
     let options = TextOptions::default();
     let mut uris = SourceUris::new(b);
     let mut out = out;

@@ -7,12 +7,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::lsp::protocol::guard::cancelled;
 use serde::Serialize;
 use sourcemap_core::bundle::resolve::{
     Asked, BundleText, GivenMap, Hint, Place, Refusal, Served, MAX_SAME_NAMED, SEARCH_DEPTH,
 };
 use sourcemap_core::internal::fs::walk::find_files_named;
-use sourcemap_core::session::{symbolicate_lines, Code, Fit, SessionOptions, SessionPlace};
+use sourcemap_core::session::{symbolicate_lines_until, Code, Fit, SessionOptions, SessionPlace};
 use sourcemap_core::trace::document::ReportedFile;
 use sourcemap_core::trace::stack::{debug_ids_in, file_name_of, StackLine};
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
@@ -62,6 +63,7 @@ impl TraceEvidence {
 /// Symbolicates `lines` against the workspace's maps: the core's one session (`sourcemap_core::session`: resolve,
 /// fit, name, withhold) over the workspace (`Workspace`). Each frame's `map` is an index into the returned maps.
 /// Blocks (it reads files and loads maps): call on a worker that may block, as every request's handler here is.
+/// `None` when the request was cancelled (`guard::cancelled`, asked between the session's steps): nothing to keep.
 pub async fn symbolicate_in_workspace(
     b: &Snapshot<'_>,
     lines: &[StackLine],
@@ -70,7 +72,7 @@ pub async fn symbolicate_in_workspace(
     chosen: &HashMap<String, Url>,
     no_file: &NoFileMap,
     options: SessionOptions,
-) -> (Vec<SymbolicatedLine>, Vec<Arc<LoadedMap>>, Vec<Ambiguous>) {
+) -> Option<(Vec<SymbolicatedLine>, Vec<Arc<LoadedMap>>, Vec<Ambiguous>)> {
     let base = uri
         .and_then(|u| u.to_file_path().ok())
         .and_then(|p| p.parent().map(Path::to_path_buf));
@@ -103,8 +105,8 @@ pub async fn symbolicate_in_workspace(
         reported: &evidence.reported,
     };
     let done = tokio::task::block_in_place(|| {
-        symbolicate_lines(&mut place, lines.to_vec(), &asked, options)
-    });
+        symbolicate_lines_until(&mut place, lines.to_vec(), &asked, options, &cancelled)
+    })?;
     let ambiguous = done
         .ambiguous
         .into_iter()
@@ -117,7 +119,7 @@ pub async fn symbolicate_in_workspace(
                 .collect(),
         })
         .collect();
-    (done.lines, done.maps, ambiguous)
+    Some((done.lines, done.maps, ambiguous))
 }
 
 /// A map the client names (`sourcemap/profile`'s `map`), as a map given on the command line is: it serves frames
