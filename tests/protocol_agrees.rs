@@ -194,3 +194,24 @@ fn each_answer_has_the_fields_the_client_declares() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The answers (`src/answers/`) are free of the protocol: no file there names tower-lsp or its LSP types, so a
+/// handler's rendering is the only place an answer becomes LSP.
+#[test]
+fn the_answers_name_no_protocol_type() {
+    let dir = repo().join("server/sourcemap-ls/src/answers");
+    let mut read_any = false;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        read_any = true;
+        for word in ["tower_lsp", "lsp_types", "jsonrpc"] {
+            assert!(
+                !text.contains(word),
+                "{} names {word}: an answer is rendered to the protocol by its handler",
+                path.display()
+            );
+        }
+    }
+    assert!(read_any);
+}

@@ -6,6 +6,7 @@
 // No function over 150 lines (the threshold is in clippy.toml): a longer one is split where it reads best.
 #![warn(clippy::too_many_lines)]
 
+mod answers;
 mod cli;
 mod devserver;
 mod lsp;

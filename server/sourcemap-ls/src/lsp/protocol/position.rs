@@ -19,6 +19,11 @@ pub fn to_lsp(line: u32, column: u32) -> Position {
     Position::new(line, column)
 }
 
+/// A span of an answer (`answers::LineSpan`: 0-based line, UTF-16 columns) as an LSP range.
+pub fn span_to_lsp(span: crate::answers::LineSpan) -> tower_lsp::lsp_types::Range {
+    tower_lsp::lsp_types::Range::new(to_lsp(span.line, span.start), to_lsp(span.line, span.end))
+}
+
 /// The LSP (UTF-16) position of byte `offset` in `text`; past the end clamps to the end.
 pub fn offset_to_position(text: &[u8], offset: usize) -> Position {
     let offset = offset.min(text.len());

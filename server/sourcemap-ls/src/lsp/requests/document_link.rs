@@ -5,22 +5,21 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use sourcemap_core::trace::stack::{
-    debug_ids_in, parse_stack_until, PlainInput, Precision, StackLine,
-};
+use sourcemap_core::trace::stack::{debug_ids_in, parse_stack_until, PlainInput, StackLine};
 use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 use tower_lsp::jsonrpc::Result;
-use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Position, Range};
+use tower_lsp::lsp_types::{DocumentLink, DocumentLinkParams, Url};
 
 use super::symbolicate::{symbolicate_in_workspace, TraceEvidence};
 use super::SourceUris;
+use crate::answers::links::{at_line, tooltip, FrameLink};
+use crate::answers::LineSpan;
 use crate::lsp::protocol::errors::{content_modified, request_cancelled};
 use crate::lsp::protocol::guard::cancelled;
-use crate::lsp::protocol::position::utf16_len;
+use crate::lsp::protocol::position::{span_to_lsp, utf16_len};
 use crate::lsp::workspace::documents::{KeptLinks, LinkFrames};
 use crate::lsp::workspace::frame_bundles::NoFileMap;
 use crate::lsp::workspace::snapshot::Snapshot;
-use sourcemap_core::source::today::moved_by;
 
 /// Larger documents are not scanned (a bundle or a huge log): links are a convenience, not worth the copy of the
 /// text. The scan is linear in the text (frames inside a long line are looked for near its end only,
@@ -64,7 +63,7 @@ pub async fn document_link(
     // the asks of this version that come meanwhile (they wait for it).
     let mut kept = of_version.links.lock().await;
     if let Some(k) = kept.as_ref().filter(|k| b.still_as(&k.inputs)) {
-        return Ok(Some(k.links.clone()));
+        return Ok(Some(render(b, &uri, &k.links)));
     }
     // Parsed once per version, however many asks come at once (the others wait for it); given up when an edit
     // supersedes the version.
@@ -117,7 +116,7 @@ pub async fn document_link(
     )
     .await
     .ok_or_else(request_cancelled)?;
-    let mut links = Vec::new();
+    let mut links: Vec<FrameLink> = Vec::new();
     let mut uris = SourceUris::new(b);
     for (line_no, l) in line_nos.iter().zip(&out) {
         let Some(line_no) = *line_no else {
@@ -135,57 +134,46 @@ pub async fn document_link(
         let Some(location) = placed.location else {
             continue;
         };
-        let mut target = location.uri;
-        // VS Code opens `file:///x#L12,5` at line 12, column 5.
-        let at = location.range.start;
-        target.set_fragment(Some(&format!("L{},{}", at.line + 1, at.character + 1)));
         // In the document's own line (escape sequences inside a coloured frame included).
         let (raw, span) = f.frame.as_written_span(span.clone());
-        let start = utf16_len(&raw[..span.start]);
-        let end = utf16_len(&raw[..span.end]);
-        let function = o
-            .function
-            .as_deref()
-            .map(|f| format!("{f} — "))
-            .unwrap_or_default();
-        let source = o.source.as_deref().unwrap_or("?");
-        // A line-only frame's link says it is line-level: the trace gave no column.
-        let tooltip = match f.frame.precision {
-            Precision::Column => format!("{function}{source}:{}:{}", o.line + 1, o.column + 1),
-            Precision::Line => format!(
-                "{function}{source}:{} (line only: the trace gives no column)",
-                o.line + 1
+        let at = location.range.start;
+        links.push(FrameLink {
+            span: LineSpan {
+                line: line_no,
+                start: utf16_len(&raw[..span.start]),
+                end: utf16_len(&raw[..span.end]),
+            },
+            target: at_line(location.uri, at.line, at.character),
+            tooltip: tooltip(
+                o.function.as_deref(),
+                o.source.as_deref().unwrap_or("?"),
+                (o.line, o.column),
+                f.frame.precision,
+                placed.today,
             ),
-        };
-        let tooltip = match placed.today {
-            Some(now) if now.status.is_same_code() => format!(
-                "{tooltip} — in your file now :{}:{} ({})",
-                now.line + 1,
-                now.column + 1,
-                moved_by(o.line, now.line)
-            ),
-            Some(_) => {
-                format!("{tooltip} — changed in your file since the build: opens the build's copy")
-            }
-            None => tooltip,
-        };
-        links.push(DocumentLink {
-            range: b.range_to_client(
-                &uri,
-                Range::new(Position::new(line_no, start), Position::new(line_no, end)),
-            ),
-            target: Some(target),
-            tooltip: Some(tooltip),
-            data: None,
         });
     }
+    let answer = render(b, &uri, &links);
     *kept = Some(KeptLinks {
         inputs: b.inputs_with(&maps),
-        links: links.clone(),
+        links,
     });
     // Made for the next ask even when this one was cancelled meanwhile.
     if cancelled() {
         return Err(request_cancelled());
     }
-    Ok(Some(links))
+    Ok(Some(answer))
+}
+
+/// The links as LSP's: each span counted as the client counts its text (`range_to_client`).
+fn render(b: &Snapshot<'_>, uri: &Url, links: &[FrameLink]) -> Vec<DocumentLink> {
+    links
+        .iter()
+        .map(|l| DocumentLink {
+            range: b.range_to_client(uri, span_to_lsp(l.span)),
+            target: Some(l.target.clone()),
+            tooltip: Some(l.tooltip.clone()),
+            data: None,
+        })
+        .collect()
 }

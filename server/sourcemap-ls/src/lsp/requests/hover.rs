@@ -1,7 +1,6 @@
 //! `textDocument/hover` on a bundle: the original `source:line:column` (1-based, as in stack traces), the original
 //! name, and a code frame of the original source. The range is the generated segment's span. No mapping: null.
 
-use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
 use tower_lsp::jsonrpc::Result;
@@ -16,74 +15,97 @@ use sourcemap_core::{MappingHit, SourceMapIndex};
 
 use super::document_place::{in_map, InMap};
 
+use crate::answers::hover::{plain_text, Function, HoverAnswer, OriginalHover};
+use crate::answers::LineSpan;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::protocol::errors::internal;
-use crate::lsp::protocol::position::{to_generated, to_lsp, utf16_len};
+use crate::lsp::protocol::position::{span_to_lsp, to_generated, utf16_len};
 use crate::lsp::workspace::code_scopes::WorkspaceCode;
 use crate::lsp::workspace::map_fit::{fit_for_frames, known_fit, withheld};
 use crate::lsp::workspace::snapshot::Snapshot;
 use crate::lsp::workspace::todays_file::{local_source, LocalSource};
-use sourcemap_core::source::today::{moved_by, Status, TodayPosition};
-
-/// The code fence language for a source, by its extension.
-fn fence_language(source: &str) -> &'static str {
-    let path = source.split(['?', '#']).next().unwrap_or(source);
-    match path.rsplit('.').next().unwrap_or("") {
-        "ts" | "mts" | "cts" => "ts",
-        "tsx" => "tsx",
-        "jsx" => "jsx",
-        "js" | "mjs" | "cjs" => "js",
-        "css" => "css",
-        "scss" => "scss",
-        "vue" => "vue",
-        "svelte" => "svelte",
-        _ => "",
-    }
-}
 
 pub async fn hover(b: &Snapshot<'_>, params: HoverParams) -> Result<Option<Hover>> {
     let uri = params.text_document_position_params.text_document.uri;
     // Positions cross between the client's count of today's text and the server's build text here
     // (`Snapshot::position_in_build`): the hover is the build's, where an edit since left it one.
     let asked = params.text_document_position_params.position;
-    let position = match b.position_in_build(&uri, asked) {
-        Ok(p) => p,
-        Err(why) => return Ok(Some(no_answer(b, &why, asked))),
+    let answer = match b.position_in_build(&uri, asked) {
+        Ok(position) => hover_answer(b, &uri, position).await?,
+        Err(why) => {
+            let answer = HoverAnswer::NoAnswer {
+                why,
+                at: LineSpan::at(asked.line, asked.character),
+            };
+            // Already the client's position: not carried from the build.
+            return Ok(Some(render(b, &answer, Range::new(asked, asked))));
+        }
     };
-    let mut hover = hover_at(b, &uri, position).await?;
-    if let Some(h) = hover.as_mut() {
-        h.range = h.range.and_then(|r| b.range_from_build(&uri, r));
-    }
-    Ok(hover)
+    b.still_at(&uri)?;
+    Ok(answer.map(|answer| {
+        let range = b.range_from_build(&uri, span_to_lsp(answer.span()));
+        let mut hover = render(b, &answer, range.unwrap_or_default());
+        hover.range = range;
+        hover
+    }))
 }
 
-/// The hover at `position` of the server's text of `uri`.
-async fn hover_at(b: &Snapshot<'_>, uri: &Url, position: Position) -> Result<Option<Hover>> {
-    let uri = uri.clone();
-    let Ok(map) = b.map_of_bundle(&uri).await else {
-        // A development bundle of webpack's eval devtools has no map: its modules carry their own.
-        let hover = super::eval_module_hover::eval_module_hover(b, &uri, position);
-        b.still_at(&uri)?;
-        return Ok(hover);
+/// The answer as the client reads it: markdown, or plain text when it asked for that.
+fn render(b: &Snapshot<'_>, answer: &HoverAnswer, range: Range) -> Hover {
+    let md = answer.markdown();
+    let contents = if b.plain_text_hover.load(Ordering::Relaxed) {
+        MarkupContent {
+            kind: MarkupKind::PlainText,
+            value: plain_text(&md),
+        }
+    } else {
+        MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: md,
+        }
     };
-    if let Some(why) = past_line_end(b, &uri, position) {
-        b.still_at(&uri)?;
-        return Ok(Some(no_answer(b, &why, position)));
+    Hover {
+        contents: HoverContents::Markup(contents),
+        range: Some(range),
+    }
+}
+
+/// The hover at `position` of the server's (build's) text of `uri`: what it answers, or why nothing; `None` where
+/// there is nothing to say (no mapping, a module the map lacks, an invalid section, whose error is a diagnostic).
+async fn hover_answer(
+    b: &Snapshot<'_>,
+    uri: &Url,
+    position: Position,
+) -> Result<Option<HoverAnswer>> {
+    let no_answer = |why: String| {
+        Ok(Some(HoverAnswer::NoAnswer {
+            why,
+            at: LineSpan::at(position.line, position.character),
+        }))
+    };
+    let Ok(map) = b.map_of_bundle(uri).await else {
+        // A development bundle of webpack's eval devtools has no map: its modules carry their own.
+        return Ok(
+            super::eval_module_hover::eval_module_hover(b, uri, position)
+                .map(|e| HoverAnswer::EvalModule(Box::new(e))),
+        );
+    };
+    if let Some(why) = past_line_end(b, uri, position) {
+        return no_answer(why);
     }
     let index = &map.index;
     // A RAM bundle's module or a segment is placed where the map has it; the map a module lacks has no answer.
-    let Ok(placed) = in_map(index, &uri, position) else {
+    let Ok(placed) = in_map(index, uri, position) else {
         return Ok(None);
     };
     // Where the map does not fit this bundle, no answer: why. Judged by this version's report, or the check near the
     // position when none is known yet (`fit_at`): an answer never comes unchecked, nor from another text's verdict.
     let fit = placed
         .is_the_bundle()
-        .then(|| fit_at(b, &map, &uri, position))
+        .then(|| fit_at(b, &map, uri, position))
         .flatten();
     if let Some(why) = withheld(fit.as_deref(), index, to_generated(position)) {
-        b.still_at(&uri)?;
-        return Ok(Some(no_answer(b, &why, position)));
+        return no_answer(why);
     }
     // An invalid section has no answer; its error is published as a diagnostic.
     let Ok(Some(hit)) = placed.lookup(index) else {
@@ -95,7 +117,7 @@ async fn hover_at(b: &Snapshot<'_>, uri: &Url, position: Position) -> Result<Opt
     let source = o.source_url.unwrap_or("(unnamed source)");
     // The local file the source's path leads to, checked once: when it is the source, its workspace path is shown
     // (the map's string goes to the footer); when its text differs from the map's copy, the hover says so.
-    // A file edited since the build is still that source's file: where the position is in it today is said below.
+    // A file edited since the build is still that source's file: where the position is in it today is said.
     let (shown, differing, today) =
         tokio::task::block_in_place(|| match local_source(b, &map, o.source) {
             Some(LocalSource::Build(p)) => (b.workspace_path(&p), None, None),
@@ -106,13 +128,6 @@ async fn hover_at(b: &Snapshot<'_>, uri: &Url, position: Position) -> Result<Opt
             Some(LocalSource::Other(p)) => (None, Some(p), None),
             None => (None, None, None),
         });
-    let mut md = format!(
-        "**`{}:{}:{}`**",
-        shown.as_deref().unwrap_or(source),
-        o.line + 1,
-        o.column + 1
-    );
-    // The question a frame asks: which original function is this in (not the token's name, which follows).
     let maps = [map.clone()];
     let function = tokio::task::block_in_place(|| {
         let code = WorkspaceCode { b, maps: &maps };
@@ -125,73 +140,36 @@ async fn hover_at(b: &Snapshot<'_>, uri: &Url, position: Position) -> Result<Opt
         };
         enclosing_function(index, 0, hit.section, placed.at, &o, code)
     });
-    match function {
-        Some(Enclosing {
+    let function = function.map(|e| match e {
+        Enclosing {
             function: Some(f), ..
-        }) => {
-            let _ = write!(md, " in `{f}`");
-        }
-        Some(Enclosing {
+        } => Function::Named(f),
+        Enclosing {
             top_level: true, ..
-        }) => md.push_str(" (top level)"),
-        Some(_) => md.push_str(" (in an anonymous function)"),
-        None => {}
-    }
-    if let Some(name) = o.name {
-        let _ = write!(md, " — `{name}`");
-    }
-    if index.is_ignored(o.source) {
-        md.push_str(" *(ignore-listed)*");
-    }
-    md.push('\n');
-    if let Some(now) = today {
-        md.push('\n');
-        md.push_str(&since_the_build(
-            shown.as_deref().unwrap_or(source),
-            o.line,
-            o.column,
-            now,
-        ));
-        md.push('\n');
-    }
-    if let Some(path) = differing {
-        let _ = write!(
-            md,
-            "\n*The local file `{}` differs from the map's copy of this source: the code below and go to \
-             definition use the map's copy.*\n",
-            path.display()
-        );
-    }
-    if let Some(frame) = super::code_frame_at(b, &map, o.source, o.line, o.column).await {
-        let _ = write!(md, "\n```{}\n{frame}```\n", fence_language(source));
-    }
-    let _ = write!(md, "\n*sourcemap-ls · {}", map_name(&map));
-    if shown.is_some() {
-        let _ = write!(md, " · source `{source}`");
-    }
-    md.push('*');
-
-    let end = segment_end(b, &uri, index, &hit, &placed)?;
-    b.still_at(&uri)?;
+        } => Function::TopLevel,
+        _ => Function::Anonymous,
+    });
+    let code_frame = super::code_frame_at(b, &map, o.source, o.line, o.column).await;
+    let end = segment_end(b, uri, index, &hit, &placed)?;
     let line = placed.document_line(hit.generated.line);
-    let contents = if b.plain_text_hover.load(Ordering::Relaxed) {
-        MarkupContent {
-            kind: MarkupKind::PlainText,
-            value: plain_text(&md),
-        }
-    } else {
-        MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: md,
-        }
-    };
-    Ok(Some(Hover {
-        contents: HoverContents::Markup(contents),
-        range: Some(Range::new(
-            to_lsp(line, hit.generated.column),
-            Position::new(line, end.max(hit.generated.column)),
-        )),
-    }))
+    Ok(Some(HoverAnswer::Original(Box::new(OriginalHover {
+        source: source.to_string(),
+        shown,
+        line: o.line,
+        column: o.column,
+        function,
+        name: o.name.map(str::to_string),
+        ignore_listed: index.is_ignored(o.source),
+        today,
+        differing,
+        code_frame,
+        map_name: map_name(&map),
+        span: LineSpan {
+            line,
+            start: hit.generated.column,
+            end: end.max(hit.generated.column),
+        },
+    }))))
 }
 
 /// The map as the hover's footer names it: its file's name, or "inline map".
@@ -284,84 +262,4 @@ fn segment_end(
             _ => hit.generated.column + 1,
         },
     })
-}
-
-/// The hover where the map does not fit the bundle: why there is no answer.
-fn no_answer(b: &Snapshot<'_>, why: &str, position: Position) -> Hover {
-    let value = format!("**No answer here** — {why}");
-    let plain = b.plain_text_hover.load(Ordering::Relaxed);
-    Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: if plain {
-                MarkupKind::PlainText
-            } else {
-                MarkupKind::Markdown
-            },
-            value: if plain { plain_text(&value) } else { value },
-        }),
-        range: Some(Range::new(position, position)),
-    }
-}
-
-/// Both places of a position whose file has been edited since the build (lines and columns 1-based, as the hover's
-/// heading): where it was built, and where that code is in the file now, or what became of it.
-fn since_the_build(source: &str, line: u32, column: u32, now: TodayPosition) -> String {
-    let (l, c) = (line + 1, column + 1);
-    let (nl, nc) = (now.line + 1, now.column + 1);
-    match now.status {
-        Status::Unchanged | Status::Moved => format!(
-            "In the build: `{source}:{l}:{c}`; in your file now: `:{nl}:{nc}` ({}).",
-            moved_by(line, now.line)
-        ),
-        Status::Changed => format!(
-            "*Your file `{source}` has changed here since the build: line {l} was rewritten (it is line {nl} now). \
-             The code below and go to definition use the build's copy.*"
-        ),
-        Status::Deleted => format!(
-            "*Line {l} is gone from your file `{source}` since the build (the code after it starts at line {nl} now). \
-             The code below and go to definition use the build's copy.*"
-        ),
-    }
-}
-
-/// The hover's markdown as plain text, same information: emphasis and code marks dropped, code fences removed
-/// around their (kept) lines. The markdown is ours, so only the marks it uses are handled.
-fn plain_text(md: &str) -> String {
-    let mut out = String::new();
-    let mut in_code = false;
-    for line in md.lines() {
-        if line.starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
-        if in_code {
-            // Source code: `*` and backticks are the program's own.
-            out.push_str(line);
-        } else {
-            out.push_str(&line.replace("**", "").replace(['`', '*'], ""));
-        }
-        out.push('\n');
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_text_keeps_the_information() {
-        let md = "**`src/a.js:5:24`** in `parseOrder` — `map`\n\n```js\n> 5 | x.map(f => `${f * 2}`)\n```\n\n*sourcemap-ls · a.js.map*";
-        assert_eq!(
-            plain_text(md),
-            "src/a.js:5:24 in parseOrder — map\n\n> 5 | x.map(f => `${f * 2}`)\n\nsourcemap-ls · a.js.map\n"
-        );
-    }
-
-    #[test]
-    fn fences_by_extension() {
-        assert_eq!(fence_language("webpack:///./src/a.tsx?abc"), "tsx");
-        assert_eq!(fence_language("/x/y.mjs"), "js");
-        assert_eq!(fence_language("README"), "");
-    }
 }

@@ -57,7 +57,7 @@ pub struct OfVersion {
 #[derive(Debug)]
 pub struct KeptLinks {
     pub inputs: crate::lsp::workspace::snapshot::KeptInputs,
-    pub links: Vec<tower_lsp::lsp_types::DocumentLink>,
+    pub links: Vec<crate::answers::links::FrameLink>,
 }
 
 /// A text's frames that name a file and a location, each with its line, and the debug IDs printed in it. Each frame
