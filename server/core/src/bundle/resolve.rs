@@ -145,6 +145,22 @@ pub enum Hint {
     ChosenBundle,
     /// No script found holds an eval'd module: give the folder of the development build.
     GiveBuildFolder,
+    /// The one candidate `bundle` may be the file `name`, and the evidence cannot say: the user can say so.
+    ChooseThisBundle {
+        /// The file's name as the frame prints it.
+        name: String,
+        /// The candidate, as the place shows it.
+        bundle: String,
+    },
+    /// Say which bundle is the file `name`.
+    NameBundle {
+        /// The file's name as the frame prints it.
+        name: String,
+    },
+    /// A search for bundles by name stopped early: give the folder where the bundles are.
+    SearchWhereBundlesAre,
+    /// A search for bundles by name took long: a narrower folder makes it shorter.
+    NarrowTheSearch,
 }
 
 impl Hint {
@@ -155,6 +171,10 @@ impl Hint {
             Hint::ChooseBundle { name } => format!("choose which bundle is {name}"),
             Hint::ChosenBundle => "the bundle chosen for it".into(),
             Hint::GiveBuildFolder => "give the folder of the development build".into(),
+            Hint::ChooseThisBundle { name, bundle } => format!("choose {bundle} as {name}"),
+            Hint::NameBundle { name } => format!("say which bundle is {name}"),
+            Hint::SearchWhereBundlesAre => "give the folder where the bundles are".into(),
+            Hint::NarrowTheSearch => "the folder of the bundles narrows it".into(),
         }
     }
 
@@ -165,6 +185,10 @@ impl Hint {
             Hint::ChooseBundle { name } => format!("choose one (--bundle {name}=PATH)"),
             Hint::ChosenBundle => "--bundle".into(),
             Hint::GiveBuildFolder => "give --root the folder of the development build".into(),
+            Hint::ChooseThisBundle { name, bundle } => format!("--bundle {name}={bundle}"),
+            Hint::NameBundle { name } => format!("--bundle {name}=PATH"),
+            Hint::SearchWhereBundlesAre => "give --root to search where the bundles are".into(),
+            Hint::NarrowTheSearch => "--root narrows it".into(),
         }
     }
 }

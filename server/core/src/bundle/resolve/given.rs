@@ -236,7 +236,11 @@ impl<P: Place> Resolver<'_, '_, P> {
                 (Some(why), _) => self.bytecode_without_map(&here[0], Some(why)),
                 (None, Some(why)) => format!(
                     "{first} is Hermes bytecode with no map of its own, and the map given could not be checked \
-                     against it ({why}): not mapped (if it is its map: --bundle {name}={first})"
+                     against it ({why}): not mapped (if it is its map: {})",
+                    self.place.hint(&Hint::ChooseThisBundle {
+                        name: name.to_string(),
+                        bundle: first.clone(),
+                    })
                 ),
                 (None, None) => self.bytecode_without_map(&here[0], None),
             };
@@ -244,20 +248,29 @@ impl<P: Place> Resolver<'_, '_, P> {
         }
         let why = if taken.len() > 1 {
             format!(
-                "{} files named {name} are here and the map given could be any of them: not mapped (choose one: \
-                 --bundle {name}=PATH)",
-                taken.len()
+                "{} files named {name} are here and the map given could be any of them: not mapped (choose one: {})",
+                taken.len(),
+                self.place.hint(&Hint::NameBundle {
+                    name: name.to_string()
+                })
             )
         } else if let (Some(n), false) = (thin, misfit) {
             format!(
                 "{first} is here and the map given fits its text, but on {n} segments only: too few to tell it is \
-                 this file's map, so not mapped (if it is: --bundle {name}={first})"
+                 this file's map, so not mapped (if it is: {})",
+                self.place.hint(&Hint::ChooseThisBundle {
+                    name: name.to_string(),
+                    bundle: first.clone(),
+                })
             )
         } else if let Some(own) = &only.bundle {
             format!(
                 "{first} is a file of its own, not the bundle of the map given (that is {}): a map is never read \
-                 for another file (give this file's map, or --bundle {name}=PATH for its bundle)",
-                self.place.shown(own)
+                 for another file (give this file's map, or {} for its bundle)",
+                self.place.shown(own),
+                self.place.hint(&Hint::NameBundle {
+                    name: name.to_string()
+                })
             )
         } else {
             format!(

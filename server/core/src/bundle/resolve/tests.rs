@@ -331,6 +331,15 @@ fn hints_name_flags_only_in_the_command_lines_words() {
         },
         Hint::ChosenBundle,
         Hint::GiveBuildFolder,
+        Hint::ChooseThisBundle {
+            name: "app.js".into(),
+            bundle: "dist/app.js".into(),
+        },
+        Hint::NameBundle {
+            name: "app.js".into(),
+        },
+        Hint::SearchWhereBundlesAre,
+        Hint::NarrowTheSearch,
     ];
     for h in &hints {
         assert!(!h.plain().contains("--"), "{h:?}: {}", h.plain());
@@ -342,6 +351,10 @@ fn hints_name_flags_only_in_the_command_lines_words() {
             "choose one (--bundle app.js=PATH)",
             "--bundle",
             "give --root the folder of the development build",
+            "--bundle app.js=dist/app.js",
+            "--bundle app.js=PATH",
+            "give --root to search where the bundles are",
+            "--root narrows it",
         ]
     );
 }

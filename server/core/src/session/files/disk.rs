@@ -13,6 +13,7 @@ use super::{shown_path, KnownMap};
 use crate::bundle::columns::LineIndex;
 use crate::bundle::eval_modules::{eval_modules, has_eval_modules};
 use crate::bundle::locate::{bundle_tail, find_debug_id};
+use crate::bundle::resolve::Hint;
 use crate::bundle::resolve::SEARCH_DEPTH;
 use crate::fs::walk::FilesByName;
 use crate::internal::budget::Lru;
@@ -271,6 +272,7 @@ impl Disk {
         &self,
         name: Option<&str>,
         notes: &mut Vec<String>,
+        hints: fn(&Hint) -> String,
     ) -> Vec<Arc<ArchiveStore>> {
         let mut out: Vec<Arc<ArchiveStore>> = self.archives.iter().cloned().collect();
         let Some(name) = name else {
@@ -284,7 +286,7 @@ impl Disk {
             .cloned();
         let found = known.unwrap_or_else(|| {
             let opened: Vec<Arc<ArchiveStore>> = self
-                .named(name, notes)
+                .named(name, notes, hints)
                 .into_iter()
                 .filter(|p| !self.archives.iter().any(|a| a.path() == p))
                 .filter_map(|p| match ArchiveStore::open(&p) {
@@ -529,8 +531,13 @@ impl Disk {
     }
 
     /// Files named `name` under the roots, nearest first (inside dependency folders only when none is outside);
-    /// a note when the walk stopped early or took long.
-    pub(super) fn named(&self, name: &str, notes: &mut Vec<String>) -> Vec<PathBuf> {
+    /// a note when the walk stopped early or took long, saying what to do in `hints`' words.
+    pub(super) fn named(
+        &self,
+        name: &str,
+        notes: &mut Vec<String>,
+        hints: fn(&Hint) -> String,
+    ) -> Vec<PathBuf> {
         let walked = |dependencies: bool, notes: &mut Vec<String>| {
             self.roots
                 .iter()
@@ -540,7 +547,7 @@ impl Disk {
                     } else {
                         FilesByName::new(root, SEARCH_DEPTH, MAX_INDEXED_FILES)
                     };
-                    noted(root, files, notes)
+                    noted(root, files, notes, hints)
                 })
                 .collect::<Vec<_>>()
         };
@@ -574,20 +581,26 @@ impl Disk {
 }
 
 /// A note when the search by name under `root` stopped before the end of the tree, or took long: the answer may lack
-/// a bundle, and `--root` narrows the search.
-fn noted(root: &Path, files: FilesByName, notes: &mut Vec<String>) -> FilesByName {
+/// a bundle, and a narrower root shortens the search (in `hints`' words: the command line's `--root`).
+fn noted(
+    root: &Path,
+    files: FilesByName,
+    notes: &mut Vec<String>,
+    hints: fn(&Hint) -> String,
+) -> FilesByName {
     if files.truncated() {
         notes.push(format!(
-            "note: the search for bundles by name under {} stopped after {} folders; give --root \
-             to search where the bundles are",
+            "note: the search for bundles by name under {} stopped after {} folders; {}",
             shown_path(root),
-            crate::fs::walk::MAX_FOLDERS
+            crate::fs::walk::MAX_FOLDERS,
+            hints(&Hint::SearchWhereBundlesAre)
         ));
     } else if files.took() > std::time::Duration::from_secs(1) {
         notes.push(format!(
-            "note: the search for bundles by name under {} took {:.1} s; --root narrows it",
+            "note: the search for bundles by name under {} took {:.1} s; {}",
             shown_path(root),
-            files.took().as_secs_f64()
+            files.took().as_secs_f64(),
+            hints(&Hint::NarrowTheSearch)
         ));
     }
     files

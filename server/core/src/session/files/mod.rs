@@ -316,7 +316,9 @@ impl FilesPlace {
     fn archive_map(&mut self, file: &str) -> Served<usize> {
         let through = archives::archive_named_in(file);
         let mut notes = Vec::new();
-        let archives = self.disk.archives_for(through.as_deref(), &mut notes);
+        let archives = self
+            .disk
+            .archives_for(through.as_deref(), &mut notes, self.hints);
         self.notes.extend(notes);
         if archives.is_empty() {
             return Served::NotHere;
@@ -489,10 +491,11 @@ impl FilesPlace {
             n => {
                 let names: Vec<String> = builds.iter().map(|(b, _)| shown_path(b)).collect();
                 let why = format!(
-                    "{n} bundles hold the eval'd module {file} ({}), each with its own map: not mapped; choose one \
-                     (--bundle {}=PATH)",
+                    "{n} bundles hold the eval'd module {file} ({}), each with its own map: not mapped; {}",
                     names.join(", "),
-                    file_name_of(&names[0])
+                    (self.hints)(&Hint::ChooseBundle {
+                        name: file_name_of(&names[0]).to_string()
+                    })
                 );
                 self.notes.push(why.clone());
                 return Err(Refusal(why));
@@ -574,7 +577,7 @@ impl Place for FilesPlace {
     }
 
     fn named(&mut self, name: &str) -> Vec<PathBuf> {
-        self.disk.named(name, &mut self.notes)
+        self.disk.named(name, &mut self.notes, self.hints)
     }
 
     fn own_map(&mut self, bundle: &Path) -> Option<usize> {

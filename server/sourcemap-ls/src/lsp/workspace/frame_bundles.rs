@@ -237,6 +237,12 @@ impl Place for Workspace<'_> {
             }
             Hint::ChosenBundle => "the bundle chosen in the editor".into(),
             Hint::GiveBuildFolder => "open the folder of the development build".into(),
+            Hint::ChooseThisBundle { name, bundle } => {
+                format!("choose {bundle} as {name} (the Symbolicate commands ask)")
+            }
+            Hint::NameBundle { name } => {
+                format!("name the bundle of {name} in the `maps` setting")
+            }
             other => other.plain(),
         }
     }
