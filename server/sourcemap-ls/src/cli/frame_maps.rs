@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use sourcemap_core::bundle::resolve::AmbiguousFile;
 use sourcemap_core::session::files::{
-    shown_path, ArchiveStore, Disk, FilesPlace, KnownMap, MapCache,
+    shown_path, ArchiveStore, DiskMemo, FilesPlace, KnownMap, OpenedMaps,
 };
 use sourcemap_core::session::FrameToday;
 use sourcemap_core::session::{Fit, SessionOptions};
@@ -27,8 +27,8 @@ pub(super) fn disk_of(
     map_folders: &[PathBuf],
     by_release: &[PathBuf],
     root: Option<&Path>,
-    cache: Option<Arc<MapCache>>,
-) -> Result<Arc<Disk>, CliError> {
+    cache: Option<Arc<OpenedMaps>>,
+) -> Result<Arc<DiskMemo>, CliError> {
     let folders = |dirs: &[PathBuf], flag: &str| {
         dirs.iter()
             .map(|d| {
@@ -71,7 +71,7 @@ pub(super) fn disk_of(
             Some(PathBuf::from(unpacked)).filter(|u| u.is_dir())
         })
         .collect();
-    let mut disk = Disk::new(roots)
+    let mut disk = DiskMemo::new(roots)
         .with_releases(by_release.clone())
         .with_archives(archives);
     if !allowed.is_empty() {
@@ -94,10 +94,10 @@ pub(super) fn disk_of(
 /// (also a project folder), each named map's or bundle's folder, and directories of maps. `--ndjson` and `worker`
 /// never call this: a pipeline reads under its roots and stores only.
 pub(super) fn with_command_line_folders<'a>(
-    disk: Arc<Disk>,
+    disk: Arc<DiskMemo>,
     named: impl Iterator<Item = &'a PathBuf>,
     map_dirs: &[PathBuf],
-) -> Arc<Disk> {
+) -> Arc<DiskMemo> {
     let cwd = std::env::current_dir().ok();
     let mut allowed: Vec<PathBuf> = named
         .filter_map(|p| {

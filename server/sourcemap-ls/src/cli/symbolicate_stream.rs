@@ -1,7 +1,7 @@
 //! `sourcemap-ls symbolicate --ndjson [MAP ...] [--maps DIR ...] [--jobs N] [--cache-mb N]`: a stream of events,
 //! one JSON document per line (Sentry or Bugsnag events, JSON log lines), symbolicated line by line on N threads,
-//! in input order. Each line is the core's one session (`FilesPlace`, one per line) over a `Disk` every line shares:
-//! the folders of `--maps` (maps found by debug ID, then by the frame's URL path) and the opened maps (`MapCache`,
+//! in input order. Each line is the core's one session (`FilesPlace`, one per line) over a `DiskMemo` every line shares:
+//! the folders of `--maps` (maps found by debug ID, then by the frame's URL path) and the opened maps (`OpenedMaps`,
 //! `--cache-mb`). A line that is not JSON, or holds no trace, comes out as it came (counted, said on stderr once per
 //! kind); nothing stops the run.
 //!
@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, RwLock};
 
-use sourcemap_core::session::files::{Disk, FilesPlace, KnownMap, MapCache};
+use sourcemap_core::session::files::{DiskMemo, FilesPlace, KnownMap, OpenedMaps};
 use sourcemap_core::session::SessionOptions;
 use sourcemap_core::trace::document::ANOTHER_BUILD;
 use sourcemap_core::trace::document::{EventOptions, Keyed, TraceDocument};
@@ -149,7 +149,7 @@ impl Stream {
         root: Option<&std::path::Path>,
         budget: u64,
     ) -> Result<Generation, CliError> {
-        let cache = MapCache::new(budget);
+        let cache = OpenedMaps::new(budget);
         let disk = super::frame_maps::disk_of(map_dirs, release_dirs, root, Some(cache.clone()))?;
         let answers = Arc::new(EventAnswers::new(cache.budget()));
         Ok((disk, cache, answers))
@@ -179,13 +179,13 @@ impl Stream {
     }
 
     /// The cache the lines use now.
-    pub(super) fn cache(&self) -> Arc<MapCache> {
+    pub(super) fn cache(&self) -> Arc<OpenedMaps> {
         self.generation.read().expect("generation lock").1.clone()
     }
 }
 
 /// The disk, the cache and the events' answers of one scan of the folders.
-type Generation = (Arc<Disk>, Arc<MapCache>, Arc<EventAnswers>);
+type Generation = (Arc<DiskMemo>, Arc<OpenedMaps>, Arc<EventAnswers>);
 
 /// A quarter of the machine's memory, at most 4 GiB (1 GiB when it cannot be read).
 fn default_cache_bytes() -> u64 {

@@ -1,7 +1,7 @@
 //! `sourcemap-ls worker --redis URL --stream IN --group G --output OUT --maps DIR …`: a consumer in a Redis Streams
 //! consumer group, so that any number of workers on any number of machines share one stream (Redis coordinates
 //! them; nothing of ours does). Each entry's `event` is symbolicated as `symbolicate --ndjson` does it (the core's
-//! one session per event, over one `Disk` and one map cache), written to OUT with `source_id`, and only then
+//! one session per event, over one `DiskMemo` and one map cache), written to OUT with `source_id`, and only then
 //! acknowledged. Delivery is at least once: an entry whose worker died is claimed by a living one and done again, so
 //! OUT may hold an entry twice (`source_id` tells).
 //!
@@ -249,7 +249,7 @@ impl Report {
     fn maybe_say(
         &mut self,
         stream: &Stream,
-        cache: &sourcemap_core::session::files::MapCache,
+        cache: &sourcemap_core::session::files::OpenedMaps,
         queue: &mut impl EventQueue,
     ) {
         let took = self.since.elapsed();

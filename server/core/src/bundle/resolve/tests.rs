@@ -26,15 +26,15 @@ fn map_at(source: &str, columns: &[u32], debug_id: Option<&str>) -> Vec<u8> {
 }
 
 /// Bundles on disk (each with its map beside it), the maps loaded by the place as the CLI and server do.
-struct Disk {
+struct DiskMemo {
     root: PathBuf,
     maps: Vec<SourceMapIndex>,
     loaded: HashMap<PathBuf, usize>,
 }
 
-impl Disk {
+impl DiskMemo {
     fn new(root: &Path) -> Self {
-        Disk {
+        DiskMemo {
             root: root.to_path_buf(),
             maps: Vec::new(),
             loaded: HashMap::new(),
@@ -65,7 +65,7 @@ impl Disk {
     }
 }
 
-impl Place for Disk {
+impl Place for DiskMemo {
     type Map = usize;
 
     fn roots(&self) -> Vec<PathBuf> {
@@ -104,7 +104,7 @@ impl Place for Disk {
 
 /// The source each frame of `trace` is answered from (`None`: not answered), and the files left ambiguous.
 fn answer(
-    place: &mut Disk,
+    place: &mut DiskMemo,
     trace: &str,
     given: &[GivenMap<usize>],
     chosen: &[(&str, PathBuf)],
@@ -178,7 +178,7 @@ fn the_reports_lines_agree_or_not() {
 #[test]
 fn same_named_builds_are_told_apart_by_where_the_frames_land() {
     let dir = tempfile::tempdir().unwrap();
-    let mut disk = Disk::new(dir.path());
+    let mut disk = DiskMemo::new(dir.path());
     // Build `new` maps the calls (8 foo, 14 bar, 20 baz, 26 qux); build `old` is another build of the same
     // length, its segments elsewhere (inside identifiers of this text).
     disk.bundle("new", CODE, &[0, 8, 14, 20, 26], None);
@@ -214,7 +214,7 @@ fn same_named_builds_are_told_apart_by_where_the_frames_land() {
 #[test]
 fn a_candidate_that_cannot_hold_the_positions_is_ruled_out() {
     let dir = tempfile::tempdir().unwrap();
-    let mut disk = Disk::new(dir.path());
+    let mut disk = DiskMemo::new(dir.path());
     disk.bundle("short", "foo();", &[0], None);
     disk.bundle("long", CODE, &[0, 8, 14, 20, 26], None);
     let (sources, ambiguous) = answer(&mut disk, "Error\n    at f (app.js:1:21)\n", &[], &[]);
@@ -225,7 +225,7 @@ fn a_candidate_that_cannot_hold_the_positions_is_ruled_out() {
 #[test]
 fn the_reports_debug_id_and_the_path_choose() {
     let dir = tempfile::tempdir().unwrap();
-    let mut disk = Disk::new(dir.path());
+    let mut disk = DiskMemo::new(dir.path());
     disk.bundle(
         "a",
         CODE,
@@ -254,7 +254,7 @@ fn the_reports_debug_id_and_the_path_choose() {
     );
     // The same build in two folders answers as one (the nearest).
     let dir = tempfile::tempdir().unwrap();
-    let mut disk = Disk::new(dir.path());
+    let mut disk = DiskMemo::new(dir.path());
     disk.bundle("x", CODE, &[0, 8, 14, 20, 26], None);
     let copy = dir.path().join("y/deeper");
     std::fs::create_dir_all(&copy).unwrap();
@@ -271,7 +271,7 @@ fn the_reports_debug_id_and_the_path_choose() {
 #[test]
 fn a_given_map_serves_where_no_bundle_of_its_own_does() {
     let dir = tempfile::tempdir().unwrap();
-    let mut disk = Disk::new(dir.path());
+    let mut disk = DiskMemo::new(dir.path());
     let map = dir.path().join("given.js.map");
     std::fs::write(&map, map_at("given/src.js", &[0, 8], None)).unwrap();
     let m = disk.load_map(&map);

@@ -6,9 +6,9 @@
 //! that could not be read) is kept in [`FilesPlace::take_notes`], never printed.
 
 mod archives;
-mod disk;
+mod disk_memo;
 mod known_map;
-mod map_cache;
+mod opened_maps;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -30,10 +30,10 @@ use crate::trace::symbolicate::SymbolicatedLine;
 use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
 pub use archives::{archive_member_of, archive_named_in, ArchiveStore};
-pub use disk::Disk;
-use disk::KeptFit;
+pub use disk_memo::DiskMemo;
+use disk_memo::KeptFit;
 pub use known_map::{BundleFile, KnownMap, OpenMapError};
-pub use map_cache::{CacheStats, MapCache};
+pub use opened_maps::{CacheStats, OpenedMaps};
 
 /// Fetches the map of a bundle URL (`http://localhost:8081/index.bundle?…`): the caller's (the core opens no
 /// connection); `Err` says why not.
@@ -55,7 +55,7 @@ pub struct FilesPlace {
     /// How many of `maps` were given.
     given: usize,
     /// Where bundles and maps that frames name are looked for (shared by a pipeline's sessions).
-    disk: Arc<Disk>,
+    disk: Arc<DiskMemo>,
     /// The debug ID each file the input names has (a Sentry event's `debug_meta.images`), normalized.
     pub file_debug_ids: HashMap<String, String>,
     /// What the input says about the files its frames name (`TraceDocument::reported_files`): a bundle chosen for
@@ -89,12 +89,12 @@ impl FilesPlace {
     pub fn new(given: Vec<KnownMap>, root: PathBuf) -> FilesPlace {
         FilesPlace::on(
             given.into_iter().map(Arc::new).collect(),
-            Arc::new(Disk::new(vec![root])),
+            Arc::new(DiskMemo::new(vec![root])),
         )
     }
 
     /// The maps given, on a disk shared with other sessions (a pipeline's: one place per event).
-    pub fn on(given: Vec<Arc<KnownMap>>, disk: Arc<Disk>) -> FilesPlace {
+    pub fn on(given: Vec<Arc<KnownMap>>, disk: Arc<DiskMemo>) -> FilesPlace {
         FilesPlace {
             given: given.len(),
             maps: given,
@@ -436,7 +436,7 @@ impl FilesPlace {
         let (path, bundle) = disk.by_debug_id(id)?;
         let path = canonical(path);
         let bundle = bundle.map(Path::to_path_buf);
-        // Opened as the disk's scan opens it (`Disk::with_debug_ids`), when no cache kept it.
+        // Opened as the disk's scan opens it (`DiskMemo::with_debug_ids`), when no cache kept it.
         self.disk.open(&path, || {
             let mut m = KnownMap::open(&path).ok()?;
             m.found = format!("{} (debug ID {id})", m.found);
@@ -748,7 +748,7 @@ pub fn shown_path(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
-/// A bundle's text mapped once for the generation ([`disk::Disk::bundle_text`]), handed to the resolver.
+/// A bundle's text mapped once for the generation ([`disk_memo::DiskMemo::bundle_text`]), handed to the resolver.
 struct SharedText(Arc<memmap2::Mmap>);
 
 impl AsRef<[u8]> for SharedText {

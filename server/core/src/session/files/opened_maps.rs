@@ -1,4 +1,4 @@
-//! Opened maps shared by the sessions of many events ([`MapCache`]): a pipeline opens a map once however many events
+//! Opened maps shared by the sessions of many events ([`OpenedMaps`]): a pipeline opens a map once however many events
 //! use it, never twice at once, and keeps what its budget holds, least recently used going first (the budget is
 //! `internal::budget`'s, the one the language server's caches share).
 //!
@@ -18,7 +18,7 @@ use crate::internal::budget::{BudgetReport, CacheBudget, Lru};
 type Opening = Arc<OnceLock<Option<Arc<KnownMap>>>>;
 
 /// See the module documentation.
-pub struct MapCache {
+pub struct OpenedMaps {
     budget: Arc<CacheBudget>,
     maps: Arc<Lru<PathBuf, Arc<KnownMap>>>,
     /// Maps being opened, by path: a second asker waits for the first's open.
@@ -50,12 +50,12 @@ impl CacheStats {
     }
 }
 
-impl MapCache {
+impl OpenedMaps {
     /// A cache holding at most `budget_bytes` of maps (one larger than that is opened for the event that needs it and
     /// not kept).
-    pub fn new(budget_bytes: u64) -> Arc<MapCache> {
+    pub fn new(budget_bytes: u64) -> Arc<OpenedMaps> {
         let budget = CacheBudget::new(budget_bytes.max(1));
-        Arc::new(MapCache {
+        Arc::new(OpenedMaps {
             maps: Lru::new("maps", &budget),
             budget,
             opening: Mutex::new(HashMap::new()),
@@ -152,7 +152,7 @@ mod tests {
             map(dir.path(), "b.map", 40_000),
             map(dir.path(), "c.map", 40_000),
         );
-        let cache = MapCache::new(100_000);
+        let cache = OpenedMaps::new(100_000);
         let opens = AtomicU64::new(0);
         let open = |p: &Path| {
             opens.fetch_add(1, Ordering::SeqCst);

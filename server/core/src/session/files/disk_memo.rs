@@ -1,6 +1,10 @@
-//! What the places of many sessions share ([`Disk`]): the folders bundles and maps are found under, their files by
-//! name (walked once), the maps and bundles found there by debug ID (scanned once), and the opened maps
-//! ([`MapCache`]). The command line's one session has its own; a pipeline's sessions, one per event, share one.
+//! What the places of many sessions have found on disk, kept ([`DiskMemo`]): the folders bundles and maps are found
+//! under, their files by name (walked once), the maps and bundles found there by debug ID (scanned once), paths
+//! resolved, bundles' texts and tails, and the opened maps ([`OpenedMaps`]).
+//!
+//! Every field is a memo for one generation of the store: a file changed on disk is found again by the next
+//! generation, not by this one. The command line's one session has its own; a pipeline's sessions, one per event,
+//! share one.
 
 use crate::source::project_file::Containment;
 use std::collections::HashMap;
@@ -8,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::archives::ArchiveStore;
-use super::map_cache::MapCache;
+use super::opened_maps::OpenedMaps;
 use super::{shown_path, KnownMap};
 use crate::bundle::columns::LineIndex;
 use crate::bundle::eval_modules::{eval_modules, has_eval_modules};
@@ -54,7 +58,7 @@ impl SourceAccess {
 }
 
 /// See the module documentation.
-pub struct Disk {
+pub struct DiskMemo {
     /// Where bundles and maps that frames name are looked for, nearest first.
     pub(super) roots: Vec<PathBuf>,
     /// The files under the roots by name, walked once when a frame first needs one; those inside dependency folders
@@ -62,7 +66,7 @@ pub struct Disk {
     files: OnceLock<Vec<FilesByName>>,
     dependency_files: OnceLock<Vec<FilesByName>>,
     /// Maps by their `debugId`, and bundles by their `//# debugId=` (normalized), under the roots given to
-    /// [`Disk::with_debug_ids`].
+    /// [`DiskMemo::with_debug_ids`].
     maps_by_id: Arc<HashMap<String, PathBuf>>,
     bundles_by_id: Arc<HashMap<String, PathBuf>>,
     /// Folders whose subfolders are releases (`--maps-by-release DIR`: `DIR/<release>/`, or `DIR/<release>/<dist>/`
@@ -70,9 +74,9 @@ pub struct Disk {
     /// release's folder (and the roots), never in another release's.
     by_release: Vec<PathBuf>,
     /// The modules of webpack's eval devtools under the roots, by `sourceURL`: the bundles holding each, nearest
-    /// first ([`Disk::eval_bundles`]), found when a frame first names one.
+    /// first ([`DiskMemo::eval_bundles`]), found when a frame first names one.
     eval_modules: OnceLock<HashMap<String, Vec<PathBuf>>>,
-    /// The disk of each release met so far ([`Disk::for_release`]).
+    /// The disk of each release met so far ([`DiskMemo::for_release`]).
     releases: std::sync::Mutex<ReleaseDisks>,
     /// Paths as the system resolves them (`std::fs::canonicalize`), once per path in this generation of the store:
     /// a pipeline's warm events resolved the same bundles and maps again at every frame (88 `readlink` an event).
@@ -95,7 +99,7 @@ pub struct Disk {
     /// why one could not be read, said once.
     found_archives: Memo<String, Vec<Arc<ArchiveStore>>>,
     /// Opened maps shared by every session, when there are several.
-    pub(super) cache: Option<Arc<MapCache>>,
+    pub(super) cache: Option<Arc<OpenedMaps>>,
     /// The function scopes of their texts, under the cache's budget.
     pub(super) scopes: Option<SharedScopes>,
     /// Sources' texts from maps' `sourcesContent`, unescaped and lined, under the cache's budget (a pipeline's
@@ -108,7 +112,7 @@ pub struct Disk {
 }
 
 /// Each release's disk (`None`: events without a release) and the note said about it.
-type ReleaseDisks = HashMap<Option<Release>, (Arc<Disk>, Option<String>)>;
+type ReleaseDisks = HashMap<Option<Release>, (Arc<DiskMemo>, Option<String>)>;
 
 /// Fit verdicts by the map's file and the bundle's.
 pub(super) type FitVerdicts = Lru<(TextIdentity, TextIdentity), KeptFit>;
@@ -122,10 +126,10 @@ pub(super) enum KeptFit {
     Whole(Option<Fit>),
 }
 
-impl Disk {
+impl DiskMemo {
     /// Bundles and maps looked for under `roots`, nearest first.
-    pub fn new(roots: Vec<PathBuf>) -> Disk {
-        Disk {
+    pub fn new(roots: Vec<PathBuf>) -> DiskMemo {
+        DiskMemo {
             sources: Arc::new(SourceAccess::new(roots.clone(), roots.clone())),
             archives: Arc::default(),
             found_archives: Arc::default(),
@@ -153,7 +157,7 @@ impl Disk {
 
     /// Opened maps kept in `cache`, and the function scopes and sources' texts of them under its budget, shared by
     /// the sessions that share this disk.
-    pub fn with_cache(mut self, cache: Arc<MapCache>) -> Disk {
+    pub fn with_cache(mut self, cache: Arc<OpenedMaps>) -> DiskMemo {
         self.scopes = Some(SharedScopes::new(cache.budget()));
         self.texts = Some(Lru::new("sourceTexts", cache.budget()));
         self.bundle_lines = Some(Lru::new("bundleLines", cache.budget()));
@@ -165,7 +169,7 @@ impl Disk {
     /// Every map (`*.map`) and every bundle with a `//# debugId=` under the roots, by
     /// debug ID: read once, now. Maps are opened to read their `debugId` and, with a cache, kept in it while it has
     /// room. Returns notes on what could not be read (a second map with an ID already seen is one).
-    pub fn with_debug_ids(mut self) -> (Disk, Vec<String>) {
+    pub fn with_debug_ids(mut self) -> (DiskMemo, Vec<String>) {
         let mut notes = Vec::new();
         let mut files = Vec::new();
         // The one folder walk (nearest first, dependency, build and hidden folders skipped).
@@ -232,8 +236,8 @@ impl Disk {
     }
 
     /// Folders of maps by release (`DIR/<release>/`, see `by_release`), scanned for debug IDs with the roots by
-    /// [`Disk::with_debug_ids`] (call this first).
-    pub fn with_releases(mut self, dirs: Vec<PathBuf>) -> Disk {
+    /// [`DiskMemo::with_debug_ids`] (call this first).
+    pub fn with_releases(mut self, dirs: Vec<PathBuf>) -> DiskMemo {
         self.sources = Arc::new(SourceAccess {
             containment: self.sources.containment.with(dirs.iter().cloned()),
             projects: self.sources.projects.clone(),
@@ -245,7 +249,11 @@ impl Disk {
     /// Original sources may also be read under `allowed` (the command line's working folder, the folders of the
     /// maps and bundles it names), and names are tried under `projects` first (see `source::project_file`). A
     /// pipeline's disk reads under its roots and stores only: it is never given more.
-    pub fn with_source_folders(mut self, allowed: Vec<PathBuf>, projects: Vec<PathBuf>) -> Disk {
+    pub fn with_source_folders(
+        mut self,
+        allowed: Vec<PathBuf>,
+        projects: Vec<PathBuf>,
+    ) -> DiskMemo {
         let mut all = projects.clone();
         all.extend(self.sources.projects.iter().cloned());
         all.dedup();
@@ -261,7 +269,7 @@ impl Disk {
 
     /// Archives of bundles and maps given as stores (`--maps app.asar`, `--maps bundle.zip`), read in place. What
     /// lies beside an archive is not given with it (the caller allows an asar's `.unpacked` folder).
-    pub fn with_archives(mut self, archives: Vec<Arc<ArchiveStore>>) -> Disk {
+    pub fn with_archives(mut self, archives: Vec<Arc<ArchiveStore>>) -> DiskMemo {
         self.archives = Arc::new(archives);
         self
     }
@@ -320,8 +328,11 @@ impl Disk {
     /// debug IDs and lines, the frames' positions), else the user is asked. Debug IDs, the map cache and everything
     /// kept under its budget are this disk's, shared. The note says when the release has no folder (its frames are
     /// then answered from the roots only, or not at all). Made once per release and kept (a generation of the store
-    /// is one `Disk`: SIGHUP makes a new one).
-    pub fn for_release(self: &Arc<Disk>, release: Option<&Release>) -> (Arc<Disk>, Option<String>) {
+    /// is one `DiskMemo`: SIGHUP makes a new one).
+    pub fn for_release(
+        self: &Arc<DiskMemo>,
+        release: Option<&Release>,
+    ) -> (Arc<DiskMemo>, Option<String>) {
         if self.by_release.is_empty() {
             return (self.clone(), None);
         }
@@ -354,7 +365,7 @@ impl Disk {
         };
         let mut roots = folders;
         roots.extend(self.roots.iter().cloned());
-        let disk = Arc::new(Disk {
+        let disk = Arc::new(DiskMemo {
             roots,
             files: OnceLock::new(),
             dependency_files: OnceLock::new(),
@@ -415,7 +426,7 @@ impl Disk {
     }
 
     /// `path` as the system resolves it (symlinks and `..`), or as it is when it cannot be: found once per path in
-    /// this generation of the store (a new `Disk` on SIGHUP), like the walk by name and the debug-ID scan.
+    /// this generation of the store (a new `DiskMemo` on SIGHUP), like the walk by name and the debug-ID scan.
     pub(super) fn canonical(&self, path: &Path) -> PathBuf {
         let mut known = self.canonical.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = known.get(path) {
@@ -428,7 +439,7 @@ impl Disk {
 
     /// The key of the text at `path` (`source`: a map's source), found once in this generation of the store
     /// (`TextIdentity::of` reads the file's stamp and resolves its path: 14 system calls a text, at every warm event). A
-    /// file changed in place is seen at the next generation (a new `Disk`: `SIGHUP`), as the maps' folders are.
+    /// file changed in place is seen at the next generation (a new `DiskMemo`: `SIGHUP`), as the maps' folders are.
     pub(super) fn text_key(&self, path: &Path, source: Option<u32>) -> Option<TextIdentity> {
         let mut known = self.text_keys.lock().unwrap_or_else(|e| e.into_inner());
         known
@@ -501,7 +512,7 @@ impl Disk {
             .clone()
     }
 
-    /// The line index of `bundle`'s text `text` (from [`Disk::bundle_text`]), built once while the cache's budget
+    /// The line index of `bundle`'s text `text` (from [`DiskMemo::bundle_text`]), built once while the cache's budget
     /// keeps it; `None` without a cache.
     pub(super) fn bundle_lines(&self, bundle: &Path, text: &[u8]) -> Option<Arc<LineIndex>> {
         let kept = self.bundle_lines.as_ref()?;
