@@ -177,3 +177,66 @@ fn no_string_errors_in_the_core() {
     }
     assert!(found.is_empty(), "string errors:\n{}", found.join("\n"));
 }
+
+/// ARCHITECTURE.md keeps one sentence a line (a sentence may wrap; a new one starts a line), so a change reads as the
+/// sentences it changes. A sentence ends at `.`, `!` or `?` (closing quotes or brackets after it) before a space and
+/// a capital, a code span or an opening bracket; not inside a code span, and not after `e.g.`, `i.e.`, `vs.`, `cf.` or
+/// a one-character word.
+#[test]
+fn the_architecture_has_one_sentence_a_line() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ARCHITECTURE.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut in_code = false;
+    let mut found = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code || line.starts_with('#') || line.trim_start().starts_with('|') {
+            continue;
+        }
+        let b = line.as_bytes();
+        let mut ticks = 0;
+        for i in 0..b.len() {
+            if b[i] == b'`' {
+                ticks += 1;
+            }
+            if ticks % 2 == 1 || !matches!(b[i], b'.' | b'!' | b'?') {
+                continue;
+            }
+            let mut j = i + 1;
+            while j < b.len() && matches!(b[j], b'"' | b'\'' | b')' | b'*') {
+                j += 1;
+            }
+            if j + 1 >= b.len() || b[j] != b' ' {
+                continue;
+            }
+            let next = b[j + 1];
+            if !(next.is_ascii_uppercase()
+                || matches!(next, b'`' | b'*' | b'(' | b'[' | b'_' | b'"'))
+            {
+                continue;
+            }
+            let word = line[..=i]
+                .rsplit(' ')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            if ["e.g.", "i.e.", "vs.", "cf."]
+                .iter()
+                .any(|a| word.ends_with(a))
+                || word.trim_end_matches('.').chars().count() <= 1
+            {
+                continue;
+            }
+            found.push(format!("line {}: {line}", n + 1));
+            break;
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "two sentences on a line:\n{}",
+        found.join("\n")
+    );
+}
