@@ -7,6 +7,17 @@
 pub mod hover;
 pub mod links;
 
+use url::Url;
+
+/// Where an original position opens in the editor: a document (the source's local file, its file copy, or a
+/// `sourcemap-source:` virtual document) at a 0-based line and UTF-16 column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenAt {
+    pub uri: Url,
+    pub line: u32,
+    pub column: u32,
+}
+
 /// A stretch of one line of a document: 0-based line, UTF-16 columns `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineSpan {

@@ -136,14 +136,13 @@ pub async fn document_link(
         };
         // In the document's own line (escape sequences inside a coloured frame included).
         let (raw, span) = f.frame.as_written_span(span.clone());
-        let at = location.range.start;
         links.push(FrameLink {
             span: LineSpan {
                 line: line_no,
                 start: utf16_len(&raw[..span.start]),
                 end: utf16_len(&raw[..span.end]),
             },
-            target: at_line(location.uri, at.line, at.character),
+            target: at_line(location.uri, location.line, location.column),
             tooltip: tooltip(
                 o.function.as_deref(),
                 o.source.as_deref().unwrap_or("?"),

@@ -25,6 +25,7 @@ use tower_lsp::lsp_types::{Location, Position, Range, Url};
 use serde::Deserialize;
 use tower_lsp::lsp_types::TextDocumentIdentifier;
 
+use crate::answers::OpenAt;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::{source_copies, sources};
 use crate::lsp::workspace::snapshot::Snapshot;
@@ -47,6 +48,13 @@ pub fn original_location(
     SourceUris::new(b)
         .place(map, o.source, o.line, o.column)
         .location
+        .map(to_location)
+}
+
+/// Where an answer opens, as an LSP location (an empty range at its position).
+pub fn to_location(at: OpenAt) -> Location {
+    let p = Position::new(at.line, at.column);
+    Location::new(at.uri, Range::new(p, p))
 }
 
 /// The source's local file when it resolves to one (its text the build's copy), else its copy.
@@ -82,7 +90,7 @@ fn copy_uri(b: &Snapshot<'_>, map: &LoadedMap, id: SourceId) -> Option<Url> {
 
 /// A position of the build placed for the editor.
 pub struct Placed {
-    pub location: Option<Location>,
+    pub location: Option<OpenAt>,
     /// Where the position is in today's file, when the file differs from the build's copy.
     pub today: Option<TodayPosition>,
 }
@@ -128,10 +136,7 @@ impl<'b> SourceUris<'b> {
             .entry(key)
             .or_insert_with(|| tokio::task::block_in_place(|| local_source(b, map, id)))
             .clone();
-        let at = |uri: Url, line: u32, column: u32| {
-            let p = Position::new(line, column);
-            Location::new(uri, Range::new(p, p))
-        };
+        let at = |uri: Url, line: u32, column: u32| OpenAt { uri, line, column };
         let (today, now) = match local {
             Some(LocalSource::Build(path)) => {
                 return Placed {

@@ -179,7 +179,10 @@ pub async fn run(b: &Snapshot<'_>, params: Params) -> Result<Answer> {
                 let (location, current) = match (map, &f.original) {
                     (Some(m), Some(o)) => {
                         let placed = uris.place(m, o.source_id, o.line, o.column);
-                        (placed.location, placed.today.map(Current::from))
+                        (
+                            placed.location.map(super::to_location),
+                            placed.today.map(Current::from),
+                        )
                     }
                     _ => (None, None),
                 };
