@@ -158,9 +158,10 @@ impl LanguageServer for Server {
             self.0.prefetch_map(&d.uri, &d.text);
         }
         let bom_dropped = crate::lsp::workspace::documents::bom_dropped(&d.uri, &d.text);
+        let rope = ropey::Rope::from_str(&d.text);
         self.0.docs.lock().expect("documents lock").open(
             d.uri.clone(),
-            &d.text,
+            rope,
             d.version,
             bom_dropped,
         );

@@ -112,6 +112,14 @@ impl Backend {
         }
     }
 
+    /// The settings and folders now, for work that is no request's (a map's prefetch while its bundle is opened).
+    pub fn configuration(&self) -> (Arc<Settings>, Arc<Vec<PathBuf>>) {
+        (
+            self.settings.read().expect("settings lock").clone(),
+            self.folders.read().expect("folders lock").clone(),
+        )
+    }
+
     /// The workspace folders the client gave at `initialize`.
     pub fn set_folders(&self, folders: Vec<PathBuf>) {
         *self.folders.write().expect("folders lock") = Arc::new(folders);

@@ -105,15 +105,16 @@ impl Backend {
         let tail = Rope::from_str(&text[from..]);
         let b = self.clone();
         tokio::spawn(async move {
-            let s = b.snapshot();
-            let (settings, folders) = (s.settings.clone(), s.folders.clone());
+            // Not a snapshot: the bundle is not stored yet, and only the settings and folders are read.
+            let (settings, folders) = b.configuration();
+            let max_bytes = settings.max_map_bytes;
             let found = tokio::task::spawn_blocking(move || {
                 find_map(&path, Some(&tail), &settings, &folders)
             })
             .await;
             if let Ok(Ok(found)) = found {
-                if matches!(found.key, MapKey::File(_)) {
-                    let _ = s.load(&found).await;
+                if let MapKey::File(p) = &found.key {
+                    let _ = b.maps.load_file(p, max_bytes).await;
                 }
             }
         });
