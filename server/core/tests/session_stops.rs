@@ -37,39 +37,29 @@ fn a_session_stops_at_each_of_its_checks_and_otherwise_answers_whole() {
         .count();
     assert_eq!(answered, 4, "{:?}", whole.lines);
 
-    // Stopped at the k-th check: nothing, and no check asked after it.
-    let checks = {
+    // The session on a fresh place, counting the checks it asks; stopped at check `k` (none: never).
+    let run = |k: Option<usize>| {
         let asks = Cell::new(0);
         let mut place = FilesPlace::new(Vec::new(), traces());
-        let never = symbolicate_lines_until(
+        let done = symbolicate_lines_until(
             &mut place,
             lines.clone(),
             &asked,
             SessionOptions::default(),
             &|| {
                 asks.set(asks.get() + 1);
-                false
-            },
-        )
-        .expect("never stopped");
-        assert_eq!(never.lines, whole.lines);
-        asks.get()
-    };
-    assert!(checks >= 4, "{checks} checks");
-    for k in 1..=checks {
-        let asks = Cell::new(0);
-        let mut place = FilesPlace::new(Vec::new(), traces());
-        let stopped = symbolicate_lines_until(
-            &mut place,
-            lines.clone(),
-            &asked,
-            SessionOptions::default(),
-            &|| {
-                asks.set(asks.get() + 1);
-                asks.get() == k
+                Some(asks.get()) == k
             },
         );
+        (done, asks.get())
+    };
+    let (never, checks) = run(None);
+    assert_eq!(never.expect("never stopped").lines, whole.lines);
+    assert!(checks >= 4, "{checks} checks");
+    // Stopped at the k-th check: nothing, and no check asked after it.
+    for k in 1..=checks {
+        let (stopped, asks) = run(Some(k));
         assert!(stopped.is_none(), "check {k} of {checks}");
-        assert_eq!(asks.get(), k);
+        assert_eq!(asks, k);
     }
 }
