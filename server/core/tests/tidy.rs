@@ -240,3 +240,20 @@ fn the_architecture_has_one_sentence_a_line() {
         found.join("\n")
     );
 }
+
+/// A module of the core names what it uses: no `use super::*` outside tests (a file split by concern imports its
+/// parent's items and its siblings' by name, so each room says what it depends on).
+#[test]
+fn the_core_imports_by_name() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("tests.rs")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        if code.lines().any(|l| l.trim() == "use super::*;") {
+            found.push(f.display().to_string());
+        }
+    }
+    assert!(found.is_empty(), "`use super::*` in {found:?}");
+}

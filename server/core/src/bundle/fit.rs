@@ -48,13 +48,9 @@
 //! table of one byte offset per 32 UTF-16 units the first time a segment lands on it (each line at most once), so no
 //! map, however hostile, makes the check more than linear in the sizes of the text and the map.
 
-use std::borrow::Cow;
-
-use crate::bundle::columns::{byte_with_table, line_starts, utf16_table, LineIndex};
-use crate::bundle::fit_literals::{Inside, Literals};
-use crate::bundle::hermes_bytecode::{judge_map, read_bytecode, BytecodeFit};
+use crate::bundle::hermes_bytecode::{judge_map, read_bytecode};
 use crate::map::error::MapError;
-use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
+use crate::map::index::{SourceId, SourceMapIndex};
 pub use crate::map::position::Shift;
 use crate::trace::stack::normalize_debug_id;
 
@@ -72,7 +68,6 @@ pub use near::*;
 use pass::*;
 pub use report::*;
 use shift_search::*;
-use text::*;
 
 /// Whether `text` is Hermes bytecode: it starts with Hermes' magic number (`bundle::hermes_bytecode`).
 pub use crate::bundle::hermes_bytecode::is_hermes_bytecode;

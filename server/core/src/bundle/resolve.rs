@@ -32,14 +32,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::bundle::fit::{check_fit, frames_evidence, FitReport, Verdict};
-use crate::bundle::hermes_bytecode::is_hermes_bytecode;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
 use crate::trace::document::{ReportedFile, ANOTHER_BUILD};
 use crate::trace::stack::{
     file_name_of, is_foreign_file, normalize_debug_id, FrameFormat, Precision, StackFrame,
 };
-use crate::Bias;
 
 mod by_path;
 mod candidates;

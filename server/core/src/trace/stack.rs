@@ -44,10 +44,6 @@
 //! (`fn@L:C`, `LINE COLUMN`) are read only as a whole line (after a known prefix for `fn@L:C`).
 
 use std::ops::Range;
-use std::sync::OnceLock;
-
-use regex::Regex;
-use serde::Deserialize;
 
 use crate::map::index::GeneratedPosition;
 use crate::trace::ansi;
@@ -59,7 +55,6 @@ mod other_engines;
 mod v8;
 
 pub use embedded::*;
-use location::*;
 pub use metro_json::*;
 use other_engines::*;
 use v8::*;

@@ -8,21 +8,14 @@
 //! the callee — and never becomes the function, except in a map dart2js made, whose names are its members' (see
 //! `enclosing_function`).
 
-use std::fmt::Write;
-
 use serde::Serialize;
 
-use crate::map::compact::Bias;
-use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
+use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
 use crate::map::metro::{metro_file, MetroPlaceError, Space};
-use crate::trace::code_frame::code_frame;
-use crate::trace::function_name::{
-    function_by_scopes, CodeScopes, GeneratedCode, NoCode, ScopeOrigin,
-};
+use crate::trace::function_name::{CodeScopes, NoCode};
 use crate::trace::js_scopes::TextPosition;
-use crate::trace::spelled_names::{as_spelled, BUILTIN_RECEIVERS};
-use crate::trace::stack::{FrameFormat, Precision, StackFrame, StackLine};
-use crate::MapError;
+use crate::trace::spelled_names::as_spelled;
+use crate::trace::stack::{Precision, StackFrame, StackLine};
 
 mod line_level;
 mod naming;

@@ -2,7 +2,8 @@
 //! weights measured on `fixtures/mapfit`), summed into [`Evidence`], and the CUSUM detector that turns a run of it
 //! into stretches that do not fit.
 
-use super::*;
+use super::report::MisfitRegion;
+use crate::map::index::{GeneratedPosition, SourceId};
 
 /// Where a segment lands in the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,10 @@
 //! Evidence about frames themselves: how likely a frame's position is right, from the segments around it.
 
-use super::*;
+use super::evidence::{Landing, MID_IDENTIFIER_IF_MISFIT};
+use super::is_binary;
+use super::text::FitText;
+use crate::bundle::columns::LineIndex;
+use crate::map::index::{GeneratedPosition, SourceMapIndex};
 
 /// How strongly a few frame positions say that `text` (with its map `index`) is the bundle they were recorded in,
 /// against their being positions of another build that land here at random: a log-likelihood ratio (natural log),

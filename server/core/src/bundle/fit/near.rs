@@ -1,7 +1,13 @@
 //! The check near a trace's frames ([`check_fit_near`]): the stretches of the map around the frames and a fixed
 //! sample across it, each through a detector of its own; the whole check at the first sign of misfit.
 
-use super::*;
+use super::evidence::{Detector, Evidence, Landing};
+use super::report::{Checked, FitReport, Verdict};
+use super::text::FitText;
+use super::{check_whole, opening, Opening};
+use crate::bundle::columns::LineIndex;
+use crate::map::error::MapError;
+use crate::map::index::{GeneratedPosition, SourceMapIndex};
 
 /// Maps with at least this much VLQ are checked near the frames by [`check_fit_near`]; the whole check of a smaller
 /// one takes a few milliseconds (the same size as `TWO_THREADS_AFTER_BYTES`).
@@ -20,7 +26,7 @@ pub(super) const SAMPLE_CHECKPOINTS: usize = 16;
 /// whole check is run instead.
 pub(super) const UNDECIDED: f64 = 6.0;
 
-/// [`check_fit`] for the frames at `frames` (global generated positions): the same report, read from the stretches
+/// [`check_fit`](super::check_fit) for the frames at `frames` (global generated positions): the same report, read from the stretches
 /// of the map around each frame and a fixed sample across it (the map's head and tail and `SAMPLE_STRETCHES` evenly
 /// spaced stretches) when all of them fit, each through a detector of its own: no region, no landing past a line's end or
 /// beyond the text, no run of misfit left open above `UNDECIDED`. Anything else (a misfit seen anywhere, a debug

@@ -1,6 +1,12 @@
 //! The whole pass over the map's segments (on two threads past a size), and where a misfit stretch resumes.
 
-use super::*;
+use super::evidence::{Detector, Evidence, Landing, MID_IDENTIFIER_IF_FIT};
+use super::report::MisfitRegion;
+use super::shift_search::SHIFT_SAMPLE;
+use super::text::FitText;
+use crate::bundle::fit_literals::{Inside, Literals};
+use crate::map::error::MapError;
+use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
 
 /// One segment with an original position, as the decoding thread hands it to the checking one.
 #[derive(Clone, Copy)]

@@ -1,7 +1,12 @@
 //! What the fit check says: the verdict, the stretches that do not fit, the shift that makes them fit, and the
 //! report's messages.
 
-use super::*;
+use super::evidence::Evidence;
+use super::shift_search::{characters, columns};
+use crate::bundle::hermes_bytecode::BytecodeFit;
+use crate::map::index::{GeneratedPosition, SourceId};
+use crate::map::position::Shift;
+use std::borrow::Cow;
 
 /// A stretch of the map, in generated order, that does not fit the text.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,7 +19,7 @@ pub struct MisfitRegion {
     pub evidence: Evidence,
 }
 
-/// The verdict of [`check_fit`].
+/// The verdict of [`check_fit`](super::check_fit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     /// Every stretch of the map fits the text (or the evidence is too thin to say otherwise).
@@ -27,7 +32,7 @@ pub enum Verdict {
     Unknown,
 }
 
-/// What [`check_fit`] found.
+/// What [`check_fit`](super::check_fit) found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitReport {
     /// The verdict.
@@ -62,7 +67,7 @@ pub struct FitReport {
     pub text_lines: u64,
     /// The bundle's `//# debugId=`, when it has one.
     pub bundle_debug_id: Option<String>,
-    /// What was read: every segment, or stretches near the frames and across the map ([`check_fit_near`]).
+    /// What was read: every segment, or stretches near the frames and across the map ([`check_fit_near`](super::check_fit_near)).
     pub checked: Checked,
     /// Where answers resume after stretches that do not fit: the line after the one where the last stretch ends,
     /// when every stretch ends and the map fits the text strongly after the last one (`resumes_after_stretches`).
@@ -111,9 +116,9 @@ impl Shift {
 /// How much of the map a [`FitReport`] read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checked {
-    /// Every segment ([`check_fit`]); also every report that is not [`Verdict::Fits`].
+    /// Every segment ([`check_fit`](super::check_fit)); also every report that is not [`Verdict::Fits`].
     Whole,
-    /// The stretches around the frames and a fixed sample across the map, all of which fit ([`check_fit_near`]).
+    /// The stretches around the frames and a fixed sample across the map, all of which fit ([`check_fit_near`](super::check_fit_near)).
     NearFrames {
         /// How many stretches were read (runs of checkpoints, overlapping ones merged).
         stretches: usize,

@@ -1,7 +1,11 @@
 //! The shifts tried when the whole map misfits: whole lines (a banner), columns counted in UTF-8 bytes, and a
 //! line whose segments are all off by one number of columns.
 
-use super::*;
+use super::evidence::{Detector, Evidence, Landing};
+use super::report::{ColumnShift, MisfitRegion};
+use super::text::{Columns, FitText};
+use crate::map::error::MapError;
+use crate::map::index::{GeneratedPosition, SourceMapIndex};
 
 /// Segments kept from the start of the map to try line shifts on.
 pub(super) const SHIFT_SAMPLE: usize = 4096;

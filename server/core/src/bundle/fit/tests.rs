@@ -1,5 +1,9 @@
 use super::*;
+use crate::bundle::columns::utf16_table;
+use crate::bundle::columns::LineIndex;
+use crate::bundle::fit::text::FitText;
 use crate::map::vlq::encode_signed;
+use crate::GeneratedPosition;
 
 /// A flat map with one segment (generated line, column, original line, column, name) per entry, source `a.js`.
 fn map(segments: &[(u32, u32, u32, u32, Option<&str>)], debug_id: Option<&str>) -> SourceMapIndex {

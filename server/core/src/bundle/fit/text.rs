@@ -1,6 +1,7 @@
 //! The generated text as the check reads it: its lines, and the byte where a UTF-16 column lands on one.
 
-use super::*;
+use super::evidence::{is_word, on_token, Landing};
+use crate::bundle::columns::{byte_with_table, line_starts, utf16_table, LineIndex};
 
 /// The generated text as lines, with UTF-16 columns turned into byte offsets.
 pub(super) struct FitText<'a> {

@@ -1,6 +1,10 @@
 //! The bundle at a frame's path or under a root at its URL's path (longest tail first), and its map.
 
-use super::*;
+use super::{path_parts, GivenMap, PathFound, Place, Resolver};
+use crate::bundle::hermes_bytecode::is_hermes_bytecode;
+use crate::map::index::GeneratedPosition;
+use crate::trace::stack::normalize_debug_id;
+use std::path::{Path, PathBuf};
 
 impl<P: Place> Resolver<'_, '_, P> {
     /// The bundle a frame's path names, and how it was found.

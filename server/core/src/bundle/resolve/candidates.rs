@@ -1,7 +1,13 @@
 //! Choosing among candidates: the report's debug IDs and copies of lines, then the frames' positions in each text
 //! (by odds of at least [`DECISIVE`]); two candidates of one build are one.
 
-use super::*;
+use super::{AmbiguousFile, Candidate, Choice, GivenMap, Hint, Place, Resolver, DECISIVE};
+use crate::bundle::fit::frames_evidence;
+use crate::map::index::GeneratedPosition;
+use crate::trace::document::ANOTHER_BUILD;
+use crate::trace::stack::{file_name_of, normalize_debug_id};
+use crate::Bias;
+use std::path::{Path, PathBuf};
 
 impl<P: Place> Resolver<'_, '_, P> {
     /// The given maps that name `file` (their file names, their `file`), as candidates: of a Hermes build's two, the

@@ -1,7 +1,11 @@
 //! The maps given for a file (`--map`, the client's maps) and the one map for a file here: which given map serves a
 //! bundle, or a frame with no bundle at hand, and what is said when none does.
 
-use super::*;
+use super::{Choice, GivenMap, Hint, Place, Resolver, MIN_SEGMENTS_TO_CONFIRM};
+use crate::bundle::fit::{check_fit, FitReport, Verdict};
+use crate::bundle::hermes_bytecode::is_hermes_bytecode;
+use crate::trace::stack::file_name_of;
+use std::path::{Path, PathBuf};
 
 impl<P: Place> Resolver<'_, '_, P> {
     /// metro-symbolicate's rule, a single map given serves every frame, held to the frames it can be right for.

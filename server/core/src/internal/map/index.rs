@@ -10,22 +10,17 @@
 //! Cost: the file buffer (mappings, contents and extension fields are not copied), the checkpoints of each built
 //! section (see [`CompactMappings`]), ~64 B per section, ~40 B per source plus its URL, ~16 B per name plus its text.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use crate::internal::map::compact::{Bias, CompactMappings};
+use crate::internal::map::compact::CompactMappings;
 use crate::internal::map::error::{ErrorLocation, MapError, MapErrors};
-use crate::internal::map::function_map::{
-    ElementSpan, FunctionMap, FunctionMapCache, FunctionMapError,
-};
+use crate::internal::map::function_map::{ElementSpan, FunctionMapCache, FunctionMapError};
 use crate::internal::map::names::{NameTable, Names, NamesInFile};
 use crate::internal::map::parse::{parse_document, parse_document_with, ParsedMap, TextRef};
-use crate::internal::map::prefetch::prefetch;
-use crate::internal::map::reverse::{ReverseEntry, ReverseIndex};
-use crate::internal::map::scopes::{decode_scopes, DecodedScopes, ScopesError};
-use crate::internal::map::segment::{Limits, Segment, SegmentCursor, SegmentOriginal};
+use crate::internal::map::reverse::ReverseIndex;
+use crate::internal::map::scopes::{DecodedScopes, ScopesError};
+use crate::internal::map::segment::{Limits, Segment};
 
 pub use crate::internal::map::position::{GeneratedPosition, SourceId, Space};
 

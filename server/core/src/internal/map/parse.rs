@@ -12,10 +12,9 @@ use std::ops::Range;
 
 use serde::Deserialize;
 
-use crate::internal::map::debug_id::normalize_debug_id;
 use crate::internal::map::error::{MapError, MapErrors};
 use crate::internal::map::names::NameTable;
-use crate::internal::map::raw::{ObjectOnly, OnePassMap, Raw, RawMap, TypedSection};
+use crate::internal::map::raw::{OnePassMap, Raw, RawMap, TypedSection};
 
 mod fields;
 mod metro_fields;

@@ -1,6 +1,12 @@
 //! Frames inside other text: after a logger's prefix, in Vitest's lines, and before node's `util.inspect` suffixes.
 
-use super::*;
+use super::location::{position_of, read_location, regex, split_function};
+use super::other_engines::parse_at_sign;
+use super::v8::parse_v8;
+use super::{file_name_of, FrameFormat, StackFrame};
+use regex::Regex;
+use std::ops::Range;
+use std::sync::OnceLock;
 
 /// The length of the known prefixes at the start of `line` (see the module documentation), stripped repeatedly.
 pub(super) fn known_prefix(line: &str) -> usize {

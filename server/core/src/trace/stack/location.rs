@@ -1,7 +1,12 @@
 //! Where a frame's line says its file, line and column (`file:L:C`, `line N > eval`, …), and its function's name
 //! split from the qualifiers engines put on it.
 
-use super::*;
+use super::embedded::names_a_script;
+use super::Precision;
+use crate::map::index::GeneratedPosition;
+use regex::Regex;
+use std::ops::Range;
+use std::sync::OnceLock;
 
 pub(super) fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("valid regex"))

@@ -1,6 +1,8 @@
 //! Metro's `/symbolicate` request body (`{"stack": [{"file", "lineNumber", "column", "methodName"}]}`).
 
-use super::*;
+use super::{FrameFormat, Precision, StackFrame, StackLine};
+use crate::map::index::GeneratedPosition;
+use serde::Deserialize;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,7 +1,13 @@
 //! The other engines' forms: `name@url:L:C` (SpiderMonkey, JavaScriptCore), a bare location, Opera's Presto, a
 //! plain `name (url:L:C)` and Crashlytics' iOS lines.
 
-use super::*;
+use super::embedded::names_a_script;
+use super::location::{one_based, position_of, read_location, regex, span_of};
+use super::v8::{balanced, plain_function_name, Balance};
+use super::{FrameFormat, PlainInput, Precision, StackFrame};
+use crate::map::index::GeneratedPosition;
+use regex::Regex;
+use std::sync::OnceLock;
 
 /// `fn@url:L:C`, `@url:L:C`, `global code@url:L:C`, `fn@url:L` (a line only), or logcat `fn@L:C`. The frame's `@` is
 /// the first after which the name is balanced (SpiderMonkey writes any name before it, `@` included:

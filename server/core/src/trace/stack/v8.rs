@@ -1,7 +1,11 @@
 //! V8's frame form (`at name (url:L:C)`, `at url:L:C`, eval origins), and the balance of brackets and quotes every
 //! form's name is read with in one pass.
 
-use super::*;
+use super::location::{position_of, read_location, regex, span_of, split_function, split_location};
+use super::{FrameFormat, Precision, StackFrame};
+use crate::map::index::GeneratedPosition;
+use regex::Regex;
+use std::sync::OnceLock;
 
 /// A V8-style line: `at fn (loc)` or `at loc`.
 pub(super) fn parse_v8(line: &str) -> Option<StackFrame> {

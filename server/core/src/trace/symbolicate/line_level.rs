@@ -1,7 +1,10 @@
 //! A frame with no column (Hermes' and Safari's line-only frames): the line's first segment, when the line's
 //! segments agree on where it comes from.
 
-use super::*;
+use crate::map::compact::Bias;
+use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
+use crate::map::metro::Space;
+use crate::MapError;
 
 /// How many segments of a generated line a line-only frame looks at.
 pub(super) const LINE_LEVEL_SEGMENTS: usize = 4096;

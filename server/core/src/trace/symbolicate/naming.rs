@@ -1,7 +1,12 @@
 //! What names a frame's function: the map's function maps and scopes, the original code, or the caller's call site
 //! (the call order of the trace's engine), and the original function's first line.
 
-use super::*;
+use super::{FunctionNameSource, SymbolicatedFrame, SymbolicatedLine};
+use crate::map::index::{GeneratedPosition, OriginalPosition, SourceId, SourceMapIndex};
+use crate::trace::function_name::{function_by_scopes, CodeScopes, GeneratedCode, ScopeOrigin};
+use crate::trace::js_scopes::TextPosition;
+use crate::trace::spelled_names::BUILTIN_RECEIVERS;
+use crate::trace::stack::StackFrame;
 
 /// The frame's function by the precedence in the module documentation. In an anonymous function, the frame's own
 /// name is kept when V8 made it at run time from the receiver (`Function.sortBy`, `Object.<anonymous>`: it has a

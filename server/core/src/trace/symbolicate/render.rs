@@ -1,6 +1,10 @@
 //! Symbolicated frames as text: each frame in its engine's shape, original locations, code frames.
 
-use super::*;
+use super::{FunctionNameSource, OriginalFrame, SymbolicatedFrame, SymbolicatedLine};
+use crate::trace::code_frame::code_frame;
+use crate::trace::spelled_names::BUILTIN_RECEIVERS;
+use crate::trace::stack::{FrameFormat, Precision};
+use std::fmt::Write;
 
 /// Output numbering for text, as metro-symbolicate's `--output-line-start` / `--output-column-start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,13 @@
 //! What names a position's function: the segments' `names`, Metro's function maps (`x_facebook_sources`) and ECMA-426
 //! `scopes`.
 
-use super::*;
+use super::{SourceMapIndex, SpanOfSource};
+use crate::internal::map::function_map::{FunctionMap, FunctionMapError};
+use crate::internal::map::names::Names;
+use crate::internal::map::position::{GeneratedPosition, SourceId};
+use crate::internal::map::scopes::{decode_scopes, DecodedScopes, ScopesError};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 impl SourceMapIndex {
     /// The text of `names[name]` of a section, when its names are in memory: names left in the file (a lazy or

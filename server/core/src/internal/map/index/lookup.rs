@@ -1,6 +1,12 @@
 //! Generated → original lookups, and walks over every segment.
 
-use super::*;
+use super::{MappingHit, OriginalPosition, SourceMapIndex};
+use crate::internal::map::compact::Bias;
+use crate::internal::map::error::MapError;
+use crate::internal::map::names::Names;
+use crate::internal::map::position::{GeneratedPosition, Space};
+use crate::internal::map::prefetch::prefetch;
+use crate::internal::map::segment::{Segment, SegmentCursor, SegmentOriginal};
 
 impl SourceMapIndex {
     fn hit(
@@ -170,7 +176,7 @@ impl SourceMapIndex {
     }
 
     /// [`Self::for_each_segment_once`] with each segment as decoded: its section and section-relative position,
-    /// names not looked up ([`Self::segment_name_if_loaded`], [`Section::to_global`]). For passes over every segment
+    /// names not looked up ([`Self::segment_name_if_loaded`], [`Section::to_global`](super::Section::to_global)). For passes over every segment
     /// that need names for few of them (the fit check).
     pub fn for_each_raw_segment_once(
         &self,
@@ -213,7 +219,7 @@ impl SourceMapIndex {
         Ok(())
     }
 
-    /// [`CompactMappings::for_each_from`] on section `section` (its checkpoints built first): its segments from
+    /// [`CompactMappings::for_each_from`](crate::internal::map::compact::CompactMappings::for_each_from) on section `section` (its checkpoints built first): its segments from
     /// checkpoint `from` on, section-relative, until `f` returns false. For the fit check near frames.
     pub fn for_each_raw_segment_from(
         &self,

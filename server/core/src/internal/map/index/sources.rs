@@ -1,7 +1,14 @@
 //! A map's sources: their URLs, their contents kept as spans of the file's bytes (read back, unescaped, when
 //! asked), and contents shed to the file the map was read from.
 
-use super::*;
+use super::SourceMapIndex;
+use crate::internal::map::names::{Names, NamesInFile};
+use crate::internal::map::parse::TextRef;
+use crate::internal::map::position::SourceId;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::OnceLock;
 
 /// A source as the index knows it.
 #[derive(Debug, Clone)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::Bias;
 
 /// Lines read back from a part of the literal are the text's own lines, whatever escapes surround them (`\\n`
 /// is a backslash and an `n`, not a line end; `\u2028` is no line end for `str::lines`).

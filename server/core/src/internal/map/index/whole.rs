@@ -1,7 +1,15 @@
 //! What reads the whole map: the reverse index of a source, building and validating every section, and the heap
 //! the decoded parts hold.
 
-use super::*;
+use super::{DecodedHeap, SourceMapIndex};
+use crate::internal::map::compact::CompactMappings;
+use crate::internal::map::error::{MapError, MapErrors};
+use crate::internal::map::function_map::ElementSpan;
+use crate::internal::map::names::{NameTable, Names};
+use crate::internal::map::position::SourceId;
+use crate::internal::map::reverse::{ReverseEntry, ReverseIndex};
+use crate::internal::map::scopes::DecodedScopes;
+use std::sync::OnceLock;
 
 impl SourceMapIndex {
     /// The reverse index of one source, built on first use.

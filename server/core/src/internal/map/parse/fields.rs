@@ -1,7 +1,10 @@
 //! One field's value read and checked, with an error at its JSON path: offsets, integers, `version`, strings,
 //! debug IDs, texts and `names`.
 
-use super::*;
+use super::{Field, Parser, RawOffset, TextRef};
+use crate::internal::map::debug_id::normalize_debug_id;
+use crate::internal::map::error::MapError;
+use crate::internal::map::raw::Raw;
 
 impl<'b> Parser<'b> {
     pub(super) fn offset(

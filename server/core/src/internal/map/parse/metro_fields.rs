@@ -1,6 +1,9 @@
 //! Metro's fields: `x_facebook_sources`, `x_metro_module_paths`, and the wrapper offsets some tools doubled.
 
-use super::*;
+use super::fields::non_negative_integer;
+use super::{ParseFailure, ParsedDocument, ParsedSegment, Parser};
+use crate::internal::map::error::MapError;
+use crate::internal::map::raw::{Raw, RawMap};
 
 impl<'b> Parser<'b> {
     /// Metro's fields for RAM bundles and segments (`map/metro.rs` says what they mean): `x_facebook_offsets`

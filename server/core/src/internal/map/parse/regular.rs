@@ -1,7 +1,11 @@
 //! A regular (not index) map's fields: `mappings`, `sources` with `sourceRoot` applied, `sourcesContent` and
 //! `ignoreList`.
 
-use super::*;
+use super::fields::non_negative_integer;
+use super::{ContentItems, Field, ParsedMap, Parser};
+use crate::internal::map::names::NameTable;
+use crate::internal::map::raw::{Raw, RawMap};
+use std::ops::Range;
 
 impl<'b> Parser<'b> {
     pub(super) fn regular_map<S, C: ContentItems<'b>>(

@@ -1,6 +1,12 @@
 //! An index map's `sections`: each section's parts read (on several threads past a size), offsets composed.
 
-use super::*;
+use super::fields::{compose_offset, is_object};
+use super::{
+    ContentItems, Element, Field, MapPart, ParsedMap, Parser, RawSection, SectionParts,
+    MAX_SECTION_NESTING,
+};
+use crate::internal::map::error::MapError;
+use crate::internal::map::raw::{ObjectOnly, Raw, RawMap, TypedSection};
 
 impl<'b> Parser<'b> {
     /// The sections read from their raw text: the array at once when every element reads (the common case), else
