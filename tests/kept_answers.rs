@@ -1,4 +1,4 @@
-//! An answer kept across requests is the answer a new request would make (`workspace/snapshot.rs`, `KeptInputs`):
+//! An answer kept across requests is the answer a new request would make (`workspace/kept_inputs.rs`, `KeptInputs`):
 //! `documentLink` gives a version's links again only while nothing they read has changed. Each change below is one
 //! the kept answer read — the map rewritten with no watched-file event, the settings, another document — and the
 //! next ask must answer as a fresh server does.

@@ -2,7 +2,6 @@
 //! weights measured on `fixtures/mapfit`), summed into [`Evidence`], and the CUSUM detector that turns a run of it
 //! into stretches that do not fit.
 
-use super::report::MisfitRegion;
 use crate::map::index::{GeneratedPosition, SourceId};
 
 /// Where a segment lands in the text.
@@ -271,4 +270,15 @@ pub(super) fn sub(a: Evidence, b: Evidence) -> Evidence {
         beyond_text: a.beyond_text.saturating_sub(b.beyond_text),
         names_checked: a.names_checked.saturating_sub(b.names_checked),
     }
+}
+
+/// A stretch of the map, in generated order, that does not fit the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MisfitRegion {
+    /// The first segment of the stretch (0-based line, UTF-16 column).
+    pub start: GeneratedPosition,
+    /// The first segment where the map fits again; `None`: to the end of the map.
+    pub end: Option<GeneratedPosition>,
+    /// What the segments of the stretch showed.
+    pub evidence: Evidence,
 }

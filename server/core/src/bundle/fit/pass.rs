@@ -1,7 +1,7 @@
 //! The whole pass over the map's segments (on two threads past a size), and where a misfit stretch resumes.
 
+use super::evidence::MisfitRegion;
 use super::evidence::{Detector, Evidence, Landing, MID_IDENTIFIER_IF_FIT};
-use super::report::MisfitRegion;
 use super::shift_search::SHIFT_SAMPLE;
 use super::text::FitText;
 use crate::bundle::fit_literals::{Inside, Literals};

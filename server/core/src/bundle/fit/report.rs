@@ -1,23 +1,11 @@
 //! What the fit check says: the verdict, the stretches that do not fit, the shift that makes them fit, and the
 //! report's messages.
 
-use super::evidence::Evidence;
-use super::shift_search::{characters, columns};
+use super::evidence::{Evidence, MisfitRegion};
 use crate::bundle::hermes_bytecode::BytecodeFit;
 use crate::map::index::{GeneratedPosition, SourceId};
 use crate::map::position::Shift;
 use std::borrow::Cow;
-
-/// A stretch of the map, in generated order, that does not fit the text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MisfitRegion {
-    /// The first segment of the stretch (0-based line, UTF-16 column).
-    pub start: GeneratedPosition,
-    /// The first segment where the map fits again; `None`: to the end of the map.
-    pub end: Option<GeneratedPosition>,
-    /// What the segments of the stretch showed.
-    pub evidence: Evidence,
-}
 
 /// The verdict of [`check_fit`](super::check_fit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -372,5 +360,21 @@ impl FitReport {
             misfit_sources: Vec::new(),
             first_checked: GeneratedPosition::default(),
         }
+    }
+}
+
+/// "1 character was", "3 characters were".
+fn characters(n: i64) -> String {
+    match n {
+        1 => "1 character was".to_string(),
+        n => format!("{n} characters were"),
+    }
+}
+
+/// "1 column", "3 columns".
+fn columns(n: i64) -> String {
+    match n {
+        1 => "1 column".to_string(),
+        n => format!("{n} columns"),
     }
 }

@@ -1,8 +1,9 @@
 //! The shifts tried when the whole map misfits: whole lines (a banner), columns counted in UTF-8 bytes, and a
 //! line whose segments are all off by one number of columns.
 
+use super::evidence::MisfitRegion;
 use super::evidence::{Detector, Evidence, Landing};
-use super::report::{ColumnShift, MisfitRegion};
+use super::report::ColumnShift;
 use super::text::{Columns, FitText};
 use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceMapIndex};
@@ -252,22 +253,6 @@ pub(super) fn find_column_shifts(
         })
         .collect();
     Ok(Some((regions, shifts)))
-}
-
-/// "1 character was", "3 characters were".
-pub(super) fn characters(n: i64) -> String {
-    match n {
-        1 => "1 character was".to_string(),
-        n => format!("{n} characters were"),
-    }
-}
-
-/// "1 column", "3 columns".
-pub(super) fn columns(n: i64) -> String {
-    match n {
-        1 => "1 column".to_string(),
-        n => format!("{n} columns"),
-    }
 }
 
 /// The first `columns` characters of `line` (what a column shift says was put there), when they are few and

@@ -1,9 +1,9 @@
 //! Frames inside other text: after a logger's prefix, in Vitest's lines, and before node's `util.inspect` suffixes.
 
-use super::location::{position_of, read_location, regex, split_function};
+use super::location::{names_a_script, position_of, read_location, regex, split_function};
 use super::other_engines::parse_at_sign;
 use super::v8::parse_v8;
-use super::{file_name_of, FrameFormat, StackFrame};
+use super::{FrameFormat, StackFrame};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -56,27 +56,6 @@ pub(super) fn frame_at(
     f.frame_span = shift(f.frame_span);
     f.raw = line.to_string();
     Some(f)
-}
-
-/// Whether a URL found inside free text names a script (a path, or a script's extension), not a host and port or a
-/// version.
-pub(super) fn names_a_script(url: &str) -> bool {
-    let name = file_name_of(url);
-    url.contains('/')
-        || url.contains('\\')
-        || [
-            ".js",
-            ".mjs",
-            ".cjs",
-            ".jsx",
-            ".ts",
-            ".tsx",
-            ".bundle",
-            ".jsbundle",
-            ".hbc",
-        ]
-        .iter()
-        .any(|ext| name.ends_with(ext))
 }
 
 /// The longest frame looked for inside free text (after an unknown prefix), URL included: a V8 frame there runs to

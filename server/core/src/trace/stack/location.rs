@@ -1,8 +1,7 @@
 //! Where a frame's line says its file, line and column (`file:L:C`, `line N > eval`, …), and its function's name
 //! split from the qualifiers engines put on it.
 
-use super::embedded::names_a_script;
-use super::Precision;
+use super::{file_name_of, Precision};
 use crate::map::index::GeneratedPosition;
 use regex::Regex;
 use std::ops::Range;
@@ -129,4 +128,25 @@ pub(super) fn position_of(
             Precision::Line,
         ),
     }
+}
+
+/// Whether a URL found inside free text names a script (a path, or a script's extension), not a host and port or a
+/// version.
+pub(super) fn names_a_script(url: &str) -> bool {
+    let name = file_name_of(url);
+    url.contains('/')
+        || url.contains('\\')
+        || [
+            ".js",
+            ".mjs",
+            ".cjs",
+            ".jsx",
+            ".ts",
+            ".tsx",
+            ".bundle",
+            ".jsbundle",
+            ".hbc",
+        ]
+        .iter()
+        .any(|ext| name.ends_with(ext))
 }

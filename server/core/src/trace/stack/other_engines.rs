@@ -1,8 +1,7 @@
 //! The other engines' forms: `name@url:L:C` (SpiderMonkey, JavaScriptCore), a bare location, Opera's Presto, a
 //! plain `name (url:L:C)` and Crashlytics' iOS lines.
 
-use super::embedded::names_a_script;
-use super::location::{one_based, position_of, read_location, regex, span_of};
+use super::location::{names_a_script, one_based, position_of, read_location, regex, span_of};
 use super::v8::{balanced, plain_function_name, Balance};
 use super::{FrameFormat, PlainInput, Precision, StackFrame};
 use crate::map::index::GeneratedPosition;

@@ -125,7 +125,7 @@ impl MapStore {
     }
 
     /// The indexes built so far, by identity (sorted): what an answer kept across requests was made with
-    /// (`snapshot::KeptInputs`). A map indexed, evicted or dropped since makes it another list.
+    /// (`kept_inputs::KeptInputs`). A map indexed, evicted or dropped since makes it another list.
     pub fn holding(&self) -> Vec<usize> {
         let mut held: Vec<usize> = self
             .loaded()

@@ -15,7 +15,6 @@ use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::maps::store::MapStore;
 use crate::lsp::settings::Settings;
 use crate::lsp::workspace::documents::Documents;
-use crate::lsp::workspace::snapshot::{KeptInputs, Snapshot};
 
 pub struct Backend {
     pub client: Client,
@@ -26,8 +25,8 @@ pub struct Backend {
     pub docs: Mutex<Documents>,
     pub maps: MapStore,
     /// Read by requests through their snapshot (`Backend::snapshot`), never piece by piece.
-    settings: RwLock<Arc<Settings>>,
-    folders: RwLock<Arc<Vec<PathBuf>>>,
+    pub(super) settings: RwLock<Arc<Settings>>,
+    pub(super) folders: RwLock<Arc<Vec<PathBuf>>>,
     /// Map → the bundles known to use it (for reverse navigation and diagnostics).
     pub links: Mutex<HashMap<MapKey, BTreeSet<PathBuf>>>,
     /// Maps fetched from a loopback dev server, by bundle URL.
@@ -37,7 +36,7 @@ pub struct Backend {
     /// Bumped when files or settings change: a walk from an older generation is done again.
     pub(super) workspace_generation: std::sync::atomic::AtomicU64,
     /// Bumped when settings, folders or files change: what an answer kept across requests read besides documents
-    /// and maps (`snapshot::KeptInputs`).
+    /// and maps (`kept_inputs::KeptInputs`).
     pub(super) changes: std::sync::atomic::AtomicU64,
     /// The sources' file names of every map file read so far.
     pub catalog: SourceCatalog,
@@ -88,28 +87,6 @@ impl Backend {
     /// A file was saved or changed on disk: answers kept across requests are made again.
     pub fn files_changed(&self) {
         self.changes.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// What a request reads, taken once as it starts (`Snapshot`): the open documents (one `Arc` clone), the
-    /// settings and the workspace folders. The stores stay shared: what they keep is keyed by what it was made of.
-    pub fn snapshot(&self) -> Snapshot<'_> {
-        // Read before what they count, so a change while the snapshot is taken makes its kept answers stale.
-        let changes = self.changes.load(Ordering::Acquire);
-        let holding = self.maps.holding();
-        let docs = self.docs.lock().expect("documents lock");
-        Snapshot {
-            b: self,
-            inputs: KeptInputs {
-                taken: std::time::Instant::now(),
-                documents: docs.generation(),
-                changes,
-                holding,
-                used: Vec::new(),
-            },
-            docs: docs.snapshot(),
-            settings: self.settings.read().expect("settings lock").clone(),
-            folders: self.folders.read().expect("folders lock").clone(),
-        }
     }
 
     /// The settings and folders now, for work that is no request's (a map's prefetch while its bundle is opened).

@@ -56,7 +56,7 @@ pub struct OfVersion {
 /// An answer of `documentLink` and what it read besides the version's text (`Snapshot::inputs`).
 #[derive(Debug)]
 pub struct KeptLinks {
-    pub inputs: crate::lsp::workspace::snapshot::KeptInputs,
+    pub inputs: crate::lsp::workspace::kept_inputs::KeptInputs,
     pub links: Vec<crate::answers::links::FrameLink>,
 }
 

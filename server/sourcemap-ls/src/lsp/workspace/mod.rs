@@ -8,6 +8,7 @@ pub mod code_scopes;
 pub mod documents;
 pub mod edit_log;
 pub mod frame_bundles;
+pub mod kept_inputs;
 pub mod map_fit;
 pub mod map_resolution;
 pub mod snapshot;

@@ -21,6 +21,7 @@ use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::settings::Settings;
 use crate::lsp::workspace::backend::Backend;
 use crate::lsp::workspace::documents::{Document, DocumentKey, DocumentsSnapshot, OfVersion};
+use crate::lsp::workspace::kept_inputs::{KeptInputs, KEPT_FOR};
 
 /// One request's view of the server: the documents, settings and folders as they were when it started, over the
 /// shared stores (`Deref` to `Backend`).
@@ -33,25 +34,29 @@ pub struct Snapshot<'b> {
     pub folders: Arc<Vec<PathBuf>>,
 }
 
-/// What an answer kept across requests read besides its document's version: the documents' generation, the
-/// settings', folders' and files' (`Backend::changes`), the indexes the store held, and the maps the answer used.
-/// It is given again only while all of these are unchanged, each map used is still its file's current index
-/// (`MapStore::is_current`), and for [`KEPT_FOR`] at most: a kept answer is the answer a new request would make.
-///
-/// The time bound covers what no event reports: an original source file changed on disk outside the editor (the
-/// watched files are maps and bundles) or created where the map's path leads. An answer kept for 2 s is one a
-/// request that took 2 s would have given; VS Code's asks again come within that as the user scrolls or types.
-#[derive(Debug, Clone)]
-pub struct KeptInputs {
-    pub(super) taken: std::time::Instant,
-    pub(super) documents: u64,
-    pub(super) changes: u64,
-    pub(super) holding: Vec<usize>,
-    pub(super) used: Vec<std::sync::Weak<LoadedMap>>,
+impl Backend {
+    /// What a request reads, taken once as it starts (`Snapshot`): the open documents (one `Arc` clone), the
+    /// settings and the workspace folders. The stores stay shared: what they keep is keyed by what it was made of.
+    pub fn snapshot(&self) -> Snapshot<'_> {
+        // Read before what they count, so a change while the snapshot is taken makes its kept answers stale.
+        let changes = self.changes.load(Ordering::Acquire);
+        let holding = self.maps.holding();
+        let docs = self.docs.lock().expect("documents lock");
+        Snapshot {
+            b: self,
+            inputs: KeptInputs {
+                taken: std::time::Instant::now(),
+                documents: docs.generation(),
+                changes,
+                holding,
+                used: Vec::new(),
+            },
+            docs: docs.snapshot(),
+            settings: self.settings.read().expect("settings lock").clone(),
+            folders: self.folders.read().expect("folders lock").clone(),
+        }
+    }
 }
-
-/// How long an answer is given again while nothing it read has changed ([`KeptInputs`]).
-pub const KEPT_FOR: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Deref for Snapshot<'_> {
     type Target = Backend;
