@@ -257,3 +257,91 @@ fn the_core_imports_by_name() {
     }
     assert!(found.is_empty(), "`use super::*` in {found:?}");
 }
+
+/// Whether `code` names the sibling module `n`: `super::n::…`, or `n::…` inside a `use super::{…}`.
+fn names_sibling(code: &str, n: &str) -> bool {
+    if code.contains(&format!("super::{n}::")) {
+        return true;
+    }
+    code.split("use super::{").skip(1).any(|group| {
+        let group = group.split("};").next().unwrap_or("");
+        group
+            .split(|c: char| c == ',' || c == '{' || c.is_whitespace())
+            .any(|part| part.starts_with(&format!("{n}::")))
+    })
+}
+
+/// No two rooms of a split file tie each other in a circle: in each folder of files split by concern (`fit/`,
+/// `stack/`, …), the siblings one file names (`use super::sibling::…`) lead nowhere back to it, so each room can be
+/// read from the ones it names.
+#[test]
+fn the_core_s_split_rooms_import_in_no_circle() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut by_dir: std::collections::BTreeMap<PathBuf, Vec<PathBuf>> = Default::default();
+    for f in files
+        .iter()
+        .filter(|f| !f.ends_with("tests.rs") && !f.ends_with("mod.rs"))
+    {
+        by_dir
+            .entry(f.parent().unwrap().to_path_buf())
+            .or_default()
+            .push(f.clone());
+    }
+    let mut circles = Vec::new();
+    for (dir, siblings) in &by_dir {
+        let stem = |p: &Path| p.file_stem().unwrap().to_string_lossy().into_owned();
+        let names: Vec<String> = siblings.iter().map(|p| stem(p)).collect();
+        let ties: Vec<Vec<usize>> = siblings
+            .iter()
+            .map(|f| {
+                let text = std::fs::read_to_string(f).unwrap();
+                let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+                names
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| **n != stem(f) && names_sibling(&code, n))
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .collect();
+        // A circle is a tie back to a file on the walk's path (depth first, each file once).
+        fn walk(
+            at: usize,
+            ties: &[Vec<usize>],
+            state: &mut [u8],
+            path: &mut Vec<usize>,
+        ) -> Option<Vec<usize>> {
+            state[at] = 1;
+            path.push(at);
+            for &next in &ties[at] {
+                if state[next] == 1 {
+                    let from = path.iter().position(|&p| p == next).unwrap();
+                    return Some(path[from..].to_vec());
+                }
+                if state[next] == 0 {
+                    if let Some(c) = walk(next, ties, state, path) {
+                        return Some(c);
+                    }
+                }
+            }
+            path.pop();
+            state[at] = 2;
+            None
+        }
+        let mut state = vec![0u8; names.len()];
+        for start in 0..names.len() {
+            if state[start] == 0 {
+                if let Some(c) = walk(start, &ties, &mut state, &mut Vec::new()) {
+                    let c: Vec<&str> = c.iter().map(|&i| names[i].as_str()).collect();
+                    circles.push(format!("{}: {}", dir.display(), c.join(" → ")));
+                }
+            }
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "rooms that import each other:\n{}",
+        circles.join("\n")
+    );
+}
