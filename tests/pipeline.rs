@@ -316,6 +316,67 @@ fn a_crash_seen_again_is_answered_as_the_first_and_a_changed_one_anew() {
     assert_eq!((top(out[k]), top(out[2 * n])), (json!(true), Value::Null));
 }
 
+/// Distinct events whose frames recur (issue 66), of real libraries' bundles: each Sentry event again without each of
+/// its frames in turn, and with its frames' names left out. The stream, answering frames from the answers it keeps
+/// (`KeptFrames`), writes the same bytes as a run that keeps nothing (`--cache-mb 0`).
+#[test]
+fn distinct_events_of_real_bundles_are_answered_as_without_keeping() {
+    let (maps, s) = maps_and_stream();
+    let lines: Vec<&str> = s.input.lines().collect();
+    let mut input = String::new();
+    for &i in &s.events {
+        let Ok(event) = serde_json::from_str::<Value>(lines[i]) else {
+            continue;
+        };
+        let Some(n) = event
+            .pointer("/exception/values/0/stacktrace/frames")
+            .and_then(Value::as_array)
+            .map(Vec::len)
+        else {
+            continue;
+        };
+        for k in 0..=n {
+            let mut e = event.clone();
+            let frames = e
+                .pointer_mut("/exception/values/0/stacktrace/frames")
+                .and_then(Value::as_array_mut)
+                .unwrap();
+            match k < n {
+                true => drop(frames.remove(k)),
+                false => frames
+                    .iter_mut()
+                    .filter_map(Value::as_object_mut)
+                    .for_each(|f| drop(f.remove("function"))),
+            }
+            input.push_str(&e.to_string());
+            input.push('\n');
+        }
+    }
+    let run = |args: &[&str]| {
+        let out = output_with_stdin(
+            bin()
+                .args(["symbolicate", "--ndjson", "--maps"])
+                .arg(maps.path())
+                .args(args),
+            &input,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let kept = run(&["--jobs", "2"]);
+    let without = run(&["--jobs", "1", "--cache-mb", "0"]);
+    let answered = kept.matches("\"symbolicated\":true").count();
+    assert!(answered >= 300, "{answered} frames answered");
+    for (k, (a, b)) in kept.lines().zip(without.lines()).enumerate() {
+        assert_eq!(a, b, "event {k}: kept answers and none differ");
+    }
+    assert!(kept == without, "the streams differ");
+}
+
 /// A stream's entries: (ID, field → value).
 fn entries(c: &mut redis::Connection, stream: &str) -> Vec<(String, HashMap<String, String>)> {
     redis::cmd("XRANGE")

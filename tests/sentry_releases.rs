@@ -267,3 +267,75 @@ fn an_event_of_a_release_without_maps_is_not_answered_from_another() {
         "{stderr}"
     );
 }
+
+/// Distinct events whose frames recur (issue 66): every event again with each of its frames left out in turn, and
+/// with its frames' names left out, so no two events are alike while every frame comes again in events of other
+/// shapes (and at the same place with other fields), answered from the frames'
+/// kept answers (`trace::symbolicate::KeptFrames`) and the events' (`event_answers`). The stream writes the same
+/// bytes as a run that keeps nothing (`--cache-mb 0`: no answer, map or parse is kept from one event to the next).
+#[test]
+fn distinct_events_whose_frames_recur_are_answered_as_without_keeping() {
+    let d = fixture();
+    let dist = d.join("dist");
+    let mut input = String::new();
+    let mut n = 0;
+    for file in PLAIN {
+        let text = std::fs::read_to_string(dist.join("events").join(file)).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let event: Value = serde_json::from_str(line).unwrap();
+            let frames = |e: &Value| {
+                e.pointer("/exception/values/0/stacktrace/frames")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+            };
+            // The event whole, without each frame in turn, with no frame's name (as an engine that prints none), and
+            // with each named as a method of the app (a name an engine would give an anonymous callback it found there).
+            for k in 0..=frames(&event) + 2 {
+                let mut e = event.clone();
+                let f = e
+                    .pointer_mut("/exception/values/0/stacktrace/frames")
+                    .and_then(Value::as_array_mut);
+                match f {
+                    Some(f) if k < f.len() => drop(f.remove(k)),
+                    Some(f) if k == f.len() + 1 => f
+                        .iter_mut()
+                        .filter_map(Value::as_object_mut)
+                        .for_each(|f| drop(f.remove("function"))),
+                    Some(f) if k == f.len() + 2 => f
+                        .iter_mut()
+                        .filter_map(Value::as_object_mut)
+                        .for_each(|f| drop(f.insert("function".into(), "Cart.lineTotals".into()))),
+                    _ => {}
+                }
+                n += 1;
+                e["event_id"] = format!("{n:032x}").into();
+                input.push_str(&e.to_string());
+                input.push('\n');
+            }
+        }
+    }
+    let run = |args: &[&str]| {
+        let out = output_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_sourcemap-ls"))
+                .current_dir(&dist)
+                .args(["symbolicate", "--ndjson", "--maps-by-release", "releases"])
+                .args(args),
+            &input,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let kept = run(&["--jobs", "2"]);
+    let without = run(&["--jobs", "1", "--cache-mb", "0"]);
+    assert!(n >= 150, "{n} events");
+    let answered = kept.matches("\"symbolicated\":true").count();
+    assert!(answered >= 500, "{answered} frames answered");
+    for (k, (a, b)) in kept.lines().zip(without.lines()).enumerate() {
+        assert_eq!(a, b, "event {k}: kept answers and none differ");
+    }
+    assert!(kept == without, "the streams differ");
+}

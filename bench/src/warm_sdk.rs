@@ -11,6 +11,8 @@
 //! - with `strace` at hand, the file-system calls a warm event makes (the calls of 2,000 events less those of the first
 //!   30, per event).
 //!
+//! `WARM_SDK_INPUTS=DIR` writes both inputs into `DIR` (`seen-again.ndjson`, `distinct.ndjson`), for a profiler.
+//!
 //! The events need the corpus built (`cargo nextest run --test sentry_releases` runs its `make.mjs`); without it the
 //! rows say so.
 
@@ -252,6 +254,13 @@ pub fn run(bin: &Path, samples: usize) {
         ),
     );
     let distinct = distinct(&events);
+    // The inputs kept for a profiler's run of one side (`WARM_SDK_INPUTS=DIR`).
+    if let Some(dir) = std::env::var_os("WARM_SDK_INPUTS") {
+        let dir = PathBuf::from(dir);
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join("seen-again.ndjson"), &events);
+        let _ = std::fs::write(dir.join("distinct.ndjson"), &distinct);
+    }
     print_rows(
         samples,
         &naive,

@@ -33,8 +33,8 @@ use crate::trace::jest::{take_back_line_one, withhold_unknown_shifts};
 use crate::trace::js_scopes::TextPosition;
 use crate::trace::stack::{StackFrame, StackLine};
 use crate::trace::symbolicate::{
-    add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate, FrameMap,
-    SymbolicatedLine,
+    add_function_lines, frame_space, function_line_sources, names_from_code, symbolicate,
+    symbolicate_in_order, FrameMap, KeptFor, SymbolicatedLine,
 };
 
 /// A map's fit against the bundle it describes, as the place read it.
@@ -66,6 +66,11 @@ where
         maps: &'a [Self::Map],
         shift: Box<dyn Fn(usize) -> Shift + Send + Sync + 'a>,
     ) -> Code<'a>;
+    /// Frames' answers kept across sessions for `maps` (`trace::symbolicate::KeptFrames`), with each map's identity
+    /// among them, when the place keeps them (a pipeline's); `None` by default.
+    fn kept_frames<'a>(&'a self, _maps: &'a [Self::Map]) -> Option<KeptFor<'a>> {
+        None
+    }
     /// The map that describes the file `source` of `from` names, when that file is itself generated and its map was
     /// given (a Hermes map's `app.js`, whose `app.js.map` was given too): a chain of maps. `None` by default.
     fn next_map(&self, _from: &Self::Map, _source: &str) -> Option<Self::Map> {
@@ -341,13 +346,9 @@ where
     if stop() {
         return None;
     }
-    let mut out = crate::trace::symbolicate::symbolicate_in_order(
-        &lines,
-        map_for(),
-        chain,
-        &*code,
-        options.call_order,
-    );
+    let kept = place.kept_frames(maps);
+    let order = options.call_order;
+    let mut out = symbolicate_in_order(&lines, map_for(), chain, &*code, order, kept.as_ref());
     if options.function_lines {
         add_function_lines(&mut out, &*code);
     }

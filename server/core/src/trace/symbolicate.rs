@@ -17,9 +17,12 @@ use crate::trace::js_scopes::TextPosition;
 use crate::trace::spelled_names::as_spelled;
 use crate::trace::stack::{Precision, StackFrame, StackLine};
 
+mod kept;
 mod line_level;
 mod naming;
 mod render;
+
+pub use kept::{KeptFor, KeptFrames};
 
 pub use line_level::*;
 pub use naming::*;
@@ -364,16 +367,18 @@ pub fn symbolicate<'a>(
     next_map: impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
     code: &dyn CodeScopes,
 ) -> Vec<SymbolicatedLine> {
-    symbolicate_in_order(lines, map_for, next_map, code, CallOrder::NewestFirst)
+    symbolicate_in_order(lines, map_for, next_map, code, CallOrder::NewestFirst, None)
 }
 
-/// [`symbolicate`] for lines whose frames run as `order` says (a Sentry event's, oldest first).
+/// [`symbolicate`] for lines whose frames run as `order` says (a Sentry event's, oldest first), each frame's lookup
+/// answered from `kept` when an earlier session made it (`kept.rs`).
 pub fn symbolicate_in_order<'a>(
     lines: &[StackLine],
     mut map_for: impl FnMut(&StackFrame) -> FrameMap<'a>,
     mut next_map: impl FnMut(usize, &str) -> Option<(usize, &'a SourceMapIndex)>,
     code: &dyn CodeScopes,
     order: CallOrder,
+    kept: Option<&KeptFor<'_>>,
 ) -> Vec<SymbolicatedLine> {
     // The maps the frames were answered from, by the caller's identifier: whose sources must spell the names shown.
     let used: std::cell::RefCell<Vec<(usize, &'a SourceMapIndex)>> = Default::default();
@@ -405,7 +410,7 @@ pub fn symbolicate_in_order<'a>(
                 FrameMap::Map(id, index) => follow(
                     SymbolicatedFrame {
                         map: Some(id),
-                        ..symbolicate_frame_with(index, id, f, code)
+                        ..kept::symbolicate_frame_kept(index, id, f, code, kept)
                     },
                     &mut next_map,
                     code,

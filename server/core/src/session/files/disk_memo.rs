@@ -26,6 +26,7 @@ use crate::trace::document::Release;
 use crate::trace::event_context::LinedText;
 use crate::trace::function_name::{SharedScopes, TextIdentity};
 use crate::trace::stack::normalize_debug_id;
+use crate::trace::symbolicate::KeptFrames;
 
 /// The largest script read when looking for eval'd modules (a development bundle of webpack's eval devtools holds
 /// every module's code and map: tens of MB for a large app).
@@ -109,6 +110,9 @@ pub struct DiskMemo {
     pub(super) bundle_lines: Option<Arc<Lru<PathBuf, Arc<LineIndex>>>>,
     /// Fit verdicts by the map's and the bundle's files, counted in the cache's budget (pinned: see `KEPT_FITS`).
     pub(super) fits: Option<Arc<FitVerdicts>>,
+    /// Frames' answers (lookup and naming) by the map, its texts and the frame, under the cache's budget: a
+    /// pipeline's distinct events share their frames.
+    pub(super) frames: Option<KeptFrames>,
 }
 
 /// Each release's disk (`None`: events without a release) and the note said about it.
@@ -152,6 +156,7 @@ impl DiskMemo {
             texts: None,
             bundle_lines: None,
             fits: None,
+            frames: None,
         }
     }
 
@@ -162,6 +167,7 @@ impl DiskMemo {
         self.texts = Some(Lru::new("sourceTexts", cache.budget()));
         self.bundle_lines = Some(Lru::new("bundleLines", cache.budget()));
         self.fits = Some(Lru::pinned("fits", cache.budget()));
+        self.frames = Some(KeptFrames::new(cache.budget()));
         self.cache = Some(cache);
         self
     }
@@ -388,6 +394,7 @@ impl DiskMemo {
             texts: self.texts.clone(),
             bundle_lines: self.bundle_lines.clone(),
             fits: self.fits.clone(),
+            frames: self.frames.clone(),
         });
         releases.insert(key, (disk.clone(), note.clone()));
         (disk, note)

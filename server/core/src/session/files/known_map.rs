@@ -171,6 +171,9 @@ pub struct KnownMap {
     /// The guessed bundle's path once found ([`KnownMap::guessed_bundle`]): its candidates' tails are read once, not
     /// at every session that keys its fit by it.
     pub guessed_bundle: OnceLock<Option<PathBuf>>,
+    /// The map's identity with its generated text among frames' kept answers (`FilesPlace::kept_frames`), once
+    /// found: `None` when it cannot be named across sessions.
+    pub kept_identity: OnceLock<Option<Arc<[u8]>>>,
 }
 
 impl KnownMap {
@@ -331,6 +334,7 @@ impl KnownMap {
             openable: Mutex::default(),
             project_files: Mutex::default(),
             guessed_bundle: OnceLock::new(),
+            kept_identity: OnceLock::new(),
         })
     }
 

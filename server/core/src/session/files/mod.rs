@@ -26,7 +26,7 @@ use crate::source::today::SourceDrift;
 use crate::trace::event_context::LinedText;
 use crate::trace::function_name::{ScopeCache, TextIdentity};
 use crate::trace::stack::{file_name_of, StackLine};
-use crate::trace::symbolicate::SymbolicatedLine;
+use crate::trace::symbolicate::{KeptFor, SymbolicatedLine};
 use crate::{GeneratedPosition, IndexOptions, SourceId, SourceMapIndex};
 
 pub use archives::{archive_member_of, archive_named_in, ArchiveStore};
@@ -285,6 +285,28 @@ impl FilesPlace {
         by_content.or_else(|| self.disk.text_key(m.file.as_deref()?, Some(source.0)))
     }
 
+    /// Map `map`'s identity among frames' kept answers: its file and its generated text's, each as it is now (the
+    /// function scopes that name frames are read from that text and from the map's sources, which are the map's own
+    /// or files this generation of the store takes as they are). `None` for a map not known by a file, or whose
+    /// bundle is not (a member of an archive, a guess that finds none): its answers are not kept.
+    fn kept_identity(&self, map: usize) -> Option<Arc<[u8]>> {
+        let m = &self.maps[map];
+        m.kept_identity
+            .get_or_init(|| {
+                let map_file = self.disk.text_key(m.file.as_deref()?, None)?;
+                let bundle = match &m.bundle {
+                    BundleFile::None => None,
+                    BundleFile::Known(p) => Some(self.disk.text_key(p, None)?),
+                    BundleFile::Guess { .. } => {
+                        Some(self.disk.text_key(&m.guessed_bundle()?, None)?)
+                    }
+                    BundleFile::InArchive(..) => return None,
+                };
+                Some(Arc::from(format!("{map_file:?}\0{bundle:?}").into_bytes()))
+            })
+            .clone()
+    }
+
     /// The map file at `path` (canonical), or why not said once (a file that is no map leaves its frames unmapped).
     fn open_file(&mut self, path: &Path) -> Option<Arc<KnownMap>> {
         let mut why = None;
@@ -411,6 +433,7 @@ impl FilesPlace {
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
             guessed_bundle: OnceLock::new(),
+            kept_identity: OnceLock::new(),
         };
         let at = self.push(Arc::new(known));
         self.dir_maps.insert(key, Some(at));
@@ -538,6 +561,7 @@ impl FilesPlace {
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
             guessed_bundle: OnceLock::new(),
+            kept_identity: OnceLock::new(),
             index,
         };
         Ok((self.push(Arc::new(map)), found))
@@ -727,6 +751,7 @@ impl FilesPlace {
             openable: std::sync::Mutex::default(),
             project_files: std::sync::Mutex::default(),
             guessed_bundle: OnceLock::new(),
+            kept_identity: OnceLock::new(),
         };
         Some((
             self.push(Arc::new(served)),
@@ -860,6 +885,14 @@ impl SessionPlace for FilesPlace {
             move |i| self.disk.text_key(&known[maps[i]].bundle.path()?, None),
             move |i, source| self.source_key(maps[i], source),
         ))
+    }
+
+    fn kept_frames<'a>(&'a self, maps: &'a [usize]) -> Option<KeptFor<'a>> {
+        let frames = self.disk.frames.as_ref()?;
+        Some(KeptFor {
+            frames,
+            maps: maps.iter().map(|&i| self.kept_identity(i)).collect(),
+        })
     }
 
     /// A chain of maps (a Hermes map's source `app.js`, whose own map was given too) is followed into maps given on
