@@ -31,6 +31,7 @@ use crate::trace::event_conventions::joined_to_url;
 pub use crate::trace::event_conventions::{EventKind, ANOTHER_BUILD};
 use crate::trace::event_json;
 pub use crate::trace::event_json::{EventText, WrittenFrames};
+pub use crate::trace::kept_objects::KeptObjects;
 use crate::trace::stack::{
     lines_of, parse_line, parse_metro_value, FrameFormat, PlainInput, Precision, StackFrame,
     StackLine,
@@ -373,10 +374,17 @@ impl TraceDocument {
 
     /// An event read in its own text, its frames' members with it, as a document: its frames' lines read from it.
     fn of_event(event: EventText, trailing_newline: bool) -> TraceDocument {
+        // Each frame object read once on this thread, whichever event it comes in (`FrameObject`).
         let lines = (0..event.frame_count())
             .map(|i| {
-                let raw = event.frame_text(i).to_string();
-                StackLine::Frame(event_frame(event.kind, |k| event.member(i, k), raw))
+                let read = || {
+                    let raw = event.frame_text(i).to_string();
+                    event_frame(event.kind, |k| event.member(i, k), raw)
+                };
+                StackLine::Frame(match event.frame_object(i) {
+                    Some(o) => o.frame.get_or_init(read).clone(),
+                    None => read(),
+                })
             })
             .collect();
         TraceDocument {
@@ -480,10 +488,14 @@ impl TraceDocument {
                     frames.extend(reported_lines(*kind, |key| f.get(key).cloned()));
                 }
             }
-            // Each member parsed from its own bytes, owned: the lines move into the answer, no copy.
+            // Each member parsed from its own bytes, once per frame object on this thread (`FrameObject`).
             Shape::EventText(e) => {
                 for i in 0..e.frame_count() {
-                    frames.extend(reported_lines(e.kind, |key| e.member(i, key)));
+                    let read = || reported_lines(e.kind, |key| e.member(i, key));
+                    frames.extend(match e.frame_object(i) {
+                        Some(o) => o.reported.get_or_init(read).clone(),
+                        None => read(),
+                    });
                 }
             }
             _ => return out,
@@ -700,7 +712,7 @@ fn render_event_text(
             .as_deref()?
             .context_json(o.line as usize, o.column as usize)
     };
-    let written = e.written(out, &mut around);
+    let written = e.written(out, &mut around, event.kept);
     (e.rendered(&written, event), written)
 }
 
@@ -739,6 +751,8 @@ pub struct EventOptions<'a> {
     pub source_text: Option<SourceText<'a>>,
     /// The event on one line (a line of NDJSON), not pretty-printed.
     pub compact: bool,
+    /// Frames' objects written back by earlier events, and where this one's are kept (a pipeline's).
+    pub kept: Option<&'a KeptObjects>,
 }
 
 /// Sentry keeps an exception's frames as they were sent in `raw_stacktrace`, beside the processed `stacktrace`

@@ -13,7 +13,10 @@
 //! one keeps the event's own key order and bytes, the other writes keys sorted.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
@@ -22,6 +25,8 @@ use serde_json::{json, Map, Value};
 
 use crate::trace::event_context::ContextJson;
 use crate::trace::event_conventions::{joined_to_url, EventKind, ANOTHER_BUILD};
+use crate::trace::kept_objects::KeptObjects;
+use crate::trace::stack::StackFrame;
 use crate::trace::symbolicate::{SymbolicatedFrame, SymbolicatedLine};
 
 /// What a fast read of a JSON text found.
@@ -55,8 +60,67 @@ struct FrameText {
     at: Range<usize>,
     /// Sentry: its exception's index in `stacks`.
     stack: usize,
-    /// Each member's key and value, in the object's order.
+    /// Its members, once read ([`EventText::with_members`]).
+    object: Option<Arc<FrameObject>>,
+}
+
+/// What a frame object's text is read into, the same wherever the text comes (`FrameObject::of`): its members, and
+/// what `document.rs` reads from them, made once.
+#[derive(Debug)]
+pub(crate) struct FrameObject {
+    kind: EventKind,
+    text: Box<str>,
+    /// Each member's key and the range of its value in the object's text, in the object's order.
     members: Vec<(String, Range<usize>)>,
+    /// The frame as `document.rs` reads it.
+    pub(crate) frame: OnceLock<StackFrame>,
+    /// The file it names and the lines of that file it reports (`document.rs`'s `reported_lines`).
+    pub(crate) reported: OnceLock<Option<ReportedLines>>,
+}
+
+/// A file a frame names and lines of it the reporter read: (0-based line, text).
+pub(crate) type ReportedLines = (String, Vec<(u32, String)>);
+
+impl FrameObject {
+    /// The object `text` of an event of `kind` read, or as read before on this thread: a pipeline's events repeat
+    /// their frames' objects (the same library and app frames in different crashes); a pure function of the text,
+    /// kept for the 4,096 objects read last. `None` when it is not of the usual shape.
+    fn of(kind: EventKind, text: &str) -> Option<Arc<FrameObject>> {
+        type Known = HashMap<u128, Arc<FrameObject>>;
+        thread_local!(static KNOWN: RefCell<Known> = Default::default());
+        // Found by the text's hash, taken only when its kind and text are the same.
+        let key = xxhash_rust::xxh3::xxh3_128(text.as_bytes()) ^ kind as u128;
+        let known = KNOWN.with(|k| k.borrow().get(&key).cloned());
+        if let Some(known) = known.filter(|o| o.kind == kind && *o.text == *text) {
+            return Some(known);
+        }
+        let m: Members = serde_json::from_str(text).ok()?;
+        let object = Arc::new(FrameObject {
+            kind,
+            text: text.into(),
+            members: m
+                .0
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), range_in(text, v.get())))
+                .collect(),
+            frame: OnceLock::new(),
+            reported: OnceLock::new(),
+        });
+        KNOWN.with(|k| {
+            let mut k = k.borrow_mut();
+            if k.len() >= 4096 {
+                k.clear();
+            }
+            k.insert(key, object.clone());
+        });
+        Some(object)
+    }
+
+    /// Member `key`'s value's text, a slice of the object's `text`.
+    fn sent<'t>(&self, text: &'t str, key: &str) -> Option<&'t str> {
+        let (_, r) = self.members.iter().find(|(k, _)| k == key)?;
+        text.get(r.clone())
+    }
 }
 
 /// What symbolication changes in an event of the usual shape (`EventText::written`), kept apart from the event so
@@ -198,7 +262,7 @@ pub(crate) fn read_frames(text: &str) -> Read {
                 frames.push(FrameText {
                     at: range_in(text, f.get()),
                     stack: i,
-                    members: Vec::new(),
+                    object: None,
                 });
             }
             stacks.push((
@@ -214,7 +278,7 @@ pub(crate) fn read_frames(text: &str) -> Read {
                     frames.push(FrameText {
                         at: range_in(text, f.get()),
                         stack: 0,
-                        members: Vec::new(),
+                        object: None,
                     });
                 }
             }
@@ -249,13 +313,14 @@ impl EventText {
     /// Each frame's members read from its object; `None` when one is not of the usual shape.
     pub(crate) fn with_members(mut self) -> Option<EventText> {
         for f in &mut self.frames {
-            let m: Members = serde_json::from_str(&self.text[f.at.clone()]).ok()?;
-            f.members =
-                m.0.into_iter()
-                    .map(|(k, v)| (k.to_string(), range_in(&self.text, v.get())))
-                    .collect();
+            f.object = Some(FrameObject::of(self.kind, &self.text[f.at.clone()])?);
         }
         Some(self)
+    }
+
+    /// Frame `i`'s object read ([`EventText::with_members`] first).
+    pub(crate) fn frame_object(&self, i: usize) -> Option<&FrameObject> {
+        self.frames[i].object.as_deref()
     }
 
     /// Frame `i`'s text, as it came.
@@ -269,16 +334,18 @@ impl EventText {
 
     /// Frame `i`'s member `key`, parsed from its bytes.
     pub(crate) fn member(&self, i: usize, key: &str) -> Option<Value> {
-        let (_, r) = self.frames[i].members.iter().find(|(k, _)| k == key)?;
-        serde_json::from_str(&self.text[r.clone()]).ok()
+        let f = &self.frames[i];
+        serde_json::from_str(f.object.as_ref()?.sent(&self.text[f.at.clone()], key)?).ok()
     }
 
     /// What the answers (`out`: one line per frame) change in the event: each frame's object written again and the
     /// exceptions whose frames as sent are kept; `around` gives the lines of a frame's original source around it.
+    /// An answered frame's object is taken from `kept` when another event's same frame, answered alike, made it.
     pub(crate) fn written(
         &self,
         out: &[SymbolicatedLine],
         around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<std::sync::Arc<ContextJson>>,
+        kept: Option<&KeptObjects>,
     ) -> WrittenFrames {
         let mut kept_raw: Vec<usize> = Vec::new();
         if self.kind == EventKind::Sentry {
@@ -299,7 +366,15 @@ impl EventText {
             .zip(out)
             .map(|(frame, l)| match l {
                 SymbolicatedLine::Frame(f) => {
-                    self.frame_written_back(frame, f, around, &mut joined)
+                    let near = f.original.as_ref().and_then(|_| around(f));
+                    match kept.filter(|_| f.original.is_some()) {
+                        Some(kept) => {
+                            kept.written(self.kind, &self.text[frame.at.clone()], f, near, |near| {
+                                self.frame_written_back(frame, f, near, &mut joined)
+                            })
+                        }
+                        None => self.frame_written_back(frame, f, near, &mut joined),
+                    }
                 }
                 SymbolicatedLine::Text(_) => None,
             })
@@ -368,16 +443,12 @@ impl EventText {
         &self,
         frame: &FrameText,
         f: &SymbolicatedFrame,
-        around: &mut dyn FnMut(&SymbolicatedFrame) -> Option<std::sync::Arc<ContextJson>>,
+        near: Option<std::sync::Arc<ContextJson>>,
         joined: &mut Joined,
     ) -> Option<String> {
-        let sent = |key: &str| {
-            frame
-                .members
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, r)| &self.text[r.clone()])
-        };
+        let object = frame.object.as_deref()?;
+        let text = &self.text[frame.at.clone()];
+        let sent = |key: &str| object.sent(text, key);
         // Each member's new value: `Some(None)` drops it.
         let mut new: Vec<(&str, Option<String>)> = Vec::new();
         let Some(o) = &f.original else {
@@ -395,7 +466,6 @@ impl EventText {
             return Some(self.object(frame, new));
         };
         let (line, column) = (o.line + 1, o.column + 1);
-        let near = around(f);
         match self.kind {
             EventKind::Sentry => {
                 let url = sent("abs_path")
@@ -474,6 +544,7 @@ impl EventText {
     /// `None`), then the new members it did not have, in `new`'s order.
     fn object(&self, frame: &FrameText, new: Vec<(&str, Option<String>)>) -> String {
         let mut s = String::from("{");
+        let (text, members) = (&self.text[frame.at.clone()], frame.members());
         let member = |s: &mut String, key: &str, value: &str| {
             if s.len() > 1 {
                 s.push(',');
@@ -484,20 +555,27 @@ impl EventText {
             s.push_str("\":");
             s.push_str(value);
         };
-        for (key, r) in &frame.members {
+        for (key, r) in members {
             match new.iter().find(|(k, _)| k == key) {
                 Some((_, Some(v))) => member(&mut s, key, v),
                 Some((_, None)) => {}
-                None => member(&mut s, key, &self.text[r.clone()]),
+                None => member(&mut s, key, &text[r.clone()]),
             }
         }
         for (key, v) in &new {
-            if let (Some(v), false) = (v, frame.members.iter().any(|(k, _)| k == key)) {
+            if let (Some(v), false) = (v, members.iter().any(|(k, _)| k == key)) {
                 member(&mut s, key, v);
             }
         }
         s.push('}');
         s
+    }
+}
+
+impl FrameText {
+    /// Its members, once read (none before).
+    fn members(&self) -> &[(String, Range<usize>)] {
+        self.object.as_deref().map_or(&[], |o| &o.members)
     }
 }
 

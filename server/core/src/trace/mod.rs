@@ -15,6 +15,7 @@ pub mod input;
 pub mod jest;
 pub mod js_scopes;
 pub mod js_slices;
+mod kept_objects;
 pub mod sfc_scripts;
 pub mod spelled_names;
 pub mod stack;

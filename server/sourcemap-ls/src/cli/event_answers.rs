@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use sourcemap_core::internal::budget::{CacheBudget, Lru};
-use sourcemap_core::trace::document::WrittenFrames;
+use sourcemap_core::trace::document::{KeptObjects, WrittenFrames};
 
 /// What symbolicating one event gave, for the events with its key.
 pub(super) struct Answered {
@@ -68,16 +68,24 @@ impl Note {
     }
 }
 
-/// One generation's kept answers.
+/// One generation's kept answers: events', and the frames' objects events wrote (`KeptObjects`: distinct events
+/// share their frames).
 pub(super) struct EventAnswers {
     kept: Arc<Lru<u128, Arc<Answered>>>,
+    objects: KeptObjects,
 }
 
 impl EventAnswers {
     pub(super) fn new(budget: &Arc<CacheBudget>) -> EventAnswers {
         EventAnswers {
             kept: Lru::new("eventAnswers", budget),
+            objects: KeptObjects::new(budget),
         }
+    }
+
+    /// Frames' objects written back by this generation's events.
+    pub(super) fn objects(&self) -> &KeptObjects {
+        &self.objects
     }
 
     /// The answers kept for `key`.

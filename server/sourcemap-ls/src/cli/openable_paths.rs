@@ -13,10 +13,9 @@ use sourcemap_core::trace::symbolicate::SymbolicatedLine;
 /// with `..` where they share a folder below the root), else absolute. Where the project has no such file, `path`
 /// stays empty: the source is only the map's copy, and the map's own name is shown.
 pub(super) fn openable_paths(out: &mut [SymbolicatedLine], place: &FilesPlace) {
-    let Some(cwd) = sourcemap_core::session::files::working_dir() else {
+    let Some(cwd) = canonical_working_dir() else {
         return;
     };
-    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     for f in out.iter_mut().filter_map(SymbolicatedLine::frame_mut) {
         let (Some(m), Some(o)) = (f.map, f.original.as_mut()) else {
             continue;
@@ -31,13 +30,23 @@ pub(super) fn openable_paths(out: &mut [SymbolicatedLine], place: &FilesPlace) {
         let shown = shown.unwrap_or_else(|| {
             let shown = place
                 .source_file(m, o.source_id)
-                .map(|file| from_dir(&cwd, &file.path));
+                .map(|file| from_dir(cwd, &file.path));
             (map.openable.lock().unwrap_or_else(|e| e.into_inner()))
                 .insert(o.source_id, shown.clone());
             shown
         });
         o.path = shown;
     }
+}
+
+/// The working directory's real path, found once (it was a system call per event of a pipeline).
+fn canonical_working_dir() -> Option<&'static Path> {
+    static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let cwd = sourcemap_core::session::files::working_dir()?;
+        Some(std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()))
+    })
+    .as_deref()
 }
 
 /// `path` (absolute, normal) as it opens from `dir`: relative, climbing with `..` where they share a folder below

@@ -219,6 +219,7 @@ pub fn run(mut args: SymbolicateArgs) -> Result<(), CliError> {
         let event = EventOptions {
             source_text: Some(&source_text),
             compact: false,
+            kept: None,
         };
         let as_found = as_found.then_some((&document, &event));
         let mut answer = print_text(&out, as_found, &explained, options);

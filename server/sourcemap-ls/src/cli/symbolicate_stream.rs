@@ -448,6 +448,7 @@ pub(super) fn symbolicate_line(
         |f: &SymbolicatedFrame| place.source_lines(f.map?, f.original.as_ref()?.source_id);
     let event = EventOptions {
         source_text: Some(&source_text),
+        kept: Some(answers.objects()),
         ..COMPACT
     };
     let (rendered, written) =
@@ -462,6 +463,7 @@ pub(super) fn symbolicate_line(
 const COMPACT: EventOptions<'static> = EventOptions {
     source_text: None,
     compact: true,
+    kept: None,
 };
 
 /// One line out for one line in: the rendering without its line end.

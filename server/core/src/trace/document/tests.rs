@@ -187,6 +187,7 @@ fn both_ways_of_writing_an_event_give_the_same_json() {
             let options = EventOptions {
                 source_text,
                 compact,
+                kept: None,
             };
             let spliced = doc.render_with(&out, TextOptions::default(), &options);
             // The same crash again (a member of its own first): the first one's written frames, spliced into its
