@@ -294,11 +294,17 @@ where
         let i = maps.iter().position(|k| place.same_map(k, &next))?;
         Some((i, place.index(&maps[i])))
     };
-    let early = early_positions(place, maps, &choices, &lines, apply_shift);
+    let threads = options.threads();
+    // A session on one thread whose frames' answers are kept reads nothing ahead: a frame answered before needs no
+    // scopes, and a new one reads its parts when asked.
+    let kept = place.kept_frames(maps);
+    let early = match (&kept, threads) {
+        (Some(_), 1) => Vec::new(),
+        _ => early_positions(place, maps, &choices, &lines, apply_shift),
+    };
     let mut used: Vec<usize> = choices.iter().flatten().copied().collect();
     used.sort_unstable();
     used.dedup();
-    let threads = options.threads();
     let (jest, looked_up) = std::thread::scope(|scope| {
         // Read ahead beside the fit checks, or first when the session has one thread.
         let (code, early) = (&code, &early);
@@ -346,7 +352,6 @@ where
     if stop() {
         return None;
     }
-    let kept = place.kept_frames(maps);
     let order = options.call_order;
     let mut out = symbolicate_in_order(&lines, map_for(), chain, &*code, order, kept.as_ref());
     if options.function_lines {
