@@ -318,7 +318,7 @@ fn a_crash_seen_again_is_answered_as_the_first_and_a_changed_one_anew() {
 
 /// Distinct events whose frames recur (issue 66), of real libraries' bundles: each Sentry event again without each of
 /// its frames in turn, and with its frames' names left out. The stream, answering frames from the answers it keeps
-/// (`KeptFrames`, `KeptObjects`), writes the same bytes as a run that keeps nothing (`--cache-mb 0`).
+/// (`KeptFrames`, `KeptObjects`), writes the same bytes as a run that keeps no answer (`--cache-mb 0`).
 #[test]
 fn distinct_events_of_real_bundles_are_answered_as_without_keeping() {
     let (maps, s) = maps_and_stream();

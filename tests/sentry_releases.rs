@@ -272,7 +272,7 @@ fn an_event_of_a_release_without_maps_is_not_answered_from_another() {
 /// with its frames' names left out, so no two events are alike while every frame comes again in events of other
 /// shapes (and at the same place with other fields), answered from the frames'
 /// kept answers (`trace::symbolicate::KeptFrames`) and the events' (`event_answers`). The stream writes the same
-/// bytes as a run that keeps nothing (`--cache-mb 0`: no answer, map or parse is kept from one event to the next).
+/// bytes as a run that keeps no answer (`--cache-mb 0`: no answer, map or parse is kept from one event to the next).
 #[test]
 fn distinct_events_whose_frames_recur_are_answered_as_without_keeping() {
     let d = fixture();
