@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::internal::budget::{CacheBudget, Lru};
 use crate::trace::event_context::ContextJson;
 use crate::trace::event_conventions::EventKind;
-use crate::trace::symbolicate::SymbolicatedFrame;
+use crate::trace::symbolicate::{key_text, SymbolicatedFrame};
 
 /// Frames' objects written back, kept under a cache budget, least recently used first.
 #[derive(Clone)]
@@ -68,14 +68,7 @@ fn object_key(
     f: &SymbolicatedFrame,
     near: Option<&Arc<ContextJson>>,
 ) -> Vec<u8> {
-    let text = |key: &mut Vec<u8>, s: Option<&str>| match s {
-        Some(s) => {
-            key.push(1);
-            key.extend_from_slice(&(s.len() as u64).to_le_bytes());
-            key.extend_from_slice(s.as_bytes());
-        }
-        None => key.push(0),
-    };
+    let text = key_text;
     let mut key = Vec::with_capacity(sent.len() + 128);
     key.push(kind as u8);
     text(&mut key, Some(sent));

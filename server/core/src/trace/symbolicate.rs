@@ -22,6 +22,7 @@ mod line_level;
 mod naming;
 mod render;
 
+pub(crate) use kept::key_text;
 pub use kept::{KeptFor, KeptFrames};
 
 pub use line_level::*;

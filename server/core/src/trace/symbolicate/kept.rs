@@ -106,14 +106,7 @@ pub(super) fn symbolicate_frame_kept(
 /// The key of `frame`'s answer from the map `identity` names, its generated text standing as `shift` says: every
 /// field the lookup reads, each written whole (a length before each text), so two keys are equal only when all are.
 fn frame_key(identity: &[u8], shift: &crate::map::position::Shift, frame: &StackFrame) -> Vec<u8> {
-    let text = |key: &mut Vec<u8>, s: Option<&str>| match s {
-        Some(s) => {
-            key.push(1);
-            key.extend_from_slice(&(s.len() as u64).to_le_bytes());
-            key.extend_from_slice(s.as_bytes());
-        }
-        None => key.push(0),
-    };
+    let text = key_text;
     let mut key =
         Vec::with_capacity(identity.len() + 64 + frame.file.as_ref().map_or(0, String::len));
     key.extend_from_slice(&(identity.len() as u64).to_le_bytes());
@@ -140,6 +133,19 @@ fn frame_key(identity: &[u8], shift: &crate::map::position::Shift, frame: &Stack
     });
     key.push(u8::from(frame.native) | u8::from(frame.in_eval) << 1);
     key
+}
+
+/// Appends an optional text to a key so that no two lists of texts give one key: a mark for absent or present, then
+/// the length before the bytes.
+pub(crate) fn key_text(key: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => {
+            key.push(1);
+            key.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            key.extend_from_slice(s.as_bytes());
+        }
+        None => key.push(0),
+    }
 }
 
 #[cfg(test)]
