@@ -299,7 +299,7 @@ where
     // scopes, and a new one reads its parts when asked.
     let kept = place.kept_frames(maps);
     let early = match (&kept, threads) {
-        (Some(_), 1) => Vec::new(),
+        (Some(k), 1) if k.maps.iter().any(Option::is_some) => Vec::new(),
         _ => early_positions(place, maps, &choices, &lines, apply_shift),
     };
     let mut used: Vec<usize> = choices.iter().flatten().copied().collect();

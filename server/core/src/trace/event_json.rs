@@ -367,13 +367,13 @@ impl EventText {
             .map(|(frame, l)| match l {
                 SymbolicatedLine::Frame(f) => {
                     let near = f.original.as_ref().and_then(|_| around(f));
-                    match kept.filter(|_| f.original.is_some()) {
-                        Some(kept) => {
-                            kept.written(self.kind, &self.text[frame.at.clone()], f, near, |near| {
+                    match (kept, &f.original) {
+                        (Some(kept), Some(o)) => {
+                            kept.written(self.kind, &self.text[frame.at.clone()], o, near, |near| {
                                 self.frame_written_back(frame, f, near, &mut joined)
                             })
                         }
-                        None => self.frame_written_back(frame, f, near, &mut joined),
+                        _ => self.frame_written_back(frame, f, near, &mut joined),
                     }
                 }
                 SymbolicatedLine::Text(_) => None,

@@ -1,7 +1,6 @@
 //! Frames' objects written back into events, kept across events (issue 66): distinct events share their frames, and
-//! a frame's object written again (`event_json`) is a function of the frame's object as sent, the reporter, what the
-//! frame's answer says of its original (source, line, column, function; or why it was refused as another build) and
-//! the lines of its source around it. Those are the key, written whole (the context lines by the identity of the one
+//! an answered frame's object written again (`event_json`) is a function of the frame's object as sent, the reporter,
+//! its original (source, line, column, function) and the lines of its source around it. Those are the key, written whole (the context lines by the identity of the one
 //! value that holds them, which the entry keeps alive, so no other value can take its address while the entry is
 //! kept); its hash finds an entry, the key compared byte for byte decides it.
 
@@ -10,7 +9,7 @@ use std::sync::Arc;
 use crate::internal::budget::{CacheBudget, Lru};
 use crate::trace::event_context::ContextJson;
 use crate::trace::event_conventions::EventKind;
-use crate::trace::symbolicate::{key_text, SymbolicatedFrame};
+use crate::trace::symbolicate::{key_text, OriginalFrame};
 
 /// Frames' objects written back, kept under a cache budget, least recently used first.
 #[derive(Clone)]
@@ -33,17 +32,17 @@ impl KeptObjects {
         }
     }
 
-    /// The object written for the frame sent as `sent` (its object's text) of an event of `kind`, answered as `f`
-    /// says with `near` around it: kept, else made by `write` and kept.
+    /// The object written for the frame sent as `sent` (its object's text) of an event of `kind`, answered at `o`
+    /// with `near` around it: kept, else made by `write` and kept.
     pub(crate) fn written(
         &self,
         kind: EventKind,
         sent: &str,
-        f: &SymbolicatedFrame,
+        o: &OriginalFrame,
         near: Option<Arc<ContextJson>>,
         write: impl FnOnce(Option<Arc<ContextJson>>) -> Option<String>,
     ) -> Option<String> {
-        let key = object_key(kind, sent, f, near.as_ref());
+        let key = object_key(kind, sent, o, near.as_ref());
         let hash = xxhash_rust::xxh3::xxh3_128(&key);
         if let Some(k) = self.kept.get(&hash).filter(|k| *k.key == *key) {
             return k.written.clone();
@@ -65,26 +64,16 @@ impl KeptObjects {
 fn object_key(
     kind: EventKind,
     sent: &str,
-    f: &SymbolicatedFrame,
+    o: &OriginalFrame,
     near: Option<&Arc<ContextJson>>,
 ) -> Vec<u8> {
-    let text = key_text;
     let mut key = Vec::with_capacity(sent.len() + 128);
     key.push(kind as u8);
-    text(&mut key, Some(sent));
-    match &f.original {
-        Some(o) => {
-            key.push(1);
-            text(&mut key, o.source.as_deref());
-            key.extend_from_slice(&o.line.to_le_bytes());
-            key.extend_from_slice(&o.column.to_le_bytes());
-            text(&mut key, o.function.as_deref());
-        }
-        None => {
-            key.push(0);
-            text(&mut key, f.unresolved.as_deref());
-        }
-    }
+    key_text(&mut key, Some(sent));
+    key_text(&mut key, o.source.as_deref());
+    key.extend_from_slice(&o.line.to_le_bytes());
+    key.extend_from_slice(&o.column.to_le_bytes());
+    key_text(&mut key, o.function.as_deref());
     let at = near.map_or(0, |n| Arc::as_ptr(n) as usize);
     key.extend_from_slice(&(at as u64).to_le_bytes());
     key
@@ -95,16 +84,12 @@ mod tests {
     use super::object_key;
     use crate::trace::event_context::ContextJson;
     use crate::trace::event_conventions::EventKind;
-    use crate::trace::stack::{parse_line, StackLine};
-    use crate::trace::symbolicate::{OriginalFrame, SymbolicatedFrame};
+    use crate::trace::symbolicate::OriginalFrame;
     use crate::SourceId;
     use std::sync::Arc;
 
     #[test]
     fn every_part_of_a_written_object_is_in_the_key() {
-        let StackLine::Frame(frame) = parse_line("    at f (x.js:1:2)", Default::default()) else {
-            panic!("a frame");
-        };
         let original = OriginalFrame {
             source_id: SourceId(0),
             source: Some("src/a.js".into()),
@@ -117,13 +102,6 @@ mod tests {
             anonymous: false,
             path: None,
         };
-        let answered = |o: Option<OriginalFrame>, why: Option<&str>| SymbolicatedFrame {
-            frame: frame.clone(),
-            map: Some(0),
-            original: o,
-            ignored: false,
-            unresolved: why.map(str::to_string),
-        };
         let near = |line: &str| {
             Arc::new(ContextJson {
                 lines: (vec![], line.to_string(), vec![]),
@@ -134,7 +112,7 @@ mod tests {
         let with = |change: &dyn Fn(&mut OriginalFrame)| {
             let mut o = original.clone();
             change(&mut o);
-            answered(Some(o), None)
+            o
         };
         let sent = r#"{"colno":2,"lineno":1}"#;
         let base = object_key(EventKind::Sentry, sent, &with(&|_| {}), Some(&n1));
@@ -175,13 +153,6 @@ mod tests {
             // Context lines alike in text but another value: another key (the entry holds its own alive).
             object_key(EventKind::Sentry, sent, &with(&|_| {}), Some(&n2)),
             object_key(EventKind::Sentry, sent, &with(&|_| {}), None),
-            object_key(
-                EventKind::Sentry,
-                sent,
-                &answered(None, Some("another build")),
-                None,
-            ),
-            object_key(EventKind::Sentry, sent, &answered(None, None), None),
         ];
         keys.push(base.clone());
         let n = keys.len();
