@@ -149,6 +149,8 @@ impl LanguageServer for Server {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        /// Texts lent to the first readers of the build ([`crate::lsp::workspace::documents::OpenedText`]).
+        const LEND_OPENED_TEXT_BYTES: usize = 1 << 20;
         tracing::debug!("didOpen");
         let mut d = params.text_document;
         if let Some(text) = crate::lsp::transport::large_texts::LARGE_TEXTS.take(&d.text) {
@@ -159,9 +161,14 @@ impl LanguageServer for Server {
         }
         let bom_dropped = crate::lsp::workspace::documents::bom_dropped(&d.uri, &d.text);
         let rope = ropey::Rope::from_str(&d.text);
+        // A large text is lent to the requests reading the build whole until the diagnostics below are done
+        // (`OpenedText`); a small one costs nothing to copy from the rope.
+        let lent = (d.text.len() >= LEND_OPENED_TEXT_BYTES && !bom_dropped)
+            .then(|| std::mem::take(&mut d.text));
         self.0.docs.lock().expect("documents lock").open(
             d.uri.clone(),
             rope,
+            lent,
             d.version,
             bom_dropped,
         );
@@ -171,7 +178,17 @@ impl LanguageServer for Server {
             tokio::task::spawn_blocking(crate::lsp::maps::heap::release_free_memory);
         }
         let b = self.0.clone();
-        tokio::spawn(async move { diagnostics::publish(&b.snapshot(), d.uri).await });
+        tokio::spawn(async move {
+            let snapshot = b.snapshot();
+            diagnostics::publish(&snapshot, d.uri.clone()).await;
+            if snapshot
+                .document(&d.uri)
+                .is_some_and(|doc| doc.opened_text.release())
+            {
+                drop(snapshot);
+                tokio::task::spawn_blocking(crate::lsp::maps::heap::release_free_memory);
+            }
+        });
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {

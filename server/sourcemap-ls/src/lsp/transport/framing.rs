@@ -4,14 +4,15 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 
 /// Copies LSP messages from `input` to `output` until `input` ends. `rewrite` sees each message's body and may give
 /// the pieces of another body to send in its place (under its own `Content-Length`; the original body is freed
-/// first); otherwise the message goes on byte for byte, headers as they came. What is not a message is passed on
+/// first, and `rewrite` may have taken it); otherwise (`None`: the body must be as it came) the message goes on byte
+/// for byte, headers as they came. What is not a message is passed on
 /// for the reader at the other end to report.
 pub async fn relay<F>(
     input: impl AsyncRead + Unpin,
     mut output: impl AsyncWrite + Unpin,
     mut rewrite: F,
 ) where
-    F: FnMut(&[u8]) -> Option<Vec<Vec<u8>>>,
+    F: FnMut(&mut Vec<u8>) -> Option<Vec<Vec<u8>>>,
 {
     let mut input = BufReader::with_capacity(64 << 10, input);
     let mut headers = Vec::new();
@@ -37,7 +38,7 @@ pub async fn relay<F>(
             let _ = output.flush().await;
             return;
         }
-        let written = match rewrite(&body) {
+        let written = match rewrite(&mut body) {
             Some(pieces) => {
                 drop(body);
                 let length: usize = pieces.iter().map(Vec::len).sum();

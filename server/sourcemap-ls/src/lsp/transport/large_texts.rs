@@ -37,13 +37,29 @@ pub struct LargeTexts {
 
 impl LargeTexts {
     fn stash(&self, text: String) -> String {
+        let placeholder = self.reserve();
+        self.fill(&placeholder, text);
+        placeholder
+    }
+
+    /// A new placeholder, whose text is given later ([`LargeTexts::fill`], before the message is passed on).
+    fn reserve(&self) -> String {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
+        format!("{PLACEHOLDER}{n}")
+    }
+
+    fn fill(&self, placeholder: &str, text: String) {
+        let Some(n) = placeholder
+            .strip_prefix(PLACEHOLDER)
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            return;
+        };
         self.texts
             .lock()
             .expect("large texts lock")
             .get_or_insert_with(HashMap::new)
             .insert(n, text);
-        format!("{PLACEHOLDER}{n}")
     }
 
     /// The text a placeholder stands for (taken: each is used once), or `None` when `text` is not a placeholder.
@@ -81,8 +97,10 @@ struct WithText<'a> {
 }
 
 /// The message with `didOpen`'s text or each of `didChange`'s texts replaced by placeholders (the texts stashed);
-/// `None` when it is neither (or not JSON).
-fn take_texts(body: &[u8]) -> Option<Vec<u8>> {
+/// `None` when it is neither (or not JSON), and then `body` is as it came. A `didOpen`'s text is unescaped in place,
+/// in the message's own buffer (taken), after the rest of the message was copied out: a second buffer of its size
+/// was most of the time this step took on a 57 MB bundle (its page faults).
+fn take_texts(body: &mut Vec<u8>) -> Option<Vec<u8>> {
     let n: Notification<'_> = serde_json::from_slice(body).ok()?;
     let texts: Vec<&RawValue> = match n.method.as_ref() {
         "textDocument/didOpen" => vec![n.params.text_document?.text?],
@@ -94,25 +112,55 @@ fn take_texts(body: &[u8]) -> Option<Vec<u8>> {
             .collect(),
         _ => return None,
     };
-    // Unescaped first: a text that is not a JSON string leaves the message as it was.
-    let mut replaced = Vec::with_capacity(texts.len());
-    for raw in texts {
-        let start = raw.get().as_ptr() as usize - body.as_ptr() as usize;
-        let text = sourcemap_core::internal::json::literal::unescape(raw.get())?;
-        replaced.push((start..start + raw.get().len(), text));
+    let ranges: Vec<std::ops::Range<usize>> = texts
+        .iter()
+        .map(|raw| {
+            let start = raw.get().as_ptr() as usize - body.as_ptr() as usize;
+            start..start + raw.get().len()
+        })
+        .collect();
+    // Each text must be a JSON string: anything else leaves the message as it was.
+    if texts.iter().any(|raw| !raw.get().starts_with('"')) {
+        return None;
+    }
+    let in_place = ranges.len() == 1;
+    // The texts, unescaped (all but one in place), and where they were.
+    let mut replaced = Vec::with_capacity(ranges.len());
+    if !in_place {
+        for (raw, range) in texts.iter().zip(&ranges) {
+            let text = sourcemap_core::internal::json::literal::unescape(raw.get())?;
+            replaced.push((range.clone(), Some(text)));
+        }
+    } else {
+        replaced.push((ranges[0].clone(), None));
     }
     let mut out = Vec::with_capacity(1024);
     let mut at = 0;
+    let mut placeholders = Vec::with_capacity(replaced.len());
     for (range, text) in replaced {
         out.extend_from_slice(&body[at..range.start]);
-        out.extend_from_slice(
-            serde_json::to_string(&LARGE_TEXTS.stash(text))
-                .ok()?
-                .as_bytes(),
-        );
+        let placeholder = match text {
+            Some(text) => LARGE_TEXTS.stash(text),
+            None => LARGE_TEXTS.reserve(),
+        };
+        out.extend_from_slice(serde_json::to_string(&placeholder).ok()?.as_bytes());
+        placeholders.push(placeholder);
         at = range.end;
     }
     out.extend_from_slice(&body[at..]);
+    if in_place {
+        // serde_json read the literal whole (its escapes included), so it unescapes; were it ever not to, the
+        // document would get an empty text and the log says why, where a wrong text would be worse.
+        let text = sourcemap_core::internal::json::literal::unescape_in_place(
+            std::mem::take(body),
+            ranges[0].clone(),
+        )
+        .unwrap_or_else(|| {
+            tracing::error!("a large didOpen's text did not unescape after it was read as JSON");
+            String::new()
+        });
+        LARGE_TEXTS.fill(&placeholders[0], text);
+    }
     Some(out)
 }
 
@@ -133,7 +181,9 @@ mod tests {
 
     #[tokio::test]
     async fn large_texts_are_taken_out_and_everything_else_passes_unchanged() {
-        let big = "x".repeat(LARGE_MESSAGE_BYTES);
+        // Every kind of escape, and characters of every UTF-8 length: unescaped in place (a `didOpen`) and into
+        // texts of their own (a `didChange` of two texts).
+        let big = "x\n\"é\\/\u{1}\t𝄞✓\r\n".repeat(LARGE_MESSAGE_BYTES / 10);
         let small = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "params": {}});
         let open = serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
             "textDocument": {"uri": "file:///a.js", "languageId": "javascript", "version": 1, "text": big}}});
@@ -165,5 +215,25 @@ mod tests {
         assert_eq!(LARGE_TEXTS.take("an ordinary text"), None);
         // A large message of another method: unchanged.
         assert_eq!(&rest[head_end + length..], &frame(&other_big)[..]);
+
+        let change = serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": "file:///a.js", "version": 2},
+            "contentChanges": [{"text": big}, {"range": {"start": {"line": 0, "character": 0},
+                "end": {"line": 0, "character": 1}}, "text": "y\u{2028}"}]}});
+        let mut out = Vec::new();
+        pump(&frame(&change)[..], &mut out).await;
+        let head_end = out.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        let message: Value = serde_json::from_slice(&out[head_end..]).unwrap();
+        let texts: Vec<String> = message["params"]["contentChanges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| LARGE_TEXTS.take(c["text"].as_str().unwrap()).unwrap())
+            .collect();
+        assert_eq!(texts, [big.as_str(), "y\u{2028}"]);
+        assert_eq!(
+            message["params"]["contentChanges"][1]["range"]["end"]["character"],
+            1
+        );
     }
 }

@@ -42,12 +42,12 @@ pub struct WorkspaceCode<'a> {
 pub struct BundleText {
     pub key: MemoKey,
     pub path: PathBuf,
-    read: Box<dyn FnOnce() -> Option<String> + Send>,
+    read: Box<dyn FnOnce() -> Option<Arc<String>> + Send>,
 }
 
 impl BundleText {
-    /// The text, read (or copied from the document) now.
-    pub fn read(self) -> Option<String> {
+    /// The text, read (or copied from the document, or the text it was opened with while that is lent) now.
+    pub fn read(self) -> Option<Arc<String>> {
         (self.read)()
     }
 }
@@ -80,17 +80,24 @@ pub fn bundle_text(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option
         // An edited document is read as its build's text: the map describes that one (`edit_log`).
         let open = b.build_document(&uri);
         if let Some((rope, version)) = open {
+            // The text it was opened with, while lent (`OpenedText`): the build's text, as `change` ends the
+            // lending when the build is replaced.
+            let lent = b.document(&uri).and_then(|d| d.opened_text.get());
             // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time.
             return Some(BundleText {
                 key: MemoKey::Document(uri, version),
                 path: bundle,
                 read: Box::new(move || {
-                    // One allocation of the final size: `Rope::to_string` grows a `String` by doubling, and the
-                    // heap kept ~4 MB of the steps on a 42 MB bundle (the editor benchmark's steady memory).
-                    let mut text = String::with_capacity(rope.len_bytes());
-                    for chunk in rope.chunks() {
-                        text.push_str(chunk);
-                    }
+                    debug_assert!(lent.as_ref().is_none_or(|t| rope == t.as_str()));
+                    let text = lent.unwrap_or_else(|| {
+                        // One allocation of the final size: `Rope::to_string` grows a `String` by doubling, and
+                        // the heap kept ~4 MB of the steps on a 42 MB bundle (the editor benchmark's steady memory).
+                        let mut text = String::with_capacity(rope.len_bytes());
+                        for chunk in rope.chunks() {
+                            text.push_str(chunk);
+                        }
+                        Arc::new(text)
+                    });
                     leads(text.as_bytes()).then_some(text)
                 }),
             });
@@ -101,7 +108,9 @@ pub fn bundle_text(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option
                 return Some(BundleText {
                     key: MemoKey::GeneratedFile(stamp),
                     path: bundle,
-                    read: Box::new(move || read().filter(|text| leads(text.as_bytes()))),
+                    read: Box::new(move || {
+                        read().filter(|text| leads(text.as_bytes())).map(Arc::new)
+                    }),
                 });
             }
             continue;
@@ -111,7 +120,7 @@ pub fn bundle_text(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option
             path: bundle,
             read: Box::new(move || {
                 let text = read(file, len)?;
-                leads(text.as_bytes()).then_some(text)
+                leads(text.as_bytes()).then(|| Arc::new(text))
             }),
         });
     }
@@ -130,7 +139,7 @@ impl WorkspaceCode<'_> {
         name: &str,
         dialect: Dialect,
         at: TextPosition,
-        read: impl FnOnce() -> Option<String>,
+        read: impl FnOnce() -> Option<Arc<String>>,
     ) -> Option<Arc<FunctionScopes>> {
         let entry = m
             .code
@@ -141,7 +150,7 @@ impl WorkspaceCode<'_> {
                 return known;
             }
             let text = read();
-            scopes.answer(text.as_deref(), name, dialect, &[at]);
+            scopes.answer(text.as_deref().map(String::as_str), name, dialect, &[at]);
             scopes.table(at)
         };
         // Grown: counted again, at its size now.
@@ -166,14 +175,14 @@ impl WorkspaceCode<'_> {
         if m.index.source(source).has_content() {
             let key = MemoKey::SourcesContent(source);
             return self.scopes_at(m, key, url, Dialect::Original, at, || {
-                m.source_text(source).map(|t| t.to_string())
+                m.source_text(source).map(|t| Arc::new(t.to_string()))
             });
         }
         let path = self.b.resolve_source(m, source)?;
         let (file, len, stamp) = FileStamp::open(&path)?;
         let key = MemoKey::SourceFile(source, stamp);
         self.scopes_at(m, key, &path_name(&path), Dialect::Original, at, || {
-            read(file, len)
+            read(file, len).map(Arc::new)
         })
     }
 }

@@ -38,6 +38,32 @@ pub struct Document {
     pub edits: EditLog,
     /// What is worked out once per version of the text, for every request on it.
     pub of_version: Arc<OfVersion>,
+    /// `build` as the client sent it, while the opening's diagnostics run (large documents only).
+    pub opened_text: Arc<OpenedText>,
+}
+
+/// A large document's text as the client sent it at `didOpen`, lent to the requests that read the build's text whole
+/// (the fit check, the function scopes: `code_scopes::bundle_text`) until the opening's diagnostics are done, so
+/// that they need not copy it out of the rope. On the real Metro build that copy (57 MB, fresh pages) was a fifth of
+/// the editor's first hover when the map was indexed before (docs/PERFORMANCE.md, "The editor's first hover on a
+/// reload"). It then goes: the rope is the document, and the memory budget counts it once.
+#[derive(Debug, Default)]
+pub struct OpenedText(std::sync::Mutex<Option<Arc<String>>>);
+
+impl OpenedText {
+    /// The text, while it is lent.
+    pub fn get(&self) -> Option<Arc<String>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Ends the lending (the text goes once the requests reading it are done); whether there was one.
+    pub fn release(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .is_some()
+    }
 }
 
 /// What requests work out from one version of a document's text, once, however many ask at the same time (VS Code
@@ -206,8 +232,17 @@ fn position_at(rope: &Rope, i: usize) -> Position {
 impl Documents {
     /// Opens a document; `bom_dropped`: see [`Document::bom_dropped`] (found by [`bom_dropped`], outside the lock).
     /// `rope` is built by the caller before it takes the lock: a 57 MB bundle's rope takes tens of milliseconds, which
-    /// every request's snapshot (and the map's prefetch) would otherwise wait for.
-    pub fn open(&mut self, uri: Url, rope: Rope, version: i32, bom_dropped: bool) {
+    /// every request's snapshot (and the map's prefetch) would otherwise wait for. `text`: the same text as sent, to
+    /// lend ([`OpenedText`]; not with `bom_dropped`, where the build's text is not the one sent).
+    pub fn open(
+        &mut self,
+        uri: Url,
+        rope: Rope,
+        text: Option<String>,
+        version: i32,
+        bom_dropped: bool,
+    ) {
+        debug_assert!(!(bom_dropped && text.is_some()));
         // One rope: the build's text shares its nodes (a clone), never a second copy of a large bundle.
         self.generation += 1;
         let old = Arc::make_mut(&mut self.docs).insert(
@@ -222,6 +257,7 @@ impl Documents {
                 build_version: version,
                 edits: EditLog::default(),
                 of_version: Arc::default(),
+                opened_text: Arc::new(OpenedText(std::sync::Mutex::new(text.map(Arc::new)))),
             }),
         );
         if let Some(old) = old {
@@ -298,6 +334,7 @@ impl Documents {
         if replaced {
             doc.build = doc.rope.clone();
             doc.build_version = version;
+            doc.opened_text = Arc::default();
         }
         // Edited back to the build's text (undone): its positions are the build's again.
         if !doc.edits.is_empty()
@@ -354,7 +391,7 @@ mod tests {
         let mut docs = Documents::default();
         let vscode = Url::parse("file:///w/%40babel/standalone/babel.min.js").unwrap();
         let found = Url::from_file_path("/w/@babel/standalone/babel.min.js").unwrap();
-        docs.open(vscode.clone(), Rope::from_str("a"), 1, false);
+        docs.open(vscode.clone(), Rope::from_str("a"), None, 1, false);
         docs.change(
             &found,
             2,
@@ -375,12 +412,51 @@ mod tests {
     }
 
     #[test]
+    fn the_opened_text_is_lent_while_it_is_the_build_s() {
+        let mut docs = Documents::default();
+        let uri = Url::parse("file:///a.js").unwrap();
+        let text = "one\ntwo\n";
+        docs.open(
+            uri.clone(),
+            Rope::from_str(text),
+            Some(text.into()),
+            1,
+            false,
+        );
+        let lent = |docs: &Documents| docs.get(&uri).unwrap().opened_text.get();
+        assert_eq!(lent(&docs).as_deref().map(String::as_str), Some(text));
+        // An edit leaves the build's text as it was: still lent.
+        let edit = |range: Option<Range>, text: &str| TextDocumentContentChangeEvent {
+            range,
+            range_length: None,
+            text: text.into(),
+        };
+        let one = Range::new(Position::new(0, 0), Position::new(0, 3));
+        docs.change(&uri, 2, vec![edit(Some(one), "ONE")]);
+        assert_eq!(lent(&docs).as_deref().map(String::as_str), Some(text));
+        // A snapshot taken before the whole text is replaced keeps lending the text it was opened with.
+        let before = docs.snapshot();
+        docs.change(&uri, 3, vec![edit(None, "new\n")]);
+        assert_eq!(lent(&docs), None);
+        let was = before.get(&DocumentKey::of(&uri)).unwrap();
+        assert_eq!(
+            was.opened_text.get().as_deref().map(String::as_str),
+            Some(text)
+        );
+        // Released once (the opening's diagnostics are done).
+        assert!(was.opened_text.release());
+        assert!(!was.opened_text.release());
+        assert_eq!(was.opened_text.get(), None);
+    }
+
+    #[test]
     fn incremental_edits_in_utf16() {
         let mut docs = Documents::default();
         let uri = Url::parse("file:///a.js").unwrap();
         docs.open(
             uri.clone(),
             Rope::from_str("let s = '🎉';\nfoo();\n"),
+            None,
             1,
             false,
         );
@@ -414,7 +490,13 @@ mod tests {
     fn work_on_a_version_ends_with_the_version() {
         let uri = Url::parse("file:///w/log.txt").unwrap();
         let mut docs = Documents::default();
-        docs.open(uri.clone(), Rope::from_str("at f (a.js:1:2)\n"), 1, false);
+        docs.open(
+            uri.clone(),
+            Rope::from_str("at f (a.js:1:2)\n"),
+            None,
+            1,
+            false,
+        );
         let first = docs.get(&uri).unwrap().of_version.clone();
         let _ = first.link_frames.set(None);
         docs.change(
@@ -430,7 +512,7 @@ mod tests {
         let second = docs.get(&uri).unwrap().of_version.clone();
         assert!(!second.superseded.load(Ordering::Relaxed));
         assert!(second.link_frames.get().is_none());
-        docs.open(uri.clone(), Rope::from_str("again\n"), 3, false);
+        docs.open(uri.clone(), Rope::from_str("again\n"), None, 3, false);
         assert!(second.superseded.load(Ordering::Relaxed));
         let third = docs.get(&uri).unwrap().of_version.clone();
         docs.close(&uri);
@@ -444,7 +526,7 @@ mod tests {
         let uri = Url::parse("file:///w/log.txt").unwrap();
         let other = Url::parse("file:///w/other.txt").unwrap();
         let mut docs = Documents::default();
-        docs.open(uri.clone(), Rope::from_str("one\n"), 1, false);
+        docs.open(uri.clone(), Rope::from_str("one\n"), None, 1, false);
         let before = docs.snapshot();
         docs.change(
             &uri,
@@ -455,7 +537,7 @@ mod tests {
                 text: "two".into(),
             }],
         );
-        docs.open(other.clone(), Rope::from_str("x"), 1, false);
+        docs.open(other.clone(), Rope::from_str("x"), None, 1, false);
         let was = &before[&DocumentKey::of(&uri)];
         assert_eq!((was.rope.to_string().as_str(), was.version), ("one\n", 1));
         assert!(was.of_version.superseded.load(Ordering::Relaxed));
