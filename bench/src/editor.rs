@@ -228,10 +228,29 @@ pub(crate) fn remove_spent_caches() {
 }
 
 pub(crate) fn frame(v: &Value) -> Vec<u8> {
-    let body = serde_json::to_vec(v).unwrap();
+    frame_body(serde_json::to_vec(v).unwrap())
+}
+
+fn frame_body(body: Vec<u8>) -> Vec<u8> {
     let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
     out.extend_from_slice(&body);
     out
+}
+
+/// A `didOpen` as VS Code writes it: its fields in the order vscode-languageclient's `asTextDocumentItem` gives them
+/// (uri, languageId, version, text; `serde_json`'s own order is alphabetical, the text before the URI). The server
+/// reads the URI from the head of a large message, before the text has come (`large_texts::EARLY_OPEN`).
+pub(crate) fn did_open(uri: &str, language: &str, text: &str) -> Vec<u8> {
+    let s = |v: &str| serde_json::to_string(v).unwrap();
+    frame_body(
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":{},"languageId":{},"version":1,"text":{}}}}}}}"#,
+            s(uri),
+            s(language),
+            s(text)
+        )
+        .into_bytes(),
+    )
 }
 
 /// `RssAnon` of a process, in bytes (Linux).
@@ -342,11 +361,7 @@ fn session(
     let sampler = RssSampler::start(lsp.pid());
     let uri = uri_of(&f.bundle);
     // Serialised before the clock starts: the client's own cost is not the server's.
-    let open = frame(
-        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-            "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}
-        }}),
-    );
+    let open = did_open(&uri, "javascript", text);
     let started = Instant::now();
     lsp.send_bytes(&open);
     drop(open);
@@ -375,11 +390,7 @@ fn session(
     let links = log.filter(|l| l.1 == LogUse::Links).map(|(log, _)| {
         // A log beside the bundle, opened as editors open it (no file needed on disk).
         let log_uri = format!("{}/crash.log", uri_of(root));
-        let open = frame(
-            &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-                "textDocument": {"uri": log_uri, "languageId": "log", "version": 1, "text": log}
-            }}),
-        );
+        let open = did_open(&log_uri, "log", log);
         let t = Instant::now();
         lsp.send_bytes(&open);
         let r = lsp.request(

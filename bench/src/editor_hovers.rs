@@ -17,7 +17,7 @@ use sourcemap_core::{GeneratedPosition, SourceMapIndex};
 use sourcemap_fixtures::Rng;
 
 use crate::editor::{
-    frame, hover_params, mb, percentile, rss_anon, rss_file, uri_of, Lsp, RssSampler,
+    did_open, hover_params, mb, percentile, rss_anon, rss_file, uri_of, Lsp, RssSampler,
 };
 use crate::median;
 
@@ -124,11 +124,7 @@ fn session(bin: &Path, bundle: &Path, text: &str, hovers: &[GeneratedPosition]) 
     let mut lsp = Lsp::start(bin, root, true);
     let sampler = RssSampler::start(lsp.pid());
     let uri = uri_of(bundle);
-    let open = frame(
-        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-            "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}
-        }}),
-    );
+    let open = did_open(&uri, "javascript", text);
     let started = Instant::now();
     lsp.send_bytes(&open);
     drop(open);
@@ -205,11 +201,7 @@ fn timed_first_hover(
     text: &str,
     at: GeneratedPosition,
 ) -> (Duration, Value) {
-    let open = frame(
-        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-            "textDocument": {"uri": uri, "languageId": "javascript", "version": 1, "text": text}
-        }}),
-    );
+    let open = did_open(&uri, "javascript", text);
     let started = Instant::now();
     lsp.send_bytes(&open);
     let answer = lsp.request("textDocument/hover", hover_params(uri, at));

@@ -76,6 +76,12 @@ impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let b = &self.0;
         b.set_folders(folders_of(&params));
+        let early = b.clone();
+        let _ = crate::lsp::transport::large_texts::EARLY_OPEN.set(Box::new(move |uri| {
+            if let Ok(uri) = Url::parse(uri) {
+                early.prefetch_map_on_disk(&uri);
+            }
+        }));
         b.plain_text_hover
             .store(hover_wants_plain_text(&params), Ordering::Relaxed);
         b.virtual_scheme

@@ -5,14 +5,17 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 /// Copies LSP messages from `input` to `output` until `input` ends. `rewrite` sees each message's body and may give
 /// the pieces of another body to send in its place (under its own `Content-Length`; the original body is freed
 /// first, and `rewrite` may have taken it); otherwise (`None`: the body must be as it came) the message goes on byte
-/// for byte, headers as they came. What is not a message is passed on
+/// for byte, headers as they came. `peek` sees the first [`PEEK_BYTES`] of a longer body, with the body's length,
+/// before the rest is read. What is not a message is passed on
 /// for the reader at the other end to report.
-pub async fn relay<F>(
+pub async fn relay<F, P>(
     input: impl AsyncRead + Unpin,
     mut output: impl AsyncWrite + Unpin,
     mut rewrite: F,
+    mut peek: P,
 ) where
     F: FnMut(&mut Vec<u8>) -> Option<Vec<Vec<u8>>>,
+    P: FnMut(&[u8], usize),
 {
     let mut input = BufReader::with_capacity(64 << 10, input);
     let mut headers = Vec::new();
@@ -32,7 +35,17 @@ pub async fn relay<F>(
             }
         };
         let mut body = vec![0; length];
-        if input.read_exact(&mut body).await.is_err() {
+        let head = if length > PEEK_BYTES { PEEK_BYTES } else { 0 };
+        let read = match input.read_exact(&mut body[..head]).await {
+            Ok(_) => {
+                if head > 0 {
+                    peek(&body[..head], length);
+                }
+                input.read_exact(&mut body[head..]).await
+            }
+            Err(e) => Err(e),
+        };
+        if read.is_err() {
             let _ = output.write_all(&headers).await;
             let _ = output.write_all(&body).await;
             let _ = output.flush().await;
@@ -58,6 +71,9 @@ pub async fn relay<F>(
         }
     }
 }
+
+/// How much of a long body `relay`'s `peek` sees first.
+pub const PEEK_BYTES: usize = 64 << 10;
 
 /// What came before a message's body.
 enum Headers {

@@ -89,10 +89,15 @@ fn splice(body: &[u8]) -> Option<(&[u8], Vec<u8>, &[u8])> {
 /// Copies LSP messages from tower-lsp (`input`) to the client (`output`) until `input` ends, writing stashed
 /// answers in place of their placeholders.
 pub async fn pump(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin) {
-    super::framing::relay(input, output, |body| {
-        let (before, answer, after) = splice(body)?;
-        Some(vec![before.to_vec(), answer, after.to_vec()])
-    })
+    super::framing::relay(
+        input,
+        output,
+        |body| {
+            let (before, answer, after) = splice(body)?;
+            Some(vec![before.to_vec(), answer, after.to_vec()])
+        },
+        |_, _| {},
+    )
     .await;
 }
 

@@ -102,14 +102,27 @@ impl Backend {
             from += 1;
         }
         let from = text[from..].find('\n').map_or(from, |i| from + i + 1);
-        let tail = Rope::from_str(&text[from..]);
+        self.prefetch_map_of(path, Some(Rope::from_str(&text[from..])));
+    }
+
+    /// [`Backend::prefetch_map`] from the bundle's file on disk, as soon as the transport has read the head of a large
+    /// `didOpen` (`large_texts::EARLY_OPEN`): the map then loads while the rest of the message comes and its text
+    /// is unescaped. A bundle edited since it was saved may name another map: then this one only loaded for nothing.
+    pub fn prefetch_map_on_disk(self: &Arc<Self>, uri: &Url) {
+        if let Ok(path) = uri.to_file_path() {
+            self.prefetch_map_of(path, None);
+        }
+    }
+
+    /// Loads the map `find_map` finds for the bundle at `path` (its last lines `tail`, else the file's).
+    fn prefetch_map_of(self: &Arc<Self>, path: PathBuf, tail: Option<Rope>) {
         let b = self.clone();
         tokio::spawn(async move {
             // Not a snapshot: the bundle is not stored yet, and only the settings and folders are read.
             let (settings, folders) = b.configuration();
             let max_bytes = settings.max_map_bytes;
             let found = tokio::task::spawn_blocking(move || {
-                find_map(&path, Some(&tail), &settings, &folders)
+                find_map(&path, tail.as_ref(), &settings, &folders)
             })
             .await;
             if let Ok(Ok(found)) = found {
