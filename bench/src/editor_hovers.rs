@@ -201,7 +201,7 @@ fn timed_first_hover(
     text: &str,
     at: GeneratedPosition,
 ) -> (Duration, Value) {
-    let open = did_open(&uri, "javascript", text);
+    let open = did_open(uri, "javascript", text);
     let started = Instant::now();
     lsp.send_bytes(&open);
     let answer = lsp.request("textDocument/hover", hover_params(uri, at));
