@@ -190,8 +190,10 @@ pub const EARLY_OPEN_BYTES: usize = 8 << 20;
 
 /// Told the URI of a large `didOpen` as soon as the head of its message is read (the server sets it: its map's
 /// prefetch from the file on disk). A 57 MB message takes a quarter of a second to come in and be unescaped.
-pub static EARLY_OPEN: std::sync::OnceLock<Box<dyn Fn(&str) + Send + Sync>> =
-    std::sync::OnceLock::new();
+pub static EARLY_OPEN: std::sync::OnceLock<OnEarlyOpen> = std::sync::OnceLock::new();
+
+/// What [`EARLY_OPEN`] holds: called with the URI as the message spells it.
+pub type OnEarlyOpen = Box<dyn Fn(&str) + Send + Sync>;
 
 /// The document URI of a `didOpen` from the head of its message, when the head has both the method and the URI
 /// (editors write `uri` before `text`, in the order LSP lists `TextDocumentItem`'s fields). A `"uri"` followed by a
