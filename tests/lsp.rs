@@ -1262,6 +1262,25 @@ fn large_documents_are_served_from_the_text_the_editor_sent() {
     let h = hover_text(&c.result("textDocument/hover", at(&u, (0, 0))));
     assert!(h.contains("b.js:1:1"), "{h}");
     c.shutdown();
+
+    // 8 MB and more: the server starts loading the map the file on disk names as soon as the message's head has the
+    // URI (`large_texts::EARLY_OPEN`). The file names another map than the text sent: the answer is the text's.
+    std::fs::write(ws.join("c.js.map"), map("c.js").to_string()).unwrap();
+    std::fs::write(&bundle, "x;\n//# sourceMappingURL=c.js.map\n").unwrap();
+    let padding = padding.repeat(3);
+    let text = format!("x;\n{padding}//# sourceMappingURL=a.js.map\n");
+    assert!(text.len() >= 8 << 20);
+    let mut c = LspClient::start(&[]);
+    c.initialize(&ws, json!({}), false);
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": u, "languageId": "javascript", "version": 1, "text": text}}),
+    );
+    let h = hover_text(&c.result("textDocument/hover", at(&u, (0, 0))));
+    assert!(h.contains("a.js:1:1") && !h.contains("c.js"), "{h}");
+    let info = c.result("sourcemap/mapInfo", json!({"textDocument": {"uri": u}}));
+    assert!(info.to_string().contains("a.js.map"), "{info}");
+    c.shutdown();
 }
 
 /// A map that does not fit its bundle (`fixtures/demo-stale`, real esbuild builds): the bundle gets a `map-mismatch`

@@ -91,6 +91,14 @@ impl LspClient {
     }
 
     pub fn notify(&mut self, method: &str, params: Value) {
+        if method == "textDocument/didOpen" {
+            if let Some(body) = did_open_as_vscode_writes_it(&params) {
+                write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+                self.stdin.write_all(body.as_bytes()).unwrap();
+                self.stdin.flush().unwrap();
+                return;
+            }
+        }
         let mut msg = json!({"jsonrpc": "2.0", "method": method});
         if !params.is_null() {
             msg["params"] = params;
@@ -297,4 +305,22 @@ impl Drop for LspClient {
     fn drop(&mut self) {
         let _ = self.child.kill();
     }
+}
+
+/// A `didOpen` in the field order VS Code writes (vscode-languageclient's `asTextDocumentItem`: uri, languageId,
+/// version, text; `serde_json` sorts them, the text before the URI): the server reads a large message's URI from its
+/// head (`large_texts::EARLY_OPEN`). `None` for parameters of another shape.
+fn did_open_as_vscode_writes_it(params: &Value) -> Option<String> {
+    let d = params.get("textDocument")?.as_object()?;
+    if params.as_object()?.len() != 1 || d.len() != 4 {
+        return None;
+    }
+    let field = |k: &str| serde_json::to_string(d.get(k)?).ok();
+    Some(format!(
+        r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":{},"languageId":{},"version":{},"text":{}}}}}}}"#,
+        field("uri")?,
+        field("languageId")?,
+        field("version")?,
+        field("text")?
+    ))
 }

@@ -76,10 +76,11 @@ impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let b = &self.0;
         b.set_folders(folders_of(&params));
-        let early = b.clone();
+        // Weak: the transport outlives the service, which must not be kept alive by it.
+        let early = Arc::downgrade(b);
         let _ = crate::lsp::transport::large_texts::EARLY_OPEN.set(Box::new(move |uri| {
-            if let Ok(uri) = Url::parse(uri) {
-                early.prefetch_map_on_disk(&uri);
+            if let (Some(b), Ok(uri)) = (early.upgrade(), Url::parse(uri)) {
+                b.prefetch_map_on_disk(&uri);
             }
         }));
         b.plain_text_hover
