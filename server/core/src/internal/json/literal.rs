@@ -38,6 +38,18 @@ fn unescape_noting_lines(literal: &str, mut starts: Option<&mut Vec<u32>>) -> Op
     Some(out)
 }
 
+/// Where the JSON string literal whose opening quote is at `open` in `b` ends: the index of its closing quote, when
+/// the literal is valid JSON (no control character, only JSON's escapes, `\u` with four hex digits; UTF-8 not
+/// checked here). `None` when it is not, or is unterminated. The core's one string scanner, 64 bytes at a time
+/// (`scan.rs`): a large message's text is found this way without a JSON reader going over it
+/// (`large_texts` in the server).
+pub fn string_end(b: &[u8], open: usize) -> Option<usize> {
+    if b.get(open) != Some(&b'"') {
+        return None;
+    }
+    crate::internal::json::reader::strict_string_end(b, open + 1).map(|(end, _)| end)
+}
+
 /// [`unescape`] of the literal at `literal` in `buf` (with its quotes) in place: the text is written from the start
 /// of `buf` over what was there, and `buf` becomes it. For a large message whose other parts were copied out first
 /// (`large_texts` in the server): the 57 MB `didOpen` of the editor benchmark's Metro build was unescaped into a
@@ -151,6 +163,32 @@ mod tests {
         assert_eq!(unescape_in_place(br#""a\qb""#.to_vec(), 0..6), None);
     }
 
+    #[test]
+    fn a_literal_ends_where_serde_says_and_only_when_it_is_valid() {
+        // Escapes and quotes on either side of the scanner's 64-byte blocks, and runs of backslashes.
+        let long = "x".repeat(61);
+        for body in [
+            String::new(),
+            format!("{long}\\\"q\\\\"),
+            format!("{long}ab\\\\\\\"c"),
+            format!("{long}{long}\\u00e9\\n"),
+            "é \\ud834\\udd1e".to_string(),
+            // Not valid: an escape JSON does not have, `\u` without four hex digits, a raw control character,
+            // unterminated.
+            format!("{long}\\q"),
+            "\\u12g4".to_string(),
+            format!("{long}\u{1}"),
+        ] {
+            let valid = serde_json::from_str::<String>(&format!("\"{body}\"")).is_ok();
+            for tail in ["\"", "\",1}", ""] {
+                let text = format!("{{\"text\":\"{body}{tail}");
+                let want = (valid && !tail.is_empty()).then(|| 9 + body.len());
+                assert_eq!(string_end(text.as_bytes(), 8), want, "{text:?}");
+            }
+        }
+        assert_eq!(string_end(b"{\"text\":1}", 8), None);
+    }
+
     proptest::proptest! {
         /// Any text, escaped by serde (control characters as `\u` escapes) or with every UTF-16 unit spelled as a
         /// `\u` escape (surrogate pairs beyond the BMP), reads back as itself.
@@ -160,6 +198,7 @@ mod tests {
             proptest::prop_assert_eq!(unescape(&literal), Some(text.clone()));
             let message = format!("{{\"text\":{literal},\"after\":1}}");
             let at = message.find(&literal).unwrap();
+            proptest::prop_assert_eq!(string_end(message.as_bytes(), at), Some(at + literal.len() - 1));
             proptest::prop_assert_eq!(
                 unescape_in_place(message.clone().into_bytes(), at..at + literal.len()),
                 Some(text.clone())

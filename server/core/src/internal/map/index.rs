@@ -430,6 +430,27 @@ impl SourceMapIndex {
         built.as_ref().map_err(|e| (**e).clone())
     }
 
+    /// Builds ahead what any first lookup in a large section needs (`mappings` of at least
+    /// [`index_cache::MIN_MAPPINGS_BYTES`]: the sections the index cache keeps, so a map indexed before reads them
+    /// back): its checkpoints and the spans of its Metro function maps. The editor calls it while a large bundle is
+    /// still being opened, so that its first hover does not wait for them; answers are the same either way (each
+    /// part is built once, on first use, whoever asks first). Returns how many sections it prepared.
+    ///
+    /// [`index_cache::MIN_MAPPINGS_BYTES`]: crate::internal::map::index_cache::MIN_MAPPINGS_BYTES
+    pub fn prepare_large_sections(&self) -> usize {
+        let large = (0..self.sections.len()).filter(|&i| {
+            self.sections[i].mappings.len() >= crate::internal::map::index_cache::MIN_MAPPINGS_BYTES
+        });
+        let mut prepared = 0;
+        for i in large {
+            // An error is kept in its cell and given to the lookup that asks, as it would be unprepared.
+            let _ = self.compact(i);
+            self.prepare_function_maps(i);
+            prepared += 1;
+        }
+        prepared
+    }
+
     /// The section's checkpoints if they are built already (never builds).
     pub fn compact_if_built(&self, section: usize) -> Option<&CompactMappings> {
         self.compacts[section].get()?.as_ref().ok()

@@ -101,6 +101,9 @@ struct WithText<'a> {
 /// in the message's own buffer (taken), after the rest of the message was copied out: a second buffer of its size
 /// was most of the time this step took on a 57 MB bundle (its page faults).
 fn take_texts(body: &mut Vec<u8>) -> Option<Vec<u8>> {
+    if let Some(small) = take_one_text(body) {
+        return Some(small);
+    }
     let n: Notification<'_> = serde_json::from_slice(body).ok()?;
     let texts: Vec<&RawValue> = match n.method.as_ref() {
         "textDocument/didOpen" => vec![n.params.text_document?.text?],
@@ -162,6 +165,74 @@ fn take_texts(body: &mut Vec<u8>) -> Option<Vec<u8>> {
         LARGE_TEXTS.fill(&placeholders[0], text);
     }
     Some(out)
+}
+
+/// [`take_texts`] for a message with one text (a `didOpen`, or a `didChange` of one change) without a JSON reader
+/// going over the text: on the real Metro build's 57 MB `didOpen`, serde's pass over the text to find its end was a
+/// sixth of the time from the message's last byte to the first hover. The text is the value of the message's first
+/// `"text"` key (editors write the text last or nearly: vscode-languageclient's `asTextDocumentItem`, and LSP's own
+/// field order), found by its bytes and ended by the core's string scanner, which checks that it is a valid JSON
+/// string; then the message with a placeholder in its place is read as JSON and must hold the placeholder where the
+/// text goes. When both hold, the message is the one [`take_texts`] reads (a valid string swapped for another in a
+/// document that reads as JSON); anything else leaves `body` as it came and `None` (then the JSON reader decides).
+fn take_one_text(body: &mut Vec<u8>) -> Option<Vec<u8>> {
+    let open = first_text_value(body)?;
+    let close = sourcemap_core::internal::json::literal::string_end(body, open)?;
+    std::str::from_utf8(&body[open + 1..close]).ok()?;
+    let placeholder = LARGE_TEXTS.reserve();
+    let quoted = serde_json::to_string(&placeholder).ok()?;
+    let mut small = Vec::with_capacity(open + quoted.len() + body.len() - close);
+    small.extend_from_slice(&body[..open]);
+    small.extend_from_slice(quoted.as_bytes());
+    small.extend_from_slice(&body[close + 1..]);
+    let n: Notification<'_> = serde_json::from_slice(&small).ok()?;
+    let placed = match n.method.as_ref() {
+        "textDocument/didOpen" => {
+            n.params
+                .text_document
+                .and_then(|t| t.text)
+                .map(RawValue::get)
+                == Some(quoted.as_str())
+        }
+        "textDocument/didChange" => match n.params.content_changes.as_deref() {
+            Some([change]) => change.text.map(RawValue::get) == Some(quoted.as_str()),
+            _ => false,
+        },
+        _ => false,
+    };
+    if !placed {
+        return None;
+    }
+    let text = sourcemap_core::internal::json::literal::unescape_in_place(
+        std::mem::take(body),
+        open..close + 1,
+    )
+    .unwrap_or_else(|| {
+        tracing::error!("a large message's text did not unescape after it was checked");
+        String::new()
+    });
+    LARGE_TEXTS.fill(&placeholder, text);
+    Some(small)
+}
+
+/// Where the value of the first `"text"` key of a message starts, when it is a string. A `"text"` whose first quote is
+/// not escaped and that a colon follows is a key: in valid JSON an unescaped quote opens or closes a string, and
+/// closing one here would leave `text` bare.
+fn first_text_value(body: &[u8]) -> Option<usize> {
+    let at = memchr::memmem::find_iter(body, b"\"text\"").find(|&at| {
+        let backslashes = body[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+        backslashes % 2 == 0
+    })?;
+    let skip = |from: usize| {
+        from + body[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count()
+    };
+    let colon = skip(at + 6);
+    (body.get(colon) == Some(&b':')).then_some(())?;
+    let open = skip(colon + 1);
+    (body.get(open) == Some(&b'"')).then_some(open)
 }
 
 /// Copies LSP messages from `input` to `output` until `input` ends, taking large texts out on the way.
@@ -259,6 +330,63 @@ mod tests {
         assert_eq!(
             opened_uri(br#"{"method":"textDocument/didOpen","params":{"textDocument":{"text":"#),
             None
+        );
+    }
+
+    #[test]
+    fn one_text_is_taken_without_a_json_reader_only_where_the_text_goes() {
+        let text = "a\n\"text\": \"é\\𝄞\u{1}\r\n".repeat(50);
+        let quoted = serde_json::to_string(&text).unwrap();
+        let taken = |message: &str| {
+            let mut body = message.as_bytes().to_vec();
+            let small = take_one_text(&mut body)?;
+            let v: Value = serde_json::from_slice(&small).unwrap();
+            let placeholder = v["params"]["textDocument"]["text"]
+                .as_str()
+                .or(v["params"]["contentChanges"][0]["text"].as_str())
+                .unwrap()
+                .to_string();
+            Some(LARGE_TEXTS.take(&placeholder).unwrap())
+        };
+        // As VS Code writes a didOpen (the text last), and as serde_json does (keys in order: the text second); a
+        // didChange of one change; a key that ends in `"text` (an escaped quote: not a "text" key).
+        for message in [
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"file:///a.js","languageId":"javascript","version":1,"text":{quoted}}}}}}}"#
+            ),
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"languageId":"javascript","text" : {quoted},"uri":"file:///a.js","version":1}}}}}}"#
+            ),
+            format!(
+                r#"{{"method":"textDocument/didChange","params":{{"textDocument":{{"uri":"file:///a.js","version":2}},"contentChanges":[{{"text":{quoted}}}]}}}}"#
+            ),
+            format!(
+                r#"{{"method":"textDocument/didOpen","params":{{"textDocument":{{"x\"text":"y","uri":"file:///a.js","text":{quoted}}}}}}}"#
+            ),
+        ] {
+            assert_eq!(taken(&message).as_deref(), Some(text.as_str()), "{message}");
+        }
+        // Left to the JSON reader, the message as it came: a "text" key before the document's, two changes, another
+        // method, a literal that is not valid JSON, a text that is not a string.
+        for message in [
+            format!(r#"{{"method":"textDocument/didOpen","params":{{"meta":{{"text":"x"}},"textDocument":{{"uri":"file:///a.js","text":{quoted}}}}}}}"#),
+            format!(r#"{{"method":"textDocument/didChange","params":{{"contentChanges":[{{"text":{quoted}}},{{"text":"y"}}]}}}}"#),
+            format!(r#"{{"method":"sourcemap/symbolicate","params":{{"text":{quoted}}}}}"#),
+            r#"{"method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.js","text":"a\qb"}}}"#.to_string(),
+            r#"{"method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.js","text":12}}}"#.to_string(),
+        ] {
+            let mut body = message.clone().into_bytes();
+            assert_eq!(take_one_text(&mut body), None, "{message}");
+            assert_eq!(body, message.as_bytes());
+        }
+        // The first of those still has its text taken, by the JSON reader.
+        let mut body = format!(r#"{{"method":"textDocument/didOpen","params":{{"meta":{{"text":"x"}},"textDocument":{{"uri":"file:///a.js","text":{quoted}}}}}}}"#).into_bytes();
+        let small: Value = serde_json::from_slice(&take_texts(&mut body).unwrap()).unwrap();
+        assert_eq!(small["params"]["meta"]["text"], "x");
+        let placeholder = small["params"]["textDocument"]["text"].as_str().unwrap();
+        assert_eq!(
+            LARGE_TEXTS.take(placeholder).as_deref(),
+            Some(text.as_str())
         );
     }
 

@@ -53,6 +53,14 @@ impl SourceMapIndex {
         self.sections[section].x_facebook_sources.is_some()
     }
 
+    /// Reads the section's `x_facebook_sources` (every function map in it checked) now rather than at the first
+    /// name asked (see [`SourceMapIndex::prepare_large_sections`]).
+    pub(super) fn prepare_function_maps(&self, section: usize) {
+        if let Some(&source) = self.sections[section].sources.iter().next() {
+            let _ = self.function_map_span(section, source, &mut None);
+        }
+    }
+
     /// Whether the section's `x_facebook_sources` holds a function map for `source` (composing tools write the
     /// field with `null` for every source that has none: metro-source-map's `composeSourceMaps` over an esbuild map).
     /// A malformed field holds none.

@@ -263,3 +263,40 @@ fn shedding_contents_keeps_every_answer_and_reads_contents_from_the_file() {
 fn a_cell_is_at_most_56_bytes() {
     assert!(std::mem::size_of::<CompactCell>() <= 56);
 }
+
+/// A large section prepared ahead answers as one built on first use; a small map has nothing to prepare.
+#[test]
+fn large_sections_prepared_ahead_answer_as_built_on_first_use() {
+    // Over `MIN_MAPPINGS_BYTES` of mappings: 4,000 lines of 64 segments each (columns +1, original lines +1 a line).
+    let line = format!("AACA{}", ",CAAA".repeat(63));
+    let mappings = vec![line; 4_000].join(";");
+    assert!(mappings.len() >= crate::internal::map::index_cache::MIN_MAPPINGS_BYTES);
+    let map = serde_json::json!({
+        "version": 3, "sources": ["a.js"], "names": ["f"], "mappings": mappings,
+        "x_facebook_sources": [[{"names": ["<global>", "f"], "mappings": "AAA,CCC"}]]
+    });
+    // Lazy, as the server indexes maps: nothing is built before it is asked for.
+    let (prepared, unprepared) = (lazy(map.clone()), lazy(map));
+    assert!(prepared.compact_if_built(0).is_none());
+    assert_eq!(prepared.decoded_heap().function_maps, 0);
+    assert_eq!(prepared.prepare_large_sections(), 1);
+    assert!(prepared.compact_if_built(0).is_some());
+    assert!(prepared.decoded_heap().function_maps > 0);
+    assert!(unprepared.compact_if_built(0).is_none());
+    for (line, column) in [(0, 0), (0, 7), (1_999, 63), (3_999, 200), (4_000, 0)] {
+        let p = GeneratedPosition { line, column };
+        let a = prepared.lookup(p, Bias::GreatestLowerBound).unwrap();
+        let b = unprepared.lookup(p, Bias::GreatestLowerBound).unwrap();
+        assert_eq!(format!("{a:?}"), format!("{b:?}"), "{p:?}");
+    }
+    let source = prepared.sections()[0].source_ids()[0];
+    for (line, column) in [(0, 0), (0, 2), (1_000, 5)] {
+        let name = |i: &SourceMapIndex| i.facebook_function_name(0, source, line, column).unwrap();
+        assert_eq!(name(&prepared), name(&unprepared));
+    }
+    let small =
+        serde_json::json!({"version": 3, "sources": ["a.js"], "names": [], "mappings": "AAAA"});
+    let small = lazy(small);
+    assert_eq!(small.prepare_large_sections(), 0);
+    assert!(small.compact_if_built(0).is_none());
+}
