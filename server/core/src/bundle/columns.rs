@@ -217,6 +217,23 @@ pub fn tables_line_by_line(bytes: &[u8], starts: &[u32]) -> Vec<(u32, Box<[u32]>
         .collect()
 }
 
+/// The non-ASCII lines' tables of `bytes`, whose line starts are `starts`: from one non-ASCII byte to the next, each
+/// time to the line after it (an ASCII text is read once, fast, not line by line: 1.4 million lines in a Metro dev
+/// bundle).
+fn tables_of(bytes: &[u8], starts: &[u32]) -> Vec<(u32, Box<[u32]>)> {
+    let mut tables = Vec::new();
+    let mut from = 0;
+    while let Some(p) = next_non_ascii(bytes, from) {
+        let n = starts.partition_point(|&s| s as usize <= p) - 1;
+        let (start, next) = (starts[n] as usize, starts[n + 1] as usize);
+        let line = &bytes[start..(next - 1).min(bytes.len())];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        tables.push((n as u32, utf16_table(line)));
+        from = next;
+    }
+    tables
+}
+
 /// The first byte at or after `from` that is not ASCII.
 fn next_non_ascii(bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
@@ -244,25 +261,34 @@ pub struct LineIndex {
     tables: Box<[(u32, Box<[u32]>)]>,
 }
 
+/// Counts, not the million entries.
+impl std::fmt::Debug for LineIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineIndex")
+            .field("lines", &(self.starts.len().saturating_sub(1)))
+            .field("non_ascii_lines", &self.tables.len())
+            .finish()
+    }
+}
+
 impl LineIndex {
     /// The index of `bytes` (up to 4 GB: line starts are 32-bit, as everywhere the fit check reads a text).
     pub fn new(bytes: &[u8]) -> LineIndex {
         let starts = line_starts(bytes);
-        // From one non-ASCII byte to the next, each time to the line after it: an ASCII text is read once, fast, not
-        // line by line (1.4 million lines in a Metro dev bundle).
-        let mut tables = Vec::new();
-        let mut from = 0;
-        while let Some(p) = next_non_ascii(bytes, from) {
-            let n = starts.partition_point(|&s| s as usize <= p) - 1;
-            let (start, next) = (starts[n] as usize, starts[n + 1] as usize);
-            let line = &bytes[start..(next - 1).min(bytes.len())];
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            tables.push((n as u32, utf16_table(line)));
-            from = next;
-        }
         LineIndex {
+            tables: tables_of(bytes, &starts).into_boxed_slice(),
             starts: starts.into_boxed_slice(),
-            tables: tables.into_boxed_slice(),
+        }
+    }
+
+    /// The index of `bytes` whose line starts (as [`line_starts`] gives them) were found already: by the transport's
+    /// unescaping of a large `didOpen` (`literal::unescape_in_place_with_line_starts`). Only the non-ASCII lines'
+    /// tables are found here. `starts` must be `line_starts(bytes)` (checked in debug builds).
+    pub fn from_line_starts(bytes: &[u8], starts: Vec<u32>) -> LineIndex {
+        debug_assert_eq!(starts, line_starts(bytes));
+        LineIndex {
+            tables: tables_of(bytes, &starts).into_boxed_slice(),
+            starts: starts.into_boxed_slice(),
         }
     }
 

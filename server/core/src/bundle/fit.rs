@@ -48,6 +48,7 @@
 //! table of one byte offset per 32 UTF-16 units the first time a segment lands on it (each line at most once), so no
 //! map, however hostile, makes the check more than linear in the sizes of the text and the map.
 
+use crate::bundle::columns::LineIndex;
 use crate::bundle::hermes_bytecode::{judge_map, read_bytecode};
 use crate::map::error::MapError;
 use crate::map::index::{SourceId, SourceMapIndex};
@@ -84,11 +85,23 @@ pub fn check_fit(
     text: &[u8],
     bundle_debug_id: Option<&str>,
 ) -> Result<FitReport, MapError> {
+    check_fit_lined(index, text, None, bundle_debug_id)
+}
+
+/// [`check_fit`] reading the text's lines from `lines` when they were found already (an index of another text is
+/// not used): the editor's large `didOpen` finds them while it unescapes the text.
+pub fn check_fit_lined(
+    index: &SourceMapIndex,
+    text: &[u8],
+    lines: Option<&LineIndex>,
+    bundle_debug_id: Option<&str>,
+) -> Result<FitReport, MapError> {
+    let lines = lines.filter(|l| l.starts().last().copied() == Some(text.len() as u32 + 1));
     let report = match opening(index, text, bundle_debug_id) {
         Opening::Go(report) => report,
         Opening::Done(report) => return Ok(report),
     };
-    check_whole(index, text, report)
+    check_whole(index, text, lines, report)
 }
 
 /// What [`opening`] leaves: a report to go on with, or a final one.
@@ -186,6 +199,7 @@ fn judge_bytecode(index: &SourceMapIndex, text: &[u8], report: &mut FitReport) {
 fn check_whole(
     index: &SourceMapIndex,
     text: &[u8],
+    lines: Option<&LineIndex>,
     mut report: FitReport,
 ) -> Result<FitReport, MapError> {
     // A lazy index leaves its names in the map file, and a pass over every segment does not read them (they would
@@ -194,9 +208,9 @@ fn check_whole(
     // names all through a map that fits, and only their 455 unmangled names on their tokens keep the verdict "fits".
     // So a misfit seen without the names is checked again with them: the verdict never depends on how the index was
     // opened (`lazy_names`), and the names are read only when a misfit is in sight.
-    let mut pass = observe_all(index, text, false)?;
+    let mut pass = observe_all(index, text, lines, false)?;
     if pass.names_unread > 0 && pass.detector.in_misfit_somewhere() {
-        pass = observe_all(index, text, true)?;
+        pass = observe_all(index, text, lines, true)?;
     }
     let Pass {
         mut lines,

@@ -160,8 +160,12 @@ impl LanguageServer for Server {
         const LEND_OPENED_TEXT_BYTES: usize = 1 << 20;
         tracing::debug!("didOpen");
         let mut d = params.text_document;
-        if let Some(text) = crate::lsp::transport::large_texts::LARGE_TEXTS.take(&d.text) {
+        let mut line_starts = None;
+        if let Some((text, starts)) =
+            crate::lsp::transport::large_texts::LARGE_TEXTS.take_with_line_starts(&d.text)
+        {
             d.text = text;
+            line_starts = starts;
         }
         if d.text.len() >= PREFETCH_MAP_AFTER_BYTES {
             self.0.prefetch_map(&d.uri, &d.text);
@@ -172,10 +176,15 @@ impl LanguageServer for Server {
         // (`OpenedText`); a small one costs nothing to copy from the rope.
         let lent = (d.text.len() >= LEND_OPENED_TEXT_BYTES && !bom_dropped)
             .then(|| std::mem::take(&mut d.text));
+        // Its lines, found by the transport while it unescaped the text, go with it to the fit checks.
+        let lines = lent.as_ref().zip(line_starts).map(|(text, starts)| {
+            sourcemap_core::bundle::columns::LineIndex::from_line_starts(text.as_bytes(), starts)
+        });
         self.0.docs.lock().expect("documents lock").open(
             d.uri.clone(),
             rope,
             lent,
+            lines,
             d.version,
             bom_dropped,
         );

@@ -84,7 +84,7 @@ pub fn check_fit_near_lined(
         || report.verdict != Verdict::Fits
         || index.has_range_mappings()
     {
-        return check_whole(index, text, report);
+        return check_whole(index, text, lines, report);
     }
     match read_near(index, text, lines, frames) {
         Some(near) => {
@@ -98,7 +98,7 @@ pub fn check_fit_near_lined(
             };
             Ok(report)
         }
-        None => check_whole(index, text, report),
+        None => check_whole(index, text, lines, report),
     }
 }
 

@@ -4,6 +4,7 @@ use super::evidence::MisfitRegion;
 use super::evidence::{Detector, Evidence, Landing, MID_IDENTIFIER_IF_FIT};
 use super::shift_search::SHIFT_SAMPLE;
 use super::text::FitText;
+use crate::bundle::columns::LineIndex;
 use crate::bundle::fit_literals::{Inside, Literals};
 use crate::map::error::MapError;
 use crate::map::index::{GeneratedPosition, SourceId, SourceMapIndex};
@@ -91,12 +92,16 @@ pub(super) const BATCH: usize = 8192;
 pub(super) fn observe_all<'a>(
     index: &SourceMapIndex,
     text: &'a [u8],
+    lines: Option<&'a LineIndex>,
     read_names: bool,
 ) -> Result<Pass<'a>, MapError> {
     let mut pass = Pass {
         read_names,
         names_unread: 0,
-        lines: FitText::new(text),
+        lines: match lines {
+            Some(lines) => FitText::shared(text, lines),
+            None => FitText::new(text),
+        },
         literals: Literals::new(),
         detector: Detector::default(),
         evidence: Evidence::default(),

@@ -32,13 +32,20 @@ const PLACEHOLDER: &str = "\u{0}sourcemap-ls:large-text:";
 
 pub struct LargeTexts {
     next: AtomicU64,
-    texts: Mutex<Option<HashMap<u64, String>>>,
+    texts: Mutex<Option<HashMap<u64, Taken>>>,
+}
+
+/// A text taken out of a message, with its line starts when they were found on the way (as
+/// `sourcemap_core::bundle::columns::line_starts` gives them).
+struct Taken {
+    text: String,
+    line_starts: Option<Vec<u32>>,
 }
 
 impl LargeTexts {
     fn stash(&self, text: String) -> String {
         let placeholder = self.reserve();
-        self.fill(&placeholder, text);
+        self.fill(&placeholder, text, None);
         placeholder
     }
 
@@ -48,7 +55,7 @@ impl LargeTexts {
         format!("{PLACEHOLDER}{n}")
     }
 
-    fn fill(&self, placeholder: &str, text: String) {
+    fn fill(&self, placeholder: &str, text: String, line_starts: Option<Vec<u32>>) {
         let Some(n) = placeholder
             .strip_prefix(PLACEHOLDER)
             .and_then(|n| n.parse::<u64>().ok())
@@ -59,17 +66,24 @@ impl LargeTexts {
             .lock()
             .expect("large texts lock")
             .get_or_insert_with(HashMap::new)
-            .insert(n, text);
+            .insert(n, Taken { text, line_starts });
     }
 
     /// The text a placeholder stands for (taken: each is used once), or `None` when `text` is not a placeholder.
     pub fn take(&self, text: &str) -> Option<String> {
+        self.take_with_line_starts(text).map(|(text, _)| text)
+    }
+
+    /// [`LargeTexts::take`], with the text's line starts when they were found while it was unescaped.
+    pub fn take_with_line_starts(&self, text: &str) -> Option<(String, Option<Vec<u32>>)> {
         let n: u64 = text.strip_prefix(PLACEHOLDER)?.parse().ok()?;
-        self.texts
+        let taken = self
+            .texts
             .lock()
             .expect("large texts lock")
             .as_mut()?
-            .remove(&n)
+            .remove(&n)?;
+        Some((taken.text, taken.line_starts))
     }
 }
 
@@ -162,7 +176,7 @@ fn take_texts(body: &mut Vec<u8>) -> Option<Vec<u8>> {
             tracing::error!("a large didOpen's text did not unescape after it was read as JSON");
             String::new()
         });
-        LARGE_TEXTS.fill(&placeholders[0], text);
+        LARGE_TEXTS.fill(&placeholders[0], text, None);
     }
     Some(out)
 }
@@ -203,15 +217,19 @@ fn take_one_text(body: &mut Vec<u8>) -> Option<Vec<u8>> {
     if !placed {
         return None;
     }
-    let text = sourcemap_core::internal::json::literal::unescape_in_place(
-        std::mem::take(body),
-        open..close + 1,
-    )
-    .unwrap_or_else(|| {
-        tracing::error!("a large message's text did not unescape after it was checked");
-        String::new()
-    });
-    LARGE_TEXTS.fill(&placeholder, text);
+    let (text, line_starts) =
+        sourcemap_core::internal::json::literal::unescape_in_place_with_line_starts(
+            std::mem::take(body),
+            open..close + 1,
+        )
+        .map_or_else(
+            || {
+                tracing::error!("a large message's text did not unescape after it was checked");
+                (String::new(), None)
+            },
+            |(text, starts)| (text, Some(starts)),
+        );
+    LARGE_TEXTS.fill(&placeholder, text, line_starts);
     Some(small)
 }
 
@@ -346,7 +364,14 @@ mod tests {
                 .or(v["params"]["contentChanges"][0]["text"].as_str())
                 .unwrap()
                 .to_string();
-            Some(LARGE_TEXTS.take(&placeholder).unwrap())
+            let (text, starts) = LARGE_TEXTS.take_with_line_starts(&placeholder).unwrap();
+            assert_eq!(
+                starts,
+                Some(sourcemap_core::bundle::columns::line_starts(
+                    text.as_bytes()
+                ))
+            );
+            Some(text)
         };
         // As VS Code writes a didOpen (the text last), and as serde_json does (keys in order: the text second); a
         // didChange of one change; a key that ends in `"text` (an escaped quote: not a "text" key).

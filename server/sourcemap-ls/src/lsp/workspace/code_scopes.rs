@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use sourcemap_core::bundle::columns::LineIndex;
 use sourcemap_core::bundle::locate::bundle_leads_to_map;
 use sourcemap_core::trace::function_name::CodeScopes;
 use sourcemap_core::trace::js_scopes::{Dialect, FunctionScopes, TextPosition};
@@ -43,12 +44,22 @@ pub struct BundleText {
     pub key: MemoKey,
     pub path: PathBuf,
     read: Box<dyn FnOnce() -> Option<Arc<String>> + Send>,
+    /// The text's lines, when the document's text is lent with them (`OpenedText`).
+    lines: Option<Arc<LineIndex>>,
 }
 
 impl BundleText {
     /// The text, read (or copied from the document, or the text it was opened with while that is lent) now.
     pub fn read(self) -> Option<Arc<String>> {
         (self.read)()
+    }
+
+    /// [`BundleText::read`], with the text's lines when they are known already (the fit checks use them, and find
+    /// them otherwise).
+    pub fn read_lined(self) -> Option<(Arc<String>, Option<Arc<LineIndex>>)> {
+        let lines = self.lines;
+        let text = (self.read)()?;
+        Some((text, lines))
     }
 }
 
@@ -82,11 +93,15 @@ pub fn bundle_text(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option
         if let Some((rope, version)) = open {
             // The text it was opened with, while lent (`OpenedText`): the build's text, as `change` ends the
             // lending when the build is replaced.
-            let lent = b.document(&uri).and_then(|d| d.opened_text.get());
+            let (lent, lines) = b
+                .document(&uri)
+                .and_then(|d| d.opened_text.get_lined())
+                .map_or((None, None), |(text, lines)| (Some(text), lines));
             // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time.
             return Some(BundleText {
                 key: MemoKey::Document(uri, version),
                 path: bundle,
+                lines,
                 read: Box::new(move || {
                     debug_assert!(lent.as_ref().is_none_or(|t| rope == t.as_str()));
                     let text = lent.unwrap_or_else(|| {
@@ -108,6 +123,7 @@ pub fn bundle_text(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option
                 return Some(BundleText {
                     key: MemoKey::GeneratedFile(stamp),
                     path: bundle,
+                    lines: None,
                     read: Box::new(move || {
                         read().filter(|text| leads(text.as_bytes())).map(Arc::new)
                     }),
@@ -118,6 +134,7 @@ pub fn bundle_text(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option
         return Some(BundleText {
             key: MemoKey::GeneratedFile(stamp),
             path: bundle,
+            lines: None,
             read: Box::new(move || {
                 let text = read(file, len)?;
                 leads(text.as_bytes()).then(|| Arc::new(text))

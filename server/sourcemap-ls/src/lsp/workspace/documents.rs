@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use ropey::Rope;
+use sourcemap_core::bundle::columns::LineIndex;
 use sourcemap_core::trace::stack::StackLine;
 use tower_lsp::lsp_types::{Position, TextDocumentContentChangeEvent, Url};
 
@@ -48,11 +49,28 @@ pub struct Document {
 /// the editor's first hover when the map was indexed before (docs/PERFORMANCE.md, "The editor's first hover on a
 /// reload"). It then goes: the rope is the document, and the memory budget counts it once.
 #[derive(Debug, Default)]
-pub struct OpenedText(std::sync::Mutex<Option<Arc<String>>>);
+pub struct OpenedText(std::sync::Mutex<Option<LentText>>);
+
+/// A lent text, and its lines when the transport found them while it unescaped the text (the fit checks read them
+/// rather than find them again: `code_scopes::BundleText::read_lined`).
+pub type LentText = (Arc<String>, Option<Arc<LineIndex>>);
 
 impl OpenedText {
+    /// A text lent with its lines, if any.
+    pub fn lend(text: Option<String>, lines: Option<LineIndex>) -> OpenedText {
+        OpenedText(std::sync::Mutex::new(
+            text.map(|t| (Arc::new(t), lines.map(Arc::new))),
+        ))
+    }
+
     /// The text, while it is lent.
+    #[cfg(test)]
     pub fn get(&self) -> Option<Arc<String>> {
+        self.get_lined().map(|(text, _)| text)
+    }
+
+    /// The text and its lines, while it is lent.
+    pub fn get_lined(&self) -> Option<LentText> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -239,6 +257,7 @@ impl Documents {
         uri: Url,
         rope: Rope,
         text: Option<String>,
+        lines: Option<LineIndex>,
         version: i32,
         bom_dropped: bool,
     ) {
@@ -257,7 +276,7 @@ impl Documents {
                 build_version: version,
                 edits: EditLog::default(),
                 of_version: Arc::default(),
-                opened_text: Arc::new(OpenedText(std::sync::Mutex::new(text.map(Arc::new)))),
+                opened_text: Arc::new(OpenedText::lend(text, lines)),
             }),
         );
         if let Some(old) = old {
@@ -391,7 +410,7 @@ mod tests {
         let mut docs = Documents::default();
         let vscode = Url::parse("file:///w/%40babel/standalone/babel.min.js").unwrap();
         let found = Url::from_file_path("/w/@babel/standalone/babel.min.js").unwrap();
-        docs.open(vscode.clone(), Rope::from_str("a"), None, 1, false);
+        docs.open(vscode.clone(), Rope::from_str("a"), None, None, 1, false);
         docs.change(
             &found,
             2,
@@ -420,6 +439,7 @@ mod tests {
             uri.clone(),
             Rope::from_str(text),
             Some(text.into()),
+            None,
             1,
             false,
         );
@@ -456,6 +476,7 @@ mod tests {
         docs.open(
             uri.clone(),
             Rope::from_str("let s = '🎉';\nfoo();\n"),
+            None,
             None,
             1,
             false,
@@ -494,6 +515,7 @@ mod tests {
             uri.clone(),
             Rope::from_str("at f (a.js:1:2)\n"),
             None,
+            None,
             1,
             false,
         );
@@ -512,7 +534,7 @@ mod tests {
         let second = docs.get(&uri).unwrap().of_version.clone();
         assert!(!second.superseded.load(Ordering::Relaxed));
         assert!(second.link_frames.get().is_none());
-        docs.open(uri.clone(), Rope::from_str("again\n"), None, 3, false);
+        docs.open(uri.clone(), Rope::from_str("again\n"), None, None, 3, false);
         assert!(second.superseded.load(Ordering::Relaxed));
         let third = docs.get(&uri).unwrap().of_version.clone();
         docs.close(&uri);
@@ -526,7 +548,7 @@ mod tests {
         let uri = Url::parse("file:///w/log.txt").unwrap();
         let other = Url::parse("file:///w/other.txt").unwrap();
         let mut docs = Documents::default();
-        docs.open(uri.clone(), Rope::from_str("one\n"), None, 1, false);
+        docs.open(uri.clone(), Rope::from_str("one\n"), None, None, 1, false);
         let before = docs.snapshot();
         docs.change(
             &uri,
@@ -537,7 +559,7 @@ mod tests {
                 text: "two".into(),
             }],
         );
-        docs.open(other.clone(), Rope::from_str("x"), None, 1, false);
+        docs.open(other.clone(), Rope::from_str("x"), None, None, 1, false);
         let was = &before[&DocumentKey::of(&uri)];
         assert_eq!((was.rope.to_string().as_str(), was.version), ("one\n", 1));
         assert!(was.of_version.superseded.load(Ordering::Relaxed));

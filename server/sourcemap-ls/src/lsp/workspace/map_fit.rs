@@ -11,7 +11,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use sourcemap_core::bundle::fit::{check_fit, check_fit_near, Checked, FitReport};
+use sourcemap_core::bundle::fit::{
+    check_fit_lined, check_fit_near_lined, Checked, FitReport, NEAR_AFTER_BYTES,
+};
 use sourcemap_core::bundle::locate::find_debug_id;
 use sourcemap_core::session::Fit;
 use sourcemap_core::{GeneratedPosition, SourceMapIndex};
@@ -32,8 +34,10 @@ pub fn fit_now(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option<Arc
     let bundle = bundle_text(b, m, of)?;
     let key = bundle.key.clone();
     m.fits.get_or_compute(key, || {
-        let text = bundle.read()?;
-        let report = check_fit(&m.index, text.as_bytes(), find_debug_id(text.as_bytes())).ok();
+        let (text, lines) = bundle.read_lined()?;
+        let debug_id = find_debug_id(text.as_bytes());
+        let report = check_fit_lined(&m.index, text.as_bytes(), lines.as_deref(), debug_id).ok();
+        drop(lines);
         // The text (a copy of a large document, or the file) and the check's line table were transient: glibc
         // kept them (the editor benchmark's steady memory went from 2.53 to 4.03 × `mappings` without this).
         if text.len() >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
@@ -65,14 +69,17 @@ pub fn fit_for_frames(
         return fit(known?);
     }
     let key = bundle.key.clone();
-    let text = bundle.read()?;
-    let report = check_fit_near(
+    let (text, lines) = bundle.read_lined()?;
+    let report = check_fit_near_lined(
         &m.index,
         text.as_bytes(),
+        lines.as_deref(),
         find_debug_id(text.as_bytes()),
         frames,
+        NEAR_AFTER_BYTES,
     )
     .ok()?;
+    drop(lines);
     if text.len() >= crate::lsp::maps::heap::TRIM_AFTER_BYTES {
         drop(text);
         crate::lsp::maps::heap::release_free_memory();
