@@ -78,29 +78,81 @@ pub fn unescape_in_place_with_line_starts(
 fn unescape_in_place_noting(
     mut buf: Vec<u8>,
     literal: std::ops::Range<usize>,
-    mut starts: Option<&mut Vec<u32>>,
+    starts: Option<&mut Vec<u32>>,
 ) -> Option<String> {
     let end = literal.end.checked_sub(1)?;
     if literal.start >= end || buf.get(literal.start) != Some(&b'"') || buf.get(end) != Some(&b'"')
     {
         return None;
     }
-    let (mut read, mut written) = (literal.start + 1, 0);
-    // 64 bytes at a time, the backslashes of a block from one mask (`scan.rs`): a bundle's text has an escape every
-    // ~20 bytes (its line ends and quotes), where a `memchr` per escape paid its setup 2.5 million times.
-    while read + 64 <= end {
+    match unescape_string_in_place(&mut buf[..literal.end], literal.start, starts) {
+        Unescaped::Text { len, close } if close == end => {
+            buf.truncate(len);
+            String::from_utf8(buf).ok()
+        }
+        _ => None,
+    }
+}
+
+/// How [`unescape_string_in_place`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unescaped {
+    /// A valid literal; the bytes after its closing quote are as they were.
+    Text {
+        /// The text is `buf[..len]`.
+        len: usize,
+        /// Where the closing quote was.
+        close: usize,
+    },
+    /// Not a valid JSON string (a control character, an escape JSON does not have, the end of the buffer).
+    Invalid {
+        /// `buf[..written]` is the text before `at`, unescaped.
+        written: usize,
+        /// Where it stopped being one; `buf[at..]` is as it was.
+        at: usize,
+    },
+}
+
+/// The JSON string literal whose opening quote is at `open` unescaped in place, from the start of `buf` (over what
+/// was there), checked as it goes (what `string_end` checks, UTF-8 aside), and its end found on the way: one pass
+/// where finding the end first was another (a large `didOpen` in the server, `large_texts`). 64 bytes at a time, the
+/// quotes, backslashes and control characters of a block from one mask (`scan.rs`): a bundle's text has an escape
+/// every ~20 bytes (its line ends and quotes), where a `memchr` per escape paid its setup 2.5 million times. An
+/// escape never takes fewer bytes than what it stands for (`\n` 2 → 1, `\u` 6 → at most 3, a surrogate pair 12 →
+/// 4), so the writing never passes the reading. `starts` gets the offset after each `\n` written.
+pub fn unescape_string_in_place(
+    buf: &mut [u8],
+    open: usize,
+    mut starts: Option<&mut Vec<u32>>,
+) -> Unescaped {
+    let (mut read, mut written) = (open + 1, 0);
+    while read + 64 <= buf.len() {
         let block = read;
-        let (_, mut backslashes, _) = crate::internal::json::scan::masks64(&buf[block..block + 64]);
-        while backslashes != 0 {
-            let k = block + backslashes.trailing_zeros() as usize;
-            backslashes &= backslashes - 1;
-            // A backslash the escape before it took: the second of `\\`, a surrogate pair's second half.
+        let (quotes, backslashes, controls) =
+            crate::internal::json::scan::masks64(&buf[block..block + 64]);
+        let mut special = quotes | backslashes | controls;
+        while special != 0 {
+            let k = block + special.trailing_zeros() as usize;
+            special &= special - 1;
+            // Taken by the escape before it: the second of `\\`, `\"`, a surrogate pair's second half.
             if k < read {
                 continue;
             }
             buf.copy_within(read..k, written);
             written += k - read;
-            (read, written) = unescape_one(&mut buf, end, k, written, starts.as_deref_mut())?;
+            match buf[k] {
+                b'\\' => match unescape_one(buf, k, written, starts.as_deref_mut()) {
+                    Some(next) => (read, written) = next,
+                    None => return Unescaped::Invalid { written, at: k },
+                },
+                b'"' => {
+                    return Unescaped::Text {
+                        len: written,
+                        close: k,
+                    }
+                }
+                _ => return Unescaped::Invalid { written, at: k },
+            }
         }
         if read < block + 64 {
             buf.copy_within(read..block + 64, written);
@@ -108,27 +160,37 @@ fn unescape_in_place_noting(
             read = block + 64;
         }
     }
-    while let Some(k) = memchr::memchr(b'\\', &buf[read..end]) {
-        buf.copy_within(read..read + k, written);
-        written += k;
-        (read, written) = unescape_one(&mut buf, end, read + k, written, starts.as_deref_mut())?;
+    while let Some(&c) = buf.get(read) {
+        match c {
+            b'\\' => match unescape_one(buf, read, written, starts.as_deref_mut()) {
+                Some(next) => (read, written) = next,
+                None => return Unescaped::Invalid { written, at: read },
+            },
+            b'"' => {
+                return Unescaped::Text {
+                    len: written,
+                    close: read,
+                }
+            }
+            0..0x20 => return Unescaped::Invalid { written, at: read },
+            _ => {
+                buf[written] = c;
+                (read, written) = (read + 1, written + 1);
+            }
+        }
     }
-    buf.copy_within(read..end, written);
-    buf.truncate(written + end - read);
-    String::from_utf8(buf).ok()
+    Unescaped::Invalid { written, at: read }
 }
 
-/// Writes the character of the escape whose backslash is at `k` (before `end`) at `written`; where reading and
-/// writing go on. `starts` gets the offset after a `\n`.
+/// Writes the character of the escape whose backslash is at `k` at `written`; where reading and writing go on. `starts` gets the offset after a `\n`.
 #[inline]
 fn unescape_one(
     buf: &mut [u8],
-    end: usize,
     k: usize,
     written: usize,
     starts: Option<&mut Vec<u32>>,
 ) -> Option<(usize, usize)> {
-    let byte = match *buf[..end].get(k + 1)? {
+    let byte = match *buf.get(k + 1)? {
         b'n' => b'\n',
         b't' => b'\t',
         b'r' => b'\r',
@@ -138,7 +200,7 @@ fn unescape_one(
         b'b' => 8,
         b'f' => 12,
         _ => {
-            let (c, next) = escape_at(&buf[..end], k + 1)?;
+            let (c, next) = escape_at(buf, k + 1)?;
             let mut utf8 = [0u8; 4];
             let bytes = c.encode_utf8(&mut utf8).as_bytes();
             buf[written..written + bytes.len()].copy_from_slice(bytes);
@@ -174,8 +236,11 @@ fn escape_at(b: &[u8], at: usize) -> Option<(char, usize)> {
         b'b' => '\u{8}',
         b'f' => '\u{c}',
         b'u' => {
+            // Four hex digits exactly (`from_str_radix` alone would take a sign).
             let unit = |at: usize| -> Option<u32> {
-                u32::from_str_radix(std::str::from_utf8(b.get(at..at + 4)?).ok()?, 16).ok()
+                let digits = b.get(at..at + 4)?;
+                digits.iter().all(u8::is_ascii_hexdigit).then_some(())?;
+                u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
             };
             let hi = unit(at + 1)?;
             let after = at + 5;
@@ -265,6 +330,24 @@ mod tests {
                 let text = format!("{{\"text\":\"{body}{tail}");
                 let want = (valid && !tail.is_empty()).then(|| 9 + body.len());
                 assert_eq!(string_end(text.as_bytes(), 8), want, "{text:?}");
+                // In place: the same end and the text; or, where it is not valid, the text before the fault
+                // unescaped and the rest as it was.
+                let mut buf = text.clone().into_bytes();
+                match unescape_string_in_place(&mut buf, 8, None) {
+                    Unescaped::Text { len, close } => {
+                        assert_eq!(Some(close), want, "{text:?}");
+                        let unescaped: String = serde_json::from_str(&text[8..=close]).unwrap();
+                        assert_eq!(&buf[..len], unescaped.as_bytes());
+                        assert_eq!(&buf[close..], &text.as_bytes()[close..]);
+                    }
+                    Unescaped::Invalid { written, at } => {
+                        assert_eq!(want, None, "{text:?}");
+                        assert_eq!(&buf[at..], &text.as_bytes()[at..]);
+                        let before: String =
+                            serde_json::from_str(&format!("{}\"", &text[8..at])).unwrap();
+                        assert_eq!(&buf[..written], before.as_bytes(), "{text:?}");
+                    }
+                }
             }
         }
         assert_eq!(string_end(b"{\"text\":1}", 8), None);

@@ -185,52 +185,90 @@ fn take_texts(body: &mut Vec<u8>) -> Option<Vec<u8>> {
 /// going over the text: on the real Metro build's 57 MB `didOpen`, serde's pass over the text to find its end was a
 /// sixth of the time from the message's last byte to the first hover. The text is the value of the message's first
 /// `"text"` key (editors write the text last or nearly: vscode-languageclient's `asTextDocumentItem`, and LSP's own
-/// field order), found by its bytes and ended by the core's string scanner, which checks that it is a valid JSON
-/// string; then the message with a placeholder in its place is read as JSON and must hold the placeholder where the
-/// text goes. When both hold, the message is the one [`take_texts`] reads (a valid string swapped for another in a
-/// document that reads as JSON); anything else leaves `body` as it came and `None` (then the JSON reader decides).
+/// field order), found by its bytes, then unescaped in place by the core, which checks on the way that it is a
+/// valid JSON string and finds its end (`literal::unescape_string_in_place`, with the text's line starts); then the
+/// message with a placeholder in its place is read as JSON and must hold the placeholder where the text goes. When
+/// both hold, the message is the one [`take_texts`] reads (a valid string swapped for another in a document that
+/// reads as JSON). Otherwise `None`, and `body` is put back as a JSON document that reads the same (its text
+/// escaped again: [`put_back`]) for the JSON reader to decide.
 fn take_one_text(body: &mut Vec<u8>) -> Option<Vec<u8>> {
+    use sourcemap_core::internal::json::literal::{unescape_string_in_place, Unescaped};
     let open = first_text_value(body)?;
-    let close = sourcemap_core::internal::json::literal::string_end(body, open)?;
-    std::str::from_utf8(&body[open + 1..close]).ok()?;
-    let placeholder = LARGE_TEXTS.reserve();
-    let quoted = serde_json::to_string(&placeholder).ok()?;
-    let mut small = Vec::with_capacity(open + quoted.len() + body.len() - close);
-    small.extend_from_slice(&body[..open]);
-    small.extend_from_slice(quoted.as_bytes());
-    small.extend_from_slice(&body[close + 1..]);
-    let n: Notification<'_> = serde_json::from_slice(&small).ok()?;
-    let placed = match n.method.as_ref() {
-        "textDocument/didOpen" => {
-            n.params
-                .text_document
-                .and_then(|t| t.text)
-                .map(RawValue::get)
-                == Some(quoted.as_str())
-        }
-        "textDocument/didChange" => match n.params.content_changes.as_deref() {
-            Some([change]) => change.text.map(RawValue::get) == Some(quoted.as_str()),
-            _ => false,
-        },
-        _ => false,
-    };
-    if !placed {
+    // Another method's text (the extension's `sourcemap/symbolicate`) is left alone, byte for byte.
+    let method = method_of(&body[..open])?;
+    if method != "textDocument/didOpen" && method != "textDocument/didChange" {
         return None;
     }
-    let (text, line_starts) =
-        sourcemap_core::internal::json::literal::unescape_in_place_with_line_starts(
-            std::mem::take(body),
-            open..close + 1,
-        )
-        .map_or_else(
-            || {
-                tracing::error!("a large message's text did not unescape after it was checked");
-                (String::new(), None)
+    let prefix = body[..open].to_vec();
+    let mut starts = vec![0u32];
+    let (len, close) = match unescape_string_in_place(body, open, Some(&mut starts)) {
+        Unescaped::Text { len, close } => (len, close),
+        Unescaped::Invalid { written, at } => {
+            let rest = body[at..].to_vec();
+            *body = put_back(&prefix, &body[..written], false, &rest);
+            return None;
+        }
+    };
+    let suffix = body[close + 1..].to_vec();
+    body.truncate(len);
+    let text = match String::from_utf8(std::mem::take(body)) {
+        Ok(text) => text,
+        Err(e) => {
+            *body = put_back(&prefix, e.as_bytes(), true, &suffix);
+            return None;
+        }
+    };
+    let placeholder = LARGE_TEXTS.reserve();
+    let quoted = serde_json::to_string(&placeholder).ok()?;
+    let mut small = Vec::with_capacity(prefix.len() + quoted.len() + suffix.len());
+    small.extend_from_slice(&prefix);
+    small.extend_from_slice(quoted.as_bytes());
+    small.extend_from_slice(&suffix);
+    let placed =
+        serde_json::from_slice::<Notification<'_>>(&small).is_ok_and(|n| match n.method.as_ref() {
+            "textDocument/didOpen" => {
+                n.params
+                    .text_document
+                    .and_then(|t| t.text)
+                    .map(RawValue::get)
+                    == Some(quoted.as_str())
+            }
+            "textDocument/didChange" => match n.params.content_changes.as_deref() {
+                Some([change]) => change.text.map(RawValue::get) == Some(quoted.as_str()),
+                _ => false,
             },
-            |(text, starts)| (text, Some(starts)),
-        );
-    LARGE_TEXTS.fill(&placeholder, text, line_starts);
+            _ => false,
+        });
+    if !placed {
+        *body = put_back(&prefix, text.as_bytes(), true, &suffix);
+        return None;
+    }
+    starts.push(len as u32 + 1);
+    LARGE_TEXTS.fill(&placeholder, text, Some(starts));
     Some(small)
+}
+
+/// A message whose text was unescaped in place, as JSON again: `prefix`, the text escaped (`"`, `\` and control
+/// characters; every other byte as it is, so that bytes that are not UTF-8 stay so), its closing quote when `closed`,
+/// then `rest` (after the closing quote, or from where the text stopped being a valid string). It reads as the
+/// message did, and is refused where that was.
+fn put_back(prefix: &[u8], text: &[u8], closed: bool, rest: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(prefix.len() + text.len() + text.len() / 8 + rest.len() + 2);
+    out.extend_from_slice(prefix);
+    out.push(b'"');
+    for &b in text {
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0..0x20 => out.extend_from_slice(format!("\\u{b:04x}").as_bytes()),
+            _ => out.push(b),
+        }
+    }
+    if closed {
+        out.push(b'"');
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 /// Where the value of the first `"text"` key of a message starts, when it is a string. A `"text"` whose first quote is
@@ -289,6 +327,19 @@ pub type OnEarlyOpen = Box<dyn Fn(&str) + Send + Sync>;
 /// colon is a key: inside a JSON string that pattern cannot occur, as the quote before the colon would end it. A
 /// wrong guess costs a map loaded for nothing; the document is served from its own text either way.
 fn opened_uri(head: &[u8]) -> Option<String> {
+    if method_of(head)? != "textDocument/didOpen" {
+        return None;
+    }
+    string_member(head, "uri")
+}
+
+/// The message's method, when `head` (its beginning) holds it.
+fn method_of(head: &[u8]) -> Option<String> {
+    string_member(head, "method")
+}
+
+/// The first string value of a `"key"` followed by a colon in `head`.
+fn string_member(head: &[u8], key: &str) -> Option<String> {
     let after_colon = |at: usize| -> Option<usize> {
         let rest = &head[at..];
         let colon = rest.iter().position(|b| !b.is_ascii_whitespace())?;
@@ -299,13 +350,9 @@ fn opened_uri(head: &[u8]) -> Option<String> {
         let mut de = serde_json::Deserializer::from_slice(&head[start..]);
         String::deserialize(&mut de).ok()
     };
-    let method = memchr::memmem::find_iter(head, b"\"method\"")
-        .find_map(|at| after_colon(at + 8).and_then(string_at))?;
-    if method != "textDocument/didOpen" {
-        return None;
-    }
-    memchr::memmem::find_iter(head, b"\"uri\"")
-        .find_map(|at| after_colon(at + 5).and_then(string_at))
+    let quoted = format!("\"{key}\"");
+    memchr::memmem::find_iter(head, quoted.as_bytes())
+        .find_map(|at| after_colon(at + quoted.len()).and_then(string_at))
 }
 
 #[cfg(test)]
@@ -399,11 +446,27 @@ mod tests {
             format!(r#"{{"method":"sourcemap/symbolicate","params":{{"text":{quoted}}}}}"#),
             r#"{"method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.js","text":"a\qb"}}}"#.to_string(),
             r#"{"method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.js","text":12}}}"#.to_string(),
+            // A raw control character, an unterminated text.
+            format!(r#"{{"method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"file:///a.js","text":"a{}b"}}}}}}"#, '\u{1}'),
+            format!(r#"{{"method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"file:///a.js","text":{quoted}"#)[..150].to_string(),
         ] {
+            // Put back as a message that reads as it did (its text escaped again), or is refused as it was.
             let mut body = message.clone().into_bytes();
             assert_eq!(take_one_text(&mut body), None, "{message}");
-            assert_eq!(body, message.as_bytes());
+            match serde_json::from_str::<Value>(&message) {
+                Ok(want) => assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), want),
+                Err(_) => assert!(serde_json::from_slice::<Value>(&body).is_err(), "{message}"),
+            }
         }
+        // Bytes that are not UTF-8 in the text stay so: refused by the JSON reader as they were.
+        let mut message =
+            br#"{"method":"textDocument/didOpen","params":{"textDocument":{"text":"a\n"#.to_vec();
+        message.extend_from_slice(b"\xff\xfe\"}}}");
+        let mut body = message.clone();
+        assert_eq!(take_one_text(&mut body), None);
+        assert!(serde_json::from_slice::<Value>(&message).is_err());
+        assert!(serde_json::from_slice::<Value>(&body).is_err());
+        assert_eq!(take_texts(&mut body), None);
         // The first of those still has its text taken, by the JSON reader.
         let mut body = format!(r#"{{"method":"textDocument/didOpen","params":{{"meta":{{"text":"x"}},"textDocument":{{"uri":"file:///a.js","text":{quoted}}}}}}}"#).into_bytes();
         let small: Value = serde_json::from_slice(&take_texts(&mut body).unwrap()).unwrap();
