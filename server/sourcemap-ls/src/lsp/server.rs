@@ -171,11 +171,12 @@ impl LanguageServer for Server {
             self.0.prefetch_map(&d.uri, &d.text);
         }
         let bom_dropped = crate::lsp::workspace::documents::bom_dropped(&d.uri, &d.text);
-        let rope = ropey::Rope::from_str(&d.text);
         // A large text is lent to the requests reading the build whole until the diagnostics below are done
-        // (`OpenedText`); a small one costs nothing to copy from the rope.
+        // (`OpenedText`), and its rope is built then, or when first needed (`PendingRope`); a small one costs nothing
+        // to copy from the rope.
         let lent = (d.text.len() >= LEND_OPENED_TEXT_BYTES && !bom_dropped)
             .then(|| std::mem::take(&mut d.text));
+        let rope = lent.is_none().then(|| ropey::Rope::from_str(&d.text));
         // Its lines, found by the transport while it unescaped the text, go with it to the fit checks.
         let lines = lent.as_ref().zip(line_starts).map(|(text, starts)| {
             sourcemap_core::bundle::columns::LineIndex::from_line_starts(text.as_bytes(), starts)
@@ -197,6 +198,10 @@ impl LanguageServer for Server {
         tokio::spawn(async move {
             let snapshot = b.snapshot();
             diagnostics::publish(&snapshot, d.uri.clone()).await;
+            // The rope, if nothing needed it yet, before the text it is built from goes.
+            if let Some(doc) = snapshot.document(&d.uri).cloned() {
+                let _ = tokio::task::spawn_blocking(move || doc.build_rope_now()).await;
+            }
             if snapshot
                 .document(&d.uri)
                 .is_some_and(|doc| doc.opened_text.release())

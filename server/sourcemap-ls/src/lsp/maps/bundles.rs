@@ -11,6 +11,7 @@ use sourcemap_core::bundle::locate::{
     find_bundle_map, find_source_mapping_url, looks_like_map, BundleMapRef, NoBundleMap,
 };
 
+use crate::lsp::maps::document_lines::DocumentLines;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::settings::{Settings, SettingsMap};
 
@@ -43,6 +44,23 @@ struct Tail {
     text: Vec<u8>,
     first_line: u32,
     complete: bool,
+}
+
+/// The tail of an open document's text (its rope, or the text it was opened with: `DocumentLines`).
+fn tail_of_lines(lines: &DocumentLines) -> Tail {
+    match lines {
+        DocumentLines::Rope(rope) => tail_of_rope(rope),
+        DocumentLines::Lent(text, index) => {
+            let count = index.starts().len() - 1;
+            let first = count.saturating_sub(TAIL_LINES);
+            let start = (index.starts()[first] as usize).min(text.len());
+            Tail {
+                text: text.as_bytes()[start..].to_vec(),
+                first_line: first as u32,
+                complete: true,
+            }
+        }
+    }
 }
 
 fn tail_of_rope(rope: &Rope) -> Tail {
@@ -210,6 +228,18 @@ pub fn find_map(
     settings: &Settings,
     folders: &[PathBuf],
 ) -> Result<BundleMap, NoMap> {
+    let lines = rope.map(|r| DocumentLines::Rope(r.clone()));
+    find_map_of_lines(path, lines.as_ref(), settings, folders)
+}
+
+/// [`find_map`] of a document open as `lines` (its rope, or the text it was opened with while its rope is not
+/// built), or read from disk.
+pub fn find_map_of_lines(
+    path: &Path,
+    rope: Option<&DocumentLines>,
+    settings: &Settings,
+    folders: &[PathBuf],
+) -> Result<BundleMap, NoMap> {
     let fail = |message: String, span: Option<UrlSpan>| NoMap {
         message,
         span,
@@ -219,7 +249,7 @@ pub fn find_map(
         tried: Vec::new(),
     };
     let tail = match rope {
-        Some(r) => tail_of_rope(r),
+        Some(r) => tail_of_lines(r),
         None => tail_of_file(path, TAIL_BYTES)
             .map_err(|e| fail(format!("cannot read {}: {e}", path.display()), None))?,
     };

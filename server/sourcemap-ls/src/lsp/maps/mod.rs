@@ -4,6 +4,7 @@
 
 pub mod bundles;
 pub mod discovery;
+pub mod document_lines;
 pub mod file_stamp;
 pub mod heap;
 pub mod load_error;

@@ -110,7 +110,7 @@ async fn on_map_file(path: &Path, error: &LoadError, max_bytes: u64) -> Vec<Diag
 }
 
 pub async fn publish(b: &Snapshot<'_>, uri: Url) {
-    if b.rope(&uri).is_none() {
+    if b.document(&uri).is_none() {
         return;
     }
     let Ok(path) = uri.to_file_path() else { return };
@@ -181,7 +181,7 @@ pub async fn publish(b: &Snapshot<'_>, uri: Url) {
                 // Also on the map document, when it is open.
                 if let Some(mp) = &map_path {
                     if let Ok(map_uri) = Url::from_file_path(mp) {
-                        if b.rope(&map_uri).is_some() {
+                        if b.document(&map_uri).is_some() {
                             let max_bytes = b.settings.max_map_bytes;
                             let diagnostics = on_map_file(mp, &error, max_bytes).await;
                             b.client

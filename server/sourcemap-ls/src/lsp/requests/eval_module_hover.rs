@@ -20,8 +20,10 @@ pub fn eval_module_hover(
     position: Position,
 ) -> Option<EvalModuleHover> {
     // The position is the build text's (`hover`).
-    let rope = b.build_rope(uri)?;
-    let line = rope.get_line(position.line as usize)?.to_string();
+    let line = b
+        .build_lines(uri)?
+        .line(position.line as usize)?
+        .into_owned();
     let (module, at) = module_at(line.as_bytes(), position.character)?;
     let code = module_code(line.as_bytes(), &module)?;
     let bytes = module_map(&code)?;

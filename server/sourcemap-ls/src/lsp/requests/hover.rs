@@ -17,6 +17,7 @@ use super::document_place::{in_map, InMap};
 
 use crate::answers::hover::{plain_text, Function, HoverAnswer, OriginalHover};
 use crate::answers::LineSpan;
+use crate::lsp::maps::document_lines::DocumentLines;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::protocol::errors::internal;
 use crate::lsp::protocol::position::{span_to_lsp, to_generated, utf16_len};
@@ -207,26 +208,30 @@ fn fit_at(
 /// this is a request about another version of the text, or a client's mistake). Lines are counted as LSP counts
 /// them (`\n`, `\r\n`, `\r`); ropey's line breaks include those.
 fn past_line_end(b: &Snapshot<'_>, uri: &Url, position: Position) -> Option<String> {
-    let rope = b.build_rope(uri)?;
+    let lines = b.build_lines(uri)?;
     let line = position.line as usize;
-    if line >= rope.len_lines() {
+    if line >= lines.len_lines() {
         return Some(format!(
             "line {} is past the end of the document ({} lines)",
             line + 1,
-            rope.len_lines()
+            lines.len_lines()
         ));
     }
-    let text = rope.line(line);
-    let mut end = text.len_chars();
-    while end > 0
-        && matches!(
-            text.char(end - 1),
-            '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{0b}' | '\u{0c}'
-        )
-    {
-        end -= 1;
-    }
-    let len = text.char_to_utf16_cu(end);
+    let ends = [
+        '\n', '\r', '\u{85}', '\u{2028}', '\u{2029}', '\u{0b}', '\u{0c}',
+    ];
+    let len = match &lines {
+        // A line of a rope is read in place (a one-line bundle's line is the whole text).
+        DocumentLines::Rope(rope) => {
+            let text = rope.line(line);
+            let mut end = text.len_chars();
+            while end > 0 && ends.contains(&text.char(end - 1)) {
+                end -= 1;
+            }
+            text.char_to_utf16_cu(end)
+        }
+        DocumentLines::Lent(..) => utf16_len(lines.line(line)?.trim_end_matches(ends)) as usize,
+    };
     (position.character as usize > len).then(|| {
         format!(
             "column {} is past the end of line {} ({len} columns in this version of the document)",
@@ -249,17 +254,15 @@ fn segment_end(
         .map_err(|e| internal(e.to_string()))?;
     Ok(match end {
         Some(end) => end,
-        None => match b.build_rope(uri) {
-            // The segment runs to the end of the line.
-            Some(rope)
-                if (placed.document_line(hit.generated.line) as usize) < rope.len_lines() =>
-            {
-                let line = rope
-                    .line(placed.document_line(hit.generated.line) as usize)
-                    .to_string();
-                utf16_len(line.trim_end_matches(['\n', '\r']))
-            }
-            _ => hit.generated.column + 1,
+        // The segment runs to the end of the line.
+        None => match b.build_lines(uri).and_then(|l| {
+            Some(utf16_len(
+                l.line(placed.document_line(hit.generated.line) as usize)?
+                    .trim_end_matches(['\n', '\r']),
+            ))
+        }) {
+            Some(end) => end,
+            None => hit.generated.column + 1,
         },
     })
 }

@@ -89,22 +89,23 @@ pub fn bundle_text(b: &Snapshot<'_>, m: &LoadedMap, of: Option<&Path>) -> Option
             }
         };
         // An edited document is read as its build's text: the map describes that one (`edit_log`).
-        let open = b.build_document(&uri);
-        if let Some((rope, version)) = open {
+        if let Some(doc) = b.document(&uri).cloned() {
             // The text it was opened with, while lent (`OpenedText`): the build's text, as `change` ends the
             // lending when the build is replaced.
-            let (lent, lines) = b
-                .document(&uri)
-                .and_then(|d| d.opened_text.get_lined())
+            let (lent, lines) = doc
+                .opened_text
+                .get_lined()
                 .map_or((None, None), |(text, lines)| (Some(text), lines));
-            // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time.
+            // The text is materialised only when read: a hover on a 50 MB bundle must not copy it each time (nor
+            // build its rope, while the lent text answers: `PendingRope`).
             return Some(BundleText {
-                key: MemoKey::Document(uri, version),
+                key: MemoKey::Document(uri, doc.build_version),
                 path: bundle,
                 lines,
                 read: Box::new(move || {
-                    debug_assert!(lent.as_ref().is_none_or(|t| rope == t.as_str()));
+                    debug_assert!(lent.as_ref().is_none_or(|t| doc.build_text() == t.as_str()));
                     let text = lent.unwrap_or_else(|| {
+                        let rope = doc.build_text();
                         // One allocation of the final size: `Rope::to_string` grows a `String` by doubling, and
                         // the heap kept ~4 MB of the steps on a 42 MB bundle (the editor benchmark's steady memory).
                         let mut text = String::with_capacity(rope.len_bytes());

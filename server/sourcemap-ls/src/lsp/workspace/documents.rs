@@ -9,6 +9,8 @@ use std::sync::{Arc, OnceLock};
 
 use ropey::Rope;
 use sourcemap_core::bundle::columns::LineIndex;
+
+use crate::lsp::maps::document_lines::DocumentLines;
 use sourcemap_core::trace::stack::StackLine;
 use tower_lsp::lsp_types::{Position, TextDocumentContentChangeEvent, Url};
 
@@ -41,6 +43,63 @@ pub struct Document {
     pub of_version: Arc<OfVersion>,
     /// `build` as the client sent it, while the opening's diagnostics run (large documents only).
     pub opened_text: Arc<OpenedText>,
+    /// A large opened text's rope, not built yet: `rope` and `build` are then empty and stand for it
+    /// ([`Document::text`], [`Document::build_text`] build it; an edit puts it in their place).
+    pending: Option<Arc<PendingRope>>,
+}
+
+/// The rope of a large text as it was opened, built on first use, not when the document is opened: on a reload of
+/// the real Metro build the 57 MB rope was a third of the server's work before the first hover, and on two cores a
+/// third of the wait. The first hover reads the lines it needs from the text as sent, with the line starts the
+/// transport found ([`Document::build_lines`]); the opening's diagnostics build the rope once they are done, before
+/// the text is let go (`server.rs`); anything that needs the rope earlier (an edit, a request that reads the whole
+/// document) builds it then.
+pub struct PendingRope {
+    rope: OnceLock<Rope>,
+    /// The text and its lines until the rope is built.
+    text: std::sync::Mutex<Option<LentText>>,
+    /// Whether the text's lines are the ones LSP counts: the line starts break at `\n` only, LSP (and ropey) at
+    /// `\r\n`, `\n` and `\r`; a lone `\r` makes them differ (then the rope answers).
+    lsp_lines: OnceLock<bool>,
+}
+
+impl std::fmt::Debug for PendingRope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingRope")
+            .field("built", &self.rope.get().is_some())
+            .finish()
+    }
+}
+
+impl PendingRope {
+    /// The rope, built now if it is not yet.
+    fn get(&self) -> &Rope {
+        self.rope.get_or_init(|| {
+            // Taken: the text and its lines go with the last of the lent copies.
+            let text = self.text.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let text = text.as_ref().map_or("", |(text, _)| text.as_str());
+            tracing::debug!(bytes = text.len(), "rope built");
+            Rope::from_str(text)
+        })
+    }
+
+    /// The text and its lines, while the rope is not built and the lines are LSP's.
+    fn lent(&self) -> Option<(Arc<String>, Arc<LineIndex>)> {
+        if self.rope.get().is_some() {
+            return None;
+        }
+        let (text, lines) = self
+            .text
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()?;
+        let lines = lines?;
+        let lsp = *self.lsp_lines.get_or_init(|| {
+            let b = text.as_bytes();
+            memchr::memchr_iter(b'\r', b).all(|i| b.get(i + 1) == Some(&b'\n'))
+        });
+        lsp.then_some((text, lines))
+    }
 }
 
 /// A large document's text as the client sent it at `didOpen`, lent to the requests that read the build's text whole
@@ -57,10 +116,8 @@ pub type LentText = (Arc<String>, Option<Arc<LineIndex>>);
 
 impl OpenedText {
     /// A text lent with its lines, if any.
-    pub fn lend(text: Option<String>, lines: Option<LineIndex>) -> OpenedText {
-        OpenedText(std::sync::Mutex::new(
-            text.map(|t| (Arc::new(t), lines.map(Arc::new))),
-        ))
+    fn lend(lent: Option<LentText>) -> OpenedText {
+        OpenedText(std::sync::Mutex::new(lent))
     }
 
     /// The text, while it is lent.
@@ -139,7 +196,10 @@ pub fn bom_dropped(uri: &Url, text: &str) -> bool {
 impl Document {
     /// The document's text as the server reads it: the client's, with a byte-order mark it dropped put back.
     pub fn text(&self) -> Rope {
-        let mut rope = self.rope.clone();
+        let mut rope = match &self.pending {
+            Some(p) => p.get().clone(),
+            None => self.rope.clone(),
+        };
         if self.bom_dropped {
             rope.insert_char(0, '\u{feff}');
         }
@@ -148,11 +208,48 @@ impl Document {
 
     /// The build's text (`build`) as the server reads it: with a byte-order mark the client dropped put back.
     pub fn build_text(&self) -> Rope {
-        let mut rope = self.build.clone();
+        let mut rope = match &self.pending {
+            Some(p) => p.get().clone(),
+            None => self.build.clone(),
+        };
         if self.bom_dropped {
             rope.insert_char(0, '\u{feff}');
         }
         rope
+    }
+
+    /// The build's text as lines, without building a pending rope when the lines of the text it was opened with
+    /// answer (see [`PendingRope`]).
+    pub fn build_lines(&self) -> DocumentLines {
+        match self.pending.as_ref().and_then(|p| p.lent()) {
+            Some((text, lines)) => DocumentLines::Lent(text, lines),
+            None => DocumentLines::Rope(self.build_text()),
+        }
+    }
+
+    /// Today's text as lines, without building a pending rope (an edit builds it: today's text is then the
+    /// rope's).
+    pub fn text_lines(&self) -> DocumentLines {
+        match self.pending.as_ref().and_then(|p| p.lent()) {
+            Some((text, lines)) => DocumentLines::Lent(text, lines),
+            None => DocumentLines::Rope(self.text()),
+        }
+    }
+
+    /// Builds a pending rope now (the opening's diagnostics, once done, before the text is let go).
+    pub fn build_rope_now(&self) {
+        if let Some(p) = &self.pending {
+            p.get();
+        }
+    }
+
+    /// Puts a pending rope in `rope` and `build`, before an edit.
+    fn materialize(&mut self) {
+        if let Some(p) = self.pending.take() {
+            let rope = p.get().clone();
+            self.build = rope.clone();
+            self.rope = rope;
+        }
     }
 
     /// A position of today's text as the client counts it, in the server's build text (`build_text`): carried back
@@ -255,13 +352,24 @@ impl Documents {
     pub fn open(
         &mut self,
         uri: Url,
-        rope: Rope,
+        rope: Option<Rope>,
         text: Option<String>,
         lines: Option<LineIndex>,
         version: i32,
         bom_dropped: bool,
     ) {
         debug_assert!(!(bom_dropped && text.is_some()));
+        let lent: Option<LentText> = text.map(|t| (Arc::new(t), lines.map(Arc::new)));
+        // No rope given: a lent text's, built on first use.
+        let pending = match (&rope, &lent) {
+            (None, Some(lent)) => Some(Arc::new(PendingRope {
+                rope: OnceLock::new(),
+                text: std::sync::Mutex::new(Some(lent.clone())),
+                lsp_lines: OnceLock::new(),
+            })),
+            _ => None,
+        };
+        let rope = rope.unwrap_or_default();
         // One rope: the build's text shares its nodes (a clone), never a second copy of a large bundle.
         self.generation += 1;
         let old = Arc::make_mut(&mut self.docs).insert(
@@ -276,7 +384,8 @@ impl Documents {
                 build_version: version,
                 edits: EditLog::default(),
                 of_version: Arc::default(),
-                opened_text: Arc::new(OpenedText::lend(text, lines)),
+                opened_text: Arc::new(OpenedText::lend(lent)),
+                pending,
             }),
         );
         if let Some(old) = old {
@@ -320,6 +429,7 @@ impl Documents {
             return;
         };
         let doc = Arc::make_mut(doc);
+        doc.materialize();
         self.generation += 1;
         doc.edited = true;
         doc.of_version.supersede();
@@ -410,7 +520,14 @@ mod tests {
         let mut docs = Documents::default();
         let vscode = Url::parse("file:///w/%40babel/standalone/babel.min.js").unwrap();
         let found = Url::from_file_path("/w/@babel/standalone/babel.min.js").unwrap();
-        docs.open(vscode.clone(), Rope::from_str("a"), None, None, 1, false);
+        docs.open(
+            vscode.clone(),
+            Some(Rope::from_str("a")),
+            None,
+            None,
+            1,
+            false,
+        );
         docs.change(
             &found,
             2,
@@ -437,7 +554,7 @@ mod tests {
         let text = "one\ntwo\n";
         docs.open(
             uri.clone(),
-            Rope::from_str(text),
+            Some(Rope::from_str(text)),
             Some(text.into()),
             None,
             1,
@@ -469,13 +586,87 @@ mod tests {
         assert_eq!(was.opened_text.get(), None);
     }
 
+    /// A large text opened without its rope: its lines read from the text as LSP counts them, the rope built when
+    /// something needs it (the same text), and an edit applied to it.
+    #[test]
+    fn a_pending_rope_reads_as_the_rope_until_it_is_built() {
+        let lines_of = |l: &DocumentLines| -> (usize, Vec<String>) {
+            let n = l.len_lines();
+            (
+                n,
+                (0..=n)
+                    .filter_map(|i| l.line(i).map(|t| t.into_owned()))
+                    .collect(),
+            )
+        };
+        for text in [
+            "one\ntwo\n",
+            "a\r\nb\r\n\nlast",
+            "é 🎉\n\u{2028}x\n",
+            "",
+            "lone\rcarriage\n",
+        ] {
+            let mut docs = Documents::default();
+            let uri = Url::parse("file:///big.js").unwrap();
+            let starts = sourcemap_core::bundle::columns::line_starts(text.as_bytes());
+            let lines = LineIndex::from_line_starts(text.as_bytes(), starts);
+            docs.open(uri.clone(), None, Some(text.into()), Some(lines), 1, false);
+            let doc = docs.get(&uri).unwrap().clone();
+            let want = DocumentLines::Rope(Rope::from_str(text));
+            // Read from the text while no rope is built, but where a lone `\r` breaks a line (ropey's, LSP's).
+            let lent = doc.build_lines();
+            assert_eq!(
+                matches!(lent, DocumentLines::Lent(..)),
+                !text.contains("e\rc"),
+                "{text:?}"
+            );
+            assert_eq!(lines_of(&lent), lines_of(&want), "{text:?}");
+            assert_eq!(lines_of(&doc.text_lines()), lines_of(&want), "{text:?}");
+            // Built on first use: the text's rope, and then the lines are the rope's.
+            assert_eq!(doc.build_text(), Rope::from_str(text));
+            assert!(matches!(doc.build_lines(), DocumentLines::Rope(_)));
+            // An edit applies to the rope (into an empty text, an edit at its start replaces it whole).
+            if text.is_empty() {
+                continue;
+            }
+            let end = Position::new(0, 0);
+            docs.change(
+                &uri,
+                2,
+                vec![TextDocumentContentChangeEvent {
+                    range: Some(Range::new(end, end)),
+                    range_length: None,
+                    text: "// ".into(),
+                }],
+            );
+            let now = docs.get(&uri).unwrap();
+            assert_eq!(now.text().to_string(), format!("// {text}"));
+            assert_eq!(now.build_text().to_string(), text);
+            // An edit before anything built the rope builds it first.
+            let other = Url::parse("file:///other.js").unwrap();
+            docs.open(other.clone(), None, Some(text.into()), None, 1, false);
+            docs.change(
+                &other,
+                2,
+                vec![TextDocumentContentChangeEvent {
+                    range: Some(Range::new(end, end)),
+                    range_length: None,
+                    text: "x".into(),
+                }],
+            );
+            let other = docs.get(&other).unwrap();
+            assert_eq!(other.text().to_string(), format!("x{text}"));
+            assert_eq!(other.build_text().to_string(), text);
+        }
+    }
+
     #[test]
     fn incremental_edits_in_utf16() {
         let mut docs = Documents::default();
         let uri = Url::parse("file:///a.js").unwrap();
         docs.open(
             uri.clone(),
-            Rope::from_str("let s = '🎉';\nfoo();\n"),
+            Some(Rope::from_str("let s = '🎉';\nfoo();\n")),
             None,
             None,
             1,
@@ -513,7 +704,7 @@ mod tests {
         let mut docs = Documents::default();
         docs.open(
             uri.clone(),
-            Rope::from_str("at f (a.js:1:2)\n"),
+            Some(Rope::from_str("at f (a.js:1:2)\n")),
             None,
             None,
             1,
@@ -534,7 +725,14 @@ mod tests {
         let second = docs.get(&uri).unwrap().of_version.clone();
         assert!(!second.superseded.load(Ordering::Relaxed));
         assert!(second.link_frames.get().is_none());
-        docs.open(uri.clone(), Rope::from_str("again\n"), None, None, 3, false);
+        docs.open(
+            uri.clone(),
+            Some(Rope::from_str("again\n")),
+            None,
+            None,
+            3,
+            false,
+        );
         assert!(second.superseded.load(Ordering::Relaxed));
         let third = docs.get(&uri).unwrap().of_version.clone();
         docs.close(&uri);
@@ -548,7 +746,14 @@ mod tests {
         let uri = Url::parse("file:///w/log.txt").unwrap();
         let other = Url::parse("file:///w/other.txt").unwrap();
         let mut docs = Documents::default();
-        docs.open(uri.clone(), Rope::from_str("one\n"), None, None, 1, false);
+        docs.open(
+            uri.clone(),
+            Some(Rope::from_str("one\n")),
+            None,
+            None,
+            1,
+            false,
+        );
         let before = docs.snapshot();
         docs.change(
             &uri,
@@ -559,7 +764,14 @@ mod tests {
                 text: "two".into(),
             }],
         );
-        docs.open(other.clone(), Rope::from_str("x"), None, None, 1, false);
+        docs.open(
+            other.clone(),
+            Some(Rope::from_str("x")),
+            None,
+            None,
+            1,
+            false,
+        );
         let was = &before[&DocumentKey::of(&uri)];
         assert_eq!((was.rope.to_string().as_str(), was.version), ("one\n", 1));
         assert!(was.of_version.superseded.load(Ordering::Relaxed));

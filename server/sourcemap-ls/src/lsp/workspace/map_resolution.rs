@@ -9,7 +9,7 @@ use ropey::Rope;
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::Url;
 
-use crate::lsp::maps::bundles::{find_map, BundleMap, NoMap};
+use crate::lsp::maps::bundles::{find_map, find_map_of_lines, BundleMap, NoMap};
 use crate::lsp::maps::load_error::LoadError;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
@@ -148,23 +148,25 @@ impl Snapshot<'_> {
         uri: &Url,
     ) -> std::result::Result<(PathBuf, BundleMap), MapProblem> {
         let path = uri.to_file_path().map_err(|_| MapProblem::NotAFile)?;
-        let rope = self.rope(uri);
+        // Its lines, without building a large document's rope on the way to its first hover.
+        let lines = self.text_lines(uri);
         let settings = self.settings.clone();
         let folders = self.folders.clone();
         let p = path.clone();
-        let found =
-            tokio::task::spawn_blocking(move || find_map(&p, rope.as_ref(), &settings, &folders))
-                .await
-                .map_err(|e| {
-                    MapProblem::NoMap(NoMap {
-                        message: format!("finding the map failed: {e}"),
-                        span: None,
-                        settings_url: None,
-                        not_found: false,
-                        attached: false,
-                        tried: Vec::new(),
-                    })
-                })?;
+        let found = tokio::task::spawn_blocking(move || {
+            find_map_of_lines(&p, lines.as_ref(), &settings, &folders)
+        })
+        .await
+        .map_err(|e| {
+            MapProblem::NoMap(NoMap {
+                message: format!("finding the map failed: {e}"),
+                span: None,
+                settings_url: None,
+                not_found: false,
+                attached: false,
+                tried: Vec::new(),
+            })
+        })?;
         match found {
             Ok(found) => Ok((path, found)),
             Err(NoMap {

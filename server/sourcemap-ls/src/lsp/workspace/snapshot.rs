@@ -16,6 +16,7 @@ use sourcemap_core::SourceId;
 use tower_lsp::lsp_types::{Position, Range, Url};
 
 use crate::lsp::maps::discovery::{self, WorkspaceMaps};
+use crate::lsp::maps::document_lines::DocumentLines;
 use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::settings::Settings;
@@ -122,17 +123,22 @@ impl Snapshot<'_> {
         self.document(uri).map(Document::text)
     }
 
-    /// The build's text of an open document (`Document::build_text`: what it was opened with, or last replaced by as
-    /// a whole, before the edits since) and its version: the text its map describes, which every answer from the map
-    /// reads (fit, scopes, lines); positions cross with `position_in_build` and `range_from_build`.
-    pub fn build_document(&self, uri: &Url) -> Option<(Rope, i32)> {
-        self.document(uri)
-            .map(|d| (d.build_text(), d.build_version))
-    }
-
-    /// [`Snapshot::build_document`]'s text.
+    /// The build's text of an open document (`Document::build_text`: what it was opened with, or last replaced by
+    /// as a whole, before the edits since): the text its map describes, which every answer from the map reads (fit,
+    /// scopes, lines); positions cross with `position_in_build` and `range_from_build`.
     pub fn build_rope(&self, uri: &Url) -> Option<Rope> {
         self.document(uri).map(Document::build_text)
+    }
+
+    /// [`Snapshot::build_rope`] as lines, read from the text the document was opened with while its rope is not
+    /// built (`PendingRope`).
+    pub fn build_lines(&self, uri: &Url) -> Option<DocumentLines> {
+        self.document(uri).map(Document::build_lines)
+    }
+
+    /// [`Snapshot::rope`] as lines, likewise.
+    pub fn text_lines(&self, uri: &Url) -> Option<DocumentLines> {
+        self.document(uri).map(Document::text_lines)
     }
 
     /// A position of an open document as its client counts it today, in the server's build text: carried back
