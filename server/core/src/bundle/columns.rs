@@ -282,7 +282,7 @@ impl LineIndex {
     }
 
     /// The index of `bytes` whose line starts (as [`line_starts`] gives them) were found already: by the transport's
-    /// unescaping of a large `didOpen` (`literal::unescape_in_place_with_line_starts`). Only the non-ASCII lines'
+    /// unescaping of a large `didOpen` (`literal::unescape_string_in_place`). Only the non-ASCII lines'
     /// tables are found here. `starts` must be `line_starts(bytes)` (checked in debug builds).
     pub fn from_line_starts(bytes: &[u8], starts: Vec<u32>) -> LineIndex {
         debug_assert_eq!(starts, line_starts(bytes));

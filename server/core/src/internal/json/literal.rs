@@ -38,18 +38,6 @@ fn unescape_noting_lines(literal: &str, mut starts: Option<&mut Vec<u32>>) -> Op
     Some(out)
 }
 
-/// Where the JSON string literal whose opening quote is at `open` in `b` ends: the index of its closing quote, when
-/// the literal is valid JSON (no control character, only JSON's escapes, `\u` with four hex digits; UTF-8 not
-/// checked here). `None` when it is not, or is unterminated. The core's one string scanner, 64 bytes at a time
-/// (`scan.rs`): a large message's text is found this way without a JSON reader going over it
-/// (`large_texts` in the server).
-pub fn string_end(b: &[u8], open: usize) -> Option<usize> {
-    if b.get(open) != Some(&b'"') {
-        return None;
-    }
-    crate::internal::json::reader::strict_string_end(b, open + 1).map(|(end, _)| end)
-}
-
 /// [`unescape`] of the literal at `literal` in `buf` (with its quotes) in place: the text is written from the start
 /// of `buf` over what was there, and `buf` becomes it. For a large message whose other parts were copied out first
 /// (`large_texts` in the server): the 57 MB `didOpen` of the editor benchmark's Metro build was unescaped into a
@@ -57,35 +45,13 @@ pub fn string_end(b: &[u8], open: usize) -> Option<usize> {
 /// what it stands for (`\n` 2 → 1, `\u` 6 → at most 3, a surrogate pair 12 → 4), so the writing never passes the
 /// reading. `None` when the range is not a quoted literal or holds an escape JSON does not have (then `buf` may be
 /// partly overwritten: call it on a literal a JSON reader validated).
-pub fn unescape_in_place(buf: Vec<u8>, literal: std::ops::Range<usize>) -> Option<String> {
-    unescape_in_place_noting(buf, literal, None)
-}
-
-/// [`unescape_in_place`], and the text's line starts as `bundle::columns::line_starts` gives them (0, the offset
-/// just past each `\n`, then the text's length + 1): found in the same pass, as every `\n` of a string literal is an
-/// escape, where a pass of its own over a 57 MB bundle took 14–18 ms, and the editor's first hover made two (the fit
-/// check near the hover and the diagnostics' whole one).
-pub fn unescape_in_place_with_line_starts(
-    buf: Vec<u8>,
-    literal: std::ops::Range<usize>,
-) -> Option<(String, Vec<u32>)> {
-    let mut starts = vec![0u32];
-    let text = unescape_in_place_noting(buf, literal, Some(&mut starts))?;
-    starts.push(u32::try_from(text.len()).ok()?.checked_add(1)?);
-    Some((text, starts))
-}
-
-fn unescape_in_place_noting(
-    mut buf: Vec<u8>,
-    literal: std::ops::Range<usize>,
-    starts: Option<&mut Vec<u32>>,
-) -> Option<String> {
+pub fn unescape_in_place(mut buf: Vec<u8>, literal: std::ops::Range<usize>) -> Option<String> {
     let end = literal.end.checked_sub(1)?;
     if literal.start >= end || buf.get(literal.start) != Some(&b'"') || buf.get(end) != Some(&b'"')
     {
         return None;
     }
-    match unescape_string_in_place(&mut buf[..literal.end], literal.start, starts) {
+    match unescape_string_in_place(&mut buf[..literal.end], literal.start, None) {
         Unescaped::Text { len, close } if close == end => {
             buf.truncate(len);
             String::from_utf8(buf).ok()
@@ -114,8 +80,8 @@ pub enum Unescaped {
 }
 
 /// The JSON string literal whose opening quote is at `open` unescaped in place, from the start of `buf` (over what
-/// was there), checked as it goes (what `string_end` checks, UTF-8 aside), and its end found on the way: one pass
-/// where finding the end first was another (a large `didOpen` in the server, `large_texts`). 64 bytes at a time, the
+/// was there), checked as it goes (no control character, only JSON's escapes, `\u` with four hex digits; UTF-8 is the
+/// caller's to check), and its end found on the way: one pass where finding the end first was another (a large `didOpen` in the server, `large_texts`). 64 bytes at a time, the
 /// quotes, backslashes and control characters of a block from one mask (`scan.rs`): a bundle's text has an escape
 /// every ~20 bytes (its line ends and quotes), where a `memchr` per escape paid its setup 2.5 million times. An
 /// escape never takes fewer bytes than what it stands for (`\n` 2 → 1, `\u` 6 → at most 3, a surrogate pair 12 →
@@ -125,6 +91,12 @@ pub fn unescape_string_in_place(
     open: usize,
     mut starts: Option<&mut Vec<u32>>,
 ) -> Unescaped {
+    if buf.get(open) != Some(&b'"') {
+        return Unescaped::Invalid {
+            written: 0,
+            at: open,
+        };
+    }
     let (mut read, mut written) = (open + 1, 0);
     while read + 64 <= buf.len() {
         let block = read;
@@ -261,6 +233,20 @@ fn escape_at(b: &[u8], at: usize) -> Option<(char, usize)> {
 mod tests {
     use super::*;
 
+    /// [`unescape_string_in_place`] as the server's transport uses it: the text, its line starts as
+    /// `bundle::columns::line_starts` gives them, and where its closing quote was.
+    fn in_place_lined(mut buf: Vec<u8>, open: usize) -> Option<(String, Vec<u32>, usize)> {
+        let mut starts = vec![0];
+        let Unescaped::Text { len, close } =
+            unescape_string_in_place(&mut buf, open, Some(&mut starts))
+        else {
+            return None;
+        };
+        buf.truncate(len);
+        starts.push(len as u32 + 1);
+        Some((String::from_utf8(buf).ok()?, starts, close))
+    }
+
     #[test]
     fn lines_are_noted_where_the_text_has_them() {
         for text in [
@@ -329,7 +315,6 @@ mod tests {
             for tail in ["\"", "\",1}", ""] {
                 let text = format!("{{\"text\":\"{body}{tail}");
                 let want = (valid && !tail.is_empty()).then(|| 9 + body.len());
-                assert_eq!(string_end(text.as_bytes(), 8), want, "{text:?}");
                 // In place: the same end and the text; or, where it is not valid, the text before the fault
                 // unescaped and the rest as it was.
                 let mut buf = text.clone().into_bytes();
@@ -350,7 +335,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(string_end(b"{\"text\":1}", 8), None);
+        assert!(matches!(
+            unescape_string_in_place(&mut b"{\"text\":1}".to_vec(), 8, None),
+            Unescaped::Invalid { written: 0, at: 8 }
+        ));
     }
 
     /// Escapes of every kind at every offset of the 64-byte blocks, in texts long enough to have several.
@@ -392,8 +380,8 @@ mod tests {
                     );
                     let starts = crate::bundle::columns::line_starts(text.as_bytes());
                     assert_eq!(
-                        unescape_in_place_with_line_starts(message.into_bytes(), range),
-                        Some((text.clone(), starts))
+                        in_place_lined(message.into_bytes(), 8),
+                        Some((text.clone(), starts, range.end - 1))
                     );
                 }
             }
@@ -409,14 +397,13 @@ mod tests {
             proptest::prop_assert_eq!(unescape(&literal), Some(text.clone()));
             let message = format!("{{\"text\":{literal},\"after\":1}}");
             let at = message.find(&literal).unwrap();
-            proptest::prop_assert_eq!(string_end(message.as_bytes(), at), Some(at + literal.len() - 1));
             proptest::prop_assert_eq!(
                 unescape_in_place(message.clone().into_bytes(), at..at + literal.len()),
                 Some(text.clone())
             );
             proptest::prop_assert_eq!(
-                unescape_in_place_with_line_starts(message.clone().into_bytes(), at..at + literal.len()),
-                Some((text.clone(), crate::bundle::columns::line_starts(text.as_bytes())))
+                in_place_lined(message.clone().into_bytes(), at),
+                Some((text.clone(), crate::bundle::columns::line_starts(text.as_bytes()), at + literal.len() - 1))
             );
             let mut spelled = String::from("\"");
             for unit in text.encode_utf16() {
@@ -427,10 +414,7 @@ mod tests {
             let len = spelled.len();
             proptest::prop_assert_eq!(unescape_in_place(spelled.clone().into_bytes(), 0..len), Some(text.clone()));
             let starts = crate::bundle::columns::line_starts(text.as_bytes());
-            proptest::prop_assert_eq!(
-                unescape_in_place_with_line_starts(spelled.into_bytes(), 0..len),
-                Some((text, starts))
-            );
+            proptest::prop_assert_eq!(in_place_lined(spelled.into_bytes(), 0), Some((text, starts, len - 1)));
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::lsp::maps::loaded_map::LoadedMap;
 use crate::lsp::maps::map_key::MapKey;
 use crate::lsp::protocol::errors::internal;
 use crate::lsp::workspace::backend::Backend;
+use crate::lsp::workspace::documents::Document;
 use crate::lsp::workspace::snapshot::Snapshot;
 
 /// Documents at least this large start loading their map before their rope is built (see `prefetch_map`).
@@ -148,12 +149,14 @@ impl Snapshot<'_> {
         uri: &Url,
     ) -> std::result::Result<(PathBuf, BundleMap), MapProblem> {
         let path = uri.to_file_path().map_err(|_| MapProblem::NotAFile)?;
-        // Its lines, without building a large document's rope on the way to its first hover.
-        let lines = self.text_lines(uri);
+        // Its lines, without building a large document's rope on the way to its first hover (read off the async
+        // threads: the first look at a large text's lines scans it once).
+        let document = self.document(uri).cloned();
         let settings = self.settings.clone();
         let folders = self.folders.clone();
         let p = path.clone();
         let found = tokio::task::spawn_blocking(move || {
+            let lines = document.as_ref().map(Document::text_lines);
             find_map_of_lines(&p, lines.as_ref(), &settings, &folders)
         })
         .await

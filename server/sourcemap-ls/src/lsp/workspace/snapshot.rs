@@ -136,11 +136,6 @@ impl Snapshot<'_> {
         self.document(uri).map(Document::build_lines)
     }
 
-    /// [`Snapshot::rope`] as lines, likewise.
-    pub fn text_lines(&self, uri: &Url) -> Option<DocumentLines> {
-        self.document(uri).map(Document::text_lines)
-    }
-
     /// A position of an open document as its client counts it today, in the server's build text: carried back
     /// through the edits since (`edit_log`); `Err(why)` where an edit wrote the text (no place in the build).
     pub fn position_in_build(
