@@ -41,6 +41,7 @@ use crate::trace::stack::{
 mod by_path;
 mod candidates;
 mod given;
+mod kept;
 
 pub use candidates::*;
 
@@ -118,6 +119,19 @@ pub trait Place {
     fn hint(&self, hint: &Hint) -> String {
         hint.plain()
     }
+    /// The place's part of the key of a file's choice kept for later sessions ([`kept`]): what besides the
+    /// resolver's evidence the choice is made from (the roots, what the input says of the file), and a count of what
+    /// choosing has said so far (notes, maps that could not be read). `None`: the place keeps no choice.
+    fn choice_key(&self, _file: &str) -> Option<(Vec<u8>, usize)> {
+        None
+    }
+    /// The choice an earlier session made from the same `key`, made this place's (its map among this session's).
+    fn kept_choice(&mut self, _key: &[u8]) -> Option<Choice<Self::Map>> {
+        None
+    }
+    /// Keeps `choice`, made from `key`, for later sessions, when the place can give it back whole: nothing was said
+    /// since `mark`, and its map is one the place finds again as choosing it did.
+    fn keep_choice(&mut self, _key: Vec<u8>, _choice: &Choice<Self::Map>, _mark: usize) {}
     /// The bundle's trailing `//# debugId=`.
     fn debug_id(&mut self, bundle: &Path) -> Option<String> {
         let tail = crate::bundle::locate::bundle_tail(bundle)?;
@@ -452,6 +466,16 @@ impl<P: Place> Resolver<'_, '_, P> {
         if let Some(known) = self.by_file.get(file) {
             return known.clone();
         }
+        // Another session's choice from the same evidence, when the place keeps them.
+        let kept = kept::choice_key(self, file, positions);
+        if let Some(choice) = kept
+            .as_ref()
+            .and_then(|(key, _)| self.place.kept_choice(key))
+        {
+            self.by_file.insert(file.to_string(), choice.clone());
+            return choice;
+        }
+        let ambiguous = self.ambiguous.len();
         let choice = self.choose_file(file, positions);
         // Whatever rule chose it, the bundle and map must be the build the report says ran.
         let choice = match choice {
@@ -465,6 +489,10 @@ impl<P: Place> Resolver<'_, '_, P> {
             }
             other => other,
         };
+        // A choice that found several files to ask about is this session's to say.
+        if let Some((key, mark)) = kept.filter(|_| self.ambiguous.len() == ambiguous) {
+            self.place.keep_choice(key, &choice, mark);
+        }
         self.by_file.insert(file.to_string(), choice.clone());
         choice
     }

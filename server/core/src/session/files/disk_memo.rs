@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::archives::ArchiveStore;
+use super::kept_choices::KeptChoices;
 use super::opened_maps::OpenedMaps;
 use super::{shown_path, KnownMap};
 use crate::bundle::columns::LineIndex;
@@ -113,6 +114,8 @@ pub struct DiskMemo {
     /// Frames' answers (lookup and naming) by the map, its texts and the frame, under the cache's budget: a
     /// pipeline's distinct events share their frames.
     pub(super) frames: Option<KeptFrames>,
+    /// Files' choices kept (`KeptChoices`): distinct events name the same files with the same evidence.
+    pub(super) choices: Option<KeptChoices>,
 }
 
 /// Each release's disk (`None`: events without a release) and the note said about it.
@@ -157,6 +160,7 @@ impl DiskMemo {
             bundle_lines: None,
             fits: None,
             frames: None,
+            choices: None,
         }
     }
 
@@ -168,6 +172,7 @@ impl DiskMemo {
         self.bundle_lines = Some(Lru::new("bundleLines", cache.budget()));
         self.fits = Some(Lru::pinned("fits", cache.budget()));
         self.frames = Some(KeptFrames::new(cache.budget()));
+        self.choices = Some(KeptChoices::new(cache.budget()));
         self.cache = Some(cache);
         self
     }
@@ -395,9 +400,23 @@ impl DiskMemo {
             bundle_lines: self.bundle_lines.clone(),
             fits: self.fits.clone(),
             frames: self.frames.clone(),
+            choices: self.choices.clone(),
         });
         releases.insert(key, (disk.clone(), note.clone()));
         (disk, note)
+    }
+
+    /// Where this disk looks, as a choice's key writes it (`KeptChoices`): its roots and its releases' folders, each
+    /// whole.
+    pub(super) fn write_folders(&self, key: &mut Vec<u8>) {
+        for folders in [&self.roots, &self.by_release] {
+            key.extend_from_slice(&(folders.len() as u64).to_le_bytes());
+            for f in folders {
+                let bytes = f.as_os_str().as_encoded_bytes();
+                key.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+                key.extend_from_slice(bytes);
+            }
+        }
     }
 
     /// The bundles under the roots holding the eval'd module named `source_url` (webpack's eval devtools:

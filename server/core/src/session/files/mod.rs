@@ -7,6 +7,7 @@
 
 mod archives;
 mod disk_memo;
+mod kept_choices;
 mod known_map;
 mod opened_maps;
 
@@ -17,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::bundle::eval_modules::{eval_modules, module_code, module_map, WEBPACK_INTERNAL};
 use crate::bundle::fit::{check_fit, Shift};
 use crate::bundle::locate::map_in_directory;
-use crate::bundle::resolve::{Asked, BundleText, GivenMap, Hint, Place, Refusal, Served};
+use crate::bundle::resolve::{Asked, BundleText, Choice, GivenMap, Hint, Place, Refusal, Served};
 use crate::session::{
     symbolicate_lines, Code, DifferingFile, Fit, SessionOptions, SessionPlace, Symbolication,
 };
@@ -643,6 +644,18 @@ impl Place for FilesPlace {
         let loaded = loaded.map(|known| self.push(known));
         self.by_bundle.insert(key, loaded);
         loaded
+    }
+
+    fn choice_key(&self, file: &str) -> Option<(Vec<u8>, usize)> {
+        self.choice_key_of(file)
+    }
+
+    fn kept_choice(&mut self, key: &[u8]) -> Option<Choice<usize>> {
+        self.kept_choice_of(key)
+    }
+
+    fn keep_choice(&mut self, key: Vec<u8>, choice: &Choice<usize>, mark: usize) {
+        self.keep_choice_of(key, choice, mark)
     }
 
     fn text(&mut self, bundle: &Path) -> Option<BundleText> {
