@@ -168,14 +168,39 @@ impl CacheBudget {
 struct Slot<V> {
     value: V,
     bytes: usize,
+    /// The tick of its last use.
     used: u64,
+    /// The tick it is listed under in `recency` (its last use when it was last listed).
+    listed: u64,
 }
 
 struct Inner<K, V> {
     slots: HashMap<K, Slot<V>>,
-    /// Keys by the tick of their last use.
+    /// Each key once, by the tick it was listed under: a use does not list it again (a warm pipeline event's
+    /// lookups each moved a node of this tree), so the first entries are brought up to date before one is taken as
+    /// the least recently used ([`Inner::oldest`]).
     recency: BTreeMap<u64, K>,
     bytes: usize,
+}
+
+impl<K: Eq + Hash + Clone, V> Inner<K, V> {
+    /// The least recently used key's tick, the entries used since they were listed listed again first.
+    fn oldest(&mut self) -> Option<u64> {
+        loop {
+            let (&listed, key) = self.recency.first_key_value()?;
+            let Some(slot) = self.slots.get_mut(key) else {
+                // Not reached: a key leaves `recency` when it leaves `slots`.
+                self.recency.pop_first();
+                continue;
+            };
+            if slot.used == listed {
+                return Some(listed);
+            }
+            slot.listed = slot.used;
+            let (_, key) = self.recency.pop_first().expect("a first entry");
+            self.recency.insert(slot.used, key);
+        }
+    }
 }
 
 /// One cache under the budget: values by key, least recently used evicted first (by the budget, across caches).
@@ -231,9 +256,7 @@ where
         let mut inner = self.inner.lock().expect("lru lock");
         let inner = &mut *inner;
         let slot = inner.slots.get_mut(key)?;
-        inner.recency.remove(&slot.used);
         slot.used = tick;
-        inner.recency.insert(tick, key.clone());
         Some(slot.value.clone())
     }
 
@@ -249,7 +272,7 @@ where
         {
             let mut inner = self.inner.lock().expect("lru lock");
             if let Some(old) = inner.slots.remove(&key) {
-                inner.recency.remove(&old.used);
+                inner.recency.remove(&old.listed);
                 inner.bytes -= old.bytes;
             }
             inner.recency.insert(tick, key.clone());
@@ -260,6 +283,7 @@ where
                     value,
                     bytes,
                     used: tick,
+                    listed: tick,
                 },
             );
         }
@@ -290,7 +314,7 @@ where
     pub fn remove(&self, key: &K) {
         let mut inner = self.inner.lock().expect("lru lock");
         if let Some(old) = inner.slots.remove(key) {
-            inner.recency.remove(&old.used);
+            inner.recency.remove(&old.listed);
             inner.bytes -= old.bytes;
         }
     }
@@ -309,6 +333,12 @@ where
     /// Drops its least recently used entry (a pinned cache's own cap).
     pub fn drop_oldest(&self) {
         Evictable::evict_oldest(self);
+    }
+
+    /// Whether `key` is kept, without counting a use.
+    #[cfg(test)]
+    fn holds(&self, key: &K) -> bool {
+        self.inner.lock().expect("lru lock").slots.contains_key(key)
     }
 
     /// How many entries it holds.
@@ -331,14 +361,14 @@ where
         if self.pinned {
             return None;
         }
-        let inner = self.inner.lock().expect("lru lock");
-        inner.recency.keys().next().copied()
+        self.inner.lock().expect("lru lock").oldest()
     }
 
     fn evict_oldest(&self) -> usize {
         // The value is dropped after the lock is released: a large text's free is not done under it.
         let evicted = {
             let mut inner = self.inner.lock().expect("lru lock");
+            inner.oldest();
             let Some((_, key)) = inner.recency.pop_first() else {
                 return 0;
             };
@@ -380,6 +410,34 @@ mod tests {
             report.kinds.iter().map(|k| k.kind).collect::<Vec<_>>(),
             ["a", "b"]
         );
+    }
+
+    /// Uses are not listed again until an eviction looks (`Inner::oldest`): the order of eviction is still the
+    /// order of last use, across caches, entries used many times and entries replaced included.
+    #[test]
+    fn entries_go_in_the_order_of_their_last_use() {
+        let budget = CacheBudget::new(4 * (100 + ENTRY_OVERHEAD) as u64);
+        let a: Arc<Lru<u32, u32>> = Lru::new("a", &budget);
+        let b: Arc<Lru<u32, u32>> = Lru::new("b", &budget);
+        a.insert(1, 1, 100);
+        a.insert(2, 2, 100);
+        b.insert(3, 3, 100);
+        a.insert(4, 4, 100);
+        // Last uses, oldest first: 3 (b's), 4, 2 (replaced), 1 (used four times).
+        for _ in 0..3 {
+            assert_eq!(a.get(&1), Some(1));
+        }
+        a.insert(2, 20, 100);
+        assert_eq!(a.get(&1), Some(1));
+        assert_eq!(b.oldest(), Some(3), "b's entry as listed");
+        // Each new entry of 5..=8 evicts one: the kept keys of 1..=4 after each, without a use.
+        let kept = || -> Vec<u32> { (1..=4).filter(|k| a.holds(k) || b.holds(k)).collect() };
+        let mut after = Vec::new();
+        for k in 5..=8 {
+            a.insert(k, k, 100);
+            after.push(kept());
+        }
+        assert_eq!(after, [vec![1, 2, 4], vec![1, 2], vec![1], vec![]]);
     }
 
     #[test]

@@ -269,6 +269,9 @@ fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
 /// Lines handed to a job at once, at most.
 const BATCH: usize = 16;
 
+/// The writer's buffer: a batch of answers, written at once.
+const WRITE_BUFFER: usize = 1 << 18;
+
 /// [`answer_line`], a line the job fails on (a defect of ours) coming out as it came: the run goes on, in order.
 fn answer_caught(stream: &Stream, seq: u64, line: &[u8]) -> Vec<u8> {
     let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -291,7 +294,9 @@ fn write_in_order(
     done: mpsc::Receiver<(u64, Vec<Vec<u8>>)>,
     tokens: mpsc::SyncSender<()>,
 ) -> Result<(), CliError> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // A batch's lines go out in one write: with std's 8 KiB buffer an event's answer (7 KB on average, 2,000 distinct
+    // real-SDK events) was one write each, 1,871 write calls for 2,000 events.
+    let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, std::io::stdout().lock());
     let mut waiting: BTreeMap<u64, Vec<Vec<u8>>> = BTreeMap::new();
     let mut next = 0;
     for (first, lines) in done {

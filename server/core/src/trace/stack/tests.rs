@@ -76,6 +76,39 @@ fn debug_ids_in_reports() {
     );
 }
 
+/// The keys found from their fifth letter are those found from their first: every spelling and case, at the text's
+/// start, run together, and each key's ID in its key's order.
+#[test]
+fn debug_ids_are_found_wherever_a_key_starts() {
+    let id = |n: u8| {
+        format!(
+            "{:032x}",
+            u128::from(n) * 0x0101_0101_0101_0101_0101_0101_0101_0101
+        )
+    };
+    let (a, b, c) = (id(1), id(2), id(3));
+    let cases = [
+        (format!("debug_id={a}"), vec![a.clone()]),
+        (
+            format!("DEBUG-ID: {a} debugId '{b}'"),
+            vec![b.clone(), a.clone()],
+        ),
+        (
+            format!("ddebug_id={a}gg debugdebugid={b}"),
+            vec![a.clone(), b.clone()],
+        ),
+        (
+            format!("debug-id={c} debug_id={a} debugid={b}"),
+            vec![a.clone(), b.clone(), c.clone()],
+        ),
+        (format!("debuG_Id=\"{a}\" debug_id={a}"), vec![a.clone()]),
+        ("debug debu g debug_id=".to_string(), vec![]),
+    ];
+    for (text, want) in cases {
+        assert_eq!(debug_ids_in(&text), want, "{text}");
+    }
+}
+
 fn frame(line: &str) -> StackFrame {
     match parse_line(line, PlainInput::default()) {
         StackLine::Frame(f) => f,
