@@ -12,7 +12,6 @@
 //! shape. Both write the same fields with the same values (`document.rs`'s module table and "Written back"); this
 //! one keeps the event's own key order and bytes, the other writes keys sorted.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -127,8 +126,9 @@ impl FrameObject {
 /// that another event with the same [`EventText::answer_key`] is written with it (`EventText::spliced`).
 #[derive(Debug, Clone, Default)]
 pub struct WrittenFrames {
-    /// Each frame's object written again, in the order of the event's frames (`None`: it stays as sent).
-    frames: Vec<Option<String>>,
+    /// Each frame's object written again, in the order of the event's frames (`None`: it stays as sent); shared with
+    /// the objects kept across events (`KeptObjects`), so an event's answers kept hold no copy of them.
+    frames: Vec<Option<std::sync::Arc<str>>>,
     /// Sentry: the exceptions (indexes) whose frames as sent are kept in `raw_stacktrace`.
     kept_raw: Vec<usize>,
 }
@@ -138,7 +138,10 @@ impl WrittenFrames {
     pub fn heap_bytes(&self) -> usize {
         self.frames
             .iter()
-            .map(|f| std::mem::size_of::<Option<String>>() + f.as_ref().map_or(0, String::capacity))
+            .map(|f| {
+                std::mem::size_of::<Option<std::sync::Arc<str>>>()
+                    + f.as_ref().map_or(0, |f| f.len())
+            })
             .sum::<usize>()
             + self.kept_raw.capacity() * std::mem::size_of::<usize>()
     }
@@ -373,7 +376,9 @@ impl EventText {
                                 self.frame_written_back(frame, f, near, &mut joined)
                             })
                         }
-                        _ => self.frame_written_back(frame, f, near, &mut joined),
+                        _ => self
+                            .frame_written_back(frame, f, near, &mut joined)
+                            .map(std::sync::Arc::from),
                     }
                 }
                 SymbolicatedLine::Text(_) => None,
@@ -406,21 +411,23 @@ impl EventText {
 
     /// The event with `written` spliced in, on one line if it came on one.
     pub(crate) fn spliced(&self, written: &WrittenFrames) -> String {
-        let mut edits: Vec<(Range<usize>, Cow<str>)> = Vec::new();
+        let mut edits: Vec<(Range<usize>, &str)> =
+            Vec::with_capacity(2 * written.kept_raw.len() + written.frames.len());
         for &i in &written.kept_raw {
             let (sent, raw) = &self.stacks[i];
             let text = &self.text[sent.clone()];
-            edits.push(match raw {
-                Some(raw) => (raw.clone(), Cow::Borrowed(text)),
-                None => (
-                    sent.end..sent.end,
-                    Cow::Owned(format!(",\"raw_stacktrace\":{text}")),
-                ),
-            });
+            match raw {
+                Some(raw) => edits.push((raw.clone(), text)),
+                // Two insertions at one place, in this order (the sort below is stable).
+                None => edits.extend([
+                    (sent.end..sent.end, ",\"raw_stacktrace\":"),
+                    (sent.end..sent.end, text),
+                ]),
+            }
         }
         for (frame, new) in self.frames.iter().zip(&written.frames) {
             if let Some(new) = new {
-                edits.push((frame.at.clone(), Cow::Borrowed(new.as_str())));
+                edits.push((frame.at.clone(), &**new));
             }
         }
         edits.sort_by_key(|(r, _)| r.start);

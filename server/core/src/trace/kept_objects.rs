@@ -21,7 +21,7 @@ struct Kept {
     key: Box<[u8]>,
     /// Held so that its address, in the key, names it alone while the entry lives.
     _near: Option<Arc<ContextJson>>,
-    written: Option<String>,
+    written: Option<Arc<str>>,
 }
 
 impl KeptObjects {
@@ -41,15 +41,15 @@ impl KeptObjects {
         o: &OriginalFrame,
         near: Option<Arc<ContextJson>>,
         write: impl FnOnce(Option<Arc<ContextJson>>) -> Option<String>,
-    ) -> Option<String> {
+    ) -> Option<Arc<str>> {
         let key = object_key(kind, sent, o, near.as_ref());
         let hash = xxhash_rust::xxh3::xxh3_128(&key);
         if let Some(k) = self.kept.get(&hash).filter(|k| *k.key == *key) {
             return k.written.clone();
         }
-        let written = write(near.clone());
+        let written: Option<Arc<str>> = write(near.clone()).map(Arc::from);
         let bytes =
-            key.len() + written.as_ref().map_or(0, String::capacity) + std::mem::size_of::<Kept>();
+            key.len() + written.as_ref().map_or(0, |w| w.len()) + std::mem::size_of::<Kept>();
         let kept = Kept {
             key: key.into_boxed_slice(),
             _near: near,
