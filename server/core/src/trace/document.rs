@@ -84,8 +84,9 @@ pub struct TraceDocument {
 pub struct ReportedFile {
     /// The debug ID of the file's build (normalized).
     pub debug_id: Option<String>,
-    /// Lines of the file as the reporter read them: (0-based line, text, possibly cut with `{snip}`).
-    pub lines: Vec<(u32, String)>,
+    /// Lines of the file as the reporter read them: (0-based line, text, possibly cut with `{snip}`); shared with the
+    /// frame objects read on this thread, whose lines recur in a pipeline's events.
+    pub lines: Vec<(u32, Arc<str>)>,
 }
 
 /// The release an event came from.
@@ -182,7 +183,7 @@ fn event_frames(v: &Value) -> Option<(EventKind, Vec<String>)> {
 fn reported_lines(
     kind: EventKind,
     mut take: impl FnMut(&str) -> Option<Value>,
-) -> Option<(String, Vec<(u32, String)>)> {
+) -> Option<crate::trace::event_json::ReportedLines> {
     let text = |v: Value| match v {
         Value::String(s) => Some(s),
         _ => None,
@@ -205,15 +206,15 @@ fn reported_lines(
             for (i, l) in pre.into_iter().enumerate() {
                 let at = (line as usize + i).checked_sub(before);
                 if let (Some(at), Some(l)) = (at, l) {
-                    lines.push((at as u32, l));
+                    lines.push((at as u32, Arc::from(l)));
                 }
             }
             if let Some(l) = take("context_line").and_then(text) {
-                lines.push((line, l));
+                lines.push((line, Arc::from(l)));
             }
             for (i, l) in post.into_iter().enumerate() {
                 if let Some(l) = l {
-                    lines.push((line + 1 + i as u32, l));
+                    lines.push((line + 1 + i as u32, Arc::from(l)));
                 }
             }
             Some((file, lines))
@@ -225,7 +226,7 @@ fn reported_lines(
                     .into_iter()
                     .filter_map(|(n, l)| {
                         let line = n.parse::<u32>().ok()?.checked_sub(1)?;
-                        Some((line, text(l)?))
+                        Some((line, Arc::from(text(l)?)))
                     })
                     .collect(),
                 _ => Vec::new(),
@@ -477,7 +478,18 @@ impl TraceDocument {
         for (file, id) in self.debug_ids_by_file() {
             out.entry(file).or_default().debug_id = Some(id);
         }
-        let mut frames: Vec<(String, Vec<(u32, String)>)> = Vec::new();
+        // A frame's lines join its file's, each line once (the first frame's copy of it).
+        let mut add = |(file, lines): &crate::trace::event_json::ReportedLines| {
+            let known = match out.get_mut(file.as_str()) {
+                Some(known) => &mut known.lines,
+                None => &mut out.entry(file.clone()).or_default().lines,
+            };
+            for l in lines {
+                if !known.iter().any(|k| k.0 == l.0) {
+                    known.push(l.clone());
+                }
+            }
+        };
         match &self.shape {
             Shape::Event {
                 kind,
@@ -485,28 +497,22 @@ impl TraceDocument {
                 frames: pointers,
             } => {
                 for f in pointers.iter().filter_map(|p| value.pointer(p)) {
-                    frames.extend(reported_lines(*kind, |key| f.get(key).cloned()));
+                    if let Some(reported) = reported_lines(*kind, |key| f.get(key).cloned()) {
+                        add(&reported);
+                    }
                 }
             }
             // Each member parsed from its own bytes, once per frame object on this thread (`FrameObject`).
             Shape::EventText(e) => {
                 for i in 0..e.frame_count() {
                     let read = || reported_lines(e.kind, |key| e.member(i, key));
-                    frames.extend(match e.frame_object(i) {
-                        Some(o) => o.reported.get_or_init(read).clone(),
-                        None => read(),
-                    });
+                    match e.frame_object(i) {
+                        Some(o) => o.reported.get_or_init(read).iter().for_each(&mut add),
+                        None => read().iter().for_each(&mut add),
+                    }
                 }
             }
-            _ => return out,
-        }
-        for (file, lines) in frames {
-            let known = &mut out.entry(file).or_default().lines;
-            for l in lines {
-                if !known.iter().any(|k| k.0 == l.0) {
-                    known.push(l);
-                }
-            }
+            _ => {}
         }
         out
     }

@@ -78,7 +78,7 @@ pub(crate) struct FrameObject {
 }
 
 /// A file a frame names and lines of it the reporter read: (0-based line, text).
-pub(crate) type ReportedLines = (String, Vec<(u32, String)>);
+pub(crate) type ReportedLines = (String, Vec<(u32, std::sync::Arc<str>)>);
 
 impl FrameObject {
     /// The object `text` of an event of `kind` read, or as read before on this thread: a pipeline's events repeat

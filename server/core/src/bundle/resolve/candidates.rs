@@ -8,6 +8,7 @@ use crate::trace::document::ANOTHER_BUILD;
 use crate::trace::stack::{file_name_of, normalize_debug_id};
 use crate::Bias;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 impl<P: Place> Resolver<'_, '_, P> {
     /// The given maps that name `file` (their file names, their `file`), as candidates: of a Hermes build's two, the
@@ -387,8 +388,8 @@ impl<P: Place> Resolver<'_, '_, P> {
 /// trimmed, is in the line (`@sentry/node` 7's `'{snip}` read as `{snip}`); an uncut copy when it equals the line, but for white space at the ends (a reporter may
 /// trim them) — or is in it, since some cut without a mark (Bugsnag's long lines). A copy that is empty once trimmed
 /// says nothing.
-pub fn lines_disagree(text: &[u8], lines: &[(u32, String)]) -> Option<(u32, String)> {
-    let mut sorted: Vec<&(u32, String)> = lines.iter().collect();
+pub fn lines_disagree(text: &[u8], lines: &[(u32, Arc<str>)]) -> Option<(u32, String)> {
+    let mut sorted: Vec<&(u32, Arc<str>)> = lines.iter().collect();
     sorted.sort_by_key(|l| l.0);
     let (mut at, mut line_no) = (0usize, 0u32);
     for (line, copy) in sorted {
@@ -401,7 +402,7 @@ pub fn lines_disagree(text: &[u8], lines: &[(u32, String)]) -> Option<(u32, Stri
                     at += i + 1;
                     line_no += 1;
                 }
-                None => return Some((*line, copy.clone())),
+                None => return Some((*line, copy.to_string())),
             }
         }
         let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i);
@@ -416,7 +417,7 @@ pub fn lines_disagree(text: &[u8], lines: &[(u32, String)]) -> Option<(u32, Stri
             .filter(|p| !p.is_empty())
             .all(|part| memchr::memmem::find(here, part.as_bytes()).is_some());
         if !agrees {
-            return Some((*line, copy.clone()));
+            return Some((*line, copy.to_string()));
         }
     }
     None

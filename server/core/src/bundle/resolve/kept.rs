@@ -186,7 +186,7 @@ mod tests {
             },
             |e| {
                 let r = e.reported.as_mut().unwrap();
-                r.lines = vec![(0, "var a".into()), (2, "b()".into()), (4, String::new())];
+                r.lines = vec![(0, "var a".into()), (2, "b()".into()), (4, "".into())];
             },
         ];
         let mut keys = vec![k];

@@ -166,7 +166,8 @@ fn the_reports_lines_agree_or_not() {
         (&[(0, ""), (1, "   ")], None),
     ];
     for (lines, expected) in cases {
-        let lines: Vec<(u32, String)> = lines.iter().map(|(l, t)| (*l, t.to_string())).collect();
+        let lines: Vec<(u32, std::sync::Arc<str>)> =
+            lines.iter().map(|(l, t)| (*l, (*t).into())).collect();
         assert_eq!(
             lines_disagree(text, &lines).map(|d| d.0),
             expected,

@@ -57,7 +57,7 @@ fn reported_files_and_releases() {
         app.debug_id.as_deref(),
         Some("85314830023f4cf1a267535f4e37bb17")
     );
-    let lines: Vec<(u32, &str)> = app.lines.iter().map(|(l, t)| (*l, t.as_str())).collect();
+    let lines: Vec<(u32, &str)> = app.lines.iter().map(|(l, t)| (*l, &**t)).collect();
     assert_eq!(lines, [(0, "one"), (1, "two"), (2, "three"), (3, "four")]);
     assert!(files["node:internal/x"].lines.is_empty());
     assert_eq!(
