@@ -119,7 +119,7 @@ pub trait Place {
     fn hint(&self, hint: &Hint) -> String {
         hint.plain()
     }
-    /// The place's part of the key of a file's choice kept for later sessions ([`kept`]): what besides the
+    /// The place's part of the key of a file's choice kept for later sessions (`resolve/kept.rs`): what besides the
     /// resolver's evidence the choice is made from (the roots, what the input says of the file), and a count of what
     /// choosing has said so far (notes, maps that could not be read). `None`: the place keeps no choice.
     fn choice_key(&self, _file: &str) -> Option<(Vec<u8>, usize)> {
