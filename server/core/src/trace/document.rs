@@ -578,7 +578,12 @@ impl TraceDocument {
                 value,
                 frames,
             } => return render_event(*kind, value.clone(), frames, out, event),
-            Shape::EventText(e) => return render_event_text(e, out, event).0,
+            Shape::EventText(e) => {
+                let mut s = Vec::new();
+                render_event_text(e, out, event, &mut s);
+                s.push(b'\n');
+                return String::from_utf8(s).expect("a rendering is UTF-8");
+            }
             Shape::Pieces(pieces) => pieces
                 .iter()
                 .map(|p| match p {
@@ -642,12 +647,27 @@ impl TraceDocument {
     /// same written into another event with the same [`EventText::answer_key`] ([`EventText::rendered`]) is that
     /// event's rendering.
     pub fn into_rendered_keeping(
-        mut self,
+        self,
         out: &[SymbolicatedLine],
         options: TextOptions,
         event: &EventOptions<'_>,
     ) -> (String, Option<WrittenFrames>) {
-        match &mut self.shape {
+        let mut s = Vec::new();
+        let written = self.into_rendered_keeping_in(out, options, event, &mut s);
+        s.push(b'\n');
+        (String::from_utf8(s).expect("a rendering is UTF-8"), written)
+    }
+
+    /// [`TraceDocument::into_rendered_keeping`] appended to `into`, without the rendering's last line end: a
+    /// pipeline writes each event into its batch's buffer, followed by the line end the event came with.
+    pub fn into_rendered_keeping_in(
+        mut self,
+        out: &[SymbolicatedLine],
+        options: TextOptions,
+        event: &EventOptions<'_>,
+        into: &mut Vec<u8>,
+    ) -> Option<WrittenFrames> {
+        let (rendered, written) = match &mut self.shape {
             Shape::Event {
                 kind,
                 value,
@@ -657,11 +677,13 @@ impl TraceDocument {
                 None,
             ),
             Shape::EventText(e) => {
-                let (s, written) = render_event_text(e, out, event);
-                (s, Some(written))
+                let written = render_event_text(e, out, event, into);
+                return Some(written);
             }
             _ => (self.render_with(out, options, event), None),
-        }
+        };
+        into.extend_from_slice(rendered.strip_suffix('\n').unwrap_or(&rendered).as_bytes());
+        written
     }
 }
 
@@ -702,12 +724,14 @@ fn render_event(
     s
 }
 
-/// An event of the usual shape written back in its own text (`event_json`), one line, or pretty-printed.
+/// An event of the usual shape written back in its own text (`event_json`), one line, or pretty-printed, appended to
+/// `into` without its last line end.
 fn render_event_text(
     e: &EventText,
     out: &[SymbolicatedLine],
     event: &EventOptions<'_>,
-) -> (String, WrittenFrames) {
+    into: &mut Vec<u8>,
+) -> WrittenFrames {
     // Each source's text read once per event, however many frames it has.
     let mut texts: std::collections::HashMap<_, Option<Arc<LinedText>>> = Default::default();
     let mut around = |f: &SymbolicatedFrame| {
@@ -719,33 +743,41 @@ fn render_event_text(
             .context_json(o.line as usize, o.column as usize)
     };
     let written = e.written(out, &mut around, event.kept);
-    (e.rendered(&written, event), written)
+    e.rendered_in(&written, event, into);
+    written
 }
 
 impl EventText {
     /// The event with `written` spliced in (`EventText::written`, or another event's with the same
     /// [`EventText::answer_key`]), written as `event` says.
     pub fn rendered(&self, written: &WrittenFrames, event: &EventOptions<'_>) -> String {
-        let text = self.spliced(written);
+        let mut s = Vec::new();
+        self.rendered_in(written, event, &mut s);
+        s.push(b'\n');
+        String::from_utf8(s).expect("a rendering is UTF-8")
+    }
+
+    /// [`EventText::rendered`] appended to `into`, without its line end.
+    pub fn rendered_in(
+        &self,
+        written: &WrittenFrames,
+        event: &EventOptions<'_>,
+        into: &mut Vec<u8>,
+    ) {
+        let start = into.len();
+        self.spliced_into(written, into);
         // The event's own bytes are one line unless it came pretty-printed; either way written as asked.
-        let mut s = if event.compact && !text.contains('\n') {
-            text
+        if event.compact && !into[start..].contains(&b'\n') {
+            return;
+        }
+        let text = into.split_off(start);
+        let mut from = serde_json::Deserializer::from_slice(&text);
+        let written = if event.compact {
+            serde_transcode::transcode(&mut from, &mut serde_json::Serializer::new(&mut *into))
         } else {
-            let mut bytes = Vec::with_capacity(text.len() * 2);
-            let mut from = serde_json::Deserializer::from_str(&text);
-            let written = if event.compact {
-                serde_transcode::transcode(&mut from, &mut serde_json::Serializer::new(&mut bytes))
-            } else {
-                serde_transcode::transcode(
-                    &mut from,
-                    &mut serde_json::Serializer::pretty(&mut bytes),
-                )
-            };
-            written.expect("an event written back is JSON");
-            String::from_utf8(bytes).expect("JSON text is UTF-8")
+            serde_transcode::transcode(&mut from, &mut serde_json::Serializer::pretty(&mut *into))
         };
-        s.push('\n');
-        s
+        written.expect("an event written back is JSON");
     }
 }
 

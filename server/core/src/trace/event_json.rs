@@ -177,15 +177,86 @@ struct SentryException<'a> {
 #[derive(Deserialize)]
 struct SentryValue<'a> {
     #[serde(borrow)]
-    stacktrace: Option<&'a RawValue>,
+    stacktrace: Option<SentryStacktrace<'a>>,
     #[serde(borrow)]
     raw_stacktrace: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
+/// An exception's `stacktrace` read in the one pass over the event: its frames, and what its object's place in the
+/// text is found from (`SentryStacktrace::range`). Read as a `RawValue`, then read again for its frames, the
+/// frames were scanned twice (3.5 % of the time of 2,000 distinct real-SDK events, `perf`).
 struct SentryStacktrace<'a> {
-    #[serde(borrow)]
-    frames: Option<Vec<&'a RawValue>>,
+    frames: Vec<&'a RawValue>,
+    /// The object's first key (a slice of the text: keys are read without escapes).
+    first_key: Option<&'a str>,
+    /// Its last member's value, and whether that is `frames` (whose text is its frames' and the brackets around).
+    last: Option<(&'a str, bool)>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for SentryStacktrace<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = SentryStacktrace<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a stacktrace object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut s = SentryStacktrace {
+                    frames: Vec::new(),
+                    first_key: None,
+                    last: None,
+                };
+                let mut seen_frames = false;
+                while let Some(key) = m.next_key::<&'de str>()? {
+                    s.first_key.get_or_insert(key);
+                    if key == "frames" {
+                        if std::mem::replace(&mut seen_frames, true) {
+                            return Err(serde::de::Error::duplicate_field("frames"));
+                        }
+                        let frames: Option<Vec<&'de RawValue>> = m.next_value()?;
+                        s.frames = frames.unwrap_or_default();
+                        // `null` or `[]`: nothing to find the end from, and nothing answered in it either.
+                        s.last = s.frames.last().map(|f| (f.get(), true));
+                    } else {
+                        let value: &'de RawValue = m.next_value()?;
+                        s.last = Some((value.get(), false));
+                    }
+                }
+                Ok(s)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+impl SentryStacktrace<'_> {
+    /// The object's range in `text`, found from its members' places: `{`, whitespace, the first key's quote; the
+    /// last member's value, (`frames`: whitespace, `]`), whitespace, `}`. `None` without frames (no frame of it is
+    /// answered, so no range of it is read) or when the text is not as JSON writes it around its members.
+    fn range(&self, text: &str) -> Option<Range<usize>> {
+        let (first_key, (last, last_is_frames)) = (self.first_key?, self.last?);
+        if self.frames.is_empty() {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        let quote = range_in(text, first_key).start.checked_sub(1)?;
+        let before = bytes[..quote].iter().rposition(|&b| !json_space(b))?;
+        (bytes[quote] == b'"' && bytes[before] == b'{').then_some(())?;
+        let mut at = range_in(text, last).end;
+        let past = |want: u8, at: &mut usize| {
+            let i = *at + bytes[*at..].iter().position(|&b| !json_space(b))?;
+            (bytes[i] == want).then(|| *at = i + 1)
+        };
+        if last_is_frames {
+            past(b']', &mut at)?;
+        }
+        past(b'}', &mut at)?;
+        Some(before..at)
+    }
 }
 
 #[derive(Deserialize)]
@@ -231,6 +302,11 @@ impl<'de> Deserialize<'de> for Members<'de> {
     }
 }
 
+/// Whitespace between JSON's tokens (RFC 8259, section 2: space, tab, line feed, carriage return).
+fn json_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// `part`'s place in `text` (a slice of it).
 fn range_in(text: &str, part: &str) -> Range<usize> {
     let start = part.as_ptr() as usize - text.as_ptr() as usize;
@@ -254,24 +330,25 @@ pub(crate) fn read_frames(text: &str) -> Read {
     let mut stacks = Vec::new();
     let (kind, mut head) = if let Some(values) = top.exception.and_then(|e| e.values) {
         for (i, v) in values.iter().enumerate() {
-            let Some(st) = v.stacktrace else {
+            let Some(st) = &v.stacktrace else {
                 stacks.push((0..0, None));
                 continue;
             };
-            let Ok(s) = serde_json::from_str::<SentryStacktrace>(st.get()) else {
+            if st.frames.is_empty() {
+                stacks.push((0..0, None));
+                continue;
+            }
+            let Some(range) = st.range(text) else {
                 return Read::Unknown;
             };
-            for f in s.frames.into_iter().flatten() {
+            for f in &st.frames {
                 frames.push(FrameText {
                     at: range_in(text, f.get()),
                     stack: i,
                     object: None,
                 });
             }
-            stacks.push((
-                range_in(text, st.get()),
-                v.raw_stacktrace.map(|r| range_in(text, r.get())),
-            ));
+            stacks.push((range, v.raw_stacktrace.map(|r| range_in(text, r.get()))));
         }
         (EventKind::Sentry, Map::new())
     } else if let Some(events) = top.events {
@@ -409,8 +486,8 @@ impl EventText {
         key
     }
 
-    /// The event with `written` spliced in, on one line if it came on one.
-    pub(crate) fn spliced(&self, written: &WrittenFrames) -> String {
+    /// The event with `written` spliced in, on one line if it came on one, appended to `s`.
+    pub(crate) fn spliced_into(&self, written: &WrittenFrames, s: &mut Vec<u8>) {
         let mut edits: Vec<(Range<usize>, &str)> =
             Vec::with_capacity(2 * written.kept_raw.len() + written.frames.len());
         for &i in &written.kept_raw {
@@ -431,17 +508,14 @@ impl EventText {
             }
         }
         edits.sort_by_key(|(r, _)| r.start);
-        let mut s = String::with_capacity(
-            self.text.len() + edits.iter().map(|e| e.1.len()).sum::<usize>() + 1,
-        );
+        s.reserve(self.text.len() + edits.iter().map(|e| e.1.len()).sum::<usize>() + 2);
         let mut at = 0;
         for (r, new) in &edits {
-            s.push_str(&self.text[at..r.start]);
-            s.push_str(new);
+            s.extend_from_slice(self.text[at..r.start].as_bytes());
+            s.extend_from_slice(new.as_bytes());
             at = r.end;
         }
-        s.push_str(&self.text[at..]);
-        s
+        s.extend_from_slice(self.text[at..].as_bytes());
     }
 
     /// A frame object with its original written in (as `document.rs`'s `write_back`), or `None` when it stays as it
@@ -606,4 +680,70 @@ fn data_with<const N: usize>(sent: Option<&str>, notes: [(&str, Value); N]) -> O
         data.insert(k.into(), v);
     }
     Some(Value::Object(data).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stacktrace's range, found from its members' places, is the whole value as written, whatever the
+    /// whitespace and wherever `frames` stands among its members.
+    #[test]
+    fn a_stacktrace_range_is_its_whole_value() {
+        let frames = r#"[{"filename":"a.js","lineno":1,"colno":2},{"filename":"b.js","lineno":3}]"#;
+        let stacktraces = [
+            format!(r#"{{"frames":{frames}}}"#),
+            format!(r#"{{ "frames" : {frames} }}"#),
+            format!("{{\n\t\"frames\":\r\n{frames}\n}}"),
+            format!(r#"{{"frames":{frames},"frames_omitted":null}}"#),
+            format!(r#"{{"registers":{{"a":"}}"}},"frames":{frames}}}"#),
+            format!(r#"{{"registers":{{}}, "frames":{frames} , "lang" : "js" }}"#),
+            format!(r#"{{"frames":[ {{"lineno":1}} ]}}"#),
+        ];
+        for st in &stacktraces {
+            for (before, after) in [("", ""), (" ", " "), ("\n  ", "\n")] {
+                let text = format!(
+                    r#"{{"exception":{{"values":[{{"type":"E","stacktrace":{before}{st}{after},"value":"x"}}]}}}}"#
+                );
+                let Read::Event(e) = read_frames(&text) else {
+                    panic!("not read: {text}");
+                };
+                let start = text.find(st.as_str()).unwrap();
+                assert_eq!(e.stacks[0].0, start..start + st.len(), "{text}");
+                let pretty =
+                    serde_json::to_string_pretty(&serde_json::from_str::<Value>(&text).unwrap())
+                        .unwrap();
+                let Read::Event(p) = read_frames(&pretty) else {
+                    panic!("not read: {pretty}");
+                };
+                let range = p.stacks[0].0.clone();
+                let value: Value = serde_json::from_str(&pretty[range]).unwrap();
+                let sent: Value = serde_json::from_str(st).unwrap();
+                assert_eq!(value, sent, "{pretty}");
+            }
+        }
+    }
+
+    /// Without frames there is nothing to keep as sent; a key twice or with escapes is read the slow way.
+    #[test]
+    fn stacktraces_of_no_usual_shape() {
+        for (st, frames) in [
+            (r#"{"frames":[]}"#, Some(0)),
+            (r#"{"frames":null}"#, Some(0)),
+            (r#"{}"#, Some(0)),
+            (r#"{"frames":[{"lineno":1}],"frames":[]}"#, None),
+            (r#"{"fr\u0061mes":[{"lineno":1}]}"#, None),
+            (r#"[]"#, None),
+        ] {
+            let text = format!(r#"{{"exception":{{"values":[{{"stacktrace":{st}}}]}}}}"#);
+            match (read_frames(&text), frames) {
+                (Read::Event(e), Some(n)) => {
+                    assert_eq!(e.frames.len(), n, "{st}");
+                    assert_eq!(e.stacks[0].0, 0..0, "{st}");
+                }
+                (Read::Unknown, None) => {}
+                _ => panic!("{st}"),
+            }
+        }
+    }
 }

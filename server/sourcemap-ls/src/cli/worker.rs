@@ -182,11 +182,12 @@ fn one(stream: &Stream, d: &Delivery) -> Done {
     if !body.starts_with(b"{") {
         return Done::DeadLetter("the event is not a JSON object");
     }
-    match symbolicate_line(stream, 0, body) {
-        (Outcome::Symbolicated, Some(out)) => Done::Publish(out),
-        (Outcome::NotJson, _) => Done::DeadLetter("the event is not JSON"),
+    let mut out = Vec::new();
+    match symbolicate_line(stream, 0, body, &mut out) {
+        Outcome::Symbolicated => Done::Publish(out),
+        Outcome::NotJson => Done::DeadLetter("the event is not JSON"),
         // An event without a stack trace is still an event: it goes on as it came.
-        _ => Done::Publish(body.to_vec()),
+        Outcome::NoTrace => Done::Publish(body.to_vec()),
     }
 }
 
