@@ -175,7 +175,7 @@ struct Slot<V> {
 }
 
 struct Inner<K, V> {
-    slots: HashMap<K, Slot<V>>,
+    slots: HashMap<K, Slot<V>, foldhash::fast::RandomState>,
     /// Each key once, by the tick it was listed under: a use does not list it again (a warm pipeline event's
     /// lookups each moved a node of this tree), so the first entries are brought up to date before one is taken as
     /// the least recently used ([`Inner::oldest`]).
@@ -240,7 +240,7 @@ where
             pinned,
             budget: budget.clone(),
             inner: Mutex::new(Inner {
-                slots: HashMap::new(),
+                slots: HashMap::default(),
                 recency: BTreeMap::new(),
                 bytes: 0,
             }),

@@ -37,7 +37,7 @@ const MAX_EVAL_BUNDLE_BYTES: u64 = 256 << 20;
 const MAX_INDEXED_FILES: usize = 500_000;
 
 /// What a generation of the store found once, by key (see the fields that use it).
-type Memo<K, V> = Arc<std::sync::Mutex<HashMap<K, V>>>;
+type Memo<K, V> = Arc<std::sync::Mutex<HashMap<K, V, foldhash::fast::RandomState>>>;
 
 /// Where original sources may be read (every read inside `containment`), and the project folders their names are
 /// tried under, best first (`source::project_file`).
@@ -82,7 +82,7 @@ pub struct DiskMemo {
     releases: std::sync::Mutex<ReleaseDisks>,
     /// Paths as the system resolves them (`std::fs::canonicalize`), once per path in this generation of the store:
     /// a pipeline's warm events resolved the same bundles and maps again at every frame (88 `readlink` an event).
-    canonical: Arc<std::sync::Mutex<HashMap<PathBuf, PathBuf>>>,
+    canonical: Memo<PathBuf, PathBuf>,
     /// Per bundle (canonical), the key its map is kept under when it leads to one (`map_key_of_bundle`).
     bundle_maps: Memo<PathBuf, Option<PathBuf>>,
     /// Bundles' texts as mapped in this generation (`bundle_text`).
