@@ -368,11 +368,11 @@ impl EventText {
         s.reserve(self.text.len() + edits.iter().map(|e| e.1.len()).sum::<usize>() + 2);
         let mut at = 0;
         for (r, new) in &edits {
-            s.extend_from_slice(self.text[at..r.start].as_bytes());
+            s.extend_from_slice(&self.text.as_bytes()[at..r.start]);
             s.extend_from_slice(new.as_bytes());
             at = r.end;
         }
-        s.extend_from_slice(self.text[at..].as_bytes());
+        s.extend_from_slice(&self.text.as_bytes()[at..]);
     }
 
     /// A frame object with its original written in (as `document.rs`'s `write_back`), or `None` when it stays as it
@@ -555,7 +555,7 @@ mod tests {
             format!(r#"{{"frames":{frames},"frames_omitted":null}}"#),
             format!(r#"{{"registers":{{"a":"}}"}},"frames":{frames}}}"#),
             format!(r#"{{"registers":{{}}, "frames":{frames} , "lang" : "js" }}"#),
-            format!(r#"{{"frames":[ {{"lineno":1}} ]}}"#),
+            r#"{"frames":[ {"lineno":1} ]}"#.to_string(),
         ];
         for st in &stacktraces {
             for (before, after) in [("", ""), (" ", " "), ("\n  ", "\n")] {

@@ -238,3 +238,142 @@ fn events<'a>(r: &mut Reader<'a>, depth: u32) -> Option<Vec<BugsnagEvent<'a>>> {
     })?;
     Some(list)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    /// Events of the shapes read here, and of shapes near them, built from these keys.
+    fn event_like() -> impl Strategy<Value = Value> {
+        let key = prop::sample::select(vec![
+            "exception",
+            "values",
+            "stacktrace",
+            "raw_stacktrace",
+            "frames",
+            "events",
+            "exceptions",
+            "app",
+            "release",
+            "dist",
+            "debug_meta",
+            "lineno",
+            "x\u{e9}",
+        ]);
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i32>().prop_map(Value::from),
+            "[a-z\"\\\\\u{7f}\u{e9}/]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 48, 5, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::vec((key.clone(), inner), 0..5).prop_map(|members| {
+                    Value::Object(
+                        members
+                            .into_iter()
+                            .map(|(k, v)| (k.to_string(), v))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+        .prop_map(|v| match v {
+            Value::Object(_) => v,
+            other => {
+                json!({ "exception": { "values": [ { "stacktrace": { "frames": [other] } } ] } })
+            }
+        })
+    }
+
+    /// The shapes serde's derived structs read (what `top` replaced): each member read is absent, `null` or of its
+    /// type, down to the frames (Bugsnag's `exceptions` required).
+    fn usual(event: &Value) -> bool {
+        let absent_or =
+            |v: Option<&Value>, f: &dyn Fn(&Value) -> bool| v.is_none_or(|v| v.is_null() || f(v));
+        let list_of =
+            |v: &Value, f: &dyn Fn(&Value) -> bool| v.as_array().is_some_and(|l| l.iter().all(f));
+        let stacktrace = |s: &Value| s.is_object() && absent_or(s.get("frames"), &Value::is_array);
+        let sentry_value = |v: &Value| v.is_object() && absent_or(v.get("stacktrace"), &stacktrace);
+        let exception =
+            |e: &Value| e.is_object() && absent_or(e.get("values"), &|v| list_of(v, &sentry_value));
+        let bugsnag_exception =
+            |x: &Value| x.is_object() && absent_or(x.get("stacktrace"), &Value::is_array);
+        let bugsnag_event = |e: &Value| {
+            e.is_object()
+                && e.get("exceptions")
+                    .is_some_and(|x| list_of(x, &bugsnag_exception))
+        };
+        absent_or(event.get("exception"), &exception)
+            && absent_or(event.get("events"), &|e| list_of(e, &bugsnag_event))
+    }
+
+    /// `range` of `text` is the JSON `want`.
+    fn holds(text: &str, range: &Range<usize>, want: Option<&Value>) -> bool {
+        serde_json::from_str::<Value>(&text[range.clone()])
+            .ok()
+            .as_ref()
+            == want
+    }
+
+    proptest! {
+        /// What is read is what serde reads there; a text that is not JSON is never read (each event, and each with
+        /// one byte removed or changed).
+        #[test]
+        fn reads_what_serde_reads_and_no_more(
+            event in event_like(),
+            pretty in any::<bool>(),
+            cut in any::<prop::sample::Index>(),
+            byte in prop::sample::select(b"{}[]:,\" 0ne\\".to_vec()),
+        ) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&event).unwrap()
+            } else {
+                serde_json::to_string(&event).unwrap()
+            };
+            let read = top(&text);
+            prop_assert_eq!(read.is_some(), usual(&event), "{}", text);
+            let Some(top) = read else { return Ok(()) };
+            let values = event.pointer("/exception/values").and_then(Value::as_array);
+            match (&top.exceptions, values) {
+                (Some(read), Some(sent)) => {
+                    prop_assert_eq!(read.len(), sent.len());
+                    for (r, v) in read.iter().zip(sent) {
+                        if let Some((at, frames)) = &r.stacktrace {
+                            prop_assert!(holds(&text, at, v.get("stacktrace")));
+                            let sent = v.pointer("/stacktrace/frames").and_then(Value::as_array);
+                            prop_assert_eq!(frames.len(), sent.map_or(0, Vec::len));
+                            for (f, s) in frames.iter().zip(sent.into_iter().flatten()) {
+                                prop_assert!(holds(&text, f, Some(s)));
+                            }
+                        }
+                        if let Some(at) = &r.raw_stacktrace {
+                            prop_assert!(holds(&text, at, v.get("raw_stacktrace")));
+                        }
+                    }
+                }
+                (None, sent) => prop_assert!(sent.is_none()),
+                (Some(_), None) => prop_assert!(false, "values read where there are none"),
+            }
+            for (key, read) in [("release", top.release), ("dist", top.dist), ("debug_meta", top.debug_meta)] {
+                if let Some(read) = read {
+                    let value = serde_json::from_str::<Value>(read).ok();
+                    prop_assert_eq!(value.as_ref(), event.get(key));
+                }
+            }
+            let (b, i) = (text.as_bytes(), cut.index(text.len()));
+            for changed in [[&b[..i], &b[i + 1..]].concat(), [&b[..i], &[byte], &b[i + 1..]].concat()] {
+                // Only texts: the reader is given `&str`.
+                let Ok(changed) = String::from_utf8(changed) else { continue };
+                // serde's syntax, as serde skips a value (`IgnoredAny`): a number too large for an `f64` is JSON, which
+                // only a `Value` refuses.
+                if serde_json::from_str::<serde::de::IgnoredAny>(&changed).is_err() {
+                    prop_assert!(super::top(&changed).is_none(), "read where serde refuses: {}", changed);
+                }
+            }
+        }
+    }
+}
