@@ -178,10 +178,21 @@ fn sentry_value(r: &mut Reader<'_>, depth: u32) -> Option<Exception> {
 /// A `stacktrace` object: its `frames`' items (none when `frames` is missing or `null`).
 fn stacktrace(r: &mut Reader<'_>, depth: u32) -> Option<Vec<Range<usize>>> {
     let mut frames = Vec::new();
+    listed_frames(r, depth, b"frames", &mut frames)?;
+    Some(frames)
+}
+
+/// An object whose member `key` is missing, `null` or a list of frames: their ranges appended to `frames`.
+fn listed_frames(
+    r: &mut Reader<'_>,
+    depth: u32,
+    key: &[u8],
+    frames: &mut Vec<Range<usize>>,
+) -> Option<()> {
     let mut seen = Seen::default();
-    r.members_any(depth + 1, |r, key, escapes, depth| match key {
+    r.members_any(depth + 1, |r, k, escapes, depth| match k {
         _ if escapes => None,
-        b"frames" => {
+        k if k == key => {
             seen.once(0)?;
             if r.null() {
                 return Some(());
@@ -192,8 +203,7 @@ fn stacktrace(r: &mut Reader<'_>, depth: u32) -> Option<Vec<Range<usize>>> {
             })
         }
         _ => skip(r, depth),
-    })?;
-    Some(frames)
+    })
 }
 
 /// Bugsnag's `events` array.
@@ -212,21 +222,7 @@ fn events<'a>(r: &mut Reader<'a>, depth: u32) -> Option<Vec<BugsnagEvent<'a>>> {
                 exceptions = true;
                 // A list (serde's `Vec`: `null` refused), of objects each with an optional `stacktrace` list.
                 r.items(depth + 1, |r, depth| {
-                    let mut seen = Seen::default();
-                    r.members_any(depth + 1, |r, key, escapes, depth| match key {
-                        _ if escapes => None,
-                        b"stacktrace" => {
-                            seen.once(0)?;
-                            if r.null() {
-                                return Some(());
-                            }
-                            r.items(depth + 1, |r, depth| {
-                                frames.push(range(r, depth)?);
-                                Some(())
-                            })
-                        }
-                        _ => skip(r, depth),
-                    })
+                    listed_frames(r, depth, b"stacktrace", &mut frames)
                 })
             }
             _ => skip(r, depth),
