@@ -180,8 +180,6 @@ impl<'b> SourceUris<'b> {
 /// The biggest original source file read from disk for a code frame.
 const MAX_SOURCE_FILE_BYTES: u64 = 16 << 20;
 
-/// The source's text: `sourcesContent`, else the resolved local file (a regular file of at most
-/// [`MAX_SOURCE_FILE_BYTES`], read on the blocking pool).
 /// The code frame around 0-based `line` and UTF-16 `column` of source `id`: from the map's content when it has it
 /// (only the lines shown read: `LoadedMap::source_lines`), else from the source's file.
 pub async fn code_frame_at(
@@ -201,6 +199,8 @@ pub async fn code_frame_at(
     code_frame(&source_text(b, map, id).await?, line, column)
 }
 
+/// The source's text: `sourcesContent`, else the resolved local file (a regular file of at most
+/// [`MAX_SOURCE_FILE_BYTES`], read on the blocking pool).
 pub async fn source_text(b: &Snapshot<'_>, map: &LoadedMap, id: SourceId) -> Option<Arc<str>> {
     if map.index.source(id).has_content() {
         return tokio::task::block_in_place(|| map.source_text(id));
