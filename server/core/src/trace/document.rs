@@ -652,38 +652,51 @@ impl TraceDocument {
         options: TextOptions,
         event: &EventOptions<'_>,
     ) -> (String, Option<WrittenFrames>) {
-        let mut s = Vec::new();
-        let written = self.into_rendered_keeping_in(out, options, event, &mut s);
-        s.push(b'\n');
-        (String::from_utf8(s).expect("a rendering is UTF-8"), written)
+        if let Shape::EventText(e) = &self.shape {
+            let mut s = Vec::new();
+            let written = render_event_text(e, out, event, &mut s);
+            s.push(b'\n');
+            return (
+                String::from_utf8(s).expect("a rendering is UTF-8"),
+                Some(written),
+            );
+        }
+        // Other shapes as rendered, their last line end as the document had it.
+        (self.into_rendered_other(out, options, event), None)
+    }
+
+    /// A document of a shape other than an event read in its own text, rendered.
+    fn into_rendered_other(
+        mut self,
+        out: &[SymbolicatedLine],
+        options: TextOptions,
+        event: &EventOptions<'_>,
+    ) -> String {
+        match &mut self.shape {
+            Shape::Event {
+                kind,
+                value,
+                frames,
+            } => render_event(*kind, std::mem::take(value), frames, out, event),
+            _ => self.render_with(out, options, event),
+        }
     }
 
     /// [`TraceDocument::into_rendered_keeping`] appended to `into`, without the rendering's last line end: a
     /// pipeline writes each event into its batch's buffer, followed by the line end the event came with.
     pub fn into_rendered_keeping_in(
-        mut self,
+        self,
         out: &[SymbolicatedLine],
         options: TextOptions,
         event: &EventOptions<'_>,
         into: &mut Vec<u8>,
     ) -> Option<WrittenFrames> {
-        let (rendered, written) = match &mut self.shape {
-            Shape::Event {
-                kind,
-                value,
-                frames,
-            } => (
-                render_event(*kind, std::mem::take(value), frames, out, event),
-                None,
-            ),
-            Shape::EventText(e) => {
-                let written = render_event_text(e, out, event, into);
-                return Some(written);
-            }
-            _ => (self.render_with(out, options, event), None),
-        };
+        if let Shape::EventText(e) = &self.shape {
+            return Some(render_event_text(e, out, event, into));
+        }
+        let rendered = self.into_rendered_other(out, options, event);
         into.extend_from_slice(rendered.strip_suffix('\n').unwrap_or(&rendered).as_bytes());
-        written
+        None
     }
 }
 
